@@ -1,0 +1,68 @@
+#include "models/accelerator.h"
+
+#include <cstdlib>
+
+#include "models/cost_model.h"
+
+namespace npusim {
+
+Accelerator::Accelerator(sc_core::sc_module_name name, const HardwareConfig& hw,
+                         const Program& program, StatsRegistry& stats, EngineOptions options)
+    : sc_module(name),
+      hw_(hw),
+      stats_(stats),
+      controller_("controller", hw, program, make_dependency_policy(hw.policy), stats),
+      dram_("dram", hw.dram, program, stats),
+      cache_("cache", hw, program, stats),
+      load_("load_engine", hw, options, stats),
+      compute_("compute_engine", hw, options, stats),
+      store_("store_engine", hw, options, stats),
+      bound_compute_(stats.declare("bound.compute_cycles", "cycles",
+                                   "lower bound: array work cycles / compute units")),
+      bound_memory_(stats.declare("bound.memory_cycles", "cycles",
+                                  "lower bound: cycles the shared bus must move data")),
+      bound_serial_(stats.declare("bound.serial_cycles", "cycles",
+                                  "upper bound: every instruction run alone, one after another")) {
+  for (Engine* e : std::initializer_list<Engine*>{&load_, &compute_, &store_}) {
+    e->scheduler(controller_);
+    e->dram(dram_);
+    e->cache(cache_);
+  }
+}
+
+RunOutcome Accelerator::run() {
+  sc_core::sc_start();
+  RunOutcome outcome;
+  outcome.cycles = controller_.finish_cycle();
+  if (!controller_.error().empty()) {
+    outcome.status = RunOutcome::Status::Failed;
+    outcome.message = controller_.error();
+  } else if (!controller_.all_done()) {
+    outcome.status = RunOutcome::Status::Deadlocked;
+    outcome.message = "deadlock at cycle " + std::to_string(now_cycles()) +
+                      ": no engine can make progress\n" + controller_.describe_waiting();
+  }
+  controller_.finalize_layer_counters();
+  finalize_bounds();
+  return outcome;
+}
+
+void Accelerator::finalize_bounds() {
+  const Counter& work = stats_.get("compute.work_cycles");
+  const Counter& bus = stats_.get("dram.bus_busy_cycles");
+  const Counter& load = stats_.get("load.standalone_cycles");
+  const Counter& compute = stats_.get("compute.standalone_cycles");
+  const Counter& store = stats_.get("store.standalone_cycles");
+  for (uint32_t l = 0; l < stats_.layers(); ++l) {
+    bound_compute_.add(l, cost::ceil_div(work.at(l), hw_.compute.units));
+    bound_memory_.add(l, bus.at(l));
+    bound_serial_.add(l, load.at(l) + compute.at(l) + store.at(l));
+  }
+}
+
+void quiet_systemc() {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+}
+
+}  // namespace npusim

@@ -1,0 +1,122 @@
+#include "models/compute_engine.h"
+
+#include <algorithm>
+
+#include "models/cost_model.h"
+
+namespace npusim {
+
+ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
+                             EngineOptions options, StatsRegistry& stats)
+    : Engine(name, hw, options),
+      busy_(stats.declare("compute.busy_cycles", "cycles",
+                          "cycles compute units ran an instruction (summed over units)")),
+      instructions_(stats.declare("compute.instructions", "count", "compute instructions executed")),
+      work_cycles_(stats.declare("compute.work_cycles", "cycles",
+                                 "array cycles by the cost formula, pipeline fill included")),
+      macs_performed_(stats.declare("compute.macs_performed", "MACs",
+                                    "MACs the arrays performed (padding taps included)")),
+      macs_useful_(stats.declare("compute.macs_useful", "MACs",
+                                 "the layer's dense MACs N*K*Ho*Wo*C*R*S")),
+      standalone_cycles_(stats.declare("compute.standalone_cycles", "cycles",
+                                       "cycles the computes would take running alone")) {
+  for (uint32_t u = 0; u < hw.compute.units; ++u)
+    sc_core::sc_spawn(sc_bind(&ComputeEngine::run_unit, this, u),
+                      ("unit" + std::to_string(u)).c_str());
+}
+
+void ComputeEngine::run_unit(uint32_t unit) {
+  guarded([this, unit] {
+    while (const Instruction* in = scheduler->next(EngineKind::Compute, unit)) {
+      scheduler->wait_until_ready(*in);
+      scheduler->instruction_started(*in);
+      const uint64_t start = now_cycles();
+      compute(*in);
+      busy_.add(in->layer, now_cycles() - start);
+      instructions_.add(in->layer, 1);
+      scheduler->instruction_done(*in);
+    }
+  });
+}
+
+void ComputeEngine::compute(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  const uint64_t coefficients = uint64_t(L.C) * L.R * L.S;
+  const RowRange piece_rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
+  const TileTag input_tag{int32_t(in.layer), in.batch, 0, 0, piece_rows.begin, piece_rows.end};
+  const TileTag weight_tag{int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1};
+
+  ByteTile& input = cache->input_half(in.unit, in.half);
+  ByteTile& weights = cache->weights();
+  SumTile& results = cache->result_half(in.unit, in.half);
+  results.begin_fill({int32_t(in.layer), in.batch, in.k_begin, in.k_end, in.out_row_begin,
+                      in.out_row_end},
+                     in.row_count(), uint64_t(L.out_w) * in.k_count(), options_.functional);
+  cache->occupancy_changed(in.layer);
+
+  uint64_t standalone = 0;
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    const uint64_t now = now_cycles();
+    const std::string reader = scheduler->who(in, s);
+    const RowRange out = stage_rows(in, s);
+    const RowRange need = input_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
+    weights.require(weight_tag, 0, in.k_count(), now, reader);
+    input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
+                  uint32_t(need.end - piece_rows.begin), now, reader);
+    if (options_.functional)
+      compute_rows(L, in, input, weights, results, uint32_t(out.begin), uint32_t(out.end));
+
+    const uint64_t pixels = uint64_t(out.count()) * L.out_w;
+    const uint64_t array =
+        cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients) +
+        (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
+    const uint64_t read_bytes = uint64_t(need.count()) * L.padded_w() * L.C +
+                                uint64_t(in.k_count()) * coefficients;
+    const uint64_t write_bytes = pixels * in.k_count() * 4;
+    const Grant read = cache->access(in.layer, false, read_bytes, now);
+    const Grant write = cache->access(in.layer, true, write_bytes, now);
+    const uint64_t end = std::max({now + array, read.end, write.end});
+    standalone += std::max(array, (read.end - read.start) + (write.end - write.start));
+    work_cycles_.add(in.layer, array);
+    // Dense mode applies every coefficient, so performed == useful here; the
+    // zero-skip variant will perform fewer than the layer's dense MACs.
+    const uint64_t macs = cost::compute_stage_macs(pixels, in.k_count(), coefficients);
+    macs_performed_.add(in.layer, macs);
+    macs_useful_.add(in.layer, macs);
+    wait_until_cycle(end);
+    for (int64_t r = out.begin; r < out.end; ++r)
+      results.mark_valid(uint32_t(r - in.out_row_begin), end);
+    scheduler->stage_done(in, s, end);
+  }
+  standalone_cycles_.add(in.layer, standalone);
+  input.release();
+  cache->occupancy_changed(in.layer);
+}
+
+void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in,
+                                 const ByteTile& input, const ByteTile& weights, SumTile& results,
+                                 uint32_t row_begin, uint32_t row_end) {
+  const RowRange piece_rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
+  const uint64_t tap_span = uint64_t(L.S) * L.C;  // one kernel row: S pixels x C channels
+  const uint32_t k_count = in.k_count();
+  for (uint32_t oh = row_begin; oh < row_end; ++oh) {
+    int32_t* out_row = results.row(oh - in.out_row_begin);
+    const int64_t first_in_row = int64_t(oh) * L.stride - L.padding - piece_rows.begin;
+    for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+      int32_t* sums = out_row + uint64_t(ow) * k_count;
+      const uint64_t column = uint64_t(ow) * L.stride * L.C;
+      for (uint32_t k = 0; k < k_count; ++k) {
+        const int8_t* kernel = weights.row(k);
+        int32_t acc = 0;
+        for (uint32_t r = 0; r < L.R; ++r) {
+          const int8_t* x = input.row(uint32_t(first_in_row + r)) + column;
+          const int8_t* w = kernel + r * tap_span;
+          for (uint64_t i = 0; i < tap_span; ++i) acc += int32_t(x[i]) * int32_t(w[i]);
+        }
+        sums[k] = acc;
+      }
+    }
+  }
+}
+
+}  // namespace npusim

@@ -1,0 +1,158 @@
+#include "models/controller.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace npusim {
+
+Controller::Controller(sc_core::sc_module_name name, const HardwareConfig& hw,
+                       const Program& program, std::unique_ptr<DependencyPolicy> policy,
+                       StatsRegistry& stats)
+    : sc_module(name),
+      program_(program),
+      policy_(std::move(policy)),
+      state_(program.instructions.size()),
+      stall_data_(stats.declare("stall.data_dependency_cycles", "cycles",
+                                "cycles engines waited for a producer's data (RAW via the cache)")),
+      stall_space_(stats.declare("stall.buffer_space_cycles", "cycles",
+                                 "cycles engines waited for buffer space still in use (WAR)")),
+      stall_memory_(stats.declare("stall.memory_dependency_cycles", "cycles",
+                                  "cycles loads waited for a previous layer's stores (RAW via DRAM)")),
+      layer_start_(stats.declare("layer.start_cycle", "cycle",
+                                 "cycle the layer's first instruction started", Counter::Reduce::Max)),
+      layer_finish_(stats.declare("layer.finish_cycle", "cycle",
+                                  "cycle the layer's last instruction finished", Counter::Reduce::Max)),
+      layer_cycles_(stats.declare("layer.cycles", "cycles",
+                                  "finish - start of the layer (neighbouring spans may overlap)")) {
+  queues_.push_back({"load engine", {}, 0, -1, {}});
+  queues_.push_back({"store engine", {}, 0, -1, {}});
+  for (uint32_t u = 0; u < hw.compute.units; ++u)
+    queues_.push_back({"compute unit " + std::to_string(u), {}, 0, -1, {}});
+  for (const Instruction& in : program.instructions) {
+    if (in.engine() == EngineKind::Compute && in.unit >= hw.compute.units)
+      throw std::invalid_argument("instruction " + describe(in, program) + " names compute unit " +
+                                  std::to_string(in.unit) + " but the hardware has " +
+                                  std::to_string(hw.compute.units));
+    queue_of(in).ids.push_back(in.id);
+    state_[in.id].stage_done_at.assign(in.stages, kNotYet);
+  }
+}
+
+Controller::Queue& Controller::queue_of(const Instruction& in) {
+  switch (in.engine()) {
+    case EngineKind::Load:
+      return queues_[0];
+    case EngineKind::Store:
+      return queues_[1];
+    case EngineKind::Compute:
+      break;
+  }
+  return queues_[2 + in.unit];
+}
+
+const Instruction* Controller::next(EngineKind engine, uint32_t unit) {
+  Queue& q = engine == EngineKind::Load    ? queues_[0]
+             : engine == EngineKind::Store ? queues_[1]
+                                           : queues_.at(2 + unit);
+  if (q.cursor >= q.ids.size()) return nullptr;
+  return &program_.instructions[q.ids[q.cursor++]];
+}
+
+Counter& Controller::stall_counter(DependencyKind kind) {
+  switch (kind) {
+    case DependencyKind::Data:
+      return stall_data_;
+    case DependencyKind::BufferSpace:
+      return stall_space_;
+    case DependencyKind::Memory:
+      break;
+  }
+  return stall_memory_;
+}
+
+void Controller::wait_until_ready(const Instruction& in) {
+  Queue& q = queue_of(in);
+  for (;;) {
+    const uint64_t now = now_cycles();
+    uint64_t ready = now;
+    const Dependency* blocking = nullptr;
+    for (const Dependency& d : in.deps) {
+      const uint64_t t = policy_->satisfied_from(in, d, program_.instructions[d.producer],
+                                                 state_[d.producer]);
+      if (t > ready) {
+        ready = t;
+        blocking = &d;
+      }
+    }
+    if (blocking == nullptr) break;
+    q.waiting_on = in.id;
+    q.blocked_by = *blocking;
+    if (ready == kNotYet)
+      sc_core::wait(progress_);
+    else
+      sc_core::wait(cycles(ready - now));
+    stall_counter(blocking->kind).add(in.layer, now_cycles() - now);
+  }
+  q.waiting_on = -1;
+}
+
+void Controller::instruction_started(const Instruction& in) {
+  state_[in.id].started_at = now_cycles();
+}
+
+void Controller::stage_done(const Instruction& in, uint32_t stage, uint64_t at) {
+  state_[in.id].stage_done_at.at(stage) = at;
+  progress_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Controller::instruction_done(const Instruction& in) {
+  InstructionState& s = state_[in.id];
+  s.done_at = now_cycles();
+  for (uint64_t& t : s.stage_done_at) t = std::min(t, s.done_at);
+  ++done_count_;
+  finish_cycle_ = std::max(finish_cycle_, s.done_at);
+  progress_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Controller::fail(const std::string& message) {
+  if (error_.empty()) error_ = message;
+  sc_core::sc_stop();
+}
+
+std::string Controller::who(const Instruction& in, uint32_t stage) const {
+  return "instruction " + describe(in, program_) + " stage " + std::to_string(stage);
+}
+
+std::string Controller::describe_waiting() const {
+  std::ostringstream s;
+  for (const Queue& q : queues_) {
+    if (q.waiting_on >= 0) {
+      const Instruction& in = program_.instructions[size_t(q.waiting_on)];
+      const Instruction& p = program_.instructions[q.blocked_by.producer];
+      s << "  " << q.name << " waits: " << describe(in, program_) << " needs "
+        << describe(p, program_) << " (" << to_string(q.blocked_by.kind) << "), which "
+        << (state_[p.id].started_at == kNotYet ? "never started" : "has not finished") << '\n';
+    } else if (q.cursor < q.ids.size()) {
+      s << "  " << q.name << ": " << (q.ids.size() - q.cursor) << " instructions not issued\n";
+    }
+  }
+  return s.str();
+}
+
+void Controller::finalize_layer_counters() {
+  const size_t layers = program_.layers.size();
+  std::vector<uint64_t> start(layers, kNotYet), finish(layers, 0);
+  for (const Instruction& in : program_.instructions) {
+    const InstructionState& s = state_[in.id];
+    if (s.started_at != kNotYet) start[in.layer] = std::min(start[in.layer], s.started_at);
+    if (s.done_at != kNotYet) finish[in.layer] = std::max(finish[in.layer], s.done_at);
+  }
+  for (uint32_t l = 0; l < layers; ++l) {
+    if (start[l] == kNotYet) continue;
+    layer_start_.raise_to(l, start[l]);
+    layer_finish_.raise_to(l, finish[l]);
+    layer_cycles_.add(l, finish[l] - start[l]);
+  }
+}
+
+}  // namespace npusim

@@ -1,0 +1,32 @@
+#include "models/cost_model.h"
+
+#include <algorithm>
+
+namespace npusim::cost {
+
+uint64_t dram_burst_bytes(const DramConfig& dram, uint64_t segments, uint64_t segment_bytes) {
+  return segments * ceil_div(segment_bytes, dram.burst_bytes) * dram.burst_bytes;
+}
+
+uint64_t dram_data_cycles(const DramConfig& dram, uint64_t segments, uint64_t segment_bytes) {
+  return ceil_div(dram_burst_bytes(dram, segments, segment_bytes), dram.bytes_per_cycle);
+}
+
+uint64_t cache_access_cycles(const CacheConfig& cache, uint64_t bytes) {
+  return ceil_div(bytes, cache.port_bytes_per_cycle);
+}
+
+uint32_t cache_parallel_accesses(const CacheConfig& cache) {
+  const uint64_t by_banks =
+      std::max<uint64_t>(1, uint64_t(cache.banks) * cache.bank_bytes_per_cycle /
+                                cache.port_bytes_per_cycle);
+  return static_cast<uint32_t>(std::min<uint64_t>(cache.ports, by_banks));
+}
+
+uint64_t compute_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uint64_t k_count,
+                              uint64_t coefficients_per_kernel) {
+  return ceil_div(k_count, compute.array_rows) * coefficients_per_kernel *
+         ceil_div(pixels, compute.array_cols);
+}
+
+}  // namespace npusim::cost

@@ -1,0 +1,49 @@
+// The plug point of the early-completion dependency scheduler (seed 004):
+// given a dependency and what is known of its producer, from which cycle may
+// the consumer start? `strict` waits for the producer's full completion.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "sim/config/hardware_config.h"
+#include "sim/program/program.h"
+
+namespace npusim {
+
+inline constexpr uint64_t kNotYet = std::numeric_limits<uint64_t>::max();
+
+// What the controller knows of one instruction while the program runs.
+struct InstructionState {
+  uint64_t started_at = kNotYet;
+  uint64_t done_at = kNotYet;
+  std::vector<uint64_t> stage_done_at;  // per stage; kNotYet until announced
+};
+
+class DependencyPolicy {
+ public:
+  virtual ~DependencyPolicy() = default;
+  virtual const char* name() const = 0;
+  // Cycle from which `dep` no longer holds `consumer` back, or kNotYet when
+  // that is not known yet (the controller re-asks after every progress event).
+  virtual uint64_t satisfied_from(const Instruction& consumer, const Dependency& dep,
+                                  const Instruction& producer,
+                                  const InstructionState& producer_state) const = 0;
+};
+
+// Wait for full completion of every producer.
+class StrictPolicy : public DependencyPolicy {
+ public:
+  const char* name() const override { return "strict"; }
+  uint64_t satisfied_from(const Instruction&, const Dependency&, const Instruction&,
+                          const InstructionState& producer_state) const override {
+    return producer_state.done_at;
+  }
+};
+
+// Throws std::invalid_argument for a policy that is not implemented.
+std::unique_ptr<DependencyPolicy> make_dependency_policy(SchedulerPolicy policy);
+
+}  // namespace npusim

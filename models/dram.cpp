@@ -1,0 +1,74 @@
+#include "models/dram.h"
+
+#include <algorithm>
+
+#include "models/cost_model.h"
+
+namespace npusim {
+
+Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
+           StatsRegistry& stats)
+    : sc_module(name),
+      config_(config),
+      program_(program),
+      image_(program.dram_bytes, 0),
+      read_bytes_(stats.declare("dram.read_bytes", "bytes", "bytes read from DRAM (whole bursts)")),
+      write_bytes_(
+          stats.declare("dram.write_bytes", "bytes", "bytes written to DRAM (whole bursts)")),
+      bus_busy_(stats.declare("dram.bus_busy_cycles", "cycles", "cycles the shared bus moved data")),
+      bus_stall_(stats.declare("stall.bus_cycles", "cycles",
+                               "cycles engines waited for the shared bus (arbitration)")) {
+  for (const LayerDescriptor& L : program.layers)
+    stored_rows_.emplace_back(uint64_t(L.N) * L.out_h);
+}
+
+int8_t* Dram::image(uint64_t address, uint64_t bytes) {
+  if (address + bytes > image_.size() || address + bytes < address)
+    throw SimulationError("DRAM access [" + std::to_string(address) + ", +" +
+                          std::to_string(bytes) + ") outside the " +
+                          std::to_string(image_.size()) + "-byte image");
+  return image_.data() + address;
+}
+
+Grant Dram::transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) {
+  const uint64_t now = now_cycles();
+  Grant g;
+  g.start = std::max(now, bus_free_at_);
+  g.end = g.start + cost::dram_data_cycles(config_, segments, segment_bytes);
+  bus_free_at_ = g.end;
+  const uint64_t bytes = cost::dram_burst_bytes(config_, segments, segment_bytes);
+  (write ? write_bytes_ : read_bytes_).add(layer, bytes);
+  bus_busy_.add(layer, g.end - g.start);
+  bus_stall_.add(layer, g.start - now);
+  return g;
+}
+
+void Dram::rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
+                       uint32_t k_count, uint64_t at) {
+  const LayerDescriptor& L = program_.layers.at(layer);
+  for (uint32_t r = row_begin; r < row_end; ++r) {
+    RowState& s = stored_rows_[layer][uint64_t(batch) * L.out_h + r];
+    s.channels += k_count;
+    s.ready_at = std::max(s.ready_at, at);
+  }
+}
+
+void Dram::require_rows_stored(const std::string& reader, uint32_t layer, uint32_t batch,
+                               int64_t row_begin, int64_t row_end) {
+  const LayerDescriptor& L = program_.layers.at(layer);
+  const uint64_t now = now_cycles();
+  for (int64_t r = std::max<int64_t>(row_begin, 0); r < std::min<int64_t>(row_end, L.out_h); ++r) {
+    const RowState& s = stored_rows_[layer][uint64_t(batch) * L.out_h + uint64_t(r)];
+    if (s.channels < L.K || s.ready_at > now) {
+      throw SimulationError(reader + " reads row " + std::to_string(r) + " of layer " + L.name +
+                            "'s output at cycle " + std::to_string(now) + " but only " +
+                            std::to_string(s.channels) + " of " + std::to_string(L.K) +
+                            " channels are stored" +
+                            (s.channels >= L.K
+                                 ? " (they reach memory at cycle " + std::to_string(s.ready_at) + ")"
+                                 : std::string()));
+    }
+  }
+}
+
+}  // namespace npusim

@@ -1,0 +1,48 @@
+// External memory behind one shared bus (DESIGN.md "DRAM / bus"): bandwidth in
+// bytes per cycle, a fixed latency, whole-burst transfers. The bus is granted
+// first come, first served; latency is pipelined (the bus is held only while
+// data moves). Holds the functional DRAM image and tracks which output rows
+// have reached memory, so a layer cannot read its input before it is stored.
+#pragma once
+
+#include <systemc>
+#include <vector>
+
+#include "models/interfaces.h"
+#include "sim/config/hardware_config.h"
+#include "sim/stats/stats_registry.h"
+
+namespace npusim {
+
+class Dram : public sc_core::sc_module, public DramIf {
+ public:
+  Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
+       StatsRegistry& stats);
+
+  int8_t* image(uint64_t address, uint64_t bytes) override;
+  Grant transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) override;
+  uint64_t latency_cycles() const override { return config_.latency_cycles; }
+  void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
+                   uint32_t k_count, uint64_t at) override;
+  void require_rows_stored(const std::string& reader, uint32_t layer, uint32_t batch,
+                           int64_t row_begin, int64_t row_end) override;
+
+  std::vector<int8_t>& contents() { return image_; }
+
+ private:
+  struct RowState {
+    uint32_t channels = 0;
+    uint64_t ready_at = 0;
+  };
+  DramConfig config_;
+  const Program& program_;
+  std::vector<int8_t> image_;
+  std::vector<std::vector<RowState>> stored_rows_;  // per layer: N * out_h rows
+  uint64_t bus_free_at_ = 0;
+  Counter& read_bytes_;
+  Counter& write_bytes_;
+  Counter& bus_busy_;
+  Counter& bus_stall_;
+};
+
+}  // namespace npusim

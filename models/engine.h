@@ -1,0 +1,40 @@
+// What the three engines share: their ports to the controller, the DRAM/bus
+// and the internal cache, the functional/timing-only switch, and a guard that
+// turns a SimulationError inside a SystemC thread into a stopped run with a
+// message (exceptions must not escape a SystemC process).
+#pragma once
+
+#include <functional>
+#include <systemc>
+
+#include "models/interfaces.h"
+#include "sim/config/hardware_config.h"
+#include "sim/stats/stats_registry.h"
+
+namespace npusim {
+
+struct EngineOptions {
+  bool functional = true;  // false: timing-only (no arithmetic, no data copies)
+};
+
+class Engine : public sc_core::sc_module {
+ public:
+  sc_core::sc_port<SchedulerIf> scheduler;
+  sc_core::sc_port<DramIf> dram;
+  sc_core::sc_port<CacheIf> cache;
+
+ protected:
+  Engine(sc_core::sc_module_name name, const HardwareConfig& hw, EngineOptions options)
+      : sc_module(name), hw_(hw), options_(options) {}
+
+  // Runs `body` and reports any error to the controller instead of throwing.
+  void guarded(const std::function<void()>& body);
+  const LayerDescriptor& layer_of(const Instruction& in) const {
+    return scheduler->program().layers[in.layer];
+  }
+
+  const HardwareConfig& hw_;
+  EngineOptions options_;
+};
+
+}  // namespace npusim

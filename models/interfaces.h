@@ -1,0 +1,67 @@
+// The interfaces through which the hardware modules talk. Engines reach the
+// controller, the DRAM/bus and the internal cache only through these ports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <systemc>
+
+#include "models/sim_time.h"
+#include "models/tile_buffer.h"
+#include "sim/program/program.h"
+
+namespace npusim {
+
+// The controller as the engines see it: their instruction queues and the
+// dependency scheduler (seed 004).
+class SchedulerIf : public virtual sc_core::sc_interface {
+ public:
+  virtual const Program& program() const = 0;
+  // Next instruction of this engine queue in program order, or nullptr at the end.
+  virtual const Instruction* next(EngineKind engine, uint32_t unit) = 0;
+  // Blocks the calling thread until the policy lets `in` start.
+  virtual void wait_until_ready(const Instruction& in) = 0;
+  virtual void instruction_started(const Instruction& in) = 0;
+  // Stage `stage` of `in` has its results in place from cycle `at` (>= now) on.
+  virtual void stage_done(const Instruction& in, uint32_t stage, uint64_t at) = 0;
+  virtual void instruction_done(const Instruction& in) = 0;
+  // Records a simulation error and stops the simulation.
+  virtual void fail(const std::string& message) = 0;
+  // "#12 compute ... stage 3" for error messages.
+  virtual std::string who(const Instruction& in, uint32_t stage) const = 0;
+};
+
+// DRAM and the one shared bus.
+class DramIf : public virtual sc_core::sc_interface {
+ public:
+  // The functional image; throws SimulationError if the range is outside it.
+  virtual int8_t* image(uint64_t address, uint64_t bytes) = 0;
+  // Reserves the bus from now for `segments` contiguous pieces of
+  // `segment_bytes`; returns the bus slot. Accounts bytes and bus stalls.
+  virtual Grant transfer(uint32_t layer, bool write, uint64_t segments,
+                         uint64_t segment_bytes) = 0;
+  virtual uint64_t latency_cycles() const = 0;
+  // Output rows of `layer` whose channels [k_begin,k_end) reach memory at `at`.
+  virtual void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
+                           uint32_t k_count, uint64_t at) = 0;
+  // Throws SimulationError unless rows [row_begin,row_end) of `layer`'s output
+  // are completely in memory by now.
+  virtual void require_rows_stored(const std::string& reader, uint32_t layer, uint32_t batch,
+                                   int64_t row_begin, int64_t row_end) = 0;
+};
+
+// The internal cache: the shared on-chip SRAM, its ports, and the tile
+// buffers the compiler's partition places in it.
+class CacheIf : public virtual sc_core::sc_interface {
+ public:
+  // Reserves a port for `bytes`, no earlier than cycle `earliest`.
+  virtual Grant access(uint32_t layer, bool write, uint64_t bytes, uint64_t earliest) = 0;
+  virtual ByteTile& weights() = 0;
+  virtual SumTile& params(uint32_t bank) = 0;
+  virtual ByteTile& input_half(uint32_t unit, uint32_t half) = 0;
+  virtual SumTile& result_half(uint32_t unit, uint32_t half) = 0;
+  // Call after taking or releasing a buffer: updates occupancy statistics.
+  virtual void occupancy_changed(uint32_t layer) = 0;
+};
+
+}  // namespace npusim

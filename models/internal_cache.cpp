@@ -1,0 +1,55 @@
+#include "models/internal_cache.h"
+
+#include <algorithm>
+
+#include "models/cost_model.h"
+
+namespace npusim {
+
+InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig& hw,
+                             const Program& program, StatsRegistry& stats)
+    : sc_module(name),
+      config_(hw.cache),
+      port_free_at_(cost::cache_parallel_accesses(hw.cache), 0),
+      weights_("weights"),
+      params_{SumTile("params.bank0"), SumTile("params.bank1")},
+      read_bytes_(stats.declare("cache.read_bytes", "bytes", "bytes read from the internal cache")),
+      write_bytes_(
+          stats.declare("cache.write_bytes", "bytes", "bytes written into the internal cache")),
+      port_stall_(stats.declare("stall.cache_port_cycles", "cycles",
+                                "cycles cache accesses waited for a free port")),
+      peak_occupancy_(stats.declare("cache.peak_occupancy_bytes", "bytes",
+                                    "most bytes held in the cache's buffers at once",
+                                    Counter::Reduce::Max)),
+      allocated_(stats.declare("cache.allocated_bytes", "bytes",
+                               "bytes the compiler's partition assigns to buffers",
+                               Counter::Reduce::Max)) {
+  for (uint32_t u = 0; u < hw.compute.units; ++u)
+    units_.emplace_back("unit" + std::to_string(u));
+  const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
+  for (uint32_t l = 0; l < program.layers.size(); ++l) {
+    const LayerDescriptor& L = program.layers[l];
+    allocated_.raise_to(l, L.weight_region_bytes + L.params_region_bytes +
+                               uint64_t(hw.compute.units) * halves * L.half_bytes);
+  }
+}
+
+Grant InternalCache::access(uint32_t layer, bool write, uint64_t bytes, uint64_t earliest) {
+  auto port = std::min_element(port_free_at_.begin(), port_free_at_.end());
+  Grant g;
+  g.start = std::max(earliest, *port);
+  g.end = g.start + cost::cache_access_cycles(config_, bytes);
+  *port = g.end;
+  port_stall_.add(layer, g.start - earliest);
+  (write ? write_bytes_ : read_bytes_).add(layer, bytes);
+  return g;
+}
+
+void InternalCache::occupancy_changed(uint32_t layer) {
+  uint64_t held = weights_.held() ? weights_.bytes() : 0;
+  for (const SumTile& p : params_) held += p.held() ? p.bytes() : 0;
+  for (const PingPongBuffer& u : units_) held += u.held_bytes();
+  peak_occupancy_.raise_to(layer, held);
+}
+
+}  // namespace npusim

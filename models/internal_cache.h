@@ -1,0 +1,48 @@
+// The internal cache (DESIGN.md): the on-chip SRAM shared by the three engines
+// (seed 004). It holds the weight region, two parameter banks and each unit's
+// ping-pong pair (seed 003) as the compiler partitioned them. Accesses stream
+// through `ports`, limited by what the banks sustain; an access that finds
+// every port busy waits (stall.cache_port_cycles).
+#pragma once
+
+#include <array>
+#include <systemc>
+#include <vector>
+
+#include "models/interfaces.h"
+#include "models/ping_pong_buffer.h"
+#include "sim/config/hardware_config.h"
+#include "sim/stats/stats_registry.h"
+
+namespace npusim {
+
+class InternalCache : public sc_core::sc_module, public CacheIf {
+ public:
+  InternalCache(sc_core::sc_module_name name, const HardwareConfig& hw, const Program& program,
+                StatsRegistry& stats);
+
+  Grant access(uint32_t layer, bool write, uint64_t bytes, uint64_t earliest) override;
+  ByteTile& weights() override { return weights_; }
+  SumTile& params(uint32_t bank) override { return params_.at(bank); }
+  ByteTile& input_half(uint32_t unit, uint32_t half) override {
+    return units_.at(unit).input(half);
+  }
+  SumTile& result_half(uint32_t unit, uint32_t half) override {
+    return units_.at(unit).results(half);
+  }
+  void occupancy_changed(uint32_t layer) override;
+
+ private:
+  CacheConfig config_;
+  std::vector<uint64_t> port_free_at_;
+  ByteTile weights_;
+  std::array<SumTile, 2> params_;
+  std::vector<PingPongBuffer> units_;
+  Counter& read_bytes_;
+  Counter& write_bytes_;
+  Counter& port_stall_;
+  Counter& peak_occupancy_;
+  Counter& allocated_;
+};
+
+}  // namespace npusim

@@ -1,0 +1,140 @@
+#include "models/load_engine.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "models/cost_model.h"
+
+namespace npusim {
+
+LoadEngine::LoadEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
+                       EngineOptions options, StatsRegistry& stats)
+    : Engine(name, hw, options),
+      busy_(stats.declare("load.busy_cycles", "cycles", "cycles the load engine ran an instruction")),
+      instructions_(stats.declare("load.instructions", "count", "load instructions executed")),
+      standalone_cycles_(stats.declare("load.standalone_cycles", "cycles",
+                                       "cycles the loads would take running alone (no contention)")) {
+  SC_THREAD(run);
+}
+
+void LoadEngine::run() {
+  guarded([this] {
+    while (const Instruction* in = scheduler->next(EngineKind::Load, 0)) {
+      scheduler->wait_until_ready(*in);
+      scheduler->instruction_started(*in);
+      const uint64_t start = now_cycles();
+      standalone_ = dram->latency_cycles();
+      switch (in->op) {
+        case Opcode::LoadParams:
+          load_params(*in);
+          break;
+        case Opcode::LoadWeights:
+          load_weights(*in);
+          break;
+        default:
+          load_input(*in);
+          break;
+      }
+      busy_.add(in->layer, now_cycles() - start);
+      instructions_.add(in->layer, 1);
+      standalone_cycles_.add(in->layer, standalone_);
+      scheduler->instruction_done(*in);
+    }
+  });
+}
+
+uint64_t LoadEngine::transfer_stage(const Instruction& in, uint64_t dram_bytes,
+                                    uint64_t cache_bytes) {
+  const uint64_t now = now_cycles();
+  Grant bus{now, now};
+  uint64_t arrival = now;
+  if (dram_bytes > 0) {
+    bus = dram->transfer(in.layer, false, 1, dram_bytes);
+    arrival = bus.end + dram->latency_cycles();
+  }
+  const uint64_t first_data = dram_bytes > 0 ? bus.start + dram->latency_cycles() : now;
+  const Grant write = cache->access(in.layer, true, cache_bytes, first_data);
+  standalone_ += std::max(bus.end - bus.start, write.end - write.start);
+  wait_until_cycle(bus.end);  // the next stage's request may go out now
+  return std::max(arrival, write.end);
+}
+
+void LoadEngine::load_params(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  SumTile& bank = cache->params(in.half);
+  bank.begin_fill({int32_t(in.layer), 0, 0, L.K, 0, 1}, L.K, 2, options_.functional);
+  cache->occupancy_changed(in.layer);
+  if (options_.functional) {
+    const int8_t* src = dram->image(L.params_address, L.params_bytes());
+    for (uint32_t k = 0; k < L.K; ++k) std::memcpy(bank.row(k), src + uint64_t(k) * 8, 8);
+  }
+  const uint64_t ready = transfer_stage(in, L.params_bytes(), L.params_bytes());
+  for (uint32_t k = 0; k < L.K; ++k) bank.mark_valid(k, ready);
+  scheduler->stage_done(in, 0, ready);
+  wait_until_cycle(ready);
+}
+
+void LoadEngine::load_weights(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  const uint64_t kernel_bytes = uint64_t(L.R) * L.S * L.C;
+  ByteTile& weights = cache->weights();
+  weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), kernel_bytes,
+                     options_.functional);
+  cache->occupancy_changed(in.layer);
+  const uint32_t group = hw_.compute.array_rows;
+  uint64_t last = now_cycles();
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    const uint32_t k0 = std::min(in.k_count(), s * group);
+    const uint32_t k1 = std::min(in.k_count(), (s + 1) * group);
+    const uint64_t bytes = uint64_t(k1 - k0) * kernel_bytes;
+    if (options_.functional)
+      std::memcpy(weights.row(k0),
+                  dram->image(L.weights_address + (in.k_begin + k0) * kernel_bytes, bytes), bytes);
+    const uint64_t ready = transfer_stage(in, bytes, bytes);
+    for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
+    scheduler->stage_done(in, s, ready);
+    last = std::max(last, ready);
+  }
+  wait_until_cycle(last);
+}
+
+void LoadEngine::load_input(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
+  const uint64_t padded_row = uint64_t(L.padded_w()) * L.C;
+  const uint64_t dram_row = uint64_t(L.W) * L.C;
+  ByteTile& half = cache->input_half(in.unit, in.half);
+  half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end},
+                  uint32_t(rows.count()), padded_row, options_.functional);
+  cache->occupancy_changed(in.layer);
+  int64_t loaded_end = rows.begin;
+  uint64_t last = now_cycles();
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    const RowRange out = stage_rows(in, s);
+    const RowRange need = input_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
+    const int64_t first = loaded_end, end = std::max(loaded_end, need.end);
+    const int64_t real_first = std::max<int64_t>(first, 0);
+    const int64_t real_end = std::min<int64_t>(end, L.H);
+    const uint64_t real_rows = real_end > real_first ? uint64_t(real_end - real_first) : 0;
+    if (L.input_from_layer >= 0 && real_rows > 0)
+      dram->require_rows_stored(scheduler->who(in, s), uint32_t(L.input_from_layer), in.batch,
+                                real_first, real_end);
+    if (options_.functional) {
+      // Padding rows stay zero; real rows land after `padding` zero columns.
+      for (int64_t r = real_first; r < real_end; ++r) {
+        const uint64_t src = L.input_address + (uint64_t(in.batch) * L.H + uint64_t(r)) * dram_row;
+        std::memcpy(half.row(uint32_t(r - rows.begin)) + uint64_t(L.padding) * L.C,
+                    dram->image(src, dram_row), dram_row);
+      }
+    }
+    const uint64_t ready =
+        transfer_stage(in, real_rows * dram_row, uint64_t(end - first) * padded_row);
+    for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
+    scheduler->stage_done(in, s, ready);
+    last = std::max(last, ready);
+    loaded_end = end;
+  }
+  wait_until_cycle(last);
+}
+
+}  // namespace npusim

@@ -1,0 +1,98 @@
+#include "models/store_engine.h"
+
+#include <algorithm>
+
+#include "models/cost_model.h"
+
+namespace npusim {
+namespace {
+
+// The hardware's requantiser: 64-bit product, round half up, saturate, ReLU.
+int8_t requantise(int32_t sum, int32_t bias, int32_t scale, uint32_t shift, bool relu) {
+  int64_t v = (int64_t(sum) + bias) * scale;
+  if (shift > 0) v = (v + (int64_t(1) << (shift - 1))) >> shift;
+  v = std::min<int64_t>(127, std::max<int64_t>(relu ? 0 : -128, v));
+  return static_cast<int8_t>(v);
+}
+
+}  // namespace
+
+StoreEngine::StoreEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
+                         EngineOptions options, StatsRegistry& stats)
+    : Engine(name, hw, options),
+      busy_(stats.declare("store.busy_cycles", "cycles", "cycles the store engine ran an instruction")),
+      instructions_(stats.declare("store.instructions", "count", "store instructions executed")),
+      batches_(stats.declare("store.batches", "count", "result batches written to DRAM")),
+      standalone_cycles_(stats.declare("store.standalone_cycles", "cycles",
+                                       "cycles the stores would take running alone")) {
+  SC_THREAD(run);
+}
+
+void StoreEngine::run() {
+  guarded([this] {
+    while (const Instruction* in = scheduler->next(EngineKind::Store, 0)) {
+      scheduler->wait_until_ready(*in);
+      scheduler->instruction_started(*in);
+      const uint64_t start = now_cycles();
+      store(*in);
+      busy_.add(in->layer, now_cycles() - start);
+      instructions_.add(in->layer, 1);
+      scheduler->instruction_done(*in);
+    }
+  });
+}
+
+void StoreEngine::store(const Instruction& in) {
+  const LayerDescriptor& L = scheduler->program().layers[in.layer];
+  SumTile& params = cache->params(in.layer % 2);
+  SumTile& results = cache->result_half(in.unit, in.half);
+  const TileTag params_tag{int32_t(in.layer), 0, 0, L.K, 0, 1};
+  const TileTag results_tag{int32_t(in.layer), in.batch, in.k_begin, in.k_end, in.out_row_begin,
+                            in.out_row_end};
+  const uint32_t k_count = in.k_count();
+  const uint64_t latency = dram->latency_cycles();
+  uint64_t last_ack = now_cycles(), standalone = latency;
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    const uint64_t now = now_cycles();
+    const std::string reader = scheduler->who(in, s);
+    const RowRange rows = stage_rows(in, s);
+    params.require(params_tag, in.k_begin, in.k_end, now, reader);
+    results.require(results_tag, uint32_t(rows.begin - in.out_row_begin),
+                    uint32_t(rows.end - in.out_row_begin), now, reader);
+    if (options_.functional) {
+      for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
+        const int32_t* sums = results.row(uint32_t(oh - in.out_row_begin));
+        const uint64_t row_address =
+            L.output_address + ((uint64_t(in.batch) * L.out_h + uint64_t(oh)) * L.out_w) * L.K;
+        int8_t* dst = dram->image(row_address, uint64_t(L.out_w) * L.K);
+        for (uint32_t ow = 0; ow < L.out_w; ++ow)
+          for (uint32_t k = 0; k < k_count; ++k) {
+            const int32_t* p = params.row(in.k_begin + k);  // {bias, scale}
+            dst[uint64_t(ow) * L.K + in.k_begin + k] =
+                requantise(sums[uint64_t(ow) * k_count + k], p[0], p[1], L.shift, L.relu);
+          }
+      }
+    }
+    const uint64_t pixels = uint64_t(rows.count()) * L.out_w;
+    // All channels of a pixel are contiguous in NHWC: a full-K tile is one
+    // segment, a k-tile is one segment per pixel.
+    const bool whole = k_count == L.K;
+    const Grant read = cache->access(in.layer, false, pixels * k_count * 4, now);
+    const Grant bus = dram->transfer(in.layer, true, whole ? 1 : pixels,
+                                     whole ? pixels * k_count : k_count);
+    const uint64_t in_write_buffer = std::max(bus.end, read.end);
+    const uint64_t ack = in_write_buffer + latency;
+    dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count, ack);
+    standalone += std::max(bus.end - bus.start, read.end - read.start);
+    batches_.add(in.layer, 1);
+    scheduler->stage_done(in, s, ack);
+    last_ack = std::max(last_ack, ack);
+    wait_until_cycle(in_write_buffer);
+  }
+  wait_until_cycle(last_ack);
+  standalone_cycles_.add(in.layer, standalone);
+  results.release();
+  cache->occupancy_changed(in.layer);
+}
+
+}  // namespace npusim

@@ -1,0 +1,28 @@
+// The store engine (seed 004's "store"): reads a piece's int32 sums from the
+// cache, requantises them (per-channel bias and scale, layer shift, ReLU) and
+// writes int8 results to DRAM in batches of store.batch_bytes (seed 003's
+// threshold), one stage per batch. A write is in the bus write buffer when its
+// data has crossed the bus and reaches memory `latency` cycles later.
+#pragma once
+
+#include "models/engine.h"
+
+namespace npusim {
+
+class StoreEngine : public Engine {
+ public:
+  SC_HAS_PROCESS(StoreEngine);
+  StoreEngine(sc_core::sc_module_name name, const HardwareConfig& hw, EngineOptions options,
+              StatsRegistry& stats);
+
+ private:
+  void run();
+  void store(const Instruction& in);
+
+  Counter& busy_;
+  Counter& instructions_;
+  Counter& batches_;
+  Counter& standalone_cycles_;
+};
+
+}  // namespace npusim

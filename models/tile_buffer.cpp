@@ -1,0 +1,38 @@
+#include "models/tile_buffer.h"
+
+#include <sstream>
+
+namespace npusim {
+
+std::string TileTag::describe() const {
+  if (layer < 0) return "nothing";
+  std::ostringstream s;
+  s << "layer " << layer << " n" << batch << " k[" << k_begin << ',' << k_end << ") rows["
+    << row_begin << ',' << row_end << ')';
+  return s.str();
+}
+
+template <typename T>
+void TileBuffer<T>::require(const TileTag& expected, uint32_t r0, uint32_t r1, uint64_t now,
+                            const std::string& reader) const {
+  if (!held_ || !(tag_ == expected)) {
+    throw SimulationError(reader + " reads " + name_ + " expecting " + expected.describe() +
+                          " but it holds " + (held_ ? tag_.describe() : "nothing"));
+  }
+  for (uint32_t r = r0; r < r1; ++r) {
+    if (r >= rows_ || valid_at_[r] > now) {
+      std::ostringstream s;
+      s << reader << " reads row " << r << " of " << name_ << " (" << tag_.describe()
+        << ") at cycle " << now << " but that row "
+        << (r >= rows_ || valid_at_[r] == kNever ? std::string("has not been loaded")
+                                                 : "arrives only at cycle " +
+                                                       std::to_string(valid_at_[r]));
+      throw SimulationError(s.str());
+    }
+  }
+}
+
+template class TileBuffer<int8_t>;
+template class TileBuffer<int32_t>;
+
+}  // namespace npusim

@@ -1,0 +1,20 @@
+// The npusim subcommands. Each registers its options on the CLI11 app and
+// returns the process exit code when it runs: 0 success, 1 the simulation
+// failed (mismatch, simulation error, deadlock), 2 bad input.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace npusim::cli {
+
+enum ExitCode { kOk = 0, kSimulationFailed = 1, kBadInput = 2 };
+
+// Registers `npusim run`; `action` is set to run it when chosen.
+void add_run_command(CLI::App& app, std::function<int()>& action);
+
+// Runs the whole command line; maps every error to a message and exit code.
+int main(int argc, char** argv);
+
+}  // namespace npusim::cli

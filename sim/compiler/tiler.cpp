@@ -1,0 +1,90 @@
+#include "sim/compiler/tiler.h"
+
+#include <algorithm>
+
+namespace npusim {
+namespace {
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+uint64_t input_rows_needed(const LayerConfig& L, uint32_t out_rows) {
+  return uint64_t(out_rows - 1) * L.stride + L.R;
+}
+
+}  // namespace
+
+uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile) {
+  const uint64_t padded_w = uint64_t(L.W) + 2 * L.padding;
+  return input_rows_needed(L, rows) * padded_w * L.C + uint64_t(rows) * L.out_w() * k_tile * 4;
+}
+
+CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw) {
+  uint64_t max_weights = 0, max_k = 0;
+  for (const LayerConfig& L : net.layers) {
+    max_weights = std::max(max_weights, L.weight_bytes());
+    max_k = std::max<uint64_t>(max_k, L.K);
+  }
+  CachePartition p;
+  const uint64_t cache = hw.cache_bytes();
+  // Weights get at most half the cache; what they do not need goes to the halves.
+  p.weight_region_bytes = std::min(cache / 2, max_weights);
+  p.params_region_bytes = 2 * max_k * 8;
+  const uint64_t used = p.weight_region_bytes + p.params_region_bytes;
+  const uint64_t free_bytes = cache > used ? cache - used : 0;
+  const uint64_t per_unit = free_bytes / hw.compute.units;  // seed 003: budget per unit
+  // Single buffering keeps the same half size (and leaves the other half
+  // idle), so the two modes tile alike and differ only in overlap.
+  p.half_bytes = per_unit / 2;
+  return p;
+}
+
+LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
+                           const CachePartition& part) {
+  LayerTilingPlan plan;
+  const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
+  const uint64_t kernel_bytes = uint64_t(L.R) * L.S * L.C;
+  const uint64_t by_weights = part.weight_region_bytes / kernel_bytes;
+  const uint64_t by_accumulator = acc_bytes / (uint64_t(L.out_w()) * 4);
+  const uint64_t k_limit = std::min<uint64_t>({L.K, by_weights, by_accumulator});
+  if (k_limit == 0) {
+    plan.why = by_weights == 0 ? "one kernel (" + std::to_string(kernel_bytes) +
+                                     " B) exceeds the weight region (" +
+                                     std::to_string(part.weight_region_bytes) + " B)"
+                               : "one output row of int32 sums (" +
+                                     std::to_string(uint64_t(L.out_w()) * 4) +
+                                     " B) exceeds the accumulator (compute.accumulator_kib)";
+    return plan;
+  }
+  plan.k_tiles = static_cast<uint32_t>(ceil_div(L.K, k_limit));
+  plan.k_tile = static_cast<uint32_t>(ceil_div(L.K, plan.k_tiles));  // equal k-tiles
+
+  // Largest piece (in output rows) that fits one half.
+  uint32_t max_rows = 0;
+  for (uint32_t lo = 1, hi = L.out_h(); lo <= hi;) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (piece_bytes(L, mid, plan.k_tile) <= part.half_bytes) {
+      max_rows = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  if (max_rows == 0) {
+    plan.why = "one output row needs " + std::to_string(piece_bytes(L, 1, plan.k_tile)) +
+               " B but a ping-pong half holds " + std::to_string(part.half_bytes) +
+               " B (raise cache.size_kib or lower compute.units)";
+    return plan;
+  }
+  plan.pieces = static_cast<uint32_t>(ceil_div(L.out_h(), max_rows));
+  plan.rows_per_piece = static_cast<uint32_t>(ceil_div(L.out_h(), plan.pieces));
+  const uint64_t row_sum_bytes = uint64_t(L.out_w()) * plan.k_tile * 4;
+  plan.rows_per_compute_stage =
+      static_cast<uint32_t>(std::clamp<uint64_t>(acc_bytes / row_sum_bytes, 1, plan.rows_per_piece));
+  const uint64_t row_out_bytes = uint64_t(L.out_w()) * plan.k_tile;
+  plan.rows_per_store_batch = static_cast<uint32_t>(
+      std::clamp<uint64_t>(hw.store.batch_bytes / row_out_bytes, 1, plan.rows_per_piece));
+  plan.fits = true;
+  return plan;
+}
+
+}  // namespace npusim

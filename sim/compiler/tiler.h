@@ -1,0 +1,57 @@
+// The compiler/tiler: turns a network and a hardware config into a program.
+// Tiles are sized by the seed 003 rule: the cache left after the weight and
+// parameter regions is split evenly between the compute units, each unit's
+// share is split into two ping-pong halves, and each image is cut into N
+// equal, contiguous pieces of output rows whose input rows and int32 results
+// fit one half. Dependencies between instructions are emitted explicitly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
+#include "sim/program/program.h"
+
+namespace npusim {
+
+// The fixed cache partition for a whole network (so no two layers' buffers
+// ever overlap physically, whatever their tile sizes).
+struct CachePartition {
+  uint64_t weight_region_bytes = 0;
+  uint64_t params_region_bytes = 0;  // two banks (layer parity), each max K * 8
+  uint64_t half_bytes = 0;           // one ping-pong half of one unit
+};
+
+// A mapping that does not fit is a value, not an abort: `fits` is false and
+// `why` says what is too big, so callers (and sweeps) can report it.
+struct LayerTilingPlan {
+  bool fits = false;
+  std::string why;
+  uint32_t k_tile = 0;
+  uint32_t k_tiles = 0;
+  uint32_t rows_per_piece = 0;
+  uint32_t pieces = 0;  // N of seed 003, per image per k-tile
+  uint32_t rows_per_compute_stage = 0;
+  uint32_t rows_per_store_batch = 0;
+};
+
+CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw);
+LayerTilingPlan plan_layer(const LayerConfig& layer, const HardwareConfig& hw,
+                           const CachePartition& partition);
+
+// Bytes of one half needed by a piece of `rows` output rows with `k_tile`
+// output channels: its input rows (padded width) plus its int32 results.
+uint64_t piece_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_tile);
+
+class CompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws CompileError naming the first layer that does not fit and why.
+Program compile_network(const NetworkConfig& net, const HardwareConfig& hw);
+
+}  // namespace npusim

@@ -1,0 +1,70 @@
+// The hardware description: every parameter of the modelled accelerator.
+// Parameters are declared once in hardware_config.cpp (name, default, unit,
+// help); that table drives parsing, `npusim explain-config` and docs/config.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace npusim {
+
+enum class Buffering { PingPong, Single };
+enum class SchedulerPolicy { Strict, Early };
+
+struct ComputeConfig {
+  uint32_t units = 1;                 // compute units (each with its own ping-pong pair)
+  uint32_t array_rows = 32;           // output channels (Z) processed in parallel
+  uint32_t array_cols = 32;           // output pixels per cycle per row
+  uint32_t pipeline_latency_cycles = 8;  // fill/drain per compute stage
+  uint32_t accumulator_kib = 64;      // int32 accumulation buffer per unit
+};
+
+struct CacheConfig {
+  uint32_t size_kib = 1024;           // internal (on-chip) cache capacity
+  uint32_t banks = 8;
+  uint32_t bank_bytes_per_cycle = 16;
+  uint32_t ports = 2;
+  uint32_t port_bytes_per_cycle = 64;
+};
+
+struct DramConfig {
+  uint32_t bytes_per_cycle = 32;      // shared bus bandwidth
+  uint32_t latency_cycles = 100;      // request to first data
+  uint32_t burst_bytes = 64;          // transfers round up to whole bursts
+};
+
+struct StoreConfig {
+  uint32_t batch_bytes = 4096;        // seed 003: results leave in batches of this size
+};
+
+struct HardwareConfig {
+  std::string name = "default";
+  double clock_mhz = 1000.0;
+  ComputeConfig compute;
+  CacheConfig cache;
+  DramConfig dram;
+  StoreConfig store;
+  Buffering buffering = Buffering::PingPong;
+  SchedulerPolicy policy = SchedulerPolicy::Strict;
+
+  uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
+  uint64_t peak_macs_per_cycle() const {
+    return uint64_t(compute.units) * compute.array_rows * compute.array_cols;
+  }
+};
+
+// Parses and validates; throws ConfigError naming `file` and the JSON pointer.
+HardwareConfig parse_hardware_config(const nlohmann::json& j, const std::string& file);
+HardwareConfig load_hardware_config(const std::string& path);
+// The fully resolved config (every field, defaults filled in).
+nlohmann::json to_json(const HardwareConfig& hw);
+
+const char* to_string(Buffering b);
+const char* to_string(SchedulerPolicy p);
+
+// Markdown table of every hardware parameter (name, default, unit, meaning).
+std::string hardware_parameter_reference();
+
+}  // namespace npusim

@@ -1,0 +1,89 @@
+// Reads one JSON object field by field with pointer-precise errors: every read
+// checks type and range, remembers the key as known, and finish() rejects any
+// key nobody asked for, suggesting the nearest known one. Every failure throws
+// ConfigError(file, JSON pointer, expected, found[, nearest key]).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace npusim {
+
+// `base` + "/" + `token`, escaping "~" and "/" as RFC 6901 requires.
+std::string json_pointer_append(const std::string& base, const std::string& token);
+
+// A short human description of a JSON value for the "found" part of an error:
+// `number 5`, `floating-point number 2.5`, `string "abc"`, `array of 3 elements`.
+std::string describe_json(const nlohmann::json& value);
+
+// Damerau-Levenshtein distance (adjacent transpositions cost 1).
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+// The candidate closest to `key`, or "" when none is close enough to be a typo.
+std::string nearest_key(const std::string& key, const std::vector<std::string>& candidates);
+
+// Value-level checks, for array elements and values that are not object fields.
+uint64_t expect_uint(const nlohmann::json& value, const std::string& file,
+                     const std::string& pointer, uint64_t min, uint64_t max);
+std::string expect_string(const nlohmann::json& value, const std::string& file,
+                          const std::string& pointer, const std::string& expected = "string");
+
+class JsonReader {
+ public:
+  // Throws ConfigError unless `object` is a JSON object. `object` must outlive the reader.
+  JsonReader(const nlohmann::json& object, std::string file, std::string pointer = {});
+
+  const std::string& file() const { return file_; }
+  const std::string& pointer() const { return pointer_; }
+  // The pointer of one of this object's fields.
+  std::string pointer_to(const std::string& key) const;
+
+  // Marks `key` as known and returns its value, or nullptr when absent.
+  const nlohmann::json* find(const std::string& key);
+  bool has(const std::string& key) const;
+
+  // Typed reads. `get_*` return `fallback` when the key is absent; `require_*`
+  // fail when it is absent. Integers reject floats, strings and values outside
+  // [min, max] (so negatives are rejected wherever min >= 0).
+  uint64_t get_uint(const std::string& key, uint64_t min, uint64_t max, uint64_t fallback);
+  uint64_t require_uint(const std::string& key, uint64_t min, uint64_t max);
+  // A number (integer or floating-point) with min < value <= max.
+  double get_positive_number(const std::string& key, double max, double fallback);
+  bool get_bool(const std::string& key, bool fallback);
+  std::string get_string(const std::string& key, const std::string& fallback);
+  std::string require_string(const std::string& key);
+  // One of `choices`; returns its index.
+  std::size_t get_choice(const std::string& key, const std::vector<std::string>& choices,
+                         std::size_t fallback);
+  std::size_t require_choice(const std::string& key, const std::vector<std::string>& choices);
+
+  // Throws ConfigError at this object's `key` (or at the object itself when `key` is empty).
+  [[noreturn]] void fail(const std::string& key, const std::string& expected,
+                         const std::string& found) const;
+
+  // Rejects every key that no read or find() asked for.
+  void finish() const;
+
+ private:
+  const nlohmann::json& object_;
+  std::string file_;
+  std::string pointer_;
+  std::vector<std::string> known_;  // in the order asked for, which is the documented order
+};
+
+// Reads and parses a JSON file; a missing file or a syntax error (with its line
+// and column) becomes a ConfigError naming `path`.
+nlohmann::json load_json_file(const std::string& path);
+
+// Applies one command-line override `path=value` to a config before parsing.
+// `path` is dotted ("compute.array_rows", "layers.3.stride") or a JSON pointer
+// ("/compute/array_rows"). `value` is parsed as JSON when it is valid JSON
+// (16, true, "x", [1,2]) and taken as a plain string otherwise (pingpong).
+// Missing objects along the path are created; array indices must exist.
+// Throws ConfigError(file, pointer, ...) for a malformed assignment.
+void apply_override(nlohmann::json& config, const std::string& assignment, const std::string& file);
+
+}  // namespace npusim

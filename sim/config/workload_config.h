@@ -1,0 +1,71 @@
+// Layer and network descriptions (what to run). A network is an ordered list of
+// conv2d layers; a layer whose input shape equals the previous layer's output
+// shape consumes that output, otherwise it gets its own seeded input.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace npusim {
+
+enum class DataType { Int8 };
+
+struct RequantConfig {
+  // out = clamp(round((acc + bias) * scale / 2^shift)), then ReLU if enabled.
+  std::vector<int32_t> scale;  // per output channel (size K), each >= 1
+  uint32_t shift = 0;          // resolved; "auto" picks a shift from C*R*S
+};
+
+struct LayerConfig {
+  std::string name;
+  uint32_t N = 1, C = 0, H = 0, W = 0;  // input
+  uint32_t K = 0, R = 0, S = 0;         // K output channels, R x S kernel (rows x cols)
+  uint32_t stride = 1;
+  uint32_t padding = 0;                 // symmetric, rows and columns
+  DataType dtype = DataType::Int8;
+  bool relu = true;
+  RequantConfig requant;
+  uint64_t seed = 1;                    // seeds random weights / input / bias
+  std::string weights_npy;              // optional; shape K,R,S,C int8 (empty = random)
+  std::string input_npy;                // optional; shape N,H,W,C int8 (empty = random)
+  std::string bias_npy;                 // optional; shape K int32 (empty = random)
+
+  uint32_t out_h() const { return (H + 2 * padding - R) / stride + 1; }
+  uint32_t out_w() const { return (W + 2 * padding - S) / stride + 1; }
+  uint64_t macs() const {
+    return uint64_t(N) * K * out_h() * out_w() * uint64_t(C) * R * S;
+  }
+  uint64_t input_bytes() const { return uint64_t(N) * H * W * C; }
+  uint64_t weight_bytes() const { return uint64_t(K) * R * S * C; }
+  uint64_t output_bytes() const { return uint64_t(N) * out_h() * out_w() * K; }
+};
+
+struct NetworkConfig {
+  std::string name;
+  std::vector<LayerConfig> layers;
+  // For layer i > 0: true when it consumes layer i-1's output tensor.
+  std::vector<bool> chained;
+};
+
+// A file holding either one layer ({"type": "conv2d", ...}) or a network
+// ({"layers": [...]}) becomes a NetworkConfig. Relative .npy paths resolve
+// against the config file's folder. Throws ConfigError.
+NetworkConfig parse_workload(const nlohmann::json& j, const std::string& file);
+NetworkConfig load_workload(const std::string& path);
+nlohmann::json to_json(const NetworkConfig& net);
+
+// The requant shift "auto" resolves to: 7 + ceil(log2(C*R*S) / 2).
+// Why: a product of two uniform random int8 values has a standard deviation of
+// about 2^12.4, so a sum of C*R*S of them has about 2^12.4 * sqrt(C*R*S).
+// Shifting by 7 + log2(sqrt(C*R*S)) brings that to about 2^5.4 (~43): outputs
+// spread over the int8 range instead of all saturating or all rounding to zero.
+uint32_t auto_requant_shift(uint64_t reduction_size);
+
+// The embedded default workload (ResNet-18's convolution layers, batch 1).
+NetworkConfig default_network();
+
+}  // namespace npusim

@@ -1,0 +1,119 @@
+#include "sim/program/program.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace npusim {
+
+EngineKind Instruction::engine() const {
+  switch (op) {
+    case Opcode::LoadParams:
+    case Opcode::LoadWeights:
+    case Opcode::LoadInput:
+      return EngineKind::Load;
+    case Opcode::Compute:
+      return EngineKind::Compute;
+    case Opcode::Store:
+      return EngineKind::Store;
+  }
+  return EngineKind::Load;
+}
+
+const char* to_string(Opcode op) {
+  switch (op) {
+    case Opcode::LoadParams:
+      return "load_params";
+    case Opcode::LoadWeights:
+      return "load_weights";
+    case Opcode::LoadInput:
+      return "load_input";
+    case Opcode::Compute:
+      return "compute";
+    case Opcode::Store:
+      return "store";
+  }
+  return "?";
+}
+
+const char* to_string(EngineKind e) {
+  switch (e) {
+    case EngineKind::Load:
+      return "load";
+    case EngineKind::Compute:
+      return "compute";
+    case EngineKind::Store:
+      return "store";
+  }
+  return "?";
+}
+
+const char* to_string(DependencyKind k) {
+  switch (k) {
+    case DependencyKind::Data:
+      return "data";
+    case DependencyKind::BufferSpace:
+      return "buffer_space";
+    case DependencyKind::Memory:
+      return "memory";
+  }
+  return "?";
+}
+
+std::string describe(const Instruction& in, const Program& p) {
+  std::ostringstream s;
+  s << '#' << in.id << ' ' << to_string(in.op);
+  if (in.layer < p.layers.size()) s << " layer " << p.layers[in.layer].name;
+  if (in.op != Opcode::LoadParams)
+    s << " unit" << in.unit << " half" << in.half << " n" << in.batch << " k[" << in.k_begin
+      << ',' << in.k_end << ')';
+  if (in.op != Opcode::LoadParams && in.op != Opcode::LoadWeights)
+    s << " rows[" << in.out_row_begin << ',' << in.out_row_end << ')';
+  return s.str();
+}
+
+RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end) {
+  RowRange r;
+  r.begin = int64_t(row_begin) * layer.stride - layer.padding;
+  r.end = int64_t(row_end - 1) * layer.stride - layer.padding + layer.R;
+  return r;
+}
+
+RowRange stage_rows(const Instruction& in, uint32_t stage) {
+  const uint32_t rows = in.row_count();
+  const uint32_t per = (rows + in.stages - 1) / in.stages;
+  RowRange r;
+  r.begin = in.out_row_begin + std::min<uint64_t>(uint64_t(stage) * per, rows);
+  r.end = in.out_row_begin + std::min<uint64_t>(uint64_t(stage + 1) * per, rows);
+  return r;
+}
+
+void validate_program(const Program& p) {
+  auto fail = [&](const Instruction& in, const std::string& why) {
+    throw std::runtime_error("bad program: instruction " + describe(in, p) + ": " + why);
+  };
+  for (size_t i = 0; i < p.instructions.size(); ++i) {
+    const Instruction& in = p.instructions[i];
+    if (in.id != i) fail(in, "id " + std::to_string(in.id) + " at position " + std::to_string(i));
+    if (in.layer >= p.layers.size()) fail(in, "layer index out of range");
+    const LayerDescriptor& L = p.layers[in.layer];
+    if (in.stages == 0) fail(in, "stages must be >= 1");
+    if (in.op != Opcode::LoadParams) {
+      if (in.k_begin >= in.k_end || in.k_end > L.K) fail(in, "channel range outside [0, K)");
+      if (in.batch >= L.N) fail(in, "batch index outside [0, N)");
+      if (in.half > 1) fail(in, "half must be 0 or 1");
+    }
+    if (in.op == Opcode::LoadInput || in.op == Opcode::Compute || in.op == Opcode::Store) {
+      if (in.out_row_begin >= in.out_row_end || in.out_row_end > L.out_h)
+        fail(in, "output rows outside [0, out_h)");
+      if (in.stages > in.row_count()) fail(in, "more stages than output rows");
+    }
+    for (const Dependency& d : in.deps) {
+      if (d.producer >= in.id)
+        fail(in, "depends on #" + std::to_string(d.producer) +
+                     ", which is not an earlier instruction (dependencies must point backwards)");
+    }
+  }
+}
+
+}  // namespace npusim

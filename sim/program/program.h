@@ -1,0 +1,99 @@
+// The instruction set the compiler emits and the hardware executes: LOAD,
+// COMPUTE and STORE instructions with explicit dependency fields (seed 004:
+// "instructions carry dependency information produced by the compiler") and a
+// stage count (the granularity at which an engine raises stage-end flags).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npusim {
+
+enum class Opcode : uint8_t { LoadParams, LoadWeights, LoadInput, Compute, Store };
+enum class EngineKind : uint8_t { Load, Compute, Store };
+
+// Why an instruction waits for another: for its data in the cache, for buffer
+// space the producer still uses (write-after-read), or for data in DRAM.
+enum class DependencyKind : uint8_t { Data, BufferSpace, Memory };
+
+struct Dependency {
+  uint32_t producer = 0;
+  DependencyKind kind = DependencyKind::Data;
+};
+
+// What the hardware knows about one layer (its "layer registers") plus where
+// the compiler placed its tensors in DRAM.
+struct LayerDescriptor {
+  std::string name;
+  uint32_t N = 1, C = 0, H = 0, W = 0, K = 0, R = 0, S = 0;
+  uint32_t stride = 1, padding = 0, out_h = 0, out_w = 0;
+  bool relu = true;
+  uint32_t shift = 0;
+  uint64_t input_address = 0;    // N,H,W,C int8
+  uint64_t weights_address = 0;  // K,R,S,C int8
+  uint64_t params_address = 0;   // K x {int32 bias, int32 scale}
+  uint64_t output_address = 0;   // N,Ho,Wo,K int8
+  // Cache plan for this layer (bytes): one weight tile, and per compute unit
+  // two halves (or one when single-buffered), each holding the input rows of
+  // a piece and its int32 results.
+  uint32_t k_tile = 0;
+  uint32_t rows_per_piece = 0;
+  uint32_t rows_per_compute_stage = 0;
+  uint64_t half_bytes = 0;
+  uint64_t weight_region_bytes = 0;
+  uint64_t params_region_bytes = 0;
+  // Index of the layer whose output this layer reads, or -1 for a fresh input.
+  int32_t input_from_layer = -1;
+
+  uint32_t padded_w() const { return W + 2 * padding; }
+  uint64_t params_bytes() const { return uint64_t(K) * 8; }
+};
+
+struct Instruction {
+  uint32_t id = 0;
+  Opcode op = Opcode::Compute;
+  uint32_t layer = 0;
+  uint32_t unit = 0;   // compute unit whose buffers it uses
+  uint32_t half = 0;   // ping-pong half (LoadParams: parameter bank)
+  uint32_t batch = 0;  // image n
+  uint32_t k_begin = 0, k_end = 0;                  // output channels
+  uint32_t out_row_begin = 0, out_row_end = 0;      // output rows
+  uint32_t stages = 1;
+  std::vector<Dependency> deps;
+
+  EngineKind engine() const;
+  uint32_t k_count() const { return k_end - k_begin; }
+  uint32_t row_count() const { return out_row_end - out_row_begin; }
+};
+
+struct Program {
+  std::vector<LayerDescriptor> layers;
+  std::vector<Instruction> instructions;  // in program order; id == index
+  uint64_t dram_bytes = 0;                // size of the DRAM image
+};
+
+const char* to_string(Opcode op);
+const char* to_string(EngineKind e);
+const char* to_string(DependencyKind k);
+// "#12 compute L3 unit0 half1 k[0,64) rows[0,14)" — used in every error message.
+std::string describe(const Instruction& in, const Program& p);
+
+// Input rows (in unpadded coordinates, may be < 0 or >= H: padding) that output
+// rows [row_begin, row_end) of `layer` read.
+struct RowRange {
+  int64_t begin = 0, end = 0;
+  int64_t count() const { return end - begin; }
+};
+RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end);
+
+// Output rows handled by stage `s` of an instruction covering rows
+// [in.out_row_begin, in.out_row_end) split into in.stages near-equal stages.
+RowRange stage_rows(const Instruction& in, uint32_t stage);
+
+// Structural checks: ids match positions, dependencies point to earlier
+// instructions, fields are in range for their layer. Throws std::runtime_error
+// describing the first problem.
+void validate_program(const Program& p);
+
+}  // namespace npusim

@@ -1,0 +1,60 @@
+// Everything a user reads after a run: the stdout table, report JSON (with a
+// schema version), per-layer CSV and the two stats dumps. Reads only the
+// stats registry and the configs; knows nothing of SystemC or the models.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
+#include "sim/stats/stats_registry.h"
+
+namespace npusim {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+// Result of comparing one layer's output with the reference.
+struct LayerCheck {
+  bool checked = false;  // false in timing-only mode
+  bool match = false;
+  std::string mismatch;  // first differing element, when !match
+  std::string digest;    // digest of the simulator's output bytes
+};
+
+// Per-layer tiling chosen by the compiler, for the report.
+struct LayerTiling {
+  uint32_t k_tile = 0;          // output channels per weight tile
+  uint32_t pieces = 0;          // seed 003 N: pieces per image per k-tile
+  uint32_t rows_per_piece = 0;  // output rows per piece
+  uint64_t half_bytes = 0;      // ping-pong half size
+};
+
+struct RunSummary {
+  const HardwareConfig* hw = nullptr;
+  const NetworkConfig* network = nullptr;
+  const StatsRegistry* stats = nullptr;
+  std::vector<LayerCheck> checks;   // one per layer
+  std::vector<LayerTiling> tiling;  // one per layer
+  uint64_t total_cycles = 0;
+  bool timing_only = false;
+  double wall_seconds = 0.0;
+};
+
+// False when a compared layer differed, or (outside timing-only mode) a layer
+// was left unchecked; a timing-only run compares nothing and gives true.
+bool all_layers_match(const RunSummary& s);
+
+// The functions below throw std::logic_error (see validate_summary in
+// report_figures.h) when the summary is incomplete or a counter is missing.
+void print_summary_table(std::ostream& out, const RunSummary& s);
+nlohmann::json make_report_json(const RunSummary& s);
+void write_layer_csv(std::ostream& out, const RunSummary& s);
+// Writes report.json, layers.csv, stats.json, stats.txt, hw.resolved.json and
+// workload.resolved.json into `dir` (created if missing). Throws on I/O error.
+void write_report_files(const std::string& dir, const RunSummary& s);
+
+}  // namespace npusim

@@ -1,0 +1,122 @@
+#include "sim/runner/runner.h"
+
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "sim/compiler/tiler.h"
+#include "sim/reference/reference_conv.h"
+#include "sim/workload/layer_data.h"
+
+namespace npusim {
+namespace {
+
+void put_int32(std::vector<int8_t>& image, uint64_t address, int32_t v) {
+  std::memcpy(image.data() + address, &v, sizeof v);  // little-endian host, as the DRAM image
+}
+
+void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const LayerConfig& L,
+                   const LayerData& data) {
+  if (!data.input.data.empty())
+    std::memcpy(image.data() + d.input_address, data.input.data.data(), data.input.size());
+  std::memcpy(image.data() + d.weights_address, data.weights.data.data(), data.weights.size());
+  for (uint32_t k = 0; k < L.K; ++k) {
+    put_int32(image, d.params_address + uint64_t(k) * 8, data.bias[k]);
+    put_int32(image, d.params_address + uint64_t(k) * 8 + 4, L.requant.scale[k]);
+  }
+}
+
+LayerCheck compare(const TensorI8& sim, const TensorI8& ref) {
+  LayerCheck check;
+  check.checked = true;
+  check.digest = digest_hex(sim.data.data(), sim.size());
+  for (uint64_t i = 0; i < sim.size(); ++i) {
+    if (sim.data[i] != ref.data[i]) {
+      const uint32_t K = sim.shape[3], W = sim.shape[2], H = sim.shape[1];
+      std::ostringstream s;
+      s << "at [n=" << i / (uint64_t(H) * W * K) << ", h=" << (i / (uint64_t(W) * K)) % H
+        << ", w=" << (i / K) % W << ", k=" << i % K << "]: simulator " << int(sim.data[i])
+        << ", reference " << int(ref.data[i]);
+      check.mismatch = s.str();
+      return check;
+    }
+  }
+  check.match = true;
+  return check;
+}
+
+}  // namespace
+
+bool RunResult::ok() const {
+  return outcome.status == RunOutcome::Status::Completed &&
+         (summary.timing_only || all_layers_match(summary));
+}
+
+std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const HardwareConfig& hw,
+                                       const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto result = std::make_unique<RunResult>();
+  RunResult& r = *result;
+  r.network = network;
+  r.hw = hw;
+  r.program = compile_network(r.network, r.hw);
+  const size_t layers = r.network.layers.size();
+  if (options.progress)
+    spdlog::info("compiled {} layers into {} instructions", layers, r.program.instructions.size());
+
+  std::vector<LayerData> data;
+  data.reserve(layers);
+  for (size_t l = 0; l < layers; ++l)
+    data.push_back(make_layer_data(r.network.layers[l], l == 0 || !r.network.chained[l]));
+
+  r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
+  quiet_systemc();
+  Accelerator accelerator("npu", r.hw, r.program, *r.stats, {!options.timing_only});
+  for (size_t l = 0; l < layers; ++l)
+    lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l]);
+  if (options.progress) spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
+  r.outcome = accelerator.run();
+
+  r.summary.checks.assign(layers, LayerCheck{});
+  if (!options.timing_only && r.outcome.status == RunOutcome::Status::Completed) {
+    if (options.progress) spdlog::info("checking outputs against the reference");
+    TensorI8 previous;
+    for (size_t l = 0; l < layers; ++l) {
+      const LayerConfig& L = r.network.layers[l];
+      const LayerDescriptor& d = r.program.layers[l];
+      reference::ConvParams p;
+      p.stride = L.stride, p.padding = L.padding, p.relu = L.relu;
+      p.bias = data[l].bias, p.scale = L.requant.scale, p.shift = L.requant.shift;
+      const bool chained = l > 0 && r.network.chained[l];
+      TensorI8 expected =
+          reference::conv2d_int8(chained ? previous : data[l].input, data[l].weights, p);
+      TensorI8 simulated({L.N, L.out_h(), L.out_w(), L.K});
+      std::memcpy(simulated.data.data(), accelerator.dram_image().data() + d.output_address,
+                  simulated.size());
+      r.summary.checks[l] = compare(simulated, expected);
+      if (options.keep_outputs) r.outputs.push_back(simulated);
+      previous = std::move(expected);
+    }
+  }
+
+  r.summary.hw = &r.hw;
+  r.summary.network = &r.network;
+  r.summary.stats = r.stats.get();
+  r.summary.total_cycles = r.outcome.cycles;
+  r.summary.timing_only = options.timing_only;
+  for (const LayerDescriptor& d : r.program.layers) {
+    LayerTiling t;
+    t.k_tile = d.k_tile;
+    t.rows_per_piece = d.rows_per_piece;
+    t.pieces = (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;
+    t.half_bytes = d.half_bytes;
+    r.summary.tiling.push_back(t);
+  }
+  r.summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace npusim

@@ -1,0 +1,46 @@
+// One simulation run, end to end: compile the network for the hardware, lay
+// its tensors into the DRAM image, run the SystemC model, read the outputs
+// back and compare them bit for bit with the independent reference.
+// SystemC elaborates once per process: call run_network once per process.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/accelerator.h"
+#include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
+#include "sim/program/program.h"
+#include "sim/report/report.h"
+#include "sim/stats/stats_registry.h"
+#include "sim/tensor/tensor.h"
+
+namespace npusim {
+
+struct RunOptions {
+  bool timing_only = false;  // skip arithmetic and the reference check; same cycles
+  bool keep_outputs = false; // keep each layer's output tensor in the result
+  bool progress = true;      // progress lines on stderr
+};
+
+struct RunResult {
+  NetworkConfig network;
+  HardwareConfig hw;
+  Program program;
+  std::unique_ptr<StatsRegistry> stats;
+  RunOutcome outcome;
+  RunSummary summary;              // points into the members above
+  std::vector<TensorI8> outputs;   // N,Ho,Wo,K per layer when keep_outputs
+
+  // Completed, and (unless timing-only) every layer matches the reference.
+  bool ok() const;
+};
+
+// Throws CompileError when a layer does not fit, std::runtime_error for data
+// problems (e.g. a .npy of the wrong shape). Simulation errors and deadlocks
+// are reported in RunResult::outcome.
+std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const HardwareConfig& hw,
+                                       const RunOptions& options);
+
+}  // namespace npusim

@@ -1,0 +1,36 @@
+// The tensors a layer runs on: seeded-random or read from .npy, as its config
+// says. Host-side input to both the simulator's DRAM image and the reference.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/config/workload_config.h"
+#include "sim/tensor/tensor.h"
+
+namespace npusim {
+
+struct LayerData {
+  TensorI8 input;             // N,H,W,C (empty when the layer is chained)
+  TensorI8 weights;           // K,R,S,C
+  std::vector<int32_t> bias;  // K
+};
+
+// Deterministic across compilers and platforms (own PRNG, no std distributions).
+// `with_input` = false for a layer that consumes the previous layer's output.
+// Throws std::runtime_error naming the .npy file when its shape does not match.
+LayerData make_layer_data(const LayerConfig& layer, bool with_input);
+
+// splitmix64-based generator shared by all seeded data in npusim.
+class SeededRandom {
+ public:
+  explicit SeededRandom(uint64_t seed) : state_(seed) {}
+  uint64_t next();
+  // Uniform integer in [lo, hi].
+  int64_t uniform(int64_t lo, int64_t hi);
+
+ private:
+  uint64_t state_;
+};
+
+}  // namespace npusim
