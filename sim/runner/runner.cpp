@@ -62,6 +62,10 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   r.network = network;
   r.hw = hw;
   r.program = compile_network(r.network, r.hw);
+  if (options.edit_program) {
+    options.edit_program(r.program);
+    validate_program(r.program);
+  }
   const size_t layers = r.network.layers.size();
   if (options.progress)
     spdlog::info("compiled {} layers into {} instructions", layers, r.program.instructions.size());

@@ -4,6 +4,7 @@
 // SystemC elaborates once per process: call run_network once per process.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct RunOptions {
   bool timing_only = false;  // skip arithmetic and the reference check; same cycles
   bool keep_outputs = false; // keep each layer's output tensor in the result
   bool progress = true;      // progress lines on stderr
+  // Fault injection for tests: edits the compiled program before it runs
+  // (e.g. drops a dependency to show the buffers catch the early read).
+  std::function<void(Program&)> edit_program;
 };
 
 struct RunResult {

@@ -1,0 +1,28 @@
+# The two commands a fresh machine needs (both install what is missing first):
+#   make run    build in Release and simulate ResNet-18 on the default hardware
+#   make test   build and run the whole test suite with ctest
+BUILD ?= build
+JOBS ?= 2
+
+.PHONY: all deps build run test bench clean
+
+all: build
+
+deps:
+	@tools/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/npusim run
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	tools/bench
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,31 @@
+#include "sim/config/config_error.h"
+
+#include <utility>
+
+namespace npusim {
+
+namespace {
+
+std::string format_message(const std::string& file, const std::string& pointer,
+                           const std::string& expected, const std::string& found,
+                           const std::string& hint) {
+  // The root's JSON pointer is the empty string; "(root)" reads better than "at :".
+  std::string text = (file.empty() ? std::string("<config>") : file) + ": at " +
+                     (pointer.empty() ? std::string("(root)") : pointer) + ": expected " +
+                     expected + ", found " + found;
+  if (!hint.empty()) text += " (did you mean \"" + hint + "\"?)";
+  return text;
+}
+
+}  // namespace
+
+ConfigError::ConfigError(std::string file, std::string pointer, std::string expected,
+                         std::string found, std::string hint)
+    : std::runtime_error(format_message(file, pointer, expected, found, hint)),
+      file_(std::move(file)),
+      pointer_(std::move(pointer)),
+      expected_(std::move(expected)),
+      found_(std::move(found)),
+      hint_(std::move(hint)) {}
+
+}  // namespace npusim

@@ -1,0 +1,223 @@
+#include "sim/config/hardware_config.h"
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "sim/config/json_reader.h"
+
+namespace npusim {
+
+namespace {
+
+using nlohmann::json;
+
+// One hardware parameter, declared once. The table below drives parsing,
+// to_json and hardware_parameter_reference(); the default is whatever the
+// struct in hardware_config.h initialises the field to.
+struct HardwareParam {
+  std::string path;   // "section.key" or "key" (top level)
+  std::string unit;   // "" when the value has no unit
+  std::string range;  // human-readable accepted values
+  std::string help;
+  std::function<void(JsonReader&, const std::string& key, HardwareConfig&)> read;
+  std::function<json(const HardwareConfig&)> write;
+};
+
+bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// An unsigned integer field inside one of the config's sections.
+template <class Section>
+HardwareParam uint_param(std::string path, Section HardwareConfig::*section,
+                         uint32_t Section::*field, std::string unit, uint32_t min, uint32_t max,
+                         std::string help, bool power_of_two = false) {
+  HardwareParam p;
+  p.path = std::move(path);
+  p.unit = std::move(unit);
+  p.range =
+      (power_of_two ? "power of two in " : "") + std::to_string(min) + ".." + std::to_string(max);
+  p.help = std::move(help);
+  p.read = [=](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
+    const uint64_t value = reader.get_uint(key, min, max, hw.*section.*field);
+    if (power_of_two && !is_power_of_two(value)) {
+      reader.fail(key, "power of two in " + std::to_string(min) + ".." + std::to_string(max),
+                  "number " + std::to_string(value));
+    }
+    hw.*section.*field = static_cast<uint32_t>(value);
+  };
+  p.write = [=](const HardwareConfig& hw) { return json(hw.*section.*field); };
+  return p;
+}
+
+template <class Enum>
+HardwareParam choice_param(std::string path, Enum HardwareConfig::*field, std::vector<Enum> values,
+                           std::string help) {
+  std::vector<std::string> names;
+  std::string range;
+  for (Enum v : values) {
+    names.emplace_back(to_string(v));
+    range += (range.empty() ? "" : " \\| ") + std::string("`") + to_string(v) + "`";
+  }
+  HardwareParam p;
+  p.path = std::move(path);
+  p.range = range;
+  p.help = std::move(help);
+  p.read = [=](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
+    std::size_t current = 0;
+    while (values[current] != hw.*field) ++current;
+    hw.*field = values[reader.get_choice(key, names, current)];
+  };
+  p.write = [=](const HardwareConfig& hw) { return json(to_string(hw.*field)); };
+  return p;
+}
+
+constexpr double kMaxClockMhz = 100000;
+
+// Limits are generous for real designs but stop a typo (an extra zero or two)
+// from making the simulator allocate gigabytes or wait forever.
+const std::vector<HardwareParam>& hardware_params() {
+  static const std::vector<HardwareParam> params = [] {
+    std::vector<HardwareParam> t;
+    HardwareParam name;
+    name.path = "name";
+    name.range = "string";
+    name.help = "Label used in reports and sweep results";
+    name.read = [](JsonReader& r, const std::string& key, HardwareConfig& hw) {
+      hw.name = r.get_string(key, hw.name);
+    };
+    name.write = [](const HardwareConfig& hw) { return json(hw.name); };
+    t.push_back(name);
+
+    HardwareParam clock;
+    clock.path = "clock_mhz";
+    clock.unit = "MHz";
+    clock.range = "> 0, <= 100000";
+    clock.help = "Clock frequency; converts cycles to time and energy to power";
+    clock.read = [](JsonReader& r, const std::string& key, HardwareConfig& hw) {
+      hw.clock_mhz = r.get_positive_number(key, kMaxClockMhz, hw.clock_mhz);
+    };
+    clock.write = [](const HardwareConfig& hw) { return json(hw.clock_mhz); };
+    t.push_back(clock);
+
+    using H = HardwareConfig;
+    t.push_back(uint_param("compute.units", &H::compute, &ComputeConfig::units, "", 1, 64,
+                           "Compute units, each with its own ping-pong buffer pair"));
+    t.push_back(uint_param("compute.array_rows", &H::compute, &ComputeConfig::array_rows, "", 1,
+                           1024, "MAC array rows: output channels processed in parallel"));
+    t.push_back(uint_param("compute.array_cols", &H::compute, &ComputeConfig::array_cols, "", 1,
+                           1024, "MAC array columns: output pixels per cycle per row"));
+    t.push_back(uint_param("compute.pipeline_latency_cycles", &H::compute,
+                           &ComputeConfig::pipeline_latency_cycles, "cycles", 0, 100000,
+                           "Pipeline fill/drain cost paid once per compute stage"));
+    t.push_back(uint_param("compute.accumulator_kib", &H::compute, &ComputeConfig::accumulator_kib,
+                           "KiB", 1, 65536, "int32 accumulation buffer per compute unit"));
+    t.push_back(uint_param("cache.size_kib", &H::cache, &CacheConfig::size_kib, "KiB", 1, 1048576,
+                           "Internal (on-chip) cache capacity"));
+    t.push_back(uint_param("cache.banks", &H::cache, &CacheConfig::banks, "", 1, 1024,
+                           "Independent cache banks"));
+    t.push_back(uint_param("cache.bank_bytes_per_cycle", &H::cache,
+                           &CacheConfig::bank_bytes_per_cycle, "B/cycle", 1, 65536,
+                           "Bandwidth of one bank"));
+    t.push_back(uint_param("cache.ports", &H::cache, &CacheConfig::ports, "", 1, 64,
+                           "Cache ports shared by the load, compute and store engines"));
+    t.push_back(uint_param("cache.port_bytes_per_cycle", &H::cache,
+                           &CacheConfig::port_bytes_per_cycle, "B/cycle", 1, 65536,
+                           "Bandwidth of one port"));
+    t.push_back(uint_param("dram.bytes_per_cycle", &H::dram, &DramConfig::bytes_per_cycle,
+                           "B/cycle", 1, 65536, "Shared DRAM bus bandwidth"));
+    t.push_back(uint_param("dram.latency_cycles", &H::dram, &DramConfig::latency_cycles, "cycles",
+                           0, 1000000, "From request to first data"));
+    t.push_back(uint_param("dram.burst_bytes", &H::dram, &DramConfig::burst_bytes, "B", 1, 65536,
+                           "Transfers round up to whole bursts", /*power_of_two=*/true));
+    t.push_back(uint_param("store.batch_bytes", &H::store, &StoreConfig::batch_bytes, "B", 1,
+                           16777216, "Results leave the result cache in batches of this size"));
+    t.push_back(choice_param("buffering", &H::buffering, {Buffering::PingPong, Buffering::Single},
+                             "Two buffer halves (load overlaps compute) or one"));
+    t.push_back(choice_param("scheduler.policy", &H::policy,
+                             {SchedulerPolicy::Strict, SchedulerPolicy::Early},
+                             "Dependencies wait for full completion or for stage-end flags"));
+    return t;
+  }();
+  return params;
+}
+
+// "compute.units" -> {"compute", "units"}; "name" -> {"", "name"}.
+std::pair<std::string, std::string> split_path(const std::string& path) {
+  const auto dot = path.find('.');
+  if (dot == std::string::npos) return {"", path};
+  return {path.substr(0, dot), path.substr(dot + 1)};
+}
+
+}  // namespace
+
+const char* to_string(Buffering b) { return b == Buffering::PingPong ? "pingpong" : "single"; }
+
+const char* to_string(SchedulerPolicy p) {
+  return p == SchedulerPolicy::Strict ? "strict" : "early";
+}
+
+HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
+  HardwareConfig hw;
+  JsonReader root(j, file);
+  // Sections are read lazily; an absent section keeps all its defaults.
+  std::map<std::string, std::optional<JsonReader>> sections;
+  std::vector<std::string> section_order;
+  for (const auto& param : hardware_params()) {
+    const auto [section, key] = split_path(param.path);
+    JsonReader* reader = &root;
+    if (!section.empty()) {
+      auto it = sections.find(section);
+      if (it == sections.end()) {
+        std::optional<JsonReader> child;
+        if (const json* value = root.find(section)) {
+          child.emplace(*value, file, root.pointer_to(section));
+        }
+        it = sections.emplace(section, std::move(child)).first;
+        section_order.push_back(section);
+      }
+      if (!it->second) continue;
+      reader = &*it->second;
+    }
+    param.read(*reader, key, hw);
+  }
+  for (const auto& section : section_order) {
+    if (sections.at(section)) sections.at(section)->finish();
+  }
+  root.finish();
+  return hw;
+}
+
+HardwareConfig load_hardware_config(const std::string& path) {
+  return parse_hardware_config(load_json_file(path), path);
+}
+
+json to_json(const HardwareConfig& hw) {
+  json j = json::object();
+  for (const auto& param : hardware_params()) {
+    const auto [section, key] = split_path(param.path);
+    if (section.empty()) {
+      j[key] = param.write(hw);
+    } else {
+      j[section][key] = param.write(hw);
+    }
+  }
+  return j;
+}
+
+std::string hardware_parameter_reference() {
+  const HardwareConfig defaults;
+  std::ostringstream out;
+  out << "| Key | Default | Unit | Accepted | Meaning |\n";
+  out << "|---|---|---|---|---|\n";
+  for (const auto& param : hardware_params()) {
+    out << "| `" << param.path << "` | `" << param.write(defaults).dump() << "` | " << param.unit
+        << " | " << param.range << " | " << param.help << " |\n";
+  }
+  return out.str();
+}
+
+}  // namespace npusim

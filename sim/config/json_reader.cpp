@@ -1,0 +1,333 @@
+#include "sim/config/json_reader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <limits>
+#include <utility>
+
+#include "sim/config/config_error.h"
+
+namespace npusim {
+
+namespace {
+
+using nlohmann::json;
+
+std::string in_quotes(const std::string& text) { return "\"" + text + "\""; }
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+std::string uint_range_text(uint64_t min, uint64_t max) {
+  if (max == std::numeric_limits<uint64_t>::max()) {
+    return "integer >= " + std::to_string(min);
+  }
+  return "integer in " + std::to_string(min) + ".." + std::to_string(max);
+}
+
+std::string to_lower(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool is_decimal(const std::string& text) {
+  return !text.empty() && text.size() <= 9 && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+// RFC 6901: "~1" is "/", "~0" is "~" (a lone "~" is kept as is).
+std::string unescape_pointer_token(const std::string& token) {
+  std::string out;
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+      out += token[i + 1] == '0' ? '~' : '/';
+      ++i;
+    } else {
+      out += token[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string json_pointer_append(const std::string& base, const std::string& token) {
+  std::string escaped;
+  for (char c : token) {
+    if (c == '~') {
+      escaped += "~0";
+    } else if (c == '/') {
+      escaped += "~1";
+    } else {
+      escaped += c;
+    }
+  }
+  return base + "/" + escaped;
+}
+
+std::string describe_json(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return std::string("boolean ") + (value.get<bool>() ? "true" : "false");
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "number " + value.dump();
+    case json::value_t::number_float:
+      return "floating-point number " + value.dump();
+    case json::value_t::string: {
+      // Long strings are cut so that one bad value cannot flood the terminal.
+      std::string text = value.get<std::string>();
+      if (text.size() > 40) text = text.substr(0, 37) + "...";
+      return "string " + in_quotes(text);
+    }
+    case json::value_t::array:
+      return value.empty() ? "empty array"
+                           : "array of " + std::to_string(value.size()) +
+                                 (value.size() == 1 ? " element" : " elements");
+    case json::value_t::object:
+      return "object";
+    default:
+      return "invalid value";
+  }
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  // Optimal string alignment: Levenshtein plus adjacent transposition ("arary" -> "array").
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::string nearest_key(const std::string& key, const std::vector<std::string>& candidates) {
+  // A different case is always a typo ("n" for "N", "Stride" for "stride").
+  for (const auto& candidate : candidates) {
+    if (to_lower(candidate) == to_lower(key)) return candidate;
+  }
+  // Otherwise allow about one edit per three characters; one-letter keys only
+  // match by case, or every one-letter key would "suggest" every other one.
+  if (key.size() <= 1) return {};
+  const std::size_t allowed = key.size() <= 3 ? 1 : std::max<std::size_t>(2, key.size() / 3);
+  std::string best;
+  std::size_t best_distance = allowed + 1;
+  for (const auto& candidate : candidates) {
+    const std::size_t distance = edit_distance(key, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+uint64_t expect_uint(const json& value, const std::string& file, const std::string& pointer,
+                     uint64_t min, uint64_t max) {
+  const std::string expected = uint_range_text(min, max);
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<uint64_t>();
+    if (v >= min && v <= max) return v;
+  } else if (value.is_number_integer() && value.get<int64_t>() >= 0) {
+    const auto v = static_cast<uint64_t>(value.get<int64_t>());
+    if (v >= min && v <= max) return v;
+  }
+  throw ConfigError(file, pointer, expected, describe_json(value));
+}
+
+std::string expect_string(const json& value, const std::string& file, const std::string& pointer,
+                          const std::string& expected) {
+  if (!value.is_string()) throw ConfigError(file, pointer, expected, describe_json(value));
+  return value.get<std::string>();
+}
+
+JsonReader::JsonReader(const json& object, std::string file, std::string pointer)
+    : object_(object), file_(std::move(file)), pointer_(std::move(pointer)) {
+  if (!object_.is_object()) {
+    throw ConfigError(file_, pointer_, "object", describe_json(object_));
+  }
+}
+
+std::string JsonReader::pointer_to(const std::string& key) const {
+  return json_pointer_append(pointer_, key);
+}
+
+const json* JsonReader::find(const std::string& key) {
+  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.push_back(key);
+  const auto it = object_.find(key);
+  return it == object_.end() ? nullptr : &*it;
+}
+
+bool JsonReader::has(const std::string& key) const { return object_.contains(key); }
+
+void JsonReader::fail(const std::string& key, const std::string& expected,
+                      const std::string& found) const {
+  throw ConfigError(file_, key.empty() ? pointer_ : pointer_to(key), expected, found);
+}
+
+uint64_t JsonReader::get_uint(const std::string& key, uint64_t min, uint64_t max,
+                              uint64_t fallback) {
+  const json* value = find(key);
+  return value ? expect_uint(*value, file_, pointer_to(key), min, max) : fallback;
+}
+
+uint64_t JsonReader::require_uint(const std::string& key, uint64_t min, uint64_t max) {
+  const json* value = find(key);
+  if (!value) fail(key, uint_range_text(min, max), "nothing (required key is missing)");
+  return expect_uint(*value, file_, pointer_to(key), min, max);
+}
+
+double JsonReader::get_positive_number(const std::string& key, double max, double fallback) {
+  const json* value = find(key);
+  if (!value) return fallback;
+  if (value->is_number()) {
+    const auto v = value->get<double>();
+    if (v > 0 && v <= max) return v;
+  }
+  // Print 100000 rather than json's 100000.0 when the limit is a whole number.
+  const bool whole = max == static_cast<double>(static_cast<uint64_t>(max));
+  fail(key,
+       "number > 0 and <= " +
+           (whole ? std::to_string(static_cast<uint64_t>(max)) : json(max).dump()),
+       describe_json(*value));
+}
+
+bool JsonReader::get_bool(const std::string& key, bool fallback) {
+  const json* value = find(key);
+  if (!value) return fallback;
+  if (!value->is_boolean()) fail(key, "boolean (true or false)", describe_json(*value));
+  return value->get<bool>();
+}
+
+std::string JsonReader::get_string(const std::string& key, const std::string& fallback) {
+  const json* value = find(key);
+  return value ? expect_string(*value, file_, pointer_to(key)) : fallback;
+}
+
+std::string JsonReader::require_string(const std::string& key) {
+  const json* value = find(key);
+  if (!value) fail(key, "string", "nothing (required key is missing)");
+  return expect_string(*value, file_, pointer_to(key));
+}
+
+std::size_t JsonReader::get_choice(const std::string& key, const std::vector<std::string>& choices,
+                                   std::size_t fallback) {
+  if (!has(key)) {
+    find(key);  // still a known key
+    return fallback;
+  }
+  return require_choice(key, choices);
+}
+
+std::size_t JsonReader::require_choice(const std::string& key,
+                                       const std::vector<std::string>& choices) {
+  std::vector<std::string> quoted_choices;
+  for (const auto& choice : choices) quoted_choices.push_back(in_quotes(choice));
+  const std::string expected = "one of " + join(quoted_choices, ", ");
+  const json* value = find(key);
+  if (!value) fail(key, expected, "nothing (required key is missing)");
+  if (value->is_string()) {
+    const auto text = value->get<std::string>();
+    const auto it = std::find(choices.begin(), choices.end(), text);
+    if (it != choices.end()) return static_cast<std::size_t>(it - choices.begin());
+    throw ConfigError(file_, pointer_to(key), expected, describe_json(*value),
+                      nearest_key(text, choices));
+  }
+  fail(key, expected, describe_json(*value));
+}
+
+void JsonReader::finish() const {
+  for (const auto& item : object_.items()) {
+    if (std::find(known_.begin(), known_.end(), item.key()) != known_.end()) continue;
+    throw ConfigError(file_, pointer_to(item.key()), "one of the keys " + join(known_, ", "),
+                      "unknown key " + in_quotes(item.key()), nearest_key(item.key(), known_));
+  }
+}
+
+json load_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, "", "a readable JSON file", "a file that cannot be opened");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 5: ...";
+    // keep the part after the bracketed id.
+    std::string message = e.what();
+    const auto bracket = message.find("] ");
+    if (bracket != std::string::npos) message = message.substr(bracket + 2);
+    throw ConfigError(path, "", "valid JSON", message);
+  }
+}
+
+void apply_override(json& config, const std::string& assignment, const std::string& file) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw ConfigError(file, "", "an override path=value (e.g. compute.array_rows=16)",
+                      in_quotes(assignment) + (equals == 0 ? " (empty path)" : " (no \"=\")"));
+  }
+  const std::string path = assignment.substr(0, equals);
+  const std::string text = assignment.substr(equals + 1);
+
+  // Split "a.b.c" or "/a/b/c" (RFC 6901 escapes allowed) into tokens.
+  std::vector<std::string> tokens;
+  const bool is_pointer = path[0] == '/';
+  const char separator = is_pointer ? '/' : '.';
+  std::size_t start = is_pointer ? 1 : 0;
+  while (true) {
+    const auto end = path.find(separator, start);
+    std::string token = path.substr(start, end == std::string::npos ? end : end - start);
+    if (token.empty()) {
+      throw ConfigError(file, "", "an override path of non-empty keys separated by \".\" or \"/\"",
+                        in_quotes(path));
+    }
+    if (is_pointer) token = unescape_pointer_token(token);
+    tokens.push_back(std::move(token));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+
+  // The value is JSON when it parses as JSON, else a bare string (--set buffering=single).
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+
+  json* node = &config;
+  std::string pointer;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& token = tokens[i];
+    if (node->is_null()) *node = json::object();
+    json* child = nullptr;
+    if (node->is_object()) {
+      child = &(*node)[token];
+    } else if (node->is_array()) {
+      if (!is_decimal(token) || std::stoul(token) >= node->size()) {
+        throw ConfigError(
+            file, json_pointer_append(pointer, token),
+            "an index of an existing element (the array has " + std::to_string(node->size()) + ")",
+            in_quotes(token));
+      }
+      child = &(*node)[std::stoul(token)];
+    } else {
+      throw ConfigError(file, pointer, "an object to hold " + in_quotes(token) + " (override path)",
+                        describe_json(*node));
+    }
+    pointer = json_pointer_append(pointer, token);
+    node = child;
+  }
+  *node = std::move(value);
+}
+
+}  // namespace npusim

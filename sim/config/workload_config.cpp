@@ -1,0 +1,308 @@
+#include "sim/config/workload_config.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "sim/config/config_error.h"
+#include "sim/config/json_reader.h"
+
+namespace npusim {
+
+namespace {
+
+using nlohmann::json;
+
+// Limits that keep a typo from becoming a multi-GiB allocation.
+constexpr uint64_t kMaxDim = 65536;
+constexpr uint64_t kMaxTensorBytes = uint64_t(256) << 20;  // 256 MiB, int8 tensors
+constexpr uint64_t kMaxLayers = 4096;
+constexpr uint64_t kMaxScale = 65535;
+constexpr uint64_t kMaxShift = 31;
+constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
+const char* const kNpyKeys[] = {"weights_npy", "input_npy", "bias_npy"};
+
+std::string file_stem(const std::string& file, const std::string& fallback) {
+  const std::string stem = std::filesystem::path(file).stem().string();
+  return stem.empty() ? fallback : stem;
+}
+
+// A relative .npy path means "next to the config file", so configs can move as a folder.
+std::string resolve_path(const std::string& path, const std::string& config_file) {
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = std::filesystem::path(config_file).parent_path();
+  if (p.is_absolute() || dir.empty()) return path;
+  return (dir / p).lexically_normal().string();
+}
+
+std::string product_text(std::initializer_list<uint64_t> factors) {
+  std::string text;
+  uint64_t product = 1;
+  for (uint64_t f : factors) {
+    text += (text.empty() ? "" : "*") + std::to_string(f);
+    product *= f;
+  }
+  return text + " = " + std::to_string(product) + " bytes";
+}
+
+void parse_requant(JsonReader& layer_reader, LayerConfig& layer) {
+  layer.requant.scale.assign(layer.K, 1);
+  layer.requant.shift = auto_requant_shift(uint64_t(layer.C) * layer.R * layer.S);
+  const json* value = layer_reader.find("requant");
+  if (!value) return;
+  JsonReader reader(*value, layer_reader.file(), layer_reader.pointer_to("requant"));
+  const std::string& file = reader.file();
+
+  if (const json* scale = reader.find("scale")) {
+    const std::string pointer = reader.pointer_to("scale");
+    const std::string expected = "integer in 1.." + std::to_string(kMaxScale) +
+                                 " or an array of K = " + std::to_string(layer.K) +
+                                 " such integers";
+    if (scale->is_array()) {
+      if (scale->size() != layer.K)
+        throw ConfigError(file, pointer, expected, describe_json(*scale));
+      for (std::size_t k = 0; k < layer.K; ++k) {
+        layer.requant.scale[k] = static_cast<int32_t>(expect_uint(
+            (*scale)[k], file, json_pointer_append(pointer, std::to_string(k)), 1, kMaxScale));
+      }
+    } else if (scale->is_number()) {
+      layer.requant.scale.assign(
+          layer.K, static_cast<int32_t>(expect_uint(*scale, file, pointer, 1, kMaxScale)));
+    } else {
+      throw ConfigError(file, pointer, expected, describe_json(*scale));
+    }
+  }
+
+  if (const json* shift = reader.find("shift")) {
+    const std::string pointer = reader.pointer_to("shift");
+    if (shift->is_number()) {
+      layer.requant.shift = static_cast<uint32_t>(expect_uint(*shift, file, pointer, 0, kMaxShift));
+    } else if (!(shift->is_string() && shift->get<std::string>() == "auto")) {
+      throw ConfigError(file, pointer, "integer in 0..31 or \"auto\"", describe_json(*shift),
+                        shift->is_string() ? nearest_key(shift->get<std::string>(), {"auto"}) : "");
+    }
+  }
+  reader.finish();
+}
+
+// Checks that need several fields at once; each names the field a user should change.
+void validate_layer(const LayerConfig& l, const JsonReader& reader) {
+  if (l.padding >= l.R || l.padding >= l.S) {
+    reader.fail("padding",
+                "padding < R = " + std::to_string(l.R) + " and < S = " + std::to_string(l.S),
+                "padding = " + std::to_string(l.padding));
+  }
+  if (l.R > uint64_t(l.H) + 2 * l.padding) {
+    reader.fail("R", "R <= H + 2*padding = " + std::to_string(uint64_t(l.H) + 2 * l.padding),
+                "R = " + std::to_string(l.R));
+  }
+  if (l.S > uint64_t(l.W) + 2 * l.padding) {
+    reader.fail("S", "S <= W + 2*padding = " + std::to_string(uint64_t(l.W) + 2 * l.padding),
+                "S = " + std::to_string(l.S));
+  }
+  // Tensor limits name no single field, so they point at the layer itself.
+  const std::string limit = " <= " + std::to_string(kMaxTensorBytes) + " bytes (256 MiB)";
+  if (l.input_bytes() > kMaxTensorBytes) {
+    reader.fail("", "input tensor N*H*W*C" + limit, product_text({l.N, l.H, l.W, l.C}));
+  }
+  if (l.weight_bytes() > kMaxTensorBytes) {
+    reader.fail("", "weight tensor K*R*S*C" + limit, product_text({l.K, l.R, l.S, l.C}));
+  }
+  if (l.output_bytes() > kMaxTensorBytes) {
+    reader.fail("", "output tensor N*out_h*out_w*K" + limit,
+                product_text({l.N, l.out_h(), l.out_w(), l.K}));
+  }
+}
+
+LayerConfig parse_layer(const json& j, const std::string& file, const std::string& pointer,
+                        bool type_required, uint64_t default_seed,
+                        const std::string& default_name) {
+  JsonReader reader(j, file, pointer);
+  const std::vector<std::string> types = {"conv2d"};
+  if (type_required) {
+    reader.require_choice("type", types);
+  } else {
+    reader.get_choice("type", types, 0);
+  }
+  LayerConfig layer;
+  layer.name = reader.get_string("name", default_name);
+  if (layer.name.empty()) reader.fail("name", "non-empty string", "empty string");
+  auto dim = [&](const char* key) {
+    return static_cast<uint32_t>(reader.require_uint(key, 1, kMaxDim));
+  };
+  layer.N = static_cast<uint32_t>(reader.get_uint("N", 1, kMaxDim, 1));
+  layer.C = dim("C");
+  layer.H = dim("H");
+  layer.W = dim("W");
+  layer.K = dim("K");
+  layer.R = dim("R");
+  layer.S = dim("S");
+  layer.stride = static_cast<uint32_t>(reader.get_uint("stride", 1, kMaxDim, 1));
+  layer.padding = static_cast<uint32_t>(reader.get_uint("padding", 0, kMaxDim - 1, 0));
+  reader.get_choice("dtype", {"int8"}, 0);
+  layer.dtype = DataType::Int8;
+  layer.relu = reader.get_bool("relu", true);
+  layer.seed = reader.get_uint("seed", 0, kMaxSeed, default_seed);
+  for (const char* key : kNpyKeys) {
+    const json* value = reader.find(key);
+    if (!value) continue;
+    const std::string path =
+        expect_string(*value, file, reader.pointer_to(key), "string (path to a .npy file)");
+    if (path.empty()) reader.fail(key, "string (path to a .npy file)", "empty string");
+    std::string& field = std::string(key) == "weights_npy" ? layer.weights_npy
+                         : std::string(key) == "input_npy" ? layer.input_npy
+                                                           : layer.bias_npy;
+    field = resolve_path(path, file);
+  }
+  parse_requant(reader, layer);
+  // Unknown keys first: a misspelt "padding" would otherwise surface as a kernel-fit error.
+  reader.finish();
+  validate_layer(layer, reader);
+  return layer;
+}
+
+std::vector<bool> compute_chaining(const std::vector<LayerConfig>& layers) {
+  std::vector<bool> chained(layers.size(), false);
+  for (std::size_t i = 1; i < layers.size(); ++i) {
+    const LayerConfig& prev = layers[i - 1];
+    const LayerConfig& cur = layers[i];
+    chained[i] =
+        cur.N == prev.N && cur.C == prev.K && cur.H == prev.out_h() && cur.W == prev.out_w();
+  }
+  return chained;
+}
+
+}  // namespace
+
+uint32_t auto_requant_shift(uint64_t reduction_size) {
+  // ceil(log2(x) / 2) is the smallest s with 4^s >= x; integer arithmetic keeps
+  // it exact and identical on every platform.
+  uint32_t half_log = 0;
+  while (half_log < 32 && (uint64_t(1) << (2 * half_log)) < reduction_size) ++half_log;
+  const uint32_t shift = 7 + half_log;
+  return shift > kMaxShift ? uint32_t(kMaxShift) : shift;
+}
+
+NetworkConfig parse_workload(const json& j, const std::string& file) {
+  NetworkConfig net;
+  if (j.is_object() && j.contains("layers")) {
+    JsonReader reader(j, file);
+    net.name = reader.get_string("name", file_stem(file, "network"));
+    const uint64_t seed = reader.get_uint("seed", 0, kMaxSeed, 1);
+    reader.get_string("description", "");  // free text for people; not used
+    const json& layers = *reader.find("layers");
+    reader.finish();
+    const std::string expected = "array of 1.." + std::to_string(kMaxLayers) + " layer objects";
+    if (!layers.is_array() || layers.empty() || layers.size() > kMaxLayers) {
+      reader.fail("layers", expected, describe_json(layers));
+    }
+    std::map<std::string, std::string> name_pointers;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const std::string pointer = json_pointer_append("/layers", std::to_string(i));
+      LayerConfig layer = parse_layer(layers[i], file, pointer, /*type_required=*/false, seed + i,
+                                      "layer" + std::to_string(i));
+      // Reports and goldens key results by layer name, so names must be unique.
+      const auto [it, inserted] = name_pointers.emplace(layer.name, pointer + "/name");
+      if (!inserted) {
+        throw ConfigError(file, pointer + "/name", "a name no other layer uses",
+                          "\"" + layer.name + "\" (also at " + it->second + ")");
+      }
+      net.layers.push_back(std::move(layer));
+    }
+  } else if (j.is_object() && j.contains("type")) {
+    net.layers.push_back(
+        parse_layer(j, file, "", /*type_required=*/true, 1, file_stem(file, "layer")));
+    net.name = net.layers[0].name;
+  } else {
+    std::string hint;
+    if (j.is_object()) {
+      for (const auto& item : j.items()) {
+        if (hint.empty()) hint = nearest_key(item.key(), {"layers", "type"});
+      }
+    }
+    throw ConfigError(
+        file, "", "a layer ({\"type\": \"conv2d\", ...}) or a network ({\"layers\": [...]})",
+        j.is_object() ? "object without \"type\" or \"layers\"" : describe_json(j), hint);
+  }
+  net.chained = compute_chaining(net.layers);
+  return net;
+}
+
+NetworkConfig load_workload(const std::string& path) {
+  return parse_workload(load_json_file(path), path);
+}
+
+json to_json(const NetworkConfig& net) {
+  json layers = json::array();
+  for (const LayerConfig& l : net.layers) {
+    json layer = {{"type", "conv2d"},
+                  {"name", l.name},
+                  {"N", l.N},
+                  {"C", l.C},
+                  {"H", l.H},
+                  {"W", l.W},
+                  {"K", l.K},
+                  {"R", l.R},
+                  {"S", l.S},
+                  {"stride", l.stride},
+                  {"padding", l.padding},
+                  {"dtype", "int8"},
+                  {"relu", l.relu},
+                  {"seed", l.seed}};
+    const auto& scale = l.requant.scale;
+    const bool uniform = scale.empty() || std::equal(scale.begin() + 1, scale.end(), scale.begin());
+    layer["requant"] = {{"scale", uniform ? json(scale.empty() ? 1 : scale[0]) : json(scale)},
+                        {"shift", l.requant.shift}};
+    if (!l.weights_npy.empty()) layer["weights_npy"] = l.weights_npy;
+    if (!l.input_npy.empty()) layer["input_npy"] = l.input_npy;
+    if (!l.bias_npy.empty()) layer["bias_npy"] = l.bias_npy;
+    layers.push_back(std::move(layer));
+  }
+  return {{"name", net.name}, {"layers", std::move(layers)}};
+}
+
+NetworkConfig default_network() {
+  NetworkConfig net;
+  net.name = "resnet18";
+  // torchvision ResNet-18 at 224x224, batch 1, convolutions in execution order
+  // (a block runs conv1, conv2, then its downsample). Pooling and the residual
+  // adds are not convolutions and are left out. The real network applies no
+  // ReLU after a block's conv2 (ReLU follows the add) nor after a downsample;
+  // relu stays true everywhere here for simplicity.
+  auto conv = [&net](const std::string& name, uint32_t C, uint32_t H, uint32_t K, uint32_t R,
+                     uint32_t stride) {
+    LayerConfig l;
+    l.name = name;
+    l.C = C;
+    l.H = l.W = H;
+    l.K = K;
+    l.R = l.S = R;
+    l.stride = stride;
+    l.padding = R / 2;
+    l.seed = 1 + net.layers.size();  // as a network file with "seed": 1
+    l.requant.scale.assign(K, 1);
+    l.requant.shift = auto_requant_shift(uint64_t(C) * R * R);
+    net.layers.push_back(l);
+  };
+  conv("conv1", 3, 224, 64, 7, 2);  // -> 64 x 112 x 112, then 3x3/2 max-pool -> 56 x 56
+  uint32_t channels = 64, size = 56;
+  for (int stage = 1; stage <= 4; ++stage) {
+    const uint32_t width = 64u << (stage - 1);
+    for (int block = 0; block < 2; ++block) {
+      const std::string prefix = "layer" + std::to_string(stage) + "." + std::to_string(block);
+      const uint32_t stride = (stage > 1 && block == 0) ? 2 : 1;
+      conv(prefix + ".conv1", channels, size, width, 3, stride);
+      const uint32_t out = size / stride;
+      conv(prefix + ".conv2", width, out, width, 3, 1);
+      if (stride == 2) conv(prefix + ".downsample", channels, size, width, 1, 2);
+      channels = width;
+      size = out;
+    }
+  }
+  net.chained = compute_chaining(net.layers);
+  return net;
+}
+
+}  // namespace npusim

@@ -1,0 +1,170 @@
+// Machine-readable outputs: report JSON, per-layer CSV and the files written
+// next to a run. Every derived figure comes from report_figures.cpp.
+#include "sim/report/report.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+#include "sim/report/report_figures.h"
+
+namespace npusim {
+
+bool all_layers_match(const RunSummary& s) {
+  if (s.network != nullptr && s.checks.size() != s.network->layers.size()) return false;
+  for (const LayerCheck& c : s.checks) {
+    if (c.checked && !c.match) return false;
+    // Outside timing-only mode an unchecked layer is a wiring bug, not a pass.
+    if (!c.checked && !s.timing_only) return false;
+  }
+  return true;
+}
+
+namespace {
+
+nlohmann::json figures_json(const Figures& f) {
+  nlohmann::json j = {{"cycles", f.cycles}};
+  for (const FigureField& field : kFigureFields) j[field.name] = f.*field.member;
+  return j;
+}
+
+nlohmann::json shape_json(const LayerConfig& l) {
+  return {{"N", l.N},           {"C", l.C},           {"H", l.H},
+          {"W", l.W},           {"K", l.K},           {"R", l.R},
+          {"S", l.S},           {"stride", l.stride}, {"padding", l.padding},
+          {"out_h", l.out_h()}, {"out_w", l.out_w()}};
+}
+
+nlohmann::json tiling_json(const LayerTiling& t) {
+  return {{"k_tile", t.k_tile},
+          {"pieces", t.pieces},
+          {"rows_per_piece", t.rows_per_piece},
+          {"half_bytes", t.half_bytes}};
+}
+
+nlohmann::json check_json(const LayerCheck& c) {
+  return {
+      {"checked", c.checked}, {"match", c.match}, {"mismatch", c.mismatch}, {"digest", c.digest}};
+}
+
+// CSV quoting (RFC 4180): only fields holding a separator, quote or newline.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char ch : v) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string csv_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);  // exact enough, and no exponent for cycle counts
+  return buf;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot open " + path.string() + " for writing");
+  f << text;
+  f.close();
+  if (!f) throw std::runtime_error("error writing " + path.string());
+}
+
+}  // namespace
+
+nlohmann::json make_report_json(const RunSummary& s) {
+  validate_summary(s);
+  const StatsRegistry& st = *s.stats;
+  const std::vector<const Counter*> counters = st.counters();
+
+  nlohmann::json totals = figures_json(total_figures(s));
+  const RunBounds b = run_bounds(s);
+  totals["within_bounds"] = b.within(s.total_cycles);
+  totals["all_layers_match"] = all_layers_match(s);
+  nlohmann::json total_counters = nlohmann::json::object();
+  for (const Counter* c : counters) total_counters[c->name()] = c->total();
+  totals["counters"] = total_counters;
+
+  nlohmann::json layers = nlohmann::json::array();
+  for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
+    const LayerConfig& l = s.network->layers[i];
+    nlohmann::json j = figures_json(layer_figures(s, i));
+    j["index"] = i;
+    j["name"] = l.name;
+    j["shape"] = shape_json(l);
+    j["tiling"] = tiling_json(s.tiling[i]);
+    j["check"] = check_json(s.checks[i]);
+    nlohmann::json layer_counters = nlohmann::json::object();
+    for (const Counter* c : counters) layer_counters[c->name()] = c->at(i);
+    j["counters"] = layer_counters;
+    layers.push_back(j);
+  }
+
+  return {{"schema_version", kReportSchemaVersion},
+          {"tool", "npusim"},
+          {"hardware", to_json(*s.hw)},
+          {"workload", {{"name", s.network->name}, {"layers", s.network->layers.size()}}},
+          {"totals", totals},
+          {"layers", layers},
+          {"timing_only", s.timing_only},
+          {"wall_seconds", s.wall_seconds}};
+}
+
+void write_layer_csv(std::ostream& out, const RunSummary& s) {
+  validate_summary(s);
+  const std::vector<const Counter*> counters = s.stats->counters();
+  static const char* const kShape[] = {"N", "C",      "H",       "W",     "K",    "R",
+                                       "S", "stride", "padding", "out_h", "out_w"};
+  std::string header = "index,name";
+  for (const char* col : kShape) header += std::string(",") + col;
+  header += ",cycles";
+  for (const FigureField& field : kFigureFields) header += std::string(",") + field.name;
+  header += ",k_tile,pieces,rows_per_piece,half_bytes,check";
+  for (const Counter* c : counters) header += "," + csv_field(c->name());
+  out << header << '\n';
+
+  for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
+    const LayerConfig& l = s.network->layers[i];
+    const Figures f = layer_figures(s, i);
+    const LayerTiling& t = s.tiling[i];
+    std::string line = std::to_string(i) + "," + csv_field(l.name);
+    for (uint64_t v : {uint64_t(l.N), uint64_t(l.C), uint64_t(l.H), uint64_t(l.W), uint64_t(l.K),
+                       uint64_t(l.R), uint64_t(l.S), uint64_t(l.stride), uint64_t(l.padding),
+                       uint64_t(l.out_h()), uint64_t(l.out_w())})
+      line += "," + std::to_string(v);
+    line += "," + std::to_string(f.cycles);
+    for (const FigureField& field : kFigureFields) line += "," + csv_number(f.*field.member);
+    line += "," + std::to_string(t.k_tile) + "," + std::to_string(t.pieces) + "," +
+            std::to_string(t.rows_per_piece) + "," + std::to_string(t.half_bytes) + "," +
+            check_string(s.checks[i]);
+    for (const Counter* c : counters) line += "," + std::to_string(c->at(i));
+    out << line << '\n';
+  }
+}
+
+void write_report_files(const std::string& dir, const RunSummary& s) {
+  namespace fs = std::filesystem;
+  // Build every text first, so a bad summary leaves no half-written folder.
+  const std::string report = make_report_json(s).dump(2) + "\n";
+  std::ostringstream csv;
+  write_layer_csv(csv, s);
+  const std::string stats_json = s.stats->to_json().dump(2) + "\n";
+  const std::string hw_json = to_json(*s.hw).dump(2) + "\n";
+  const std::string workload_json = to_json(*s.network).dump(2) + "\n";
+
+  if (dir.empty()) throw std::runtime_error("report folder name is empty");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
+  const fs::path d(dir);
+  write_file(d / "report.json", report);
+  write_file(d / "layers.csv", csv.str());
+  write_file(d / "stats.json", stats_json);
+  write_file(d / "stats.txt", s.stats->to_text());
+  write_file(d / "hw.resolved.json", hw_json);
+  write_file(d / "workload.resolved.json", workload_json);
+}
+
+}  // namespace npusim

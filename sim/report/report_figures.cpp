@@ -1,0 +1,133 @@
+#include "sim/report/report_figures.h"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+namespace npusim {
+
+const std::vector<std::string> kReportCounters = {
+    "layer.start_cycle",
+    "layer.finish_cycle",
+    "layer.cycles",
+    "load.busy_cycles",
+    "load.instructions",
+    "compute.busy_cycles",
+    "compute.instructions",
+    "compute.work_cycles",
+    "compute.macs_performed",
+    "compute.macs_useful",
+    "store.busy_cycles",
+    "store.instructions",
+    "store.batches",
+    "stall.data_dependency_cycles",
+    "stall.buffer_space_cycles",
+    "stall.memory_dependency_cycles",
+    "stall.bus_cycles",
+    "stall.cache_port_cycles",
+    "dram.read_bytes",
+    "dram.write_bytes",
+    "dram.bus_busy_cycles",
+    "cache.read_bytes",
+    "cache.write_bytes",
+    "cache.peak_occupancy_bytes",
+    "cache.allocated_bytes",
+    "bound.compute_cycles",
+    "bound.memory_cycles",
+    "bound.serial_cycles",
+};
+
+const std::vector<FigureField> kFigureFields = {
+    {"time_us", &Figures::time_us},
+    {"hw_mac_util", &Figures::hw_mac_util},
+    {"useful_mac_util", &Figures::useful_mac_util},
+    {"load_busy", &Figures::load_busy},
+    {"compute_busy", &Figures::compute_busy},
+    {"store_busy", &Figures::store_busy},
+    {"dram_bus_busy", &Figures::dram_bus_busy},
+    {"cache_reuse", &Figures::cache_reuse},
+};
+
+namespace {
+
+double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+
+// The single definition of every derived figure; `value` reads a counter for
+// the layer or for the whole run.
+Figures derive(const HardwareConfig& hw, uint64_t cycles,
+               const std::function<uint64_t(const std::string&)>& value) {
+  const double c = static_cast<double>(cycles);
+  const double peak = static_cast<double>(hw.peak_macs_per_cycle());
+  Figures f;
+  f.cycles = cycles;
+  f.time_us = ratio(c, hw.clock_mhz);
+  f.hw_mac_util = ratio(value("compute.macs_performed"), peak * c);
+  f.useful_mac_util = ratio(value("compute.macs_useful"), peak * c);
+  f.load_busy = ratio(value("load.busy_cycles"), c);
+  // compute.busy_cycles is summed over units, so divide by the units too.
+  f.compute_busy = ratio(value("compute.busy_cycles"), double(hw.compute.units) * c);
+  f.store_busy = ratio(value("store.busy_cycles"), c);
+  f.dram_bus_busy = ratio(value("dram.bus_busy_cycles"), c);
+  f.cache_reuse =
+      ratio(value("cache.read_bytes"), std::max<double>(1.0, value("cache.write_bytes")));
+  return f;
+}
+
+}  // namespace
+
+void validate_summary(const RunSummary& s) {
+  if (s.hw == nullptr || s.network == nullptr || s.stats == nullptr)
+    throw std::logic_error("report: RunSummary needs hw, network and stats");
+  const size_t layers = s.network->layers.size();
+  auto count_error = [&](const std::string& what, size_t n) {
+    return std::logic_error("report: network has " + std::to_string(layers) + " layers but " +
+                            what + " has " + std::to_string(n));
+  };
+  if (s.stats->layers() != layers) throw count_error("the stats registry", s.stats->layers());
+  if (s.checks.size() != layers) throw count_error("RunSummary::checks", s.checks.size());
+  if (s.tiling.size() != layers) throw count_error("RunSummary::tiling", s.tiling.size());
+  std::string missing;
+  for (const std::string& name : kReportCounters)
+    if (s.stats->find(name) == nullptr) missing += (missing.empty() ? "" : ", ") + name;
+  if (!missing.empty())
+    throw std::logic_error("report: the stats registry lacks counter(s) the report reads: " +
+                           missing + " (each model must declare its counters)");
+}
+
+Figures layer_figures(const RunSummary& s, uint32_t layer) {
+  const StatsRegistry& st = *s.stats;
+  return derive(*s.hw, st.get("layer.cycles").at(layer),
+                [&](const std::string& n) { return st.get(n).at(layer); });
+}
+
+Figures total_figures(const RunSummary& s) {
+  const StatsRegistry& st = *s.stats;
+  return derive(*s.hw, s.total_cycles, [&](const std::string& n) { return st.get(n).total(); });
+}
+
+std::string shape_string(const LayerConfig& l) {
+  std::string out = l.N > 1 ? "n" + std::to_string(l.N) + " " : "";
+  out += std::to_string(l.C) + "x" + std::to_string(l.H) + "x" + std::to_string(l.W);
+  out += " k" + std::to_string(l.K) + " " + std::to_string(l.R) + "x" + std::to_string(l.S) + "/" +
+         std::to_string(l.stride);
+  return out;
+}
+
+std::string check_string(const LayerCheck& c) {
+  if (!c.checked) return "-";
+  return c.match ? "ok" : "MISMATCH";
+}
+
+bool RunBounds::within(uint64_t cycles) const {
+  return cycles >= std::max(compute_lower, memory_lower) && cycles <= serial_upper;
+}
+
+RunBounds run_bounds(const RunSummary& s) {
+  RunBounds b;
+  b.compute_lower = s.stats->get("bound.compute_cycles").total();
+  b.memory_lower = s.stats->get("bound.memory_cycles").total();
+  b.serial_upper = s.stats->get("bound.serial_cycles").total();
+  return b;
+}
+
+}  // namespace npusim

@@ -1,0 +1,62 @@
+// Derived figures of the report (utilisation, busy fractions, reuse), each
+// defined once here from the stats registry's counters; the table, the JSON and
+// the CSV all print these, so the three outputs cannot disagree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/report/report.h"
+
+namespace npusim {
+
+// Every counter the report reads. Their absence is a wiring bug in the models.
+extern const std::vector<std::string> kReportCounters;
+
+// The derived figures for one layer or for the whole run. Fractions are 0..1;
+// every ratio whose denominator is 0 (no cycles) is 0.
+struct Figures {
+  uint64_t cycles = 0;         // layer.cycles, or RunSummary::total_cycles for the run
+  double time_us = 0;          // cycles / clock_mhz
+  double hw_mac_util = 0;      // compute.macs_performed / (peak_macs_per_cycle * cycles)
+  double useful_mac_util = 0;  // compute.macs_useful / (peak_macs_per_cycle * cycles)
+  double load_busy = 0;        // load.busy_cycles / cycles
+  double compute_busy = 0;     // compute.busy_cycles / (compute.units * cycles)
+  double store_busy = 0;       // store.busy_cycles / cycles
+  double dram_bus_busy = 0;    // dram.bus_busy_cycles / cycles
+  double cache_reuse = 0;      // cache.read_bytes / max(1, cache.write_bytes)
+};
+
+// The floating-point figures by name, in a fixed order (JSON keys, CSV columns).
+struct FigureField {
+  const char* name;
+  double Figures::*member;
+};
+extern const std::vector<FigureField> kFigureFields;
+
+// Throws std::logic_error naming what is wrong: a null pointer, a registry or
+// check/tiling list whose layer count differs from the network's, or every
+// counter of kReportCounters the registry lacks.
+void validate_summary(const RunSummary& s);
+
+Figures layer_figures(const RunSummary& s, uint32_t layer);
+Figures total_figures(const RunSummary& s);
+
+// "64x56x56 k64 3x3/1" (C x H x W, K output channels, R x S kernel / stride);
+// prefixed with "n<N> " when the batch is larger than one.
+std::string shape_string(const LayerConfig& l);
+// "ok", "MISMATCH", or "-" when the layer was not checked (timing-only).
+std::string check_string(const LayerCheck& c);
+
+// Lower and upper bounds of the whole run, summed over layers.
+struct RunBounds {
+  uint64_t compute_lower = 0;  // bound.compute_cycles total
+  uint64_t memory_lower = 0;   // bound.memory_cycles total
+  uint64_t serial_upper = 0;   // bound.serial_cycles total
+  // max(compute_lower, memory_lower) <= total_cycles <= serial_upper
+  bool within(uint64_t cycles) const;
+};
+RunBounds run_bounds(const RunSummary& s);
+
+}  // namespace npusim

@@ -1,0 +1,166 @@
+// The summary table on stdout: one row per layer, a totals row, then the run's
+// headline figures and the verdict on the outputs. Column widths follow the
+// widest cell so long layer names never shear the table.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/report/report.h"
+#include "sim/report/report_figures.h"
+
+namespace npusim {
+
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+std::string pct(double fraction) { return fmt("%.1f", 100.0 * fraction); }
+// "5.00 k", "1.23 M": a rate reads at a glance without counting digits.
+std::string si(double v) {
+  const char* suffix = "";
+  for (const char* next : {"k", "M", "G"}) {
+    if (v < 1000.0) break;
+    v /= 1000.0;
+    suffix = next;
+  }
+  return fmt("%.2f", v) + (*suffix != '\0' ? std::string(" ") + suffix : "");
+}
+std::string kib(uint64_t bytes) { return fmt("%.1f", static_cast<double>(bytes) / 1024.0); }
+
+struct Column {
+  const char* header;
+  bool left;  // names and shapes read left-aligned, numbers right-aligned
+};
+
+const std::vector<Column> kColumns = {
+    {"layer", true},     {"shape", true},  {"cycles", false}, {"time_us", false},
+    {"mac%", false},     {"use%", false},  {"load%", false},  {"comp%", false},
+    {"store%", false},   {"dep", false},   {"mem", false},    {"buf", false},
+    {"bus", false},      {"port", false},  {"rd_KiB", false}, {"wr_KiB", false},
+    {"peak_KiB", false}, {"tiling", true}, {"check", true},
+};
+
+// Cells from `shape` to `tiling` that come from counters, for one layer or the
+// whole run; `value` reads a counter.
+template <typename Value>
+std::vector<std::string> row(const std::string& name, const std::string& shape, const Figures& f,
+                             Value value, const std::string& tiling, const std::string& check) {
+  return {name,
+          shape,
+          std::to_string(f.cycles),
+          fmt("%.3f", f.time_us),
+          pct(f.hw_mac_util),
+          pct(f.useful_mac_util),
+          pct(f.load_busy),
+          pct(f.compute_busy),
+          pct(f.store_busy),
+          std::to_string(value("stall.data_dependency_cycles")),
+          std::to_string(value("stall.memory_dependency_cycles")),
+          std::to_string(value("stall.buffer_space_cycles")),
+          std::to_string(value("stall.bus_cycles")),
+          std::to_string(value("stall.cache_port_cycles")),
+          kib(value("dram.read_bytes")),
+          kib(value("dram.write_bytes")),
+          kib(value("cache.peak_occupancy_bytes")),
+          tiling,
+          check};
+}
+
+void print_rows(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                size_t totals_row) {
+  std::vector<size_t> width(kColumns.size());
+  for (size_t c = 0; c < kColumns.size(); ++c) {
+    width[c] = std::string(kColumns[c].header).size();
+    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
+  }
+  auto print = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      const std::string pad(width[c] - cells[c].size(), ' ');
+      if (c > 0) line += "  ";
+      line += kColumns[c].left ? cells[c] + pad : pad + cells[c];
+    }
+    line.erase(line.find_last_not_of(' ') + 1);  // no trailing blanks after "check"
+    out << line << '\n';
+  };
+  std::vector<std::string> headers;
+  size_t total_width = 2 * (kColumns.size() - 1);
+  for (size_t c = 0; c < kColumns.size(); ++c) {
+    headers.emplace_back(kColumns[c].header);
+    total_width += width[c];
+  }
+  const std::string rule(total_width, '-');
+  print(headers);
+  out << rule << '\n';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i == totals_row) out << rule << '\n';
+    print(rows[i]);
+  }
+}
+
+// The last line: the one thing a user must not miss.
+std::string verdict(const RunSummary& s) {
+  if (s.timing_only) return "outputs: not checked (timing-only mode)";
+  for (size_t i = 0; i < s.checks.size(); ++i) {
+    const LayerCheck& c = s.checks[i];
+    const std::string& name = s.network->layers[i].name;
+    if (!c.checked) return "outputs: NOT CHECKED in layer " + name;
+    if (!c.match) return "outputs: MISMATCH in layer " + name + ": " + c.mismatch;
+  }
+  return "outputs: bit-exact vs reference (" + std::to_string(s.checks.size()) + " layers)";
+}
+
+std::string totals_check(const RunSummary& s) {
+  if (s.timing_only) return "-";
+  return all_layers_match(s) ? "ok" : "MISMATCH";
+}
+
+}  // namespace
+
+void print_summary_table(std::ostream& out, const RunSummary& s) {
+  validate_summary(s);
+  const StatsRegistry& st = *s.stats;
+  const HardwareConfig& hw = *s.hw;
+  std::vector<std::vector<std::string>> rows;
+  for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
+    const LayerTiling& t = s.tiling[i];
+    rows.push_back(row(
+        s.network->layers[i].name, shape_string(s.network->layers[i]), layer_figures(s, i),
+        [&](const std::string& n) { return st.get(n).at(i); },
+        std::to_string(t.k_tile) + "x" + std::to_string(t.pieces), check_string(s.checks[i])));
+  }
+  const size_t totals_row = rows.size();
+  const Figures tot = total_figures(s);
+  rows.push_back(row(
+      "total", "", tot, [&](const std::string& n) { return st.get(n).total(); }, "",
+      totals_check(s)));
+  print_rows(out, rows, totals_row);
+  out << "stalls in cycles: dep = data dependency, mem = memory dependency, buf = buffer space,"
+         " bus = DRAM bus, port = cache port\n\n";
+
+  const RunBounds b = run_bounds(s);
+  out << "total cycles     : " << s.total_cycles << " (" << fmt("%.3f", tot.time_us) << " us at "
+      << fmt("%g", hw.clock_mhz) << " MHz)\n";
+  out << "bounds           : compute >= " << b.compute_lower << ", memory >= " << b.memory_lower
+      << ", serial <= " << b.serial_upper << " cycles"
+      << (b.within(s.total_cycles) ? "" : "  ** total cycles OUTSIDE the bounds **") << '\n';
+  out << "MAC utilisation  : hardware " << pct(tot.hw_mac_util) << " %, useful "
+      << pct(tot.useful_mac_util) << " % of " << hw.peak_macs_per_cycle() << " MACs/cycle\n";
+  out << "DRAM             : read " << kib(st.get("dram.read_bytes").total()) << " KiB, written "
+      << kib(st.get("dram.write_bytes").total()) << " KiB, bus busy " << pct(tot.dram_bus_busy)
+      << " %\n";
+  out << "cache            : peak " << kib(st.get("cache.peak_occupancy_bytes").total())
+      << " KiB of " << kib(hw.cache_bytes()) << " KiB, reuse " << fmt("%.2f", tot.cache_reuse)
+      << "x\n";
+  out << "wall time        : " << fmt("%.3f", s.wall_seconds) << " s";
+  if (s.wall_seconds > 0)
+    out << " (" << si(static_cast<double>(s.total_cycles) / s.wall_seconds)
+        << " simulated cycles/s)";
+  out << '\n' << verdict(s) << '\n';
+}
+
+}  // namespace npusim

@@ -1,0 +1,96 @@
+// Seeded-random or .npy-supplied tensors for one layer. Each tensor draws from
+// its own stream (seed*4 + 1, 2, 3) so that, e.g., supplying weights from a
+// file does not change the random input a layer gets.
+#include "sim/workload/layer_data.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace npusim {
+namespace {
+
+std::string shape_str(const std::vector<uint32_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+// Throws naming the file, the layer, the expected and the found shape.
+void check_shape(const std::string& path, const LayerConfig& layer, const char* what,
+                 const char* dims, const std::vector<uint32_t>& expected,
+                 const std::vector<uint32_t>& found) {
+  if (found == expected) return;
+  throw std::runtime_error(path + ": " + what + " of layer '" + layer.name + "' must have shape " +
+                           dims + " = " + shape_str(expected) + ", found " + shape_str(found));
+}
+
+TensorI8 random_int8(const std::vector<uint32_t>& shape, uint64_t seed) {
+  TensorI8 t(shape);
+  SeededRandom rng(seed);
+  for (int8_t& v : t.data) v = static_cast<int8_t>(rng.uniform(-128, 127));
+  return t;
+}
+
+}  // namespace
+
+// splitmix64 (Steele, Lea, Flood 2014; the reference code by Vigna).
+uint64_t SeededRandom::next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Unbiased by rejection: draws below `threshold` (= 2^64 mod span) are
+// discarded, leaving a count of accepted values that is a multiple of span.
+int64_t SeededRandom::uniform(int64_t lo, int64_t hi) {
+  if (lo > hi) throw std::invalid_argument("SeededRandom::uniform: lo > hi");
+  // Unsigned arithmetic: the span of [INT64_MIN, INT64_MAX] wraps to 0.
+  const uint64_t span = uint64_t(hi) - uint64_t(lo) + 1;
+  if (span == 0) return int64_t(next());
+  const uint64_t threshold = (0 - span) % span;
+  uint64_t r;
+  do {
+    r = next();
+  } while (r < threshold);
+  return int64_t(uint64_t(lo) + r % span);
+}
+
+LayerData make_layer_data(const LayerConfig& layer, bool with_input) {
+  LayerData d;
+  const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic
+
+  const std::vector<uint32_t> weight_shape = {layer.K, layer.R, layer.S, layer.C};
+  if (layer.weights_npy.empty()) {
+    d.weights = random_int8(weight_shape, base + 1);
+  } else {
+    d.weights = read_npy_int8(layer.weights_npy);
+    check_shape(layer.weights_npy, layer, "weights", "K, R, S, C", weight_shape, d.weights.shape);
+  }
+
+  if (with_input) {
+    const std::vector<uint32_t> input_shape = {layer.N, layer.H, layer.W, layer.C};
+    if (layer.input_npy.empty()) {
+      d.input = random_int8(input_shape, base + 2);
+    } else {
+      d.input = read_npy_int8(layer.input_npy);
+      check_shape(layer.input_npy, layer, "input", "N, H, W, C", input_shape, d.input.shape);
+    }
+  }
+
+  if (layer.bias_npy.empty()) {
+    // Small against the accumulator range on purpose: a bias of a few thousand
+    // shifts outputs visibly without swamping the products.
+    SeededRandom rng(base + 3);
+    d.bias.resize(layer.K);
+    for (int32_t& b : d.bias) b = static_cast<int32_t>(rng.uniform(-2048, 2048));
+  } else {
+    TensorI32 b = read_npy_int32(layer.bias_npy);
+    check_shape(layer.bias_npy, layer, "bias", "K", {layer.K}, b.shape);
+    d.bias = std::move(b.data);
+  }
+  return d;
+}
+
+}  // namespace npusim

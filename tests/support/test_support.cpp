@@ -1,0 +1,79 @@
+#include "tests/support/test_support.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace npusim::test {
+
+NetworkConfig workload(const std::string& json_text) {
+  return parse_workload(nlohmann::json::parse(json_text), "<test>");
+}
+
+std::string temp_dir() {
+  static const std::string dir = [] {
+    std::string d = (std::filesystem::temp_directory_path() /
+                     ("npusim-test-" + std::to_string(::getpid())))
+                        .string();
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+std::string write_temp_file(const std::string& name, const std::string& text) {
+  const std::string path = temp_dir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+static std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CliResult run_cli(const std::string& args) {
+  const std::string out = temp_dir() + "/cli.out", err = temp_dir() + "/cli.err";
+  const std::string command =
+      std::string(NPUSIM_BINARY) + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+nlohmann::json run_report(const std::string& args) {
+  static int counter = 0;
+  const std::string dir = temp_dir() + "/report" + std::to_string(counter++);
+  const CliResult r = run_cli(args + " -q --out " + dir);
+  INFO("npusim " << args << "\nstderr:\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(slurp(dir + "/report.json"));
+}
+
+void check_invariants(const RunResult& r) {
+  const StatsRegistry& s = *r.stats;
+  const Counter& cycles = s.get("layer.cycles");
+  const Counter& compute = s.get("bound.compute_cycles");
+  const Counter& memory = s.get("bound.memory_cycles");
+  const Counter& serial = s.get("bound.serial_cycles");
+  for (uint32_t l = 0; l < s.layers(); ++l) {
+    INFO("layer " << r.network.layers[l].name);
+    CHECK(cycles.at(l) >= compute.at(l));
+    CHECK(cycles.at(l) >= memory.at(l));
+  }
+  const uint64_t total = r.outcome.cycles;
+  CHECK(total >= std::max(compute.total(), memory.total()));
+  CHECK(total <= serial.total());
+  CHECK(compute.total() > 0);
+}
+
+}  // namespace npusim::test

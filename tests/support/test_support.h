@@ -1,0 +1,36 @@
+// Helpers shared by the test tiers: build workloads from inline JSON, run the
+// npusim binary as a child process, and check the timing invariants.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/workload_config.h"
+#include "sim/runner/runner.h"
+
+namespace npusim::test {
+
+// Parses a layer or network given as JSON text (as if read from "<test>").
+NetworkConfig workload(const std::string& json_text);
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+// Runs the built npusim binary with `args` (shell-quoted by the caller).
+CliResult run_cli(const std::string& args);
+
+// Writes `text` to a fresh file under the test temp folder; returns its path.
+std::string write_temp_file(const std::string& name, const std::string& text);
+std::string temp_dir();
+
+// Runs the CLI with --out into a temp folder and returns report.json.
+nlohmann::json run_report(const std::string& args);
+
+// DESIGN.md invariants on a completed run (Catch2 CHECKs):
+// every layer: cycles >= compute and memory lower bounds; total: cycles >=
+// max(sum of compute bounds, sum of memory bounds) and <= serial sum.
+void check_invariants(const RunResult& r);
+
+}  // namespace npusim::test

@@ -1,0 +1,166 @@
+// Cost model floor: every formula of models/cost_model.h against numbers
+// worked out by hand (the arithmetic is in the comment beside each check).
+// The formulas are pure functions of the config, so no SystemC is involved.
+#include <catch2/catch.hpp>
+#include <cstdint>
+
+#include "models/cost_model.h"
+#include "sim/config/hardware_config.h"
+
+using namespace npusim;
+
+namespace {
+
+DramConfig dram(uint32_t bytes_per_cycle, uint32_t burst_bytes, uint32_t latency = 100) {
+  DramConfig d;
+  d.bytes_per_cycle = bytes_per_cycle;
+  d.burst_bytes = burst_bytes;
+  d.latency_cycles = latency;
+  return d;
+}
+
+CacheConfig cache(uint32_t banks, uint32_t bank_bytes_per_cycle, uint32_t ports,
+                  uint32_t port_bytes_per_cycle) {
+  CacheConfig c;
+  c.banks = banks;
+  c.bank_bytes_per_cycle = bank_bytes_per_cycle;
+  c.ports = ports;
+  c.port_bytes_per_cycle = port_bytes_per_cycle;
+  return c;
+}
+
+ComputeConfig array(uint32_t rows, uint32_t cols) {
+  ComputeConfig c;
+  c.array_rows = rows;
+  c.array_cols = cols;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("ceil_div rounds up", "[cost]") {
+  CHECK(cost::ceil_div(0, 5) == 0);   // 0 / 5 = 0 exactly
+  CHECK(cost::ceil_div(1, 1) == 1);   // 1 / 1 = 1 exactly
+  CHECK(cost::ceil_div(7, 2) == 4);   // 3.5 -> 4
+  CHECK(cost::ceil_div(8, 2) == 4);   // 4 exactly, no extra
+  CHECK(cost::ceil_div(65, 64) == 2); // 1.02 -> 2
+  // Large operands: (2^40 + 1) / 2^20 = 2^20 + 2^-20 -> 2^20 + 1.
+  CHECK(cost::ceil_div((uint64_t(1) << 40) + 1, uint64_t(1) << 20) == (uint64_t(1) << 20) + 1);
+}
+
+TEST_CASE("dram_burst_bytes rounds every segment up to whole bursts", "[cost]") {
+  const DramConfig d = dram(32, 64);
+  CHECK(cost::dram_burst_bytes(d, 1, 100) == 128);  // ceil(100/64) = 2 bursts = 128 B
+  CHECK(cost::dram_burst_bytes(d, 10, 20) == 640);  // 10 x ceil(20/64) = 10 bursts = 640 B
+  CHECK(cost::dram_burst_bytes(d, 1, 64) == 64);    // exactly 1 burst
+  CHECK(cost::dram_burst_bytes(d, 1, 65) == 128);   // 1 byte over -> 2 bursts
+  CHECK(cost::dram_burst_bytes(d, 3, 128) == 384);  // 3 x 2 bursts = 6 x 64 B
+  CHECK(cost::dram_burst_bytes(d, 0, 100) == 0);    // no segments, nothing moves
+  CHECK(cost::dram_burst_bytes(d, 5, 0) == 0);      // empty segments: 0 bursts each
+  // burst 32: ceil(1000/32) = ceil(31.25) = 32 bursts = 1024 B per segment, x3 = 3072 B.
+  CHECK(cost::dram_burst_bytes(dram(16, 32), 3, 1000) == 3072);
+}
+
+TEST_CASE("dram_data_cycles divides the burst bytes by the bus width", "[cost]") {
+  const DramConfig d = dram(32, 64);
+  CHECK(cost::dram_data_cycles(d, 1, 100) == 4);    // 128 B / 32 B per cycle = 4
+  CHECK(cost::dram_data_cycles(d, 10, 20) == 20);   // 640 B / 32 = 20
+  CHECK(cost::dram_data_cycles(d, 1, 64) == 2);     // 64 / 32 = 2
+  CHECK(cost::dram_data_cycles(d, 1, 1) == 2);      // 1 B still costs a 64 B burst: 2
+  CHECK(cost::dram_data_cycles(d, 0, 100) == 0);    // nothing to move
+  // 1 x 4096 B = 64 bursts = 4096 B / 32 = 128 cycles; as 64 segments of 64 B the same.
+  CHECK(cost::dram_data_cycles(d, 1, 4096) == 128);
+  CHECK(cost::dram_data_cycles(d, 64, 64) == 128);
+  // ...but 64 segments of 65 B each take 2 bursts: 64 x 128 B = 8192 B / 32 = 256 cycles.
+  CHECK(cost::dram_data_cycles(d, 64, 65) == 256);
+  // A bus width that does not divide the burst: 48 B/cycle, burst 64.
+  const DramConfig odd = dram(48, 64);
+  CHECK(cost::dram_data_cycles(odd, 1, 64) == 2);   // 64 / 48 = 1.33 -> 2
+  CHECK(cost::dram_data_cycles(odd, 3, 64) == 4);   // 192 / 48 = 4 exactly
+  CHECK(cost::dram_data_cycles(odd, 1, 100) == 3);  // 128 / 48 = 2.67 -> 3
+  // burst 32, 16 B/cycle: 3072 B (see the burst test) / 16 = 192 cycles.
+  CHECK(cost::dram_data_cycles(dram(16, 32), 3, 1000) == 192);
+  // Latency is charged per request elsewhere (models/dram.cpp), not in the data cycles.
+  CHECK(cost::dram_data_cycles(dram(32, 64, 0), 1, 100) == 4);
+  CHECK(cost::dram_data_cycles(dram(32, 64, 1000), 1, 100) == 4);
+}
+
+TEST_CASE("cache_access_cycles streams bytes through one port", "[cost]") {
+  const CacheConfig c = cache(8, 16, 2, 64);
+  CHECK(cost::cache_access_cycles(c, 0) == 0);      // nothing to stream
+  CHECK(cost::cache_access_cycles(c, 1) == 1);      // 1/64 -> 1
+  CHECK(cost::cache_access_cycles(c, 64) == 1);     // 64/64 = 1
+  CHECK(cost::cache_access_cycles(c, 65) == 2);     // 1.02 -> 2
+  CHECK(cost::cache_access_cycles(c, 1000) == 16);  // 15.6 -> 16
+  CHECK(cost::cache_access_cycles(c, 4096) == 64);  // 4096/64 = 64
+  // 16 B/cycle port: 1000/16 = 62.5 -> 63.
+  CHECK(cost::cache_access_cycles(cache(8, 16, 2, 16), 1000) == 63);
+}
+
+TEST_CASE("cache_parallel_accesses: ports limited by what the banks sustain", "[cost]") {
+  // min(ports, max(1, floor(banks * bank_bytes_per_cycle / port_bytes_per_cycle)))
+  // Defaults: 8 banks x 16 B = 128 B/cycle = 2 ports of 64 B -> min(2, 2) = 2.
+  CHECK(cost::cache_parallel_accesses(CacheConfig{}) == 2);
+  CHECK(cost::cache_parallel_accesses(cache(8, 16, 2, 64)) == 2);
+  // Banks starve the ports: 2 x 16 = 32 B < 64 B -> floor 0 -> at least 1.
+  CHECK(cost::cache_parallel_accesses(cache(2, 16, 2, 64)) == 1);
+  // Plenty of bank bandwidth: 16 x 16 = 256 B = 4 ports' worth, but only 2 ports -> 2.
+  CHECK(cost::cache_parallel_accesses(cache(16, 16, 2, 64)) == 2);
+  // Same banks, 8 ports: min(8, 4) = 4.
+  CHECK(cost::cache_parallel_accesses(cache(16, 16, 8, 64)) == 4);
+  // Bank bandwidth not a multiple of a port: 3 x 32 = 96 B -> floor(96/64) = 1.
+  CHECK(cost::cache_parallel_accesses(cache(3, 32, 4, 64)) == 1);
+  // 5 x 32 = 160 B -> floor(160/64) = 2, under 4 ports -> 2.
+  CHECK(cost::cache_parallel_accesses(cache(5, 32, 4, 64)) == 2);
+  // One port is one access whatever the banks: min(1, 32) = 1.
+  CHECK(cost::cache_parallel_accesses(cache(32, 64, 1, 64)) == 1);
+  // Narrow ports: 4 x 8 = 32 B / 8 B = 4 ports' worth; 6 ports -> 4.
+  CHECK(cost::cache_parallel_accesses(cache(4, 8, 6, 8)) == 4);
+}
+
+TEST_CASE("compute_stage_cycles: channel groups x coefficients x pixel groups", "[cost]") {
+  // ceil(k / array_rows) * C*R*S * ceil(pixels / array_cols)
+  const ComputeConfig a32 = array(32, 32);
+  // Exactly one of everything: 1 * 1 * 1 = 1.
+  CHECK(cost::compute_stage_cycles(a32, 32, 32, 1) == 1);
+  // k = 40 -> 2 groups of 32; pixels 100 -> 4 groups of 32; 2 * 27 * 4 = 216.
+  CHECK(cost::compute_stage_cycles(a32, 100, 40, 27) == 216);
+  // One over in both: k 33 -> 2, pixels 33 -> 2; 2 * 9 * 2 = 36.
+  CHECK(cost::compute_stage_cycles(a32, 33, 33, 9) == 36);
+  // Fewer than one group in both still costs a full group: 1 * 576 * 1 = 576.
+  CHECK(cost::compute_stage_cycles(a32, 5, 3, 576) == 576);
+  // A 3x3x64 kernel on a 14-wide row pair (28 pixels), 64 channels:
+  // ceil(64/32) = 2, C*R*S = 576, ceil(28/32) = 1 -> 1152.
+  CHECK(cost::compute_stage_cycles(a32, 28, 64, 576) == 1152);
+  // Non-square array, rows 16 (channels), cols 8 (pixels):
+  // pixels 56 -> 7 groups; k 64 -> 4 groups; 4 * 576 * 7 = 16128.
+  const ComputeConfig a16x8 = array(16, 8);
+  CHECK(cost::compute_stage_cycles(a16x8, 56, 64, 576) == 16128);
+  // pixels 57 -> 8 groups; k 65 -> 5 groups; 5 * 576 * 8 = 23040.
+  CHECK(cost::compute_stage_cycles(a16x8, 57, 65, 576) == 23040);
+  // Rows and columns are not interchangeable: swap them (8 rows, 16 cols):
+  // k 64 -> 8 groups, pixels 56 -> 4 groups; 8 * 576 * 4 = 18432.
+  CHECK(cost::compute_stage_cycles(array(8, 16), 56, 64, 576) == 18432);
+  // No pixels, no cycles.
+  CHECK(cost::compute_stage_cycles(a32, 0, 64, 576) == 0);
+  // The pipeline fill is added per instruction by the compute engine, not here.
+  ComputeConfig slow = a32;
+  slow.pipeline_latency_cycles = 1000;
+  CHECK(cost::compute_stage_cycles(slow, 100, 40, 27) == 216);
+}
+
+TEST_CASE("compute_stage_macs counts every pixel x channel x coefficient", "[cost]") {
+  CHECK(cost::compute_stage_macs(100, 40, 27) == 108000);  // 100 * 40 * 27
+  CHECK(cost::compute_stage_macs(1, 1, 1) == 1);
+  CHECK(cost::compute_stage_macs(0, 40, 27) == 0);
+  // 56 * 56 * 64 pixels-channels x 576 = 3136 * 64 * 576 = 115605504.
+  CHECK(cost::compute_stage_macs(3136, 64, 576) == 115605504);
+  // The array does at most rows*cols MACs a cycle, so MACs <= cycles * peak:
+  // 216 cycles * 1024 = 221184 >= 108000 (the rest is idle array slots).
+  CHECK(cost::compute_stage_macs(100, 40, 27) <=
+        cost::compute_stage_cycles(array(32, 32), 100, 40, 27) * 32 * 32);
+  // With everything a multiple of the array, the bound is met exactly:
+  // 64 px, 64 ch, 9 coef: macs 36864 = cycles (2*9*2 = 36) * 1024.
+  CHECK(cost::compute_stage_macs(64, 64, 9) ==
+        cost::compute_stage_cycles(array(32, 32), 64, 64, 9) * 32 * 32);
+}

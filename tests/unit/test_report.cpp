@@ -1,0 +1,296 @@
+// Report floor: derived figures against numbers worked by hand, the JSON
+// schema, the CSV shape, the files written, and loud errors for bad input.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "sim/report/report.h"
+#include "sim/report/report_figures.h"
+
+using namespace npusim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Hand-picked per-layer values. The hardware below has 2 units of 4x8 MACs
+// (peak 64 MACs/cycle) at 500 MHz; the run's total is 2500 cycles (the two
+// layers' spans overlap by 500).
+const std::map<std::string, std::pair<uint64_t, uint64_t>> kValues = {
+    {"layer.start_cycle", {0, 500}},
+    {"layer.finish_cycle", {1000, 2500}},
+    {"layer.cycles", {1000, 2000}},
+    {"load.busy_cycles", {400, 1000}},
+    {"load.instructions", {4, 8}},
+    {"compute.busy_cycles", {1500, 2000}},
+    {"compute.instructions", {10, 20}},
+    {"compute.work_cycles", {1400, 1900}},
+    {"compute.macs_performed", {32000, 96000}},
+    {"compute.macs_useful", {16000, 64000}},
+    {"store.busy_cycles", {100, 500}},
+    {"store.instructions", {2, 4}},
+    {"store.batches", {3, 5}},
+    {"stall.data_dependency_cycles", {11, 21}},
+    {"stall.buffer_space_cycles", {12, 22}},
+    {"stall.memory_dependency_cycles", {13, 23}},
+    {"stall.bus_cycles", {14, 24}},
+    {"stall.cache_port_cycles", {15, 25}},
+    {"dram.read_bytes", {2048, 4096}},
+    {"dram.write_bytes", {1024, 512}},
+    {"dram.bus_busy_cycles", {600, 200}},
+    {"cache.read_bytes", {3000, 500}},
+    {"cache.write_bytes", {1000, 0}},
+    {"cache.peak_occupancy_bytes", {8192, 4096}},
+    {"cache.allocated_bytes", {10240, 10240}},
+    {"bound.compute_cycles", {500, 1000}},
+    {"bound.memory_cycles", {800, 1200}},
+    {"bound.serial_cycles", {1500, 3000}},
+};
+
+bool is_max(const std::string& name) {
+  return name == "layer.start_cycle" || name == "layer.finish_cycle" ||
+         name == "cache.peak_occupancy_bytes" || name == "cache.allocated_bytes";
+}
+
+// Declares every counter in kValues except `skip` and fills both layers.
+StatsRegistry make_stats(const std::string& skip = "") {
+  StatsRegistry st(2);
+  for (const auto& [name, v] : kValues) {
+    if (name == skip) continue;
+    Counter& c = st.declare(name, "unit", "meaning of " + name,
+                            is_max(name) ? Counter::Reduce::Max : Counter::Reduce::Sum);
+    c.add(0, v.first);
+    c.add(1, v.second);
+  }
+  return st;
+}
+
+LayerConfig make_layer(const std::string& name, uint32_t C, uint32_t HW, uint32_t K, uint32_t RS,
+                       uint32_t stride) {
+  LayerConfig l;
+  l.name = name;
+  l.C = C;
+  l.H = l.W = HW;
+  l.K = K;
+  l.R = l.S = RS;
+  l.stride = stride;
+  l.padding = RS / 2;
+  l.requant.scale.assign(K, 1);
+  return l;
+}
+
+struct Fixture {
+  HardwareConfig hw;
+  NetworkConfig net;
+  StatsRegistry stats = make_stats();
+  RunSummary s;
+
+  Fixture() {
+    hw.clock_mhz = 500.0;
+    hw.compute.units = 2;
+    hw.compute.array_rows = 4;
+    hw.compute.array_cols = 8;
+    net.name = "two_layers";
+    net.layers = {make_layer("conv1", 64, 56, 64, 3, 1), make_layer("conv2", 64, 56, 128, 1, 2)};
+    net.chained = {false, false};
+    s.hw = &hw;
+    s.network = &net;
+    s.stats = &stats;
+    s.checks = {{true, true, "", "d0"}, {true, true, "", "d1"}};
+    s.tiling = {{32, 4, 14, 65536}, {64, 2, 28, 32768}};
+    s.total_cycles = 2500;
+    s.wall_seconds = 0.5;
+  }
+};
+
+std::string table_of(const RunSummary& s) {
+  std::ostringstream out;
+  print_summary_table(out, s);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("report: per-layer derived figures match hand-worked numbers", "[report]") {
+  Fixture f;
+  const Figures a = layer_figures(f.s, 0);
+  CHECK(a.cycles == 1000);
+  CHECK(a.time_us == Approx(2.0));           // 1000 cycles / 500 MHz
+  CHECK(a.hw_mac_util == Approx(0.5));       // 32000 / (64 * 1000)
+  CHECK(a.useful_mac_util == Approx(0.25));  // 16000 / (64 * 1000)
+  CHECK(a.load_busy == Approx(0.4));         // 400 / 1000
+  CHECK(a.compute_busy == Approx(0.75));     // 1500 / (2 units * 1000)
+  CHECK(a.store_busy == Approx(0.1));
+  CHECK(a.dram_bus_busy == Approx(0.6));
+  CHECK(a.cache_reuse == Approx(3.0));  // 3000 / 1000
+
+  const Figures b = layer_figures(f.s, 1);
+  CHECK(b.hw_mac_util == Approx(0.75));  // 96000 / (64 * 2000)
+  CHECK(b.useful_mac_util == Approx(0.5));
+  CHECK(b.compute_busy == Approx(0.5));   // 2000 / (2 * 2000)
+  CHECK(b.cache_reuse == Approx(500.0));  // no cache writes: divide by 1
+}
+
+TEST_CASE("report: run totals use total_cycles, not the sum of overlapping spans", "[report]") {
+  Fixture f;
+  const Figures t = total_figures(f.s);
+  CHECK(t.cycles == 2500);
+  CHECK(t.time_us == Approx(5.0));
+  CHECK(t.hw_mac_util == Approx(0.8));      // 128000 / (64 * 2500)
+  CHECK(t.useful_mac_util == Approx(0.5));  // 80000 / 160000
+  CHECK(t.load_busy == Approx(0.56));       // 1400 / 2500
+  CHECK(t.compute_busy == Approx(0.7));     // 3500 / (2 * 2500)
+  CHECK(t.store_busy == Approx(0.24));
+  CHECK(t.dram_bus_busy == Approx(0.32));
+  CHECK(t.cache_reuse == Approx(3.5));  // 3500 / 1000
+
+  const RunBounds b = run_bounds(f.s);
+  CHECK(b.compute_lower == 1500);
+  CHECK(b.memory_lower == 2000);
+  CHECK(b.serial_upper == 4500);
+  CHECK(b.within(2500));
+  CHECK_FALSE(b.within(1999));
+  CHECK_FALSE(b.within(4501));
+}
+
+TEST_CASE("report: zero cycles give zero ratios, not NaN", "[report]") {
+  Fixture f;
+  f.s.total_cycles = 0;
+  const Figures t = total_figures(f.s);
+  CHECK(t.hw_mac_util == 0.0);
+  CHECK(t.compute_busy == 0.0);
+  CHECK(t.time_us == 0.0);
+}
+
+TEST_CASE("report: summary table rows, totals and verdicts", "[report]") {
+  Fixture f;
+  std::string text = table_of(f.s);
+  CHECK_THAT(text, Contains("64x56x56 k64 3x3/1"));
+  CHECK_THAT(text, Contains("64x56x56 k128 1x1/2"));
+  CHECK_THAT(text, Contains("32x4"));
+  CHECK_THAT(text, Contains("total cycles     : 2500 (5.000 us at 500 MHz)"));
+  CHECK_THAT(text, Contains("hardware 80.0 %, useful 50.0 %"));
+  CHECK_THAT(text, Contains("(5.00 k simulated cycles/s)"));
+  CHECK_THAT(text, Contains("outputs: bit-exact vs reference (2 layers)"));
+  CHECK(text.find("OUTSIDE") == std::string::npos);
+
+  f.s.checks[1] = {true, false, "element (0,3,4,17): 12 vs 13", ""};
+  text = table_of(f.s);
+  CHECK_THAT(text, Contains("MISMATCH"));
+  CHECK_THAT(text, Contains("outputs: MISMATCH in layer conv2: element (0,3,4,17): 12 vs 13"));
+  CHECK_FALSE(all_layers_match(f.s));
+
+  f.s.timing_only = true;
+  f.s.checks = {LayerCheck{}, LayerCheck{}};
+  text = table_of(f.s);
+  CHECK_THAT(text, Contains("outputs: not checked (timing-only mode)"));
+  CHECK(all_layers_match(f.s));
+
+  f.s.total_cycles = 100;  // below the memory lower bound: must be flagged
+  CHECK_THAT(table_of(f.s), Contains("OUTSIDE the bounds"));
+}
+
+TEST_CASE("report: an unchecked layer outside timing-only mode is not a pass", "[report]") {
+  Fixture f;
+  f.s.checks[0].checked = false;
+  CHECK_FALSE(all_layers_match(f.s));
+  CHECK_THAT(table_of(f.s), Contains("outputs: NOT CHECKED in layer conv1"));
+}
+
+TEST_CASE("report: JSON carries the schema version and every field", "[report]") {
+  Fixture f;
+  const nlohmann::json j = make_report_json(f.s);
+  CHECK(j.at("schema_version") == kReportSchemaVersion);
+  CHECK(j.at("tool") == "npusim");
+  CHECK(j.at("hardware").is_object());
+  CHECK(j.at("workload").at("name") == "two_layers");
+  CHECK(j.at("workload").at("layers") == 2);
+  CHECK(j.at("timing_only") == false);
+  CHECK(j.at("wall_seconds") == Approx(0.5));
+
+  const nlohmann::json& t = j.at("totals");
+  CHECK(t.at("cycles") == 2500);
+  CHECK(t.at("hw_mac_util").get<double>() == Approx(0.8));
+  CHECK(t.at("within_bounds") == true);
+  CHECK(t.at("all_layers_match") == true);
+  CHECK(t.at("counters").at("compute.macs_useful") == 80000);
+  CHECK(t.at("counters").at("cache.peak_occupancy_bytes") == 8192);  // Max, not sum
+
+  const nlohmann::json& layers = j.at("layers");
+  REQUIRE(layers.size() == 2);
+  const nlohmann::json& l1 = layers.at(1);
+  CHECK(l1.at("name") == "conv2");
+  CHECK(l1.at("index") == 1);
+  CHECK(l1.at("cycles") == 2000);
+  CHECK(l1.at("time_us").get<double>() == Approx(4.0));
+  CHECK(l1.at("compute_busy").get<double>() == Approx(0.5));
+  CHECK(l1.at("shape").at("K") == 128);
+  CHECK(l1.at("shape").at("out_h") == 28);  // (56 + 0 - 1) / 2 + 1
+  CHECK(l1.at("tiling").at("k_tile") == 64);
+  CHECK(l1.at("tiling").at("half_bytes") == 32768);
+  CHECK(l1.at("check").at("match") == true);
+  CHECK(l1.at("check").at("digest") == "d1");
+  CHECK(l1.at("counters").size() == kValues.size());
+  CHECK(l1.at("counters").at("compute.macs_useful") == 64000);
+  for (const FigureField& field : kFigureFields) CHECK(l1.contains(field.name));
+}
+
+TEST_CASE("report: CSV has a header and one row per layer", "[report]") {
+  Fixture f;
+  f.net.layers[0].name = "conv,1";  // a separator in a name must be quoted
+  std::ostringstream out;
+  write_layer_csv(out, f.s);
+  std::istringstream in(out.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0].rfind("index,name,N,C,H,W,K,R,S,stride,padding,out_h,out_w,cycles,time_us,", 0) ==
+        0);
+  for (const auto& [name, v] : kValues) CHECK_THAT(lines[0], Contains("," + name));
+  CHECK(lines[1].rfind("0,\"conv,1\",1,64,56,56,64,3,3,1,1,56,56,1000,2,0.5,0.25,", 0) == 0);
+  auto commas = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
+  CHECK(commas(lines[2]) == commas(lines[0]));
+  CHECK(commas(lines[1]) == commas(lines[0]) + 1);  // the quoted comma
+}
+
+TEST_CASE("report: a missing counter is named in the error", "[report]") {
+  Fixture f;
+  const StatsRegistry partial = make_stats("stall.bus_cycles");
+  f.s.stats = &partial;
+  std::ostringstream out;
+  CHECK_THROWS_WITH(print_summary_table(out, f.s), Contains("stall.bus_cycles"));
+  CHECK_THROWS_AS(make_report_json(f.s), std::logic_error);
+  CHECK_THROWS_WITH(write_layer_csv(out, f.s), Contains("lacks counter"));
+}
+
+TEST_CASE("report: incomplete summaries are rejected", "[report]") {
+  Fixture f;
+  f.s.tiling.pop_back();
+  CHECK_THROWS_WITH(make_report_json(f.s), Contains("RunSummary::tiling has 1"));
+  Fixture g;
+  g.s.stats = nullptr;
+  CHECK_THROWS_AS(make_report_json(g.s), std::logic_error);
+}
+
+TEST_CASE("report: write_report_files writes the six files", "[report]") {
+  namespace fs = std::filesystem;
+  Fixture f;
+  const fs::path dir = fs::temp_directory_path() / "npusim_test_report" / "nested";
+  fs::remove_all(dir.parent_path());
+  write_report_files(dir.string(), f.s);
+  for (const char* name : {"report.json", "layers.csv", "stats.json", "stats.txt",
+                           "hw.resolved.json", "workload.resolved.json"})
+    CHECK(fs::is_regular_file(dir / name));
+  std::ifstream report(dir / "report.json");
+  CHECK(nlohmann::json::parse(report).at("schema_version") == kReportSchemaVersion);
+  std::ifstream stats(dir / "stats.json");
+  CHECK(nlohmann::json::parse(stats).at("layer.cycles").at("total") == 3000);
+
+  // A folder that cannot be created: its parent is a regular file.
+  const fs::path blocked = dir / "report.json" / "sub";
+  CHECK_THROWS_WITH(write_report_files(blocked.string(), f.s), Contains(blocked.string()));
+  fs::remove_all(dir.parent_path());
+}
