@@ -34,7 +34,7 @@ void ComputeEngine::run_unit(uint32_t unit) {
       compute(*in);
       busy_.add(in->layer, now_cycles() - start);
       instructions_.add(in->layer, 1);
-      scheduler->instruction_done(*in);
+      scheduler->instruction_done(*in, now_cycles());
     }
   });
 }
@@ -56,6 +56,7 @@ void ComputeEngine::compute(const Instruction& in) {
 
   uint64_t standalone = 0;
   for (uint32_t s = 0; s < in.stages; ++s) {
+    if (s > 0) scheduler->wait_until_ready(in, s);
     const uint64_t now = now_cycles();
     const std::string reader = scheduler->who(in, s);
     const RowRange out = stage_rows(in, s);

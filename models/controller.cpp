@@ -70,14 +70,14 @@ Counter& Controller::stall_counter(DependencyKind kind) {
   return stall_memory_;
 }
 
-void Controller::wait_until_ready(const Instruction& in) {
+void Controller::wait_until_ready(const Instruction& in, uint32_t stage) {
   Queue& q = queue_of(in);
   for (;;) {
     const uint64_t now = now_cycles();
     uint64_t ready = now;
     const Dependency* blocking = nullptr;
     for (const Dependency& d : in.deps) {
-      const uint64_t t = policy_->satisfied_from(in, d, program_.instructions[d.producer],
+      const uint64_t t = policy_->satisfied_from(in, stage, d, program_.instructions[d.producer],
                                                  state_[d.producer]);
       if (t > ready) {
         ready = t;
@@ -105,9 +105,10 @@ void Controller::stage_done(const Instruction& in, uint32_t stage, uint64_t at) 
   progress_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void Controller::instruction_done(const Instruction& in) {
+void Controller::instruction_done(const Instruction& in, uint64_t complete_at) {
   InstructionState& s = state_[in.id];
-  s.done_at = now_cycles();
+  s.released_at = now_cycles();
+  s.done_at = std::max(complete_at, s.released_at);
   for (uint64_t& t : s.stage_done_at) t = std::min(t, s.done_at);
   ++done_count_;
   finish_cycle_ = std::max(finish_cycle_, s.done_at);

@@ -23,10 +23,10 @@ class Controller : public sc_core::sc_module, public SchedulerIf {
 
   const Program& program() const override { return program_; }
   const Instruction* next(EngineKind engine, uint32_t unit) override;
-  void wait_until_ready(const Instruction& in) override;
+  void wait_until_ready(const Instruction& in, uint32_t stage = 0) override;
   void instruction_started(const Instruction& in) override;
   void stage_done(const Instruction& in, uint32_t stage, uint64_t at) override;
-  void instruction_done(const Instruction& in) override;
+  void instruction_done(const Instruction& in, uint64_t complete_at) override;
   void fail(const std::string& message) override;
   std::string who(const Instruction& in, uint32_t stage) const override;
 

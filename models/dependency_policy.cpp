@@ -2,16 +2,17 @@
 
 #include <stdexcept>
 
+#include "models/early_policy.h"
+
 namespace npusim {
 
-std::unique_ptr<DependencyPolicy> make_dependency_policy(SchedulerPolicy policy) {
+std::unique_ptr<DependencyPolicy> make_dependency_policy(SchedulerPolicy policy,
+                                                         const Program& program) {
   switch (policy) {
     case SchedulerPolicy::Strict:
       return std::make_unique<StrictPolicy>();
     case SchedulerPolicy::Early:
-      throw std::invalid_argument(
-          "scheduler.policy \"early\" (seed 004 early completion) is not implemented yet; "
-          "use \"strict\"");
+      return std::make_unique<EarlyPolicy>(program);
   }
   throw std::invalid_argument("unknown scheduler policy");
 }

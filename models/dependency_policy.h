@@ -18,7 +18,8 @@ inline constexpr uint64_t kNotYet = std::numeric_limits<uint64_t>::max();
 // What the controller knows of one instruction while the program runs.
 struct InstructionState {
   uint64_t started_at = kNotYet;
-  uint64_t done_at = kNotYet;
+  uint64_t released_at = kNotYet;  // the engine let go of it (a store: data in the write buffer)
+  uint64_t done_at = kNotYet;      // its results are complete (a store: in memory)
   std::vector<uint64_t> stage_done_at;  // per stage; kNotYet until announced
 };
 
@@ -26,9 +27,10 @@ class DependencyPolicy {
  public:
   virtual ~DependencyPolicy() = default;
   virtual const char* name() const = 0;
-  // Cycle from which `dep` no longer holds `consumer` back, or kNotYet when
+  // Cycle from which `dep` no longer holds back stage `consumer_stage` of `consumer`, or kNotYet when
   // that is not known yet (the controller re-asks after every progress event).
-  virtual uint64_t satisfied_from(const Instruction& consumer, const Dependency& dep,
+  virtual uint64_t satisfied_from(const Instruction& consumer, uint32_t consumer_stage,
+                                  const Dependency& dep,
                                   const Instruction& producer,
                                   const InstructionState& producer_state) const = 0;
 };
@@ -37,13 +39,14 @@ class DependencyPolicy {
 class StrictPolicy : public DependencyPolicy {
  public:
   const char* name() const override { return "strict"; }
-  uint64_t satisfied_from(const Instruction&, const Dependency&, const Instruction&,
+  uint64_t satisfied_from(const Instruction&, uint32_t, const Dependency&, const Instruction&,
                           const InstructionState& producer_state) const override {
     return producer_state.done_at;
   }
 };
 
 // Throws std::invalid_argument for a policy that is not implemented.
-std::unique_ptr<DependencyPolicy> make_dependency_policy(SchedulerPolicy policy);
+std::unique_ptr<DependencyPolicy> make_dependency_policy(SchedulerPolicy policy,
+                                                         const Program& program);
 
 }  // namespace npusim

@@ -19,12 +19,15 @@ class SchedulerIf : public virtual sc_core::sc_interface {
   virtual const Program& program() const = 0;
   // Next instruction of this engine queue in program order, or nullptr at the end.
   virtual const Instruction* next(EngineKind engine, uint32_t unit) = 0;
-  // Blocks the calling thread until the policy lets `in` start.
-  virtual void wait_until_ready(const Instruction& in) = 0;
+  // Blocks the calling thread until the policy lets stage `stage` of `in`
+  // start (stage 0: the instruction itself).
+  virtual void wait_until_ready(const Instruction& in, uint32_t stage = 0) = 0;
   virtual void instruction_started(const Instruction& in) = 0;
   // Stage `stage` of `in` has its results in place from cycle `at` (>= now) on.
   virtual void stage_done(const Instruction& in, uint32_t stage, uint64_t at) = 0;
-  virtual void instruction_done(const Instruction& in) = 0;
+  // The engine is free of `in` now; its results are complete at `complete_at`
+  // (>= now: loads and stores finish in memory after the bus is released).
+  virtual void instruction_done(const Instruction& in, uint64_t complete_at) = 0;
   // Records a simulation error and stops the simulation.
   virtual void fail(const std::string& message) = 0;
   // "#12 compute ... stage 3" for error messages.

@@ -24,21 +24,15 @@ void LoadEngine::run() {
       scheduler->instruction_started(*in);
       const uint64_t start = now_cycles();
       standalone_ = dram->latency_cycles();
-      switch (in->op) {
-        case Opcode::LoadParams:
-          load_params(*in);
-          break;
-        case Opcode::LoadWeights:
-          load_weights(*in);
-          break;
-        default:
-          load_input(*in);
-          break;
-      }
+      const uint64_t complete = in->op == Opcode::LoadParams    ? load_params(*in)
+                                : in->op == Opcode::LoadWeights ? load_weights(*in)
+                                                                : load_input(*in);
       busy_.add(in->layer, now_cycles() - start);
       instructions_.add(in->layer, 1);
       standalone_cycles_.add(in->layer, standalone_);
-      scheduler->instruction_done(*in);
+      // The DMA is free once the last request has crossed the bus; the data
+      // lands `latency` later, while the next load's requests already go out.
+      scheduler->instruction_done(*in, complete);
     }
   });
 }
@@ -59,7 +53,7 @@ uint64_t LoadEngine::transfer_stage(const Instruction& in, uint64_t dram_bytes,
   return std::max(arrival, write.end);
 }
 
-void LoadEngine::load_params(const Instruction& in) {
+uint64_t LoadEngine::load_params(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   SumTile& bank = cache->params(in.half);
   bank.begin_fill({int32_t(in.layer), 0, 0, L.K, 0, 1}, L.K, 2, options_.functional);
@@ -71,10 +65,10 @@ void LoadEngine::load_params(const Instruction& in) {
   const uint64_t ready = transfer_stage(in, L.params_bytes(), L.params_bytes());
   for (uint32_t k = 0; k < L.K; ++k) bank.mark_valid(k, ready);
   scheduler->stage_done(in, 0, ready);
-  wait_until_cycle(ready);
+  return ready;
 }
 
-void LoadEngine::load_weights(const Instruction& in) {
+uint64_t LoadEngine::load_weights(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   const uint64_t kernel_bytes = uint64_t(L.R) * L.S * L.C;
   ByteTile& weights = cache->weights();
@@ -95,10 +89,10 @@ void LoadEngine::load_weights(const Instruction& in) {
     scheduler->stage_done(in, s, ready);
     last = std::max(last, ready);
   }
-  wait_until_cycle(last);
+  return last;
 }
 
-void LoadEngine::load_input(const Instruction& in) {
+uint64_t LoadEngine::load_input(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const uint64_t padded_row = uint64_t(L.padded_w()) * L.C;
@@ -110,6 +104,7 @@ void LoadEngine::load_input(const Instruction& in) {
   int64_t loaded_end = rows.begin;
   uint64_t last = now_cycles();
   for (uint32_t s = 0; s < in.stages; ++s) {
+    if (s > 0) scheduler->wait_until_ready(in, s);
     const RowRange out = stage_rows(in, s);
     const RowRange need = input_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
     const int64_t first = loaded_end, end = std::max(loaded_end, need.end);
@@ -134,7 +129,7 @@ void LoadEngine::load_input(const Instruction& in) {
     last = std::max(last, ready);
     loaded_end = end;
   }
-  wait_until_cycle(last);
+  return last;
 }
 
 }  // namespace npusim

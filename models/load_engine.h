@@ -18,9 +18,10 @@ class LoadEngine : public Engine {
 
  private:
   void run();
-  void load_params(const Instruction& in);
-  void load_weights(const Instruction& in);
-  void load_input(const Instruction& in);
+  // Each returns the cycle its last data is in the cache.
+  uint64_t load_params(const Instruction& in);
+  uint64_t load_weights(const Instruction& in);
+  uint64_t load_input(const Instruction& in);
   // Moves one stage: bus transfer of `dram_bytes` (one segment), then a cache
   // write of `cache_bytes`. Returns the cycle the stage's data is in the cache.
   uint64_t transfer_stage(const Instruction& in, uint64_t dram_bytes, uint64_t cache_bytes);

@@ -34,15 +34,17 @@ void StoreEngine::run() {
       scheduler->wait_until_ready(*in);
       scheduler->instruction_started(*in);
       const uint64_t start = now_cycles();
-      store(*in);
+      const uint64_t in_memory = store(*in);
       busy_.add(in->layer, now_cycles() - start);
       instructions_.add(in->layer, 1);
-      scheduler->instruction_done(*in);
+      // Free once the last batch is in the bus write buffer; the writes reach
+      // memory `latency` later (seed 004 rule 3 tells these two apart).
+      scheduler->instruction_done(*in, in_memory);
     }
   });
 }
 
-void StoreEngine::store(const Instruction& in) {
+uint64_t StoreEngine::store(const Instruction& in) {
   const LayerDescriptor& L = scheduler->program().layers[in.layer];
   SumTile& params = cache->params(in.layer % 2);
   SumTile& results = cache->result_half(in.unit, in.half);
@@ -53,6 +55,7 @@ void StoreEngine::store(const Instruction& in) {
   const uint64_t latency = dram->latency_cycles();
   uint64_t last_ack = now_cycles(), standalone = latency;
   for (uint32_t s = 0; s < in.stages; ++s) {
+    if (s > 0) scheduler->wait_until_ready(in, s);
     const uint64_t now = now_cycles();
     const std::string reader = scheduler->who(in, s);
     const RowRange rows = stage_rows(in, s);
@@ -89,10 +92,10 @@ void StoreEngine::store(const Instruction& in) {
     last_ack = std::max(last_ack, ack);
     wait_until_cycle(in_write_buffer);
   }
-  wait_until_cycle(last_ack);
   standalone_cycles_.add(in.layer, standalone);
   results.release();
   cache->occupancy_changed(in.layer);
+  return last_ack;
 }
 
 }  // namespace npusim

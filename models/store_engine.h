@@ -17,7 +17,8 @@ class StoreEngine : public Engine {
 
  private:
   void run();
-  void store(const Instruction& in);
+  // Returns the cycle the last batch reaches memory.
+  uint64_t store(const Instruction& in);
 
   Counter& busy_;
   Counter& instructions_;
