@@ -7,13 +7,15 @@
 namespace npusim {
 
 Accelerator::Accelerator(sc_core::sc_module_name name, const HardwareConfig& hw,
-                         const Program& program, StatsRegistry& stats, EngineOptions options)
+                         const Program& program, StatsRegistry& stats, EngineOptions options,
+                         Timeline& timeline)
     : sc_module(name),
       hw_(hw),
       stats_(stats),
-      controller_("controller", hw, program, make_dependency_policy(hw.policy, program), stats),
-      dram_("dram", hw.dram, program, stats),
-      cache_("cache", hw, program, stats),
+      controller_("controller", hw, program, make_dependency_policy(hw.policy, program), stats,
+                  timeline),
+      dram_("dram", hw.dram, program, stats, timeline),
+      cache_("cache", hw, program, stats, timeline),
       load_("load_engine", hw, options, stats),
       compute_("compute_engine", hw, options, stats),
       store_("store_engine", hw, options, stats),

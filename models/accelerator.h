@@ -29,7 +29,7 @@ class Accelerator : public sc_core::sc_module {
   // `program` and `stats` must outlive the accelerator. Throws
   // std::invalid_argument when the program does not suit the hardware.
   Accelerator(sc_core::sc_module_name name, const HardwareConfig& hw, const Program& program,
-              StatsRegistry& stats, EngineOptions options);
+              StatsRegistry& stats, EngineOptions options, Timeline& timeline);
 
   // The DRAM image: fill inputs before run(), read outputs after.
   std::vector<int8_t>& dram_image() { return dram_.contents(); }

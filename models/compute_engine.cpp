@@ -87,7 +87,7 @@ void ComputeEngine::compute(const Instruction& in) {
     wait_until_cycle(end);
     for (int64_t r = out.begin; r < out.end; ++r)
       results.mark_valid(uint32_t(r - in.out_row_begin), end);
-    scheduler->stage_done(in, s, end);
+    scheduler->stage_done(in, s, now, end, end);
   }
   standalone_cycles_.add(in.layer, standalone);
   input.release();

@@ -7,9 +7,10 @@ namespace npusim {
 
 Controller::Controller(sc_core::sc_module_name name, const HardwareConfig& hw,
                        const Program& program, std::unique_ptr<DependencyPolicy> policy,
-                       StatsRegistry& stats)
+                       StatsRegistry& stats, Timeline& timeline)
     : sc_module(name),
       program_(program),
+      timeline_(timeline),
       policy_(std::move(policy)),
       state_(program.instructions.size()),
       stall_data_(stats.declare("stall.data_dependency_cycles", "cycles",
@@ -23,7 +24,14 @@ Controller::Controller(sc_core::sc_module_name name, const HardwareConfig& hw,
       layer_finish_(stats.declare("layer.finish_cycle", "cycle",
                                   "cycle the layer's last instruction finished", Counter::Reduce::Max)),
       layer_cycles_(stats.declare("layer.cycles", "cycles",
-                                  "finish - start of the layer (neighbouring spans may overlap)")) {
+                                  "finish - start of the layer (neighbouring spans may overlap)")),
+      overlap_two_(stats.declare("overlap.two_engines_cycles", "cycles",
+                                 "cycles at least two engines ran this layer's instructions at once")),
+      overlap_three_(stats.declare("overlap.three_engines_cycles", "cycles",
+                                   "cycles load, compute and store all ran this layer's instructions")),
+      early_start_(stats.declare("overlap.early_start_cycles", "cycles",
+                                 "sum over dependencies of cycles a consumer started before its "
+                                 "producer finished")) {
   queues_.push_back({"load engine", {}, 0, -1, {}});
   queues_.push_back({"store engine", {}, 0, -1, {}});
   for (uint32_t u = 0; u < hw.compute.units; ++u)
@@ -100,8 +108,12 @@ void Controller::instruction_started(const Instruction& in) {
   state_[in.id].started_at = now_cycles();
 }
 
-void Controller::stage_done(const Instruction& in, uint32_t stage, uint64_t at) {
-  state_[in.id].stage_done_at.at(stage) = at;
+void Controller::stage_done(const Instruction& in, uint32_t stage, uint64_t begin,
+                            uint64_t engine_end, uint64_t ready_at) {
+  state_[in.id].stage_done_at.at(stage) = ready_at;
+  if (timeline_.enabled())
+    timeline_.slice({queue_of(in).name, "stage " + std::to_string(stage), begin, engine_end, in.id,
+                     int32_t(stage), in.layer});
   progress_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -109,6 +121,9 @@ void Controller::instruction_done(const Instruction& in, uint64_t complete_at) {
   InstructionState& s = state_[in.id];
   s.released_at = now_cycles();
   s.done_at = std::max(complete_at, s.released_at);
+  if (timeline_.enabled())
+    timeline_.slice({queue_of(in).name, describe(in, program_), s.started_at, s.released_at, in.id, -1,
+                     in.layer});
   for (uint64_t& t : s.stage_done_at) t = std::min(t, s.done_at);
   ++done_count_;
   finish_cycle_ = std::max(finish_cycle_, s.done_at);
@@ -140,6 +155,32 @@ std::string Controller::describe_waiting() const {
   return s.str();
 }
 
+// Sweeps the busy intervals (start to release) of the layer's instructions on
+// the three engines; compute units count as one engine.
+void Controller::count_overlap(uint32_t layer) {
+  std::vector<std::pair<uint64_t, int>> edges[3];
+  for (const Instruction& in : program_.instructions) {
+    const InstructionState& s = state_[in.id];
+    if (in.layer != layer || s.started_at == kNotYet || s.released_at == kNotYet) continue;
+    auto& e = edges[static_cast<int>(in.engine())];
+    e.push_back({s.started_at, +1});
+    e.push_back({s.released_at, -1});
+  }
+  std::vector<std::pair<uint64_t, int>> events;  // (time, engine * 2 + is_start)
+  for (int engine = 0; engine < 3; ++engine)
+    for (const auto& [t, delta] : edges[engine]) events.push_back({t, engine * 2 + (delta > 0)});
+  std::sort(events.begin(), events.end());
+  int active[3] = {0, 0, 0};
+  uint64_t previous = 0;
+  for (const auto& [t, code] : events) {
+    const int busy = (active[0] > 0) + (active[1] > 0) + (active[2] > 0);
+    if (busy >= 2) overlap_two_.add(layer, t - previous);
+    if (busy == 3) overlap_three_.add(layer, t - previous);
+    active[code / 2] += (code % 2) ? 1 : -1;
+    previous = t;
+  }
+}
+
 void Controller::finalize_layer_counters() {
   const size_t layers = program_.layers.size();
   std::vector<uint64_t> start(layers, kNotYet), finish(layers, 0);
@@ -148,8 +189,18 @@ void Controller::finalize_layer_counters() {
     if (s.started_at != kNotYet) start[in.layer] = std::min(start[in.layer], s.started_at);
     if (s.done_at != kNotYet) finish[in.layer] = std::max(finish[in.layer], s.done_at);
   }
+  for (const Instruction& in : program_.instructions) {
+    const InstructionState& c = state_[in.id];
+    if (c.started_at == kNotYet) continue;
+    for (const Dependency& d : in.deps) {
+      const uint64_t producer_done = state_[d.producer].done_at;
+      if (producer_done != kNotYet && producer_done > c.started_at)
+        early_start_.add(in.layer, producer_done - c.started_at);
+    }
+  }
   for (uint32_t l = 0; l < layers; ++l) {
     if (start[l] == kNotYet) continue;
+    count_overlap(l);
     layer_start_.raise_to(l, start[l]);
     layer_finish_.raise_to(l, finish[l]);
     layer_cycles_.add(l, finish[l] - start[l]);

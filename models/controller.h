@@ -13,19 +13,21 @@
 #include "models/interfaces.h"
 #include "sim/config/hardware_config.h"
 #include "sim/stats/stats_registry.h"
+#include "sim/stats/timeline.h"
 
 namespace npusim {
 
 class Controller : public sc_core::sc_module, public SchedulerIf {
  public:
   Controller(sc_core::sc_module_name name, const HardwareConfig& hw, const Program& program,
-             std::unique_ptr<DependencyPolicy> policy, StatsRegistry& stats);
+             std::unique_ptr<DependencyPolicy> policy, StatsRegistry& stats, Timeline& timeline);
 
   const Program& program() const override { return program_; }
   const Instruction* next(EngineKind engine, uint32_t unit) override;
   void wait_until_ready(const Instruction& in, uint32_t stage = 0) override;
   void instruction_started(const Instruction& in) override;
-  void stage_done(const Instruction& in, uint32_t stage, uint64_t at) override;
+  void stage_done(const Instruction& in, uint32_t stage, uint64_t begin, uint64_t engine_end,
+                  uint64_t ready_at) override;
   void instruction_done(const Instruction& in, uint64_t complete_at) override;
   void fail(const std::string& message) override;
   std::string who(const Instruction& in, uint32_t stage) const override;
@@ -35,8 +37,11 @@ class Controller : public sc_core::sc_module, public SchedulerIf {
   // Which engines wait on what; for the deadlock message.
   std::string describe_waiting() const;
   uint64_t finish_cycle() const { return finish_cycle_; }
-  // Fills the per-layer start/finish/span counters after the run.
+  // Fills the per-layer start/finish/span and overlap counters after the run.
   void finalize_layer_counters();
+
+ private:
+  void count_overlap(uint32_t layer);
 
  private:
   struct Queue {
@@ -50,6 +55,7 @@ class Controller : public sc_core::sc_module, public SchedulerIf {
   Counter& stall_counter(DependencyKind kind);
 
   const Program& program_;
+  Timeline& timeline_;
   std::unique_ptr<DependencyPolicy> policy_;
   std::vector<InstructionState> state_;
   std::vector<Queue> queues_;  // load, store, compute unit 0..n-1
@@ -63,6 +69,9 @@ class Controller : public sc_core::sc_module, public SchedulerIf {
   Counter& layer_start_;
   Counter& layer_finish_;
   Counter& layer_cycles_;
+  Counter& overlap_two_;
+  Counter& overlap_three_;
+  Counter& early_start_;
 };
 
 }  // namespace npusim

@@ -7,9 +7,10 @@
 namespace npusim {
 
 Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
-           StatsRegistry& stats)
+           StatsRegistry& stats, Timeline& timeline)
     : sc_module(name),
       config_(config),
+      timeline_(timeline),
       program_(program),
       image_(program.dram_bytes, 0),
       read_bytes_(stats.declare("dram.read_bytes", "bytes", "bytes read from DRAM (whole bursts)")),
@@ -40,6 +41,11 @@ Grant Dram::transfer(uint32_t layer, bool write, uint64_t segments, uint64_t seg
   (write ? write_bytes_ : read_bytes_).add(layer, bytes);
   bus_busy_.add(layer, g.end - g.start);
   bus_stall_.add(layer, g.start - now);
+  if (timeline_.enabled() && g.end > g.start) {
+    const char* track = write ? "DRAM write (bytes/cycle)" : "DRAM read (bytes/cycle)";
+    timeline_.counter(track, g.start, double(bytes) / double(g.end - g.start));
+    timeline_.counter(track, g.end, 0.0);
+  }
   return g;
 }
 

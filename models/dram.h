@@ -11,13 +11,14 @@
 #include "models/interfaces.h"
 #include "sim/config/hardware_config.h"
 #include "sim/stats/stats_registry.h"
+#include "sim/stats/timeline.h"
 
 namespace npusim {
 
 class Dram : public sc_core::sc_module, public DramIf {
  public:
   Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
-       StatsRegistry& stats);
+       StatsRegistry& stats, Timeline& timeline);
 
   int8_t* image(uint64_t address, uint64_t bytes) override;
   Grant transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) override;
@@ -35,6 +36,7 @@ class Dram : public sc_core::sc_module, public DramIf {
     uint64_t ready_at = 0;
   };
   DramConfig config_;
+  Timeline& timeline_;
   const Program& program_;
   std::vector<int8_t> image_;
   std::vector<std::vector<RowState>> stored_rows_;  // per layer: N * out_h rows

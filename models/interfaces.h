@@ -23,8 +23,10 @@ class SchedulerIf : public virtual sc_core::sc_interface {
   // start (stage 0: the instruction itself).
   virtual void wait_until_ready(const Instruction& in, uint32_t stage = 0) = 0;
   virtual void instruction_started(const Instruction& in) = 0;
-  // Stage `stage` of `in` has its results in place from cycle `at` (>= now) on.
-  virtual void stage_done(const Instruction& in, uint32_t stage, uint64_t at) = 0;
+  // Stage `stage` of `in` occupied its engine over [begin, engine_end) and
+  // has its results in place from cycle `ready_at` on (may be in the future).
+  virtual void stage_done(const Instruction& in, uint32_t stage, uint64_t begin,
+                          uint64_t engine_end, uint64_t ready_at) = 0;
   // The engine is free of `in` now; its results are complete at `complete_at`
   // (>= now: loads and stores finish in memory after the bus is released).
   virtual void instruction_done(const Instruction& in, uint64_t complete_at) = 0;

@@ -7,9 +7,10 @@
 namespace npusim {
 
 InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig& hw,
-                             const Program& program, StatsRegistry& stats)
+                             const Program& program, StatsRegistry& stats, Timeline& timeline)
     : sc_module(name),
       config_(hw.cache),
+      timeline_(timeline),
       port_free_at_(cost::cache_parallel_accesses(hw.cache), 0),
       weights_("weights"),
       params_{SumTile("params.bank0"), SumTile("params.bank1")},
@@ -50,6 +51,7 @@ void InternalCache::occupancy_changed(uint32_t layer) {
   for (const SumTile& p : params_) held += p.held() ? p.bytes() : 0;
   for (const PingPongBuffer& u : units_) held += u.held_bytes();
   peak_occupancy_.raise_to(layer, held);
+  timeline_.counter("cache occupancy (bytes)", now_cycles(), double(held));
 }
 
 }  // namespace npusim

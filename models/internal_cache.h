@@ -13,13 +13,14 @@
 #include "models/ping_pong_buffer.h"
 #include "sim/config/hardware_config.h"
 #include "sim/stats/stats_registry.h"
+#include "sim/stats/timeline.h"
 
 namespace npusim {
 
 class InternalCache : public sc_core::sc_module, public CacheIf {
  public:
   InternalCache(sc_core::sc_module_name name, const HardwareConfig& hw, const Program& program,
-                StatsRegistry& stats);
+                StatsRegistry& stats, Timeline& timeline);
 
   Grant access(uint32_t layer, bool write, uint64_t bytes, uint64_t earliest) override;
   ByteTile& weights() override { return weights_; }
@@ -34,6 +35,7 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
 
  private:
   CacheConfig config_;
+  Timeline& timeline_;
   std::vector<uint64_t> port_free_at_;
   ByteTile weights_;
   std::array<SumTile, 2> params_;

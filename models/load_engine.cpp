@@ -62,9 +62,10 @@ uint64_t LoadEngine::load_params(const Instruction& in) {
     const int8_t* src = dram->image(L.params_address, L.params_bytes());
     for (uint32_t k = 0; k < L.K; ++k) std::memcpy(bank.row(k), src + uint64_t(k) * 8, 8);
   }
+  const uint64_t begin = now_cycles();
   const uint64_t ready = transfer_stage(in, L.params_bytes(), L.params_bytes());
   for (uint32_t k = 0; k < L.K; ++k) bank.mark_valid(k, ready);
-  scheduler->stage_done(in, 0, ready);
+  scheduler->stage_done(in, 0, begin, now_cycles(), ready);
   return ready;
 }
 
@@ -84,9 +85,10 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
     if (options_.functional)
       std::memcpy(weights.row(k0),
                   dram->image(L.weights_address + (in.k_begin + k0) * kernel_bytes, bytes), bytes);
+    const uint64_t begin = now_cycles();
     const uint64_t ready = transfer_stage(in, bytes, bytes);
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
-    scheduler->stage_done(in, s, ready);
+    scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
   }
   return last;
@@ -122,10 +124,11 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
                     dram->image(src, dram_row), dram_row);
       }
     }
+    const uint64_t begin = now_cycles();
     const uint64_t ready =
         transfer_stage(in, real_rows * dram_row, uint64_t(end - first) * padded_row);
     for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
-    scheduler->stage_done(in, s, ready);
+    scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
     loaded_end = end;
   }

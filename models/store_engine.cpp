@@ -88,7 +88,7 @@ uint64_t StoreEngine::store(const Instruction& in) {
     dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count, ack);
     standalone += std::max(bus.end - bus.start, read.end - read.start);
     batches_.add(in.layer, 1);
-    scheduler->stage_done(in, s, ack);
+    scheduler->stage_done(in, s, now, in_write_buffer, ack);
     last_ack = std::max(last_ack, ack);
     wait_until_cycle(in_write_buffer);
   }

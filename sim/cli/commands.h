@@ -13,6 +13,8 @@ enum ExitCode { kOk = 0, kSimulationFailed = 1, kBadInput = 2 };
 
 // Registers `npusim run`; `action` is set to run it when chosen.
 void add_run_command(CLI::App& app, std::function<int()>& action);
+// Registers `npusim compile`.
+void add_compile_command(CLI::App& app, std::function<int()>& action);
 
 // Runs the whole command line; maps every error to a message and exit code.
 int main(int argc, char** argv);

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "npusim 0.1.0");
   std::function<int()> action;
   add_run_command(app, action);
+  add_compile_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,8 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
 #include "sim/config/json_reader.h"
+#include "sim/program/trace_io.h"
+#include "sim/report/chrome_trace.h"
+#include "sim/report/policy_comparison.h"
 #include "sim/runner/runner.h"
 #include "sim/tensor/tensor.h"
 
@@ -25,11 +29,23 @@ struct RunArguments {
   bool timing_only = false;
   bool quiet = false;
   bool save_outputs = false;
+  std::string program_file;
+  std::string trace_file;
+  bool compare_policies = false;
 };
 
-HardwareConfig resolve_hardware(const RunArguments& a) {
-  const std::string origin = a.hw_file.empty() ? "<default hardware>" : a.hw_file;
-  nlohmann::json j = a.hw_file.empty() ? to_json(HardwareConfig{}) : load_json_file(a.hw_file);
+// Hardware: --hw, else the hardware a replayed program was compiled for,
+// else the defaults; then every --set / --policy / --buffering override.
+HardwareConfig resolve_hardware(const RunArguments& a, const nlohmann::json* program_hw) {
+  std::string origin = "<default hardware>";
+  nlohmann::json j = to_json(HardwareConfig{});
+  if (!a.hw_file.empty()) {
+    origin = a.hw_file;
+    j = load_json_file(a.hw_file);
+  } else if (program_hw != nullptr) {
+    origin = a.program_file + " (header)";
+    j = *program_hw;
+  }
   std::vector<std::string> sets = a.overrides;
   if (!a.policy.empty()) sets.push_back("scheduler.policy=\"" + a.policy + "\"");
   if (!a.buffering.empty()) sets.push_back("buffering=\"" + a.buffering + "\"");
@@ -37,17 +53,35 @@ HardwareConfig resolve_hardware(const RunArguments& a) {
   return parse_hardware_config(j, origin);
 }
 
+int compare_policies(const RunArguments& a);
+
 int run(const RunArguments& a) {
   if (a.quiet) spdlog::set_level(spdlog::level::warn);
-  const HardwareConfig hw = resolve_hardware(a);
-  const NetworkConfig net = a.workload.empty() ? default_network() : load_workload(a.workload);
+  if (a.compare_policies) return compare_policies(a);
+  std::unique_ptr<ProgramFile> replay;
+  if (!a.program_file.empty()) {
+    if (!a.workload.empty())
+      throw std::runtime_error("give either a workload or --program, not both (the program "
+                               "file carries its workload)");
+    replay = std::make_unique<ProgramFile>(read_program_jsonl(a.program_file));
+  }
+  const HardwareConfig hw = resolve_hardware(a, replay ? &replay->hardware : nullptr);
+  const NetworkConfig net = replay ? parse_workload(replay->workload, a.program_file + " (header)")
+                            : a.workload.empty() ? default_network()
+                                                 : load_workload(a.workload);
   spdlog::info("running {} ({} layers) on hardware '{}'", net.name, net.layers.size(), hw.name);
 
   RunOptions options;
   options.timing_only = a.timing_only;
   options.keep_outputs = a.save_outputs;
   options.progress = !a.quiet;
+  options.program = replay ? &replay->program : nullptr;
+  options.record_timeline = !a.trace_file.empty();
   const std::unique_ptr<RunResult> result = run_network(net, hw, options);
+  if (!a.trace_file.empty()) {
+    write_chrome_trace_file(a.trace_file, result->timeline, hw.clock_mhz);
+    spdlog::info("wrote timeline to {} (open it in Perfetto or chrome://tracing)", a.trace_file);
+  }
 
   if (result->outcome.status != RunOutcome::Status::Completed) {
     std::cerr << "error: simulation "
@@ -68,6 +102,32 @@ int run(const RunArguments& a) {
     std::cerr << "error: output differs from the reference (see the table above)\n";
     return kSimulationFailed;
   }
+  return kOk;
+}
+
+// Each policy needs its own process (SystemC elaborates once per process):
+// re-run this binary with --policy and compare the two reports.
+int compare_policies(const RunArguments& a) {
+  std::string base = self_path() + " run -q";
+  if (!a.workload.empty()) base += " " + shell_quote(a.workload);
+  if (!a.hw_file.empty()) base += " --hw " + shell_quote(a.hw_file);
+  if (!a.program_file.empty()) base += " --program " + shell_quote(a.program_file);
+  for (const std::string& s : a.overrides) base += " --set " + shell_quote(s);
+  if (!a.buffering.empty()) base += " --buffering " + a.buffering;
+  if (a.timing_only) base += " --timing-only";
+  const std::string dir = a.out_dir.empty() ? make_temp_dir() : a.out_dir;
+  nlohmann::json reports;
+  for (const char* policy : {"strict", "early"}) {
+    const std::string out = dir + "/" + policy;
+    const int status = run_child(base + " --policy " + policy + " --out " + shell_quote(out));
+    if (status != 0) {
+      std::cerr << "error: the " << policy << " run failed (exit " << status << ")\n";
+      return status == kBadInput ? kBadInput : kSimulationFailed;
+    }
+    reports[policy] = read_json_file(out + "/report.json");
+  }
+  print_policy_comparison(std::cout, reports["strict"], reports["early"]);
+  if (a.out_dir.empty()) remove_dir(dir);
   return kOk;
 }
 
@@ -97,6 +157,15 @@ void add_run_command(CLI::App& app, std::function<int()>& action) {
                 "Skip the arithmetic and the reference check (same cycles, faster)");
   cmd->add_flag("--save-outputs", args->save_outputs,
                 "With --out: also write each layer's output tensor as <layer>.output.npy");
+  cmd->add_option("--program", args->program_file,
+                  "Replay a compiled program (JSON lines from `npusim compile`) instead of "
+                  "compiling the workload")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--trace", args->trace_file,
+                  "Write a Chrome trace-event timeline (one track per engine, a slice per "
+                  "instruction and stage, counters for cache occupancy and DRAM bandwidth)");
+  cmd->add_flag("--compare-policies", args->compare_policies,
+                "Run under both dependency policies (strict, early) and print both and the gain");
   cmd->add_flag("-q,--quiet", args->quiet, "Only warnings and errors on stderr");
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }

@@ -9,7 +9,7 @@ namespace npusim {
 
 class ConfigError : public std::runtime_error {
  public:
-  // `hint` is the nearest valid key for an unknown-key error (empty otherwise);
+  // `hint` is the nearest valid key (or enum value) for a likely typo, else empty;
   // what() reads `<file>: at <pointer>: expected <expected>, found <found>`
   // followed by ` (did you mean "<hint>"?)` when a hint is given.
   ConfigError(std::string file, std::string pointer, std::string expected, std::string found,

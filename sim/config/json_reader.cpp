@@ -306,8 +306,7 @@ void apply_override(json& config, const std::string& assignment, const std::stri
 
   json* node = &config;
   std::string pointer;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::string& token = tokens[i];
+  for (const std::string& token : tokens) {
     if (node->is_null()) *node = json::object();
     json* child = nullptr;
     if (node->is_object()) {

@@ -1,6 +1,7 @@
 #include "sim/config/workload_config.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -22,7 +23,13 @@ constexpr uint64_t kMaxLayers = 4096;
 constexpr uint64_t kMaxScale = 65535;
 constexpr uint64_t kMaxShift = 31;
 constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
-const char* const kNpyKeys[] = {"weights_npy", "input_npy", "bias_npy"};
+struct NpyKey {
+  const char* key;
+  std::string LayerConfig::*field;
+};
+constexpr std::array<NpyKey, 3> kNpyKeys = {{{"weights_npy", &LayerConfig::weights_npy},
+                                             {"input_npy", &LayerConfig::input_npy},
+                                             {"bias_npy", &LayerConfig::bias_npy}}};
 
 std::string file_stem(const std::string& file, const std::string& fallback) {
   const std::string stem = std::filesystem::path(file).stem().string();
@@ -94,12 +101,14 @@ void validate_layer(const LayerConfig& l, const JsonReader& reader) {
                 "padding < R = " + std::to_string(l.R) + " and < S = " + std::to_string(l.S),
                 "padding = " + std::to_string(l.padding));
   }
-  if (l.R > uint64_t(l.H) + 2 * l.padding) {
-    reader.fail("R", "R <= H + 2*padding = " + std::to_string(uint64_t(l.H) + 2 * l.padding),
+  const uint64_t padded_h = uint64_t(l.H) + 2 * uint64_t(l.padding);
+  const uint64_t padded_w = uint64_t(l.W) + 2 * uint64_t(l.padding);
+  if (l.R > padded_h) {
+    reader.fail("R", "R <= H + 2*padding = " + std::to_string(padded_h),
                 "R = " + std::to_string(l.R));
   }
-  if (l.S > uint64_t(l.W) + 2 * l.padding) {
-    reader.fail("S", "S <= W + 2*padding = " + std::to_string(uint64_t(l.W) + 2 * l.padding),
+  if (l.S > padded_w) {
+    reader.fail("S", "S <= W + 2*padding = " + std::to_string(padded_w),
                 "S = " + std::to_string(l.S));
   }
   // Tensor limits name no single field, so they point at the layer itself.
@@ -145,16 +154,13 @@ LayerConfig parse_layer(const json& j, const std::string& file, const std::strin
   layer.dtype = DataType::Int8;
   layer.relu = reader.get_bool("relu", true);
   layer.seed = reader.get_uint("seed", 0, kMaxSeed, default_seed);
-  for (const char* key : kNpyKeys) {
+  for (const auto& [key, field] : kNpyKeys) {
     const json* value = reader.find(key);
     if (!value) continue;
     const std::string path =
         expect_string(*value, file, reader.pointer_to(key), "string (path to a .npy file)");
     if (path.empty()) reader.fail(key, "string (path to a .npy file)", "empty string");
-    std::string& field = std::string(key) == "weights_npy" ? layer.weights_npy
-                         : std::string(key) == "input_npy" ? layer.input_npy
-                                                           : layer.bias_npy;
-    field = resolve_path(path, file);
+    layer.*field = resolve_path(path, file);
   }
   parse_requant(reader, layer);
   // Unknown keys first: a misspelt "padding" would otherwise surface as a kernel-fit error.

@@ -49,6 +49,54 @@ LayerCheck compare(const TensorI8& sim, const TensorI8& ref) {
 
 }  // namespace
 
+void check_program_fits(const Program& p, const NetworkConfig& net, const HardwareConfig& hw) {
+  if (p.layers.size() != net.layers.size())
+    throw ProgramError("the program has " + std::to_string(p.layers.size()) +
+                       " layers but the workload has " + std::to_string(net.layers.size()));
+  const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
+  for (size_t l = 0; l < p.layers.size(); ++l) {
+    const LayerDescriptor& d = p.layers[l];
+    const LayerConfig& L = net.layers[l];
+    if (d.N != L.N || d.C != L.C || d.H != L.H || d.W != L.W || d.K != L.K || d.R != L.R ||
+        d.S != L.S || d.stride != L.stride || d.padding != L.padding)
+      throw ProgramError("layer " + d.name + ": the program's shape differs from the workload's");
+    const uint64_t buffers = d.weight_region_bytes + d.params_region_bytes +
+                             uint64_t(hw.compute.units) * halves * d.half_bytes;
+    if (buffers > hw.cache_bytes())
+      throw ProgramError("layer " + d.name + ": buffers over capacity: weights " +
+                         std::to_string(d.weight_region_bytes) + " + params " +
+                         std::to_string(d.params_region_bytes) + " + " +
+                         std::to_string(hw.compute.units * halves) + " halves x " +
+                         std::to_string(d.half_bytes) + " = " + std::to_string(buffers) +
+                         " B > cache " + std::to_string(hw.cache_bytes()) + " B");
+    if (uint64_t(d.k_tile) * d.R * d.S * d.C > d.weight_region_bytes)
+      throw ProgramError("layer " + d.name + ": a weight tile of " + std::to_string(d.k_tile) +
+                         " kernels exceeds the weight region");
+  }
+  for (const Instruction& in : p.instructions) {
+    if (in.unit >= hw.compute.units)
+      throw ProgramError("instruction " + describe(in, p) + " uses compute unit " +
+                         std::to_string(in.unit) + " but the hardware has " +
+                         std::to_string(hw.compute.units));
+    if (in.half >= halves && in.op != Opcode::LoadParams)
+      throw ProgramError("instruction " + describe(in, p) + " uses half " +
+                         std::to_string(in.half) + " but buffering is single");
+    const LayerDescriptor& d = p.layers[in.layer];
+    if (in.op == Opcode::LoadInput) {
+      const RowRange rows = input_rows_for(d, in.out_row_begin, in.out_row_end);
+      const uint64_t bytes = uint64_t(rows.count()) * d.padded_w() * d.C +
+                             uint64_t(in.row_count()) * d.out_w * in.k_count() * 4;
+      if (bytes > d.half_bytes)
+        throw ProgramError("instruction " + describe(in, p) + ": buffers over capacity: its piece "
+                           "needs " + std::to_string(bytes) + " B, a half holds " +
+                           std::to_string(d.half_bytes) + " B");
+    }
+    if (in.op == Opcode::LoadWeights && in.k_count() > d.k_tile)
+      throw ProgramError("instruction " + describe(in, p) + ": " + std::to_string(in.k_count()) +
+                         " kernels exceed the layer's weight tile of " + std::to_string(d.k_tile));
+  }
+}
+
 bool RunResult::ok() const {
   return outcome.status == RunOutcome::Status::Completed &&
          (summary.timing_only || all_layers_match(summary));
@@ -61,11 +109,11 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   RunResult& r = *result;
   r.network = network;
   r.hw = hw;
-  r.program = compile_network(r.network, r.hw);
-  if (options.edit_program) {
-    options.edit_program(r.program);
-    validate_program(r.program);
-  }
+  r.program = options.program != nullptr ? *options.program : compile_network(r.network, r.hw);
+  if (options.edit_program) options.edit_program(r.program);
+  validate_program(r.program);
+  check_program_fits(r.program, r.network, r.hw);
+  r.timeline = Timeline(options.record_timeline);
   const size_t layers = r.network.layers.size();
   if (options.progress)
     spdlog::info("compiled {} layers into {} instructions", layers, r.program.instructions.size());
@@ -77,7 +125,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
 
   r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
   quiet_systemc();
-  Accelerator accelerator("npu", r.hw, r.program, *r.stats, {!options.timing_only});
+  Accelerator accelerator("npu", r.hw, r.program, *r.stats, {!options.timing_only}, r.timeline);
   for (size_t l = 0; l < layers; ++l)
     lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l]);
   if (options.progress) spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");

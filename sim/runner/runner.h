@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "sim/program/program.h"
 #include "sim/report/report.h"
 #include "sim/stats/stats_registry.h"
+#include "sim/stats/timeline.h"
 #include "sim/tensor/tensor.h"
 
 namespace npusim {
@@ -26,6 +28,9 @@ struct RunOptions {
   // Fault injection for tests: edits the compiled program before it runs
   // (e.g. drops a dependency to show the buffers catch the early read).
   std::function<void(Program&)> edit_program;
+  // Run this program (e.g. replayed from a trace) instead of compiling one.
+  const Program* program = nullptr;
+  bool record_timeline = false;  // fill RunResult::timeline (for --trace)
 };
 
 struct RunResult {
@@ -33,6 +38,7 @@ struct RunResult {
   HardwareConfig hw;
   Program program;
   std::unique_ptr<StatsRegistry> stats;
+  Timeline timeline;
   RunOutcome outcome;
   RunSummary summary;              // points into the members above
   std::vector<TensorI8> outputs;   // N,Ho,Wo,K per layer when keep_outputs
@@ -40,6 +46,15 @@ struct RunResult {
   // Completed, and (unless timing-only) every layer matches the reference.
   bool ok() const;
 };
+
+// Throws ProgramError when a given program does not suit the workload or the
+// hardware (buffers over capacity, more units than the hardware has).
+class ProgramError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+void check_program_fits(const Program& program, const NetworkConfig& network,
+                        const HardwareConfig& hw);
 
 // Throws CompileError when a layer does not fit, std::runtime_error for data
 // problems (e.g. a .npy of the wrong shape). Simulation errors and deadlocks

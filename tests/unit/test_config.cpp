@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -257,6 +258,13 @@ TEST_CASE("hardware defaults round-trip and match configs/hw/default.json", "[co
   CHECK(reference.find("`scheduler.policy`") != std::string::npos);
 }
 
+TEST_CASE("docs/config.md holds the current hardware parameter reference", "[config]") {
+  std::ifstream in(kSourceDir + "/docs/config.md");
+  REQUIRE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(doc.find(hardware_parameter_reference()) != std::string::npos);
+}
+
 TEST_CASE("every shipped config parses", "[config]") {
   int files = 0;
   for (const char* folder : {"hw", "layers", "networks"}) {
@@ -307,7 +315,7 @@ TEST_CASE("default_network is ResNet-18 and equals configs/networks/resnet18.jso
   CHECK(to_json(parse_workload(to_json(net), "round-trip")) == to_json(net));
 }
 
-TEST_CASE("auto requant shift is 7 + ceil(log2(C*R*S) / 2)", "[config]") {
+TEST_CASE("auto requant shift follows the documented rule", "[config]") {
   CHECK(auto_requant_shift(1) == 7);
   CHECK(auto_requant_shift(16) == 9);     // log2 = 4 exactly
   CHECK(auto_requant_shift(17) == 10);    // just above 4^2

@@ -39,11 +39,11 @@ ComputeConfig array(uint32_t rows, uint32_t cols) {
 }  // namespace
 
 TEST_CASE("ceil_div rounds up", "[cost]") {
-  CHECK(cost::ceil_div(0, 5) == 0);   // 0 / 5 = 0 exactly
-  CHECK(cost::ceil_div(1, 1) == 1);   // 1 / 1 = 1 exactly
-  CHECK(cost::ceil_div(7, 2) == 4);   // 3.5 -> 4
-  CHECK(cost::ceil_div(8, 2) == 4);   // 4 exactly, no extra
-  CHECK(cost::ceil_div(65, 64) == 2); // 1.02 -> 2
+  CHECK(cost::ceil_div(0, 5) == 0);    // 0 / 5 = 0 exactly
+  CHECK(cost::ceil_div(1, 1) == 1);    // 1 / 1 = 1 exactly
+  CHECK(cost::ceil_div(7, 2) == 4);    // 3.5 -> 4
+  CHECK(cost::ceil_div(8, 2) == 4);    // 4 exactly, no extra
+  CHECK(cost::ceil_div(65, 64) == 2);  // 1.02 -> 2
   // Large operands: (2^40 + 1) / 2^20 = 2^20 + 2^-20 -> 2^20 + 1.
   CHECK(cost::ceil_div((uint64_t(1) << 40) + 1, uint64_t(1) << 20) == (uint64_t(1) << 20) + 1);
 }
@@ -63,11 +63,11 @@ TEST_CASE("dram_burst_bytes rounds every segment up to whole bursts", "[cost]") 
 
 TEST_CASE("dram_data_cycles divides the burst bytes by the bus width", "[cost]") {
   const DramConfig d = dram(32, 64);
-  CHECK(cost::dram_data_cycles(d, 1, 100) == 4);    // 128 B / 32 B per cycle = 4
-  CHECK(cost::dram_data_cycles(d, 10, 20) == 20);   // 640 B / 32 = 20
-  CHECK(cost::dram_data_cycles(d, 1, 64) == 2);     // 64 / 32 = 2
-  CHECK(cost::dram_data_cycles(d, 1, 1) == 2);      // 1 B still costs a 64 B burst: 2
-  CHECK(cost::dram_data_cycles(d, 0, 100) == 0);    // nothing to move
+  CHECK(cost::dram_data_cycles(d, 1, 100) == 4);   // 128 B / 32 B per cycle = 4
+  CHECK(cost::dram_data_cycles(d, 10, 20) == 20);  // 640 B / 32 = 20
+  CHECK(cost::dram_data_cycles(d, 1, 64) == 2);    // 64 / 32 = 2
+  CHECK(cost::dram_data_cycles(d, 1, 1) == 2);     // 1 B still costs a 64 B burst: 2
+  CHECK(cost::dram_data_cycles(d, 0, 100) == 0);   // nothing to move
   // 1 x 4096 B = 64 bursts = 4096 B / 32 = 128 cycles; as 64 segments of 64 B the same.
   CHECK(cost::dram_data_cycles(d, 1, 4096) == 128);
   CHECK(cost::dram_data_cycles(d, 64, 64) == 128);

@@ -1,0 +1,437 @@
+// Program files: JSON lines, one object per line (docs/traces.md has examples).
+//
+//   header (first line)  {"npusim_program": 1, "workload": {...}, "hardware": {...},
+//                         "dram_bytes": N}   workload/hardware as their to_json() writes them
+//   one line per layer   {"layer": i, "name", "N", "C", "H", "W", "K", "R", "S", "stride",
+//   (numbered 0, 1, ..)   "padding", "out_h", "out_w", "relu", "shift", "input_address",
+//                         "weights_address", "params_address", "output_address", "k_tile",
+//                         "rows_per_piece", "rows_per_compute_stage", "half_bytes",
+//                         "weight_region_bytes", "params_region_bytes", "input_from_layer"}
+//   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
+//   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
+//   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
+//
+// "k" and "rows" are half-open ranges [begin, end); "rows" is left out for
+// load_params / load_weights (written only when not [0, 0]). "op" is a
+// to_string(Opcode), "kind" a to_string(DependencyKind). When reading, unit,
+// half and n default to 0, stages to 1, deps to [] and load_params' k to
+// [0, K]; every other key is required, unknown keys are rejected. Blank lines
+// and lines starting with '#' are comments. Every error is a ConfigError whose
+// file is "<path>:<line>" and whose pointer is inside that line's JSON.
+#include "sim/program/trace_io.h"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sim/config/config_error.h"
+#include "sim/config/hardware_config.h"
+#include "sim/config/json_reader.h"
+#include "sim/config/workload_config.h"
+
+namespace npusim {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr uint64_t kMaxDim = 65536;
+constexpr uint64_t kMaxShift = 31;
+constexpr uint64_t kMaxDramBytes = uint64_t(64) << 30;  // no 1 TB DRAM image from a typo
+constexpr uint64_t kU32 = std::numeric_limits<uint32_t>::max();
+
+// clang-format off
+const std::vector<std::string> kHeaderKeys = {"npusim_program", "workload", "hardware", "dram_bytes"};
+const std::vector<std::string> kLayerKeys = {
+    "layer", "name", "N", "C", "H", "W", "K", "R", "S", "stride", "padding", "out_h", "out_w",
+    "relu", "shift", "input_address", "weights_address", "params_address", "output_address",
+    "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
+    "params_region_bytes", "input_from_layer"};
+const std::vector<std::string> kInstructionKeys = {
+    "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps"};
+// The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
+using DescriptorDim = uint32_t LayerDescriptor::*;
+using ConfigDim = uint32_t LayerConfig::*;
+const std::tuple<const char*, DescriptorDim, ConfigDim, uint64_t> kShape[] = {
+    {"N", &LayerDescriptor::N, &LayerConfig::N, 1}, {"C", &LayerDescriptor::C, &LayerConfig::C, 1},
+    {"H", &LayerDescriptor::H, &LayerConfig::H, 1}, {"W", &LayerDescriptor::W, &LayerConfig::W, 1},
+    {"K", &LayerDescriptor::K, &LayerConfig::K, 1}, {"R", &LayerDescriptor::R, &LayerConfig::R, 1},
+    {"S", &LayerDescriptor::S, &LayerConfig::S, 1},
+    {"stride", &LayerDescriptor::stride, &LayerConfig::stride, 1},
+    {"padding", &LayerDescriptor::padding, &LayerConfig::padding, 0}};
+// clang-format on
+
+const std::string kMissing = "nothing (the key is missing)";
+
+// Every name of an enum whose values are 0 .. count-1, as to_string spells them.
+template <class Enum>
+std::vector<std::string> names_of(int count) {
+  std::vector<std::string> names;
+  for (int i = 0; i < count; ++i) names.push_back(to_string(static_cast<Enum>(i)));
+  return names;
+}
+const std::vector<std::string> kOpcodes = names_of<Opcode>(5);
+const std::vector<std::string> kDependencyKinds = names_of<DependencyKind>(3);
+
+std::string quoted(const std::string& s) { return json(s).dump(); }
+
+bool has_rows(Opcode op) { return op != Opcode::LoadParams && op != Opcode::LoadWeights; }
+
+// ---- reading helpers ------------------------------------------------------
+
+// expect_uint with a reason appended to "expected" ("integer in 0..31 (K of layer conv1)").
+uint64_t check_uint(const json& v, const std::string& file, const std::string& pointer,
+                    uint64_t min, uint64_t max, const std::string& why) {
+  try {
+    return expect_uint(v, file, pointer, min, max);
+  } catch (const ConfigError& e) {
+    if (why.empty()) throw;
+    throw ConfigError(e.file(), e.pointer(), e.expected() + " (" + why + ")", e.found());
+  }
+}
+
+// A field in [min, max]; `fallback` (when given) makes it optional.
+uint64_t field(JsonReader& r, const std::string& key, uint64_t min, uint64_t max,
+               const std::string& why = {}, std::optional<uint64_t> fallback = std::nullopt) {
+  const json* v = r.find(key);
+  if (!v) {
+    if (fallback) return *fallback;
+    r.fail(key, "integer in " + std::to_string(min) + ".." + std::to_string(max), kMissing);
+  }
+  return check_uint(*v, r.file(), r.pointer_to(key), min, max, why);
+}
+
+// A field that must equal `want` (a sequence number or a derived value).
+void field_equals(JsonReader& r, const std::string& key, uint64_t want, const std::string& why) {
+  const json* v = r.find(key);
+  const std::string expected = std::to_string(want) + " (" + why + ")";
+  if (!v) r.fail(key, expected, kMissing);
+  if ((!v->is_number_unsigned() && !v->is_number_integer()) || v->get<int64_t>() < 0 ||
+      v->get<uint64_t>() != want)
+    r.fail(key, expected, describe_json(*v));
+}
+
+// A half-open range [begin, end) with end <= limit; non-empty unless allow_empty.
+std::pair<uint32_t, uint32_t> range_field(JsonReader& r, const std::string& key, uint64_t limit,
+                                          bool allow_empty, const std::string& why,
+                                          std::optional<std::pair<uint32_t, uint32_t>> fallback) {
+  const json* v = r.find(key);
+  const std::string expected = "array [begin, end] of two integers (" + why + ")";
+  if (!v) {
+    if (fallback) return *fallback;
+    r.fail(key, expected, kMissing);
+  }
+  if (!v->is_array() || v->size() != 2) r.fail(key, expected, describe_json(*v));
+  const std::string p = r.pointer_to(key);
+  const uint64_t gap = allow_empty ? 0 : 1;
+  const uint64_t b = check_uint((*v)[0], r.file(), p + "/0", 0, limit - gap, why);
+  const uint64_t e = check_uint((*v)[1], r.file(), p + "/1", b + gap, limit, why);
+  return {static_cast<uint32_t>(b), static_cast<uint32_t>(e)};
+}
+
+// Marks every documented key as known, then rejects the others before any
+// value is checked, so a misspelt optional key is reported as such.
+void reject_unknown_keys(JsonReader& r, const std::vector<std::string>& keys) {
+  for (const auto& key : keys) r.find(key);
+  r.finish();
+}
+
+struct Line {
+  size_t number = 0;
+  json value;
+  std::string parse_error;  // non-empty: the line is not valid JSON
+};
+
+bool is_instruction_line(const json& v) {
+  return v.is_object() && (v.contains("id") || v.contains("op"));
+}
+
+class ProgramReader {
+ public:
+  explicit ProgramReader(std::string path) : path_(std::move(path)) {}
+
+  ProgramFile read() {
+    load_lines();
+    if (lines_.empty())
+      throw ConfigError(path_, "", "a header line {\"npusim_program\": 1, ...}",
+                        "a file without JSON lines");
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      const Line& line = lines_[i];
+      const std::string file = where(line);
+      if (!line.parse_error.empty())
+        throw ConfigError(file, "", "one JSON object on one line", line.parse_error);
+      const bool header = line.value.is_object() && line.value.contains("npusim_program");
+      if (i == 0 && !header)
+        throw ConfigError(file, "", "the header line {\"npusim_program\": 1, ...} first",
+                          describe_json(line.value));
+      if (i == 0) {
+        read_header(line);
+      } else if (header) {
+        throw ConfigError(file, "", "a layer or an instruction line", "a second header line");
+      } else if (is_instruction_line(line.value)) {
+        read_instruction(line);
+      } else if (!out_.program.instructions.empty()) {
+        throw ConfigError(file, "", "an instruction line (\"id\", \"op\", ...)",
+                          "a layer line after the instructions: layer lines come first");
+      } else {
+        read_layer(line);
+      }
+    }
+    const size_t layers = out_.program.layers.size();
+    if (network_.layers.size() != layers)
+      throw ConfigError(where(lines_[0]), "/workload/layers",
+                        std::to_string(layers) + " layers (one per layer line)",
+                        std::to_string(network_.layers.size()) + " layers");
+    try {
+      validate_program(out_.program);
+    } catch (const std::runtime_error& e) {
+      throw ConfigError(path_, "", "a valid program", e.what());
+    }
+    return std::move(out_);
+  }
+
+ private:
+  std::string where(const Line& line) const { return path_ + ":" + std::to_string(line.number); }
+
+  void load_lines() {
+    std::ifstream in(path_);
+    if (!in)
+      throw ConfigError(path_, "", "a readable program file (JSON lines)",
+                        "a file that cannot be opened");
+    std::string text;
+    for (size_t number = 1; std::getline(in, text); ++number) {
+      if (!text.empty() && text.back() == '\r') text.pop_back();
+      const auto first = text.find_first_not_of(" \t");
+      if (first == std::string::npos || text[first] == '#') continue;
+      Line line;
+      line.number = number;
+      try {
+        line.value = json::parse(text);
+      } catch (const json::parse_error& e) {
+        std::string message = e.what();
+        const auto bracket = message.find("] ");
+        if (bracket != std::string::npos) message = message.substr(bracket + 2);
+        const auto at_line = message.find("at line 1, ");  // the line is known; keep the column
+        if (at_line != std::string::npos) message.erase(at_line + 3, 8);
+        line.parse_error = message;
+      }
+      if (is_instruction_line(line.value)) ++instruction_lines_;
+      lines_.push_back(std::move(line));
+    }
+  }
+
+  void read_header(const Line& line) {
+    const std::string file = where(line);
+    JsonReader r(line.value, file);
+    reject_unknown_keys(r, kHeaderKeys);
+    field_equals(r, "npusim_program", kProgramFormatVersion, "the program format version");
+    for (const char* key : {"workload", "hardware"}) {
+      const json* v = r.find(key);
+      if (!v) r.fail(key, "object", kMissing);
+      try {
+        if (std::string(key) == "workload") {
+          network_ = parse_workload(*v, file);
+          out_.workload = *v;
+        } else {
+          hw_ = parse_hardware_config(*v, file);
+          out_.hardware = *v;
+        }
+      } catch (const ConfigError& e) {
+        throw ConfigError(e.file(), std::string("/") + key + e.pointer(), e.expected(), e.found(),
+                          e.hint());
+      }
+    }
+    out_.program.dram_bytes = field(r, "dram_bytes", 0, kMaxDramBytes);
+  }
+
+  void read_layer(const Line& line) {
+    JsonReader r(line.value, where(line));
+    reject_unknown_keys(r, kLayerKeys);
+    const size_t i = out_.program.layers.size();
+    field_equals(r, "layer", i, "layer lines are numbered 0, 1, 2, ... in order");
+    LayerDescriptor d;
+    d.name = r.require_string("name");
+    const auto dim = [&](const char* key, uint64_t min, uint64_t max, const std::string& why) {
+      return static_cast<uint32_t>(field(r, key, min, max, why));
+    };
+    for (const auto& [key, member, unused, min] : kShape)
+      d.*member = dim(key, min, kMaxDim - 1 + min, "");
+    // Check the kernel fits the padded input before deriving the output size.
+    if (d.R > d.H + 2 * d.padding) dim("R", 1, d.H + 2 * d.padding, "at most H + 2*padding");
+    if (d.S > d.W + 2 * d.padding) dim("S", 1, d.W + 2 * d.padding, "at most W + 2*padding");
+    d.out_h = (d.H + 2 * d.padding - d.R) / d.stride + 1;
+    d.out_w = (d.W + 2 * d.padding - d.S) / d.stride + 1;
+    field_equals(r, "out_h", d.out_h, "(H + 2*padding - R) / stride + 1");
+    field_equals(r, "out_w", d.out_w, "(W + 2*padding - S) / stride + 1");
+    if (!r.has("relu")) r.fail("relu", "boolean (true or false)", kMissing);
+    d.relu = r.get_bool("relu", true);
+    d.shift = dim("shift", 0, kMaxShift, "");
+    const uint64_t dram = out_.program.dram_bytes;
+    const auto address = [&](const char* key, uint64_t bytes) -> uint64_t {
+      const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
+                              "dram_bytes = " + std::to_string(dram);
+      if (bytes > dram) r.fail(key, "an address (" + why + ")", "a tensor larger than DRAM");
+      return field(r, key, 0, dram - bytes, why);
+    };
+    d.input_address = address("input_address", uint64_t(d.N) * d.H * d.W * d.C);
+    d.weights_address = address("weights_address", uint64_t(d.K) * d.R * d.S * d.C);
+    d.params_address = address("params_address", d.params_bytes());
+    d.output_address = address("output_address", uint64_t(d.N) * d.out_h * d.out_w * d.K);
+    d.k_tile = dim("k_tile", 1, d.K, "at most K");
+    d.rows_per_piece = dim("rows_per_piece", 1, d.out_h, "at most out_h");
+    d.rows_per_compute_stage =
+        dim("rows_per_compute_stage", 1, d.rows_per_piece, "at most rows_per_piece");
+    const std::string cache = "at most the cache size, " + std::to_string(hw_.cache_bytes());
+    d.half_bytes = field(r, "half_bytes", 0, hw_.cache_bytes(), cache);
+    d.weight_region_bytes = field(r, "weight_region_bytes", 0, hw_.cache_bytes(), cache);
+    d.params_region_bytes = field(r, "params_region_bytes", 0, hw_.cache_bytes(), cache);
+    const json* from = r.find("input_from_layer");
+    const std::string from_expected =
+        i == 0 ? "-1 (the first layer reads a fresh input)"
+               : "-1 or an earlier layer's index (0.." + std::to_string(i - 1) + ")";
+    if (!from) r.fail("input_from_layer", from_expected, kMissing);
+    const bool fresh = from->is_number_integer() && from->get<int64_t>() == -1;
+    const bool earlier =
+        from->is_number_integer() && from->get<int64_t>() >= 0 && from->get<uint64_t>() < i;
+    if (!fresh && !earlier) r.fail("input_from_layer", from_expected, describe_json(*from));
+    d.input_from_layer = static_cast<int32_t>(from->get<int64_t>());
+    check_against_workload(r, d, i);
+    out_.program.layers.push_back(std::move(d));
+  }
+
+  // The header's workload is what a replay generates data from: each layer
+  // line must describe the same layer.
+  void check_against_workload(JsonReader& r, const LayerDescriptor& d, size_t i) const {
+    if (i >= network_.layers.size()) return;  // read() reports the count
+    const LayerConfig& w = network_.layers[i];
+    const auto check = [&](const char* key, uint64_t have, uint64_t want) {
+      if (have == want) return;
+      r.fail(key,
+             std::to_string(want) + " (as in the header's workload, layer " + std::to_string(i) +
+                 " \"" + w.name + "\")",
+             std::to_string(have));
+    };
+    for (const auto& [key, member, config, unused] : kShape) check(key, d.*member, w.*config);
+    check("relu", d.relu, w.relu);
+    check("shift", d.shift, w.requant.shift);
+  }
+
+  void read_instruction(const Line& line) {
+    JsonReader r(line.value, where(line));
+    reject_unknown_keys(r, kInstructionKeys);
+    Program& p = out_.program;
+    Instruction in;
+    const size_t index = p.instructions.size();
+    field_equals(r, "id", index, "instruction ids are 0, 1, 2, ... in program order");
+    in.id = static_cast<uint32_t>(index);
+    in.op = static_cast<Opcode>(r.require_choice("op", kOpcodes));
+    if (p.layers.empty())
+      r.fail("layer", "a layer line before the first instruction line", "no layer lines");
+    in.layer =
+        static_cast<uint32_t>(field(r, "layer", 0, p.layers.size() - 1, "index of a layer line"));
+    const LayerDescriptor& L = p.layers[in.layer];
+    const std::string units = "hardware compute.units = " + std::to_string(hw_.compute.units);
+    in.unit = static_cast<uint32_t>(field(r, "unit", 0, hw_.compute.units - 1, units, 0));
+    in.half = static_cast<uint32_t>(field(r, "half", 0, 1, "ping-pong half", 0));
+    in.batch = static_cast<uint32_t>(field(r, "n", 0, L.N - 1, "image index below N", 0));
+    const bool params = in.op == Opcode::LoadParams;
+    std::tie(in.k_begin, in.k_end) =
+        range_field(r, "k", L.K, params, "output channels within K = " + std::to_string(L.K),
+                    params ? std::optional(std::pair<uint32_t, uint32_t>(0, L.K)) : std::nullopt);
+    const bool rows = has_rows(in.op);
+    std::tie(in.out_row_begin, in.out_row_end) = range_field(
+        r, "rows", L.out_h, !rows, "output rows within out_h = " + std::to_string(L.out_h),
+        rows ? std::nullopt : std::optional(std::pair<uint32_t, uint32_t>(0, 0)));
+    const uint64_t max_stages = rows ? in.row_count() : std::max<uint64_t>(in.k_count(), 1);
+    in.stages = static_cast<uint32_t>(
+        field(r, "stages", 1, max_stages,
+              rows ? "at most one per output row" : "at most one per channel", 1));
+    read_dependencies(r, in);
+    p.instructions.push_back(std::move(in));
+  }
+
+  void read_dependencies(JsonReader& r, Instruction& in) const {
+    const json* deps = r.find("deps");
+    if (!deps) return;
+    if (!deps->is_array())
+      r.fail("deps", "array of {\"on\": <id>, \"kind\": <kind>} objects", describe_json(*deps));
+    const std::string self = "instruction #" + std::to_string(in.id);
+    for (size_t j = 0; j < deps->size(); ++j) {
+      JsonReader d((*deps)[j], r.file(),
+                   json_pointer_append(r.pointer_to("deps"), std::to_string(j)));
+      reject_unknown_keys(d, {"on", "kind"});
+      const uint64_t on = field(d, "on", 0, kU32);
+      const std::string expected =
+          in.id == 0 ? std::string("no dependencies (") + self + " is the first)"
+                     : "id of an earlier instruction (0.." + std::to_string(in.id - 1) + ")";
+      if (on >= instruction_lines_) {
+        d.fail("on", expected,
+               "no instruction #" + std::to_string(on) + " (the file has " +
+                   std::to_string(instruction_lines_) + " instructions)");
+      } else if (on == in.id) {
+        d.fail("on", expected, self + " depends on itself");
+      } else if (on > in.id) {
+        d.fail("on", expected,
+               self + " depends on #" + std::to_string(on) +
+                   ", which comes later: dependencies must point to earlier instructions");
+      }
+      const auto kind = static_cast<DependencyKind>(d.require_choice("kind", kDependencyKinds));
+      in.deps.push_back({static_cast<uint32_t>(on), kind});
+    }
+  }
+
+  std::string path_;
+  std::vector<Line> lines_;
+  size_t instruction_lines_ = 0;
+  ProgramFile out_;
+  NetworkConfig network_;
+  HardwareConfig hw_;
+};
+
+}  // namespace
+
+void write_program_jsonl(std::ostream& out, const Program& program, const json& workload,
+                         const json& hardware) {
+  out << "{\"npusim_program\": " << kProgramFormatVersion << ", \"workload\": " << workload.dump()
+      << ", \"hardware\": " << hardware.dump() << ", \"dram_bytes\": " << program.dram_bytes
+      << "}\n";
+  for (size_t i = 0; i < program.layers.size(); ++i) {
+    const LayerDescriptor& d = program.layers[i];
+    out << "{\"layer\": " << i << ", \"name\": " << quoted(d.name) << ", \"N\": " << d.N
+        << ", \"C\": " << d.C << ", \"H\": " << d.H << ", \"W\": " << d.W << ", \"K\": " << d.K
+        << ", \"R\": " << d.R << ", \"S\": " << d.S << ", \"stride\": " << d.stride
+        << ", \"padding\": " << d.padding << ", \"out_h\": " << d.out_h
+        << ", \"out_w\": " << d.out_w << ", \"relu\": " << (d.relu ? "true" : "false")
+        << ", \"shift\": " << d.shift << ", \"input_address\": " << d.input_address
+        << ", \"weights_address\": " << d.weights_address
+        << ", \"params_address\": " << d.params_address
+        << ", \"output_address\": " << d.output_address << ", \"k_tile\": " << d.k_tile
+        << ", \"rows_per_piece\": " << d.rows_per_piece
+        << ", \"rows_per_compute_stage\": " << d.rows_per_compute_stage
+        << ", \"half_bytes\": " << d.half_bytes
+        << ", \"weight_region_bytes\": " << d.weight_region_bytes
+        << ", \"params_region_bytes\": " << d.params_region_bytes
+        << ", \"input_from_layer\": " << d.input_from_layer << "}\n";
+  }
+  for (const Instruction& in : program.instructions) {
+    out << "{\"id\": " << in.id << ", \"op\": \"" << to_string(in.op)
+        << "\", \"layer\": " << in.layer << ", \"unit\": " << in.unit << ", \"half\": " << in.half
+        << ", \"n\": " << in.batch << ", \"k\": [" << in.k_begin << ", " << in.k_end << "]";
+    if (has_rows(in.op) || in.out_row_begin != 0 || in.out_row_end != 0)
+      out << ", \"rows\": [" << in.out_row_begin << ", " << in.out_row_end << "]";
+    out << ", \"stages\": " << in.stages << ", \"deps\": [";
+    for (size_t j = 0; j < in.deps.size(); ++j)
+      out << (j ? ", " : "") << "{\"on\": " << in.deps[j].producer << ", \"kind\": \""
+          << to_string(in.deps[j].kind) << "\"}";
+    out << "]}\n";
+  }
+}
+
+ProgramFile read_program_jsonl(const std::string& path) { return ProgramReader(path).read(); }
+
+}  // namespace npusim

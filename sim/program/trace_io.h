@@ -1,0 +1,32 @@
+// Programs as JSON lines (traces/): a header line (format version, the
+// resolved workload and hardware it was compiled from), one line per layer
+// descriptor, then one line per instruction with explicit dependency fields.
+// Hand-edited files are checked line by line; errors name file:line, the
+// JSON pointer inside that line, what was expected and what was found.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/program/program.h"
+
+namespace npusim {
+
+inline constexpr int kProgramFormatVersion = 1;
+
+struct ProgramFile {
+  nlohmann::json workload;  // as written by to_json(NetworkConfig)
+  nlohmann::json hardware;  // as written by to_json(HardwareConfig)
+  Program program;
+};
+
+void write_program_jsonl(std::ostream& out, const Program& program,
+                         const nlohmann::json& workload, const nlohmann::json& hardware);
+
+// Throws ConfigError (file "<path>:<line>") for malformed lines, unknown keys,
+// bad values, and for dependencies on a later or missing instruction.
+ProgramFile read_program_jsonl(const std::string& path);
+
+}  // namespace npusim
