@@ -11,13 +11,14 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const HardwareConfig&
     : Engine(name, hw, options),
       busy_(stats.declare("compute.busy_cycles", "cycles",
                           "cycles compute units ran an instruction (summed over units)")),
-      instructions_(stats.declare("compute.instructions", "count", "compute instructions executed")),
+      instructions_(
+          stats.declare("compute.instructions", "count", "compute instructions executed")),
       work_cycles_(stats.declare("compute.work_cycles", "cycles",
                                  "array cycles by the cost formula, pipeline fill included")),
       macs_performed_(stats.declare("compute.macs_performed", "MACs",
                                     "MACs the arrays performed (padding taps included)")),
-      macs_useful_(stats.declare("compute.macs_useful", "MACs",
-                                 "the layer's dense MACs N*K*Ho*Wo*C*R*S")),
+      macs_useful_(
+          stats.declare("compute.macs_useful", "MACs", "the layer's dense MACs N*K*Ho*Wo*C*R*S")),
       standalone_cycles_(stats.declare("compute.standalone_cycles", "cycles",
                                        "cycles the computes would take running alone")) {
   for (uint32_t u = 0; u < hw.compute.units; ++u)
@@ -49,9 +50,9 @@ void ComputeEngine::compute(const Instruction& in) {
   ByteTile& input = cache->input_half(in.unit, in.half);
   ByteTile& weights = cache->weights();
   SumTile& results = cache->result_half(in.unit, in.half);
-  results.begin_fill({int32_t(in.layer), in.batch, in.k_begin, in.k_end, in.out_row_begin,
-                      in.out_row_end},
-                     in.row_count(), uint64_t(L.out_w) * in.k_count(), options_.functional);
+  results.begin_fill(
+      {int32_t(in.layer), in.batch, in.k_begin, in.k_end, in.out_row_begin, in.out_row_end},
+      in.row_count(), uint64_t(L.out_w) * in.k_count(), options_.functional);
   cache->occupancy_changed(in.layer);
 
   uint64_t standalone = 0;
@@ -71,8 +72,8 @@ void ComputeEngine::compute(const Instruction& in) {
     const uint64_t array =
         cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients) +
         (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
-    const uint64_t read_bytes = uint64_t(need.count()) * L.padded_w() * L.C +
-                                uint64_t(in.k_count()) * coefficients;
+    const uint64_t read_bytes =
+        uint64_t(need.count()) * L.padded_w() * L.C + uint64_t(in.k_count()) * coefficients;
     const uint64_t write_bytes = pixels * in.k_count() * 4;
     const Grant read = cache->access(in.layer, false, read_bytes, now);
     const Grant write = cache->access(in.layer, true, write_bytes, now);

@@ -17,18 +17,23 @@ Controller::Controller(sc_core::sc_module_name name, const HardwareConfig& hw,
                                 "cycles engines waited for a producer's data (RAW via the cache)")),
       stall_space_(stats.declare("stall.buffer_space_cycles", "cycles",
                                  "cycles engines waited for buffer space still in use (WAR)")),
-      stall_memory_(stats.declare("stall.memory_dependency_cycles", "cycles",
-                                  "cycles loads waited for a previous layer's stores (RAW via DRAM)")),
+      stall_memory_(
+          stats.declare("stall.memory_dependency_cycles", "cycles",
+                        "cycles loads waited for a previous layer's stores (RAW via DRAM)")),
       layer_start_(stats.declare("layer.start_cycle", "cycle",
-                                 "cycle the layer's first instruction started", Counter::Reduce::Max)),
+                                 "cycle the layer's first instruction started",
+                                 Counter::Reduce::Max)),
       layer_finish_(stats.declare("layer.finish_cycle", "cycle",
-                                  "cycle the layer's last instruction finished", Counter::Reduce::Max)),
+                                  "cycle the layer's last instruction finished",
+                                  Counter::Reduce::Max)),
       layer_cycles_(stats.declare("layer.cycles", "cycles",
                                   "finish - start of the layer (neighbouring spans may overlap)")),
-      overlap_two_(stats.declare("overlap.two_engines_cycles", "cycles",
-                                 "cycles at least two engines ran this layer's instructions at once")),
-      overlap_three_(stats.declare("overlap.three_engines_cycles", "cycles",
-                                   "cycles load, compute and store all ran this layer's instructions")),
+      overlap_two_(
+          stats.declare("overlap.two_engines_cycles", "cycles",
+                        "cycles at least two engines ran this layer's instructions at once")),
+      overlap_three_(
+          stats.declare("overlap.three_engines_cycles", "cycles",
+                        "cycles load, compute and store all ran this layer's instructions")),
       early_start_(stats.declare("overlap.early_start_cycles", "cycles",
                                  "sum over dependencies of cycles a consumer started before its "
                                  "producer finished")) {
@@ -122,8 +127,8 @@ void Controller::instruction_done(const Instruction& in, uint64_t complete_at) {
   s.released_at = now_cycles();
   s.done_at = std::max(complete_at, s.released_at);
   if (timeline_.enabled())
-    timeline_.slice({queue_of(in).name, describe(in, program_), s.started_at, s.released_at, in.id, -1,
-                     in.layer});
+    timeline_.slice({queue_of(in).name, describe(in, program_), s.started_at, s.released_at, in.id,
+                     -1, in.layer});
   for (uint64_t& t : s.stage_done_at) t = std::min(t, s.done_at);
   ++done_count_;
   finish_cycle_ = std::max(finish_cycle_, s.done_at);

@@ -17,9 +17,8 @@ uint64_t cache_access_cycles(const CacheConfig& cache, uint64_t bytes) {
 }
 
 uint32_t cache_parallel_accesses(const CacheConfig& cache) {
-  const uint64_t by_banks =
-      std::max<uint64_t>(1, uint64_t(cache.banks) * cache.bank_bytes_per_cycle /
-                                cache.port_bytes_per_cycle);
+  const uint64_t by_banks = std::max<uint64_t>(
+      1, uint64_t(cache.banks) * cache.bank_bytes_per_cycle / cache.port_bytes_per_cycle);
   return static_cast<uint32_t>(std::min<uint64_t>(cache.ports, by_banks));
 }
 

@@ -27,11 +27,10 @@ class DependencyPolicy {
  public:
   virtual ~DependencyPolicy() = default;
   virtual const char* name() const = 0;
-  // Cycle from which `dep` no longer holds back stage `consumer_stage` of `consumer`, or kNotYet when
-  // that is not known yet (the controller re-asks after every progress event).
+  // Cycle from which `dep` no longer holds back stage `consumer_stage` of `consumer`, or kNotYet
+  // when that is not known yet (the controller re-asks after every progress event).
   virtual uint64_t satisfied_from(const Instruction& consumer, uint32_t consumer_stage,
-                                  const Dependency& dep,
-                                  const Instruction& producer,
+                                  const Dependency& dep, const Instruction& producer,
                                   const InstructionState& producer_state) const = 0;
 };
 

@@ -16,7 +16,8 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program
       read_bytes_(stats.declare("dram.read_bytes", "bytes", "bytes read from DRAM (whole bursts)")),
       write_bytes_(
           stats.declare("dram.write_bytes", "bytes", "bytes written to DRAM (whole bursts)")),
-      bus_busy_(stats.declare("dram.bus_busy_cycles", "cycles", "cycles the shared bus moved data")),
+      bus_busy_(
+          stats.declare("dram.bus_busy_cycles", "cycles", "cycles the shared bus moved data")),
       bus_stall_(stats.declare("stall.bus_cycles", "cycles",
                                "cycles engines waited for the shared bus (arbitration)")) {
   for (const LayerDescriptor& L : program.layers)
@@ -26,8 +27,8 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program
 int8_t* Dram::image(uint64_t address, uint64_t bytes) {
   if (address + bytes > image_.size() || address + bytes < address)
     throw SimulationError("DRAM access [" + std::to_string(address) + ", +" +
-                          std::to_string(bytes) + ") outside the " +
-                          std::to_string(image_.size()) + "-byte image");
+                          std::to_string(bytes) + ") outside the " + std::to_string(image_.size()) +
+                          "-byte image");
   return image_.data() + address;
 }
 
@@ -66,13 +67,12 @@ void Dram::require_rows_stored(const std::string& reader, uint32_t layer, uint32
   for (int64_t r = std::max<int64_t>(row_begin, 0); r < std::min<int64_t>(row_end, L.out_h); ++r) {
     const RowState& s = stored_rows_[layer][uint64_t(batch) * L.out_h + uint64_t(r)];
     if (s.channels < L.K || s.ready_at > now) {
-      throw SimulationError(reader + " reads row " + std::to_string(r) + " of layer " + L.name +
-                            "'s output at cycle " + std::to_string(now) + " but only " +
-                            std::to_string(s.channels) + " of " + std::to_string(L.K) +
-                            " channels are stored" +
-                            (s.channels >= L.K
-                                 ? " (they reach memory at cycle " + std::to_string(s.ready_at) + ")"
-                                 : std::string()));
+      throw SimulationError(
+          reader + " reads row " + std::to_string(r) + " of layer " + L.name +
+          "'s output at cycle " + std::to_string(now) + " but only " + std::to_string(s.channels) +
+          " of " + std::to_string(L.K) + " channels are stored" +
+          (s.channels >= L.K ? " (they reach memory at cycle " + std::to_string(s.ready_at) + ")"
+                             : std::string()));
     }
   }
 }

@@ -47,8 +47,7 @@ uint64_t EarlyPolicy::satisfied_from(const Instruction& consumer, uint32_t consu
       const RowRange need = input_rows_for(L, uint32_t(rows.begin), uint32_t(rows.end));
       uint64_t ready = 0;
       for (uint32_t s = 0; s < producer.stages; ++s)
-        if (stage_rows(producer, s).begin < need.end)
-          ready = std::max(ready, stage_done(state, s));
+        if (stage_rows(producer, s).begin < need.end) ready = std::max(ready, stage_done(state, s));
       return ready;
     }
   }

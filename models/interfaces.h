@@ -43,8 +43,7 @@ class DramIf : public virtual sc_core::sc_interface {
   virtual int8_t* image(uint64_t address, uint64_t bytes) = 0;
   // Reserves the bus from now for `segments` contiguous pieces of
   // `segment_bytes`; returns the bus slot. Accounts bytes and bus stalls.
-  virtual Grant transfer(uint32_t layer, bool write, uint64_t segments,
-                         uint64_t segment_bytes) = 0;
+  virtual Grant transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) = 0;
   virtual uint64_t latency_cycles() const = 0;
   // Output rows of `layer` whose channels [k_begin,k_end) reach memory at `at`.
   virtual void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,

@@ -11,7 +11,7 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
     : sc_module(name),
       config_(hw.cache),
       timeline_(timeline),
-      port_free_at_(cost::cache_parallel_accesses(hw.cache), 0),
+      ports_(cost::cache_parallel_accesses(hw.cache)),
       weights_("weights"),
       params_{SumTile("params.bank0"), SumTile("params.bank1")},
       read_bytes_(stats.declare("cache.read_bytes", "bytes", "bytes read from the internal cache")),
@@ -25,8 +25,7 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
       allocated_(stats.declare("cache.allocated_bytes", "bytes",
                                "bytes the compiler's partition assigns to buffers",
                                Counter::Reduce::Max)) {
-  for (uint32_t u = 0; u < hw.compute.units; ++u)
-    units_.emplace_back("unit" + std::to_string(u));
+  for (uint32_t u = 0; u < hw.compute.units; ++u) units_.emplace_back("unit" + std::to_string(u));
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (uint32_t l = 0; l < program.layers.size(); ++l) {
     const LayerDescriptor& L = program.layers[l];
@@ -36,11 +35,7 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
 }
 
 Grant InternalCache::access(uint32_t layer, bool write, uint64_t bytes, uint64_t earliest) {
-  auto port = std::min_element(port_free_at_.begin(), port_free_at_.end());
-  Grant g;
-  g.start = std::max(earliest, *port);
-  g.end = g.start + cost::cache_access_cycles(config_, bytes);
-  *port = g.end;
+  const Grant g = ports_.reserve(earliest, cost::cache_access_cycles(config_, bytes), now_cycles());
   port_stall_.add(layer, g.start - earliest);
   (write ? write_bytes_ : read_bytes_).add(layer, bytes);
   return g;

@@ -11,6 +11,7 @@
 
 #include "models/interfaces.h"
 #include "models/ping_pong_buffer.h"
+#include "models/port_calendar.h"
 #include "sim/config/hardware_config.h"
 #include "sim/stats/stats_registry.h"
 #include "sim/stats/timeline.h"
@@ -36,7 +37,7 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
  private:
   CacheConfig config_;
   Timeline& timeline_;
-  std::vector<uint64_t> port_free_at_;
+  PortCalendar ports_;
   ByteTile weights_;
   std::array<SumTile, 2> params_;
   std::vector<PingPongBuffer> units_;

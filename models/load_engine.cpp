@@ -10,10 +10,12 @@ namespace npusim {
 LoadEngine::LoadEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
                        EngineOptions options, StatsRegistry& stats)
     : Engine(name, hw, options),
-      busy_(stats.declare("load.busy_cycles", "cycles", "cycles the load engine ran an instruction")),
+      busy_(
+          stats.declare("load.busy_cycles", "cycles", "cycles the load engine ran an instruction")),
       instructions_(stats.declare("load.instructions", "count", "load instructions executed")),
-      standalone_cycles_(stats.declare("load.standalone_cycles", "cycles",
-                                       "cycles the loads would take running alone (no contention)")) {
+      standalone_cycles_(
+          stats.declare("load.standalone_cycles", "cycles",
+                        "cycles the loads would take running alone (no contention)")) {
   SC_THREAD(run);
 }
 
@@ -100,8 +102,8 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   const uint64_t padded_row = uint64_t(L.padded_w()) * L.C;
   const uint64_t dram_row = uint64_t(L.W) * L.C;
   ByteTile& half = cache->input_half(in.unit, in.half);
-  half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end},
-                  uint32_t(rows.count()), padded_row, options_.functional);
+  half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end}, uint32_t(rows.count()),
+                  padded_row, options_.functional);
   cache->occupancy_changed(in.layer);
   int64_t loaded_end = rows.begin;
   uint64_t last = now_cycles();

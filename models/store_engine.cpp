@@ -20,7 +20,8 @@ int8_t requantise(int32_t sum, int32_t bias, int32_t scale, uint32_t shift, bool
 StoreEngine::StoreEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
                          EngineOptions options, StatsRegistry& stats)
     : Engine(name, hw, options),
-      busy_(stats.declare("store.busy_cycles", "cycles", "cycles the store engine ran an instruction")),
+      busy_(stats.declare("store.busy_cycles", "cycles",
+                          "cycles the store engine ran an instruction")),
       instructions_(stats.declare("store.instructions", "count", "store instructions executed")),
       batches_(stats.declare("store.batches", "count", "result batches written to DRAM")),
       standalone_cycles_(stats.declare("store.standalone_cycles", "cycles",
@@ -49,8 +50,8 @@ uint64_t StoreEngine::store(const Instruction& in) {
   SumTile& params = cache->params(in.layer % 2);
   SumTile& results = cache->result_half(in.unit, in.half);
   const TileTag params_tag{int32_t(in.layer), 0, 0, L.K, 0, 1};
-  const TileTag results_tag{int32_t(in.layer), in.batch, in.k_begin, in.k_end, in.out_row_begin,
-                            in.out_row_end};
+  const TileTag results_tag{int32_t(in.layer), in.batch,         in.k_begin,
+                            in.k_end,          in.out_row_begin, in.out_row_end};
   const uint32_t k_count = in.k_count();
   const uint64_t latency = dram->latency_cycles();
   uint64_t last_ack = now_cycles(), standalone = latency;
@@ -81,8 +82,8 @@ uint64_t StoreEngine::store(const Instruction& in) {
     // segment, a k-tile is one segment per pixel.
     const bool whole = k_count == L.K;
     const Grant read = cache->access(in.layer, false, pixels * k_count * 4, now);
-    const Grant bus = dram->transfer(in.layer, true, whole ? 1 : pixels,
-                                     whole ? pixels * k_count : k_count);
+    const Grant bus =
+        dram->transfer(in.layer, true, whole ? 1 : pixels, whole ? pixels * k_count : k_count);
     const uint64_t in_write_buffer = std::max(bus.end, read.end);
     const uint64_t ack = in_write_buffer + latency;
     dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count, ack);

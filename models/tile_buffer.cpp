@@ -24,9 +24,9 @@ void TileBuffer<T>::require(const TileTag& expected, uint32_t r0, uint32_t r1, u
       std::ostringstream s;
       s << reader << " reads row " << r << " of " << name_ << " (" << tag_.describe()
         << ") at cycle " << now << " but that row "
-        << (r >= rows_ || valid_at_[r] == kNever ? std::string("has not been loaded")
-                                                 : "arrives only at cycle " +
-                                                       std::to_string(valid_at_[r]));
+        << (r >= rows_ || valid_at_[r] == kNever
+                ? std::string("has not been loaded")
+                : "arrives only at cycle " + std::to_string(valid_at_[r]));
       throw SimulationError(s.str());
     }
   }

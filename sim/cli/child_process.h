@@ -3,17 +3,16 @@
 // regressions) runs one child per simulation.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace npusim::cli {
 
-std::string self_path();                       // this executable
-std::string shell_quote(const std::string& s); // '...' with embedded quotes escaped
+std::string self_path();                        // this executable
+std::string shell_quote(const std::string& s);  // '...' with embedded quotes escaped
 // Runs `command` with /bin/sh; returns its exit code (or 128 + signal).
 int run_child(const std::string& command);
-std::string make_temp_dir();                   // a fresh folder under $TMPDIR
+std::string make_temp_dir();  // a fresh folder under $TMPDIR
 void remove_dir(const std::string& dir);
 // Parses a JSON file; throws std::runtime_error naming it.
 nlohmann::json read_json_file(const std::string& path);

@@ -3,9 +3,8 @@
 // failed (mismatch, simulation error, deadlock), 2 bad input.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace npusim::cli {
 

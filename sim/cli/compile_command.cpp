@@ -1,11 +1,11 @@
 // `npusim compile`: write the program the compiler makes for a workload and a
 // hardware config as JSON lines, to read, edit by hand, and replay with
 // `npusim run --program FILE`.
+#include <spdlog/spdlog.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "sim/cli/commands.h"
 #include "sim/compiler/tiler.h"
@@ -24,7 +24,8 @@ struct CompileArguments {
 
 int compile(const CompileArguments& a) {
   const std::string origin = a.hw_file.empty() ? "<default hardware>" : a.hw_file;
-  nlohmann::json hw_json = a.hw_file.empty() ? to_json(HardwareConfig{}) : load_json_file(a.hw_file);
+  nlohmann::json hw_json =
+      a.hw_file.empty() ? to_json(HardwareConfig{}) : load_json_file(a.hw_file);
   for (const std::string& s : a.overrides) apply_override(hw_json, s, origin);
   const HardwareConfig hw = parse_hardware_config(hw_json, origin);
   const NetworkConfig net = a.workload.empty() ? default_network() : load_workload(a.workload);
@@ -48,8 +49,9 @@ int compile(const CompileArguments& a) {
 void add_compile_command(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<CompileArguments>();
   CLI::App* cmd = app.add_subcommand(
-      "compile", "Compile a layer or network for a hardware config and write the program as JSON "
-                 "lines (one instruction per line, explicit dependencies).");
+      "compile",
+      "Compile a layer or network for a hardware config and write the program as JSON "
+      "lines (one instruction per line, explicit dependencies).");
   cmd->add_option("workload", args->workload,
                   "Layer or network JSON (default: the embedded ResNet-18 convolution layers)")
       ->check(CLI::ExistingFile);

@@ -1,8 +1,8 @@
-#include <exception>
-#include <iostream>
-
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <exception>
+#include <iostream>
 
 #include "sim/cli/commands.h"
 #include "sim/compiler/tiler.h"
@@ -15,8 +15,9 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_st("npusim"));
   spdlog::set_pattern("npusim: %v");
 
-  CLI::App app{"npusim: a cycle-approximate simulator of a DNN inference accelerator "
-               "(SystemC), with bit-exact outputs checked against a reference."};
+  CLI::App app{
+      "npusim: a cycle-approximate simulator of a DNN inference accelerator "
+      "(SystemC), with bit-exact outputs checked against a reference."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "npusim 0.1.0");
   std::function<int()> action;

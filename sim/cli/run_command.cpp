@@ -1,11 +1,11 @@
 // `npusim run`: simulate a layer or network on a hardware config and report.
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
@@ -61,8 +61,9 @@ int run(const RunArguments& a) {
   std::unique_ptr<ProgramFile> replay;
   if (!a.program_file.empty()) {
     if (!a.workload.empty())
-      throw std::runtime_error("give either a workload or --program, not both (the program "
-                               "file carries its workload)");
+      throw std::runtime_error(
+          "give either a workload or --program, not both (the program "
+          "file carries its workload)");
     replay = std::make_unique<ProgramFile>(read_program_jsonl(a.program_file));
   }
   const HardwareConfig hw = resolve_hardware(a, replay ? &replay->hardware : nullptr);
@@ -86,7 +87,7 @@ int run(const RunArguments& a) {
   if (result->outcome.status != RunOutcome::Status::Completed) {
     std::cerr << "error: simulation "
               << (result->outcome.status == RunOutcome::Status::Deadlocked ? "deadlocked"
-                                                                            : "failed")
+                                                                           : "failed")
               << ": " << result->outcome.message << '\n';
     return kSimulationFailed;
   }
@@ -136,13 +137,15 @@ int compare_policies(const RunArguments& a) {
 void add_run_command(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<RunArguments>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "Simulate a layer or network (JSON) on a hardware config; report cycles and check "
-             "every output bit for bit against the reference convolution.");
+      "run",
+      "Simulate a layer or network (JSON) on a hardware config; report cycles and check "
+      "every output bit for bit against the reference convolution.");
   cmd->add_option("workload", args->workload,
                   "Layer or network JSON (default: the embedded ResNet-18 convolution layers)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--hw", args->hw_file, "Hardware JSON (default: the built-in defaults, "
-                                         "identical to configs/hw/default.json)")
+  cmd->add_option("--hw", args->hw_file,
+                  "Hardware JSON (default: the built-in defaults, "
+                  "identical to configs/hw/default.json)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--out", args->out_dir,
                   "Write report.json, layers.csv, stats.json, stats.txt and the resolved configs "

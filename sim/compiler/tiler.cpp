@@ -47,12 +47,12 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
   const uint64_t by_accumulator = acc_bytes / (uint64_t(L.out_w()) * 4);
   const uint64_t k_limit = std::min<uint64_t>({L.K, by_weights, by_accumulator});
   if (k_limit == 0) {
-    plan.why = by_weights == 0 ? "one kernel (" + std::to_string(kernel_bytes) +
-                                     " B) exceeds the weight region (" +
-                                     std::to_string(part.weight_region_bytes) + " B)"
-                               : "one output row of int32 sums (" +
-                                     std::to_string(uint64_t(L.out_w()) * 4) +
-                                     " B) exceeds the accumulator (compute.accumulator_kib)";
+    plan.why = by_weights == 0
+                   ? "one kernel (" + std::to_string(kernel_bytes) +
+                         " B) exceeds the weight region (" +
+                         std::to_string(part.weight_region_bytes) + " B)"
+                   : "one output row of int32 sums (" + std::to_string(uint64_t(L.out_w()) * 4) +
+                         " B) exceeds the accumulator (compute.accumulator_kib)";
     return plan;
   }
   plan.k_tiles = static_cast<uint32_t>(ceil_div(L.K, k_limit));
@@ -78,8 +78,8 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
   plan.pieces = static_cast<uint32_t>(ceil_div(L.out_h(), max_rows));
   plan.rows_per_piece = static_cast<uint32_t>(ceil_div(L.out_h(), plan.pieces));
   const uint64_t row_sum_bytes = uint64_t(L.out_w()) * plan.k_tile * 4;
-  plan.rows_per_compute_stage =
-      static_cast<uint32_t>(std::clamp<uint64_t>(acc_bytes / row_sum_bytes, 1, plan.rows_per_piece));
+  plan.rows_per_compute_stage = static_cast<uint32_t>(
+      std::clamp<uint64_t>(acc_bytes / row_sum_bytes, 1, plan.rows_per_piece));
   const uint64_t row_out_bytes = uint64_t(L.out_w()) * plan.k_tile;
   plan.rows_per_store_batch = static_cast<uint32_t>(
       std::clamp<uint64_t>(hw.store.batch_bytes / row_out_bytes, 1, plan.rows_per_piece));

@@ -65,8 +65,8 @@ std::string describe(const Instruction& in, const Program& p) {
   s << '#' << in.id << ' ' << to_string(in.op);
   if (in.layer < p.layers.size()) s << " layer " << p.layers[in.layer].name;
   if (in.op != Opcode::LoadParams)
-    s << " unit" << in.unit << " half" << in.half << " n" << in.batch << " k[" << in.k_begin
-      << ',' << in.k_end << ')';
+    s << " unit" << in.unit << " half" << in.half << " n" << in.batch << " k[" << in.k_begin << ','
+      << in.k_end << ')';
   if (in.op != Opcode::LoadParams && in.op != Opcode::LoadWeights)
     s << " rows[" << in.out_row_begin << ',' << in.out_row_end << ')';
   return s.str();

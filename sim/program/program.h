@@ -54,11 +54,11 @@ struct Instruction {
   uint32_t id = 0;
   Opcode op = Opcode::Compute;
   uint32_t layer = 0;
-  uint32_t unit = 0;   // compute unit whose buffers it uses
-  uint32_t half = 0;   // ping-pong half (LoadParams: parameter bank)
-  uint32_t batch = 0;  // image n
-  uint32_t k_begin = 0, k_end = 0;                  // output channels
-  uint32_t out_row_begin = 0, out_row_end = 0;      // output rows
+  uint32_t unit = 0;                            // compute unit whose buffers it uses
+  uint32_t half = 0;                            // ping-pong half (LoadParams: parameter bank)
+  uint32_t batch = 0;                           // image n
+  uint32_t k_begin = 0, k_end = 0;              // output channels
+  uint32_t out_row_begin = 0, out_row_end = 0;  // output rows
   uint32_t stages = 1;
   std::vector<Dependency> deps;
 

@@ -31,7 +31,8 @@ void print_policy_comparison(std::ostream& out, const nlohmann::json& strict_rep
   if (strict_layers.size() != early_layers.size())
     throw std::runtime_error("the two runs report different layer counts");
   size_t width = 5;
-  for (const auto& l : strict_layers) width = std::max(width, l.at("name").get<std::string>().size());
+  for (const auto& l : strict_layers)
+    width = std::max(width, l.at("name").get<std::string>().size());
   char header[256];
   std::snprintf(header, sizeof header, "%-*s  %12s  %12s  %9s  %14s\n", int(width), "layer",
                 "strict", "early", "gain", "early_starts");

@@ -2,9 +2,8 @@
 // early dependency policy (seed 004), side by side, from their report JSONs.
 #pragma once
 
-#include <ostream>
-
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 namespace npusim {
 

@@ -1,10 +1,10 @@
 #include "sim/runner/runner.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <cstring>
 #include <sstream>
-
-#include <spdlog/spdlog.h>
 
 #include "sim/compiler/tiler.h"
 #include "sim/reference/reference_conv.h"
@@ -87,8 +87,10 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
       const uint64_t bytes = uint64_t(rows.count()) * d.padded_w() * d.C +
                              uint64_t(in.row_count()) * d.out_w * in.k_count() * 4;
       if (bytes > d.half_bytes)
-        throw ProgramError("instruction " + describe(in, p) + ": buffers over capacity: its piece "
-                           "needs " + std::to_string(bytes) + " B, a half holds " +
+        throw ProgramError("instruction " + describe(in, p) +
+                           ": buffers over capacity: its piece "
+                           "needs " +
+                           std::to_string(bytes) + " B, a half holds " +
                            std::to_string(d.half_bytes) + " B");
     }
     if (in.op == Opcode::LoadWeights && in.k_count() > d.k_tile)
@@ -128,7 +130,8 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   Accelerator accelerator("npu", r.hw, r.program, *r.stats, {!options.timing_only}, r.timeline);
   for (size_t l = 0; l < layers; ++l)
     lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l]);
-  if (options.progress) spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
+  if (options.progress)
+    spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
   r.outcome = accelerator.run();
 
   r.summary.checks.assign(layers, LayerCheck{});

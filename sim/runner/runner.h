@@ -22,9 +22,9 @@
 namespace npusim {
 
 struct RunOptions {
-  bool timing_only = false;  // skip arithmetic and the reference check; same cycles
-  bool keep_outputs = false; // keep each layer's output tensor in the result
-  bool progress = true;      // progress lines on stderr
+  bool timing_only = false;   // skip arithmetic and the reference check; same cycles
+  bool keep_outputs = false;  // keep each layer's output tensor in the result
+  bool progress = true;       // progress lines on stderr
   // Fault injection for tests: edits the compiled program before it runs
   // (e.g. drops a dependency to show the buffers catch the early read).
   std::function<void(Program&)> edit_program;
@@ -40,8 +40,8 @@ struct RunResult {
   std::unique_ptr<StatsRegistry> stats;
   Timeline timeline;
   RunOutcome outcome;
-  RunSummary summary;              // points into the members above
-  std::vector<TensorI8> outputs;   // N,Ho,Wo,K per layer when keep_outputs
+  RunSummary summary;             // points into the members above
+  std::vector<TensorI8> outputs;  // N,Ho,Wo,K per layer when keep_outputs
 
   // Completed, and (unless timing-only) every layer matches the reference.
   bool ok() const;

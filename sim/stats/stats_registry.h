@@ -6,10 +6,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace npusim {
 
@@ -17,8 +16,7 @@ class Counter {
  public:
   enum class Reduce { Sum, Max };  // how per-layer values combine into a total
 
-  Counter(std::string name, std::string unit, std::string meaning, Reduce reduce,
-          uint32_t layers);
+  Counter(std::string name, std::string unit, std::string meaning, Reduce reduce, uint32_t layers);
 
   void add(uint32_t layer, uint64_t v) { values_[layer] += v; }
   void raise_to(uint32_t layer, uint64_t v) {

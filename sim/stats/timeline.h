@@ -11,18 +11,18 @@
 namespace npusim {
 
 struct TimelineSlice {
-  std::string track;     // "load engine", "compute unit 0", "store engine"
-  std::string name;      // "#12 compute layer1.0.conv1" or "stage 3"
-  uint64_t begin = 0;    // cycles
-  uint64_t end = 0;      // cycles, >= begin
+  std::string track;   // "load engine", "compute unit 0", "store engine"
+  std::string name;    // "#12 compute layer1.0.conv1" or "stage 3"
+  uint64_t begin = 0;  // cycles
+  uint64_t end = 0;    // cycles, >= begin
   uint32_t instruction = 0;
-  int32_t stage = -1;    // -1: the instruction itself
+  int32_t stage = -1;  // -1: the instruction itself
   uint32_t layer = 0;
 };
 
 struct TimelineCounter {
-  std::string track;     // "cache occupancy (bytes)", "DRAM read (bytes/cycle)"
-  uint64_t at = 0;       // cycles
+  std::string track;  // "cache occupancy (bytes)", "DRAM read (bytes/cycle)"
+  uint64_t at = 0;    // cycles
   double value = 0.0;
 };
 

@@ -36,7 +36,8 @@ TEST_CASE("ping-pong buffering beats single buffering when load and compute bala
   // A small cache cuts the layer into several pieces, so there is overlap to win.
   const std::string hw = "--set cache.size_kib=64 ";
   const uint64_t pingpong = total_cycles(run_report("run " + layer + " " + hw));
-  const uint64_t single = total_cycles(run_report("run " + layer + " " + hw + "--buffering single"));
+  const uint64_t single =
+      total_cycles(run_report("run " + layer + " " + hw + "--buffering single"));
   INFO("pingpong " << pingpong << " single " << single);
   CHECK(pingpong < single);
 }
@@ -66,8 +67,8 @@ TEST_CASE("bad inputs give a clear error and exit code 2", "[cli]") {
       {"kernel_too_big", R"({"type":"conv2d","C":3,"H":4,"W":4,"K":4,"R":7,"S":7})", "", "/R"},
       {"huge_tensor", R"({"type":"conv2d","C":4096,"H":65536,"W":65536,"K":4,"R":1,"S":1})", "",
        "/"},
-      {"bad_dtype", R"({"type":"conv2d","C":3,"H":8,"W":8,"K":4,"R":3,"S":3,"dtype":"fp64"})",
-       "", "/dtype"},
+      {"bad_dtype", R"({"type":"conv2d","C":3,"H":8,"W":8,"K":4,"R":3,"S":3,"dtype":"fp64"})", "",
+       "/dtype"},
       {"empty_network", R"({"name":"n","layers":[]})", "", "/layers"},
       {"syntax", R"({"type":"conv2d", "C": 3,,})", "", "syntax.json"},
       {"bad_override", R"({"type":"conv2d","C":3,"H":8,"W":8,"K":4,"R":3,"S":3})",

@@ -62,8 +62,7 @@ TEST_CASE("a load overwriting a half still in use is caught", "[fault]") {
   CHECK_THAT(o.message, Catch::Contains("instruction #") && Catch::Contains("stage"));
 }
 
-TEST_CASE("a layer reading its input before the previous layer stored it is caught",
-          "[fault]") {
+TEST_CASE("a layer reading its input before the previous layer stored it is caught", "[fault]") {
   const RunOutcome o = run_edited([](Program& p) {
     for (Instruction& in : p.instructions)
       if (in.op == Opcode::LoadInput && in.layer == 1) in.deps.clear();

@@ -20,7 +20,8 @@ std::unique_ptr<RunResult> run_tiny(const char* policy) {
       "compute":{"accumulator_kib":2,"pipeline_latency_cycles":8},
       "store":{"batch_bytes":512},
       "dram":{"bytes_per_cycle":32,"latency_cycles":100,"burst_bytes":64},
-      "scheduler":{"policy":")") + policy + R"("}})";
+      "scheduler":{"policy":")") +
+                              policy + R"("}})";
   RunOptions options;
   options.progress = false;
   auto r = run_network(test::workload(kLayer),

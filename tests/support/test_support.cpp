@@ -1,12 +1,13 @@
 #include "tests/support/test_support.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace npusim::test {
 
@@ -16,9 +17,9 @@ NetworkConfig workload(const std::string& json_text) {
 
 std::string temp_dir() {
   static const std::string dir = [] {
-    std::string d = (std::filesystem::temp_directory_path() /
-                     ("npusim-test-" + std::to_string(::getpid())))
-                        .string();
+    std::string d =
+        (std::filesystem::temp_directory_path() / ("npusim-test-" + std::to_string(::getpid())))
+            .string();
     std::filesystem::create_directories(d);
     return d;
   }();
