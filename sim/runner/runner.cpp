@@ -113,7 +113,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   r.hw = hw;
   r.program = options.program != nullptr ? *options.program : compile_network(r.network, r.hw);
   if (options.edit_program) options.edit_program(r.program);
-  validate_program(r.program);
+  if (!options.skip_validation) validate_program(r.program);
   check_program_fits(r.program, r.network, r.hw);
   r.timeline = Timeline(options.record_timeline);
   const size_t layers = r.network.layers.size();

@@ -31,6 +31,9 @@ struct RunOptions {
   // Run this program (e.g. replayed from a trace) instead of compiling one.
   const Program* program = nullptr;
   bool record_timeline = false;  // fill RunResult::timeline (for --trace)
+  // Tests only: skip validate_program, to show the deadlock detector works on
+  // a program no file or compiler can produce (a dependency pointing forward).
+  bool skip_validation = false;
 };
 
 struct RunResult {
