@@ -81,8 +81,10 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
   plan.rows_per_compute_stage = static_cast<uint32_t>(
       std::clamp<uint64_t>(acc_bytes / row_sum_bytes, 1, plan.rows_per_piece));
   const uint64_t row_out_bytes = uint64_t(L.out_w()) * plan.k_tile;
-  plan.rows_per_store_batch = static_cast<uint32_t>(
-      std::clamp<uint64_t>(hw.store.batch_bytes / row_out_bytes, 1, plan.rows_per_piece));
+  // Seed 003: results leave once a preset amount has accumulated, so a batch
+  // is the fewest whole rows holding at least batch_bytes (or the whole piece).
+  plan.rows_per_store_batch = static_cast<uint32_t>(std::clamp<uint64_t>(
+      (hw.store.batch_bytes + row_out_bytes - 1) / row_out_bytes, 1, plan.rows_per_piece));
   plan.fits = true;
   return plan;
 }

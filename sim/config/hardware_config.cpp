@@ -96,7 +96,7 @@ const std::vector<HardwareParam>& hardware_params() {
     clock.path = "clock_mhz";
     clock.unit = "MHz";
     clock.range = "> 0, <= 100000";
-    clock.help = "Clock frequency; converts cycles to time and energy to power";
+    clock.help = "Clock frequency; converts cycles to time";
     clock.read = [](JsonReader& r, const std::string& key, HardwareConfig& hw) {
       hw.clock_mhz = r.get_positive_number(key, kMaxClockMhz, hw.clock_mhz);
     };
@@ -110,9 +110,10 @@ const std::vector<HardwareParam>& hardware_params() {
                            1024, "MAC array rows: output channels processed in parallel"));
     t.push_back(uint_param("compute.array_cols", &H::compute, &ComputeConfig::array_cols, "", 1,
                            1024, "MAC array columns: output pixels per cycle per row"));
-    t.push_back(uint_param("compute.pipeline_latency_cycles", &H::compute,
-                           &ComputeConfig::pipeline_latency_cycles, "cycles", 0, 100000,
-                           "Pipeline fill/drain cost paid once per compute stage"));
+    t.push_back(
+        uint_param("compute.pipeline_latency_cycles", &H::compute,
+                   &ComputeConfig::pipeline_latency_cycles, "cycles", 0, 100000,
+                   "Pipeline fill/drain paid once per compute instruction (its first stage)"));
     t.push_back(uint_param("compute.accumulator_kib", &H::compute, &ComputeConfig::accumulator_kib,
                            "KiB", 1, 65536, "int32 accumulation buffer per compute unit"));
     t.push_back(uint_param("cache.size_kib", &H::cache, &CacheConfig::size_kib, "KiB", 1, 1048576,
@@ -134,7 +135,8 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(uint_param("dram.burst_bytes", &H::dram, &DramConfig::burst_bytes, "B", 1, 65536,
                            "Transfers round up to whole bursts", /*power_of_two=*/true));
     t.push_back(uint_param("store.batch_bytes", &H::store, &StoreConfig::batch_bytes, "B", 1,
-                           16777216, "Results leave the result cache in batches of this size"));
+                           16777216,
+                           "Results leave in batches of at least this many bytes (whole rows)"));
     t.push_back(choice_param("buffering", &H::buffering, {Buffering::PingPong, Buffering::Single},
                              "Two buffer halves (load overlaps compute) or one"));
     t.push_back(choice_param("scheduler.policy", &H::policy,

@@ -1,6 +1,6 @@
 // The hardware description: every parameter of the modelled accelerator.
 // Parameters are declared once in hardware_config.cpp (name, default, unit,
-// help); that table drives parsing, `npusim explain-config` and docs/config.md.
+// help); that table drives parsing, to_json and the reference in docs/config.md.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ struct ComputeConfig {
   uint32_t units = 1;                 // compute units (each with its own ping-pong pair)
   uint32_t array_rows = 32;           // output channels (Z) processed in parallel
   uint32_t array_cols = 32;           // output pixels per cycle per row
-  uint32_t pipeline_latency_cycles = 8;  // fill/drain per compute stage
+  uint32_t pipeline_latency_cycles = 8;  // fill/drain once per compute instruction
   uint32_t accumulator_kib = 64;      // int32 accumulation buffer per unit
 };
 

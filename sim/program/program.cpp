@@ -107,6 +107,10 @@ void validate_program(const Program& p) {
       if (in.out_row_begin >= in.out_row_end || in.out_row_end > L.out_h)
         fail(in, "output rows outside [0, out_h)");
       if (in.stages > in.row_count()) fail(in, "more stages than output rows");
+      const uint32_t per_stage = (in.row_count() + in.stages - 1) / in.stages;
+      if (per_stage * (in.stages - 1) >= in.row_count())
+        fail(in, std::to_string(in.stages) + " stages over " + std::to_string(in.row_count()) +
+                     " rows leave a stage empty (stages split rows ceil(rows/stages) at a time)");
     }
     for (const Dependency& d : in.deps) {
       if (d.producer >= in.id)

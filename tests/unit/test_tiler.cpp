@@ -15,7 +15,8 @@
 //   max_rows = largest rows with piece_bytes <= half;
 //   pieces = ceil(out_h / max_rows), rows_per_piece = ceil(out_h / pieces)
 //   rows_per_compute_stage = clamp(accumulator / (out_w*k_tile*4), 1, rows_per_piece)
-//   rows_per_store_batch   = clamp(store.batch_bytes / (out_w*k_tile), 1, rows_per_piece)
+//   rows_per_store_batch   = clamp(ceil(store.batch_bytes / (out_w*k_tile)), 1, rows_per_piece)
+//     (seed 003: a batch leaves once at least batch_bytes have accumulated)
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <map>
@@ -110,8 +111,8 @@ NetworkConfig chain(bool chained = true) {
 //   r = 2 -> 672 fits both halves, r = 3 -> 968 fits neither -> 4 pieces of 2 rows.
 // Layer b: k_tile 4 (288/72 = 4 = K); piece_bytes(r, 4) = (r+2)*10*8 + r*8*4*4 = 208 r + 160:
 //   r = 3 -> 784 fits both, r = 4 -> 992 fits neither -> 3 pieces of 3 rows: [0,3) [3,6) [6,8).
-// store.batch_bytes 100: a's output row is 8*8 = 64 B -> 1 row per batch (stores of 2 rows
-// have 2 stages); b's row is 8*4 = 32 B -> 3 rows per batch (1 stage each).
+// store.batch_bytes 100: a's output row is 8*8 = 64 B -> ceil(100/64) = 2 rows per batch
+// (stores of 2 rows have 1 stage); b's row is 8*4 = 32 B -> 4 rows per batch (1 stage each).
 // array_rows 4: a's weights load in ceil(8/4) = 2 stages, b's in ceil(4/4) = 1.
 HardwareConfig chain_hw(uint32_t units = 1, Buffering buffering = Buffering::PingPong) {
   HardwareConfig hw = hardware(units == 1 ? 2 : 4, units);
@@ -193,8 +194,8 @@ TEST_CASE("plan_layer: N equal pieces that fit a half, stage sizes", "[tiler]") 
   CHECK(plan.rows_per_piece == 6);
   // accumulator 2048 / (16*16*4 = 1024) = 2 rows per compute stage.
   CHECK(plan.rows_per_compute_stage == 2);
-  // batch 1000 / (16*16 = 256 B per output row) = 3 rows per store batch.
-  CHECK(plan.rows_per_store_batch == 3);
+  // batch ceil(1000 / (16*16 = 256 B per output row)) = 4 rows per store batch.
+  CHECK(plan.rows_per_store_batch == 4);
 
   // Two units: half 3744; 1168 r + 288: r = 2 -> 2624 fits, r = 3 -> 3792 does not.
   // pieces 16/2 = 8 of 2 rows; stage sizes clamp to the piece: min(2, 2), min(3, 2).
@@ -215,7 +216,7 @@ TEST_CASE("plan_layer: N equal pieces that fit a half, stage sizes", "[tiler]") 
   CHECK(three.rows_per_compute_stage == 1);
   CHECK(three.rows_per_store_batch == 1);
 
-  // Default accumulator (64 KiB) and batch (4096): 65536/1024 = 64 and 4096/256 = 16 rows,
+  // Default accumulator (64 KiB) and batch (4096): 65536/1024 = 64 and ceil(4096/256) = 16 rows,
   // both clamped to the 6-row piece.
   const HardwareConfig big = hardware(16, 1);
   const LayerTilingPlan clamped = plan_layer(L, big, partition_cache(network({L}), big));
@@ -264,7 +265,7 @@ TEST_CASE("plan_layer: k-tiles limited by the accumulator", "[tiler]") {
   // r = 4 -> 3040: pieces ceil(8/3) = 3 of ceil(8/3) = 3 rows.
   CHECK(plan.pieces == 3);
   CHECK(plan.rows_per_piece == 3);
-  // 1024 / (8*20*4 = 640) = 1 row per compute stage; 4096 / (8*20 = 160) = 25 -> 3.
+  // 1024 / (8*20*4 = 640) = 1 row per compute stage; ceil(4096 / (8*20 = 160)) = 26 -> 3.
   CHECK(plan.rows_per_compute_stage == 1);
   CHECK(plan.rows_per_store_batch == 3);
 }
@@ -349,8 +350,8 @@ TEST_CASE("compile_network: a single layer's pieces and stage counts", "[tiler]"
   const std::vector<uint32_t> compute_stages = {3, 3, 2, 3, 3, 2};
   CHECK(stages_of(computes) == compute_stages);
   CHECK(stages_of(loads) == compute_stages);
-  // Store: 3 rows per batch -> ceil(6/3) = 2, 2, ceil(4/3) = 2.
-  CHECK(stages_of(stores) == std::vector<uint32_t>{2, 2, 2, 2, 2, 2});
+  // Store: 4 rows per batch -> ceil(6/4) = 2, 2, ceil(4/4) = 1.
+  CHECK(stages_of(stores) == std::vector<uint32_t>{2, 2, 1, 2, 2, 1});
 }
 
 TEST_CASE("compile_network: k-tiles reload weights after the last compute", "[tiler]") {
@@ -396,10 +397,10 @@ TEST_CASE("compile_network: two chained layers", "[tiler]") {
   CHECK(rows_of(of(p, Opcode::Compute, 0)) == Rows{{0, 2}, {2, 4}, {4, 6}, {6, 8}});
   CHECK(rows_of(of(p, Opcode::Compute, 1)) == Rows{{0, 3}, {3, 6}, {6, 8}});
 
-  // Stages (see chain_hw): a's weights 2, b's 1; a's stores 2 (1 row per batch), b's 1.
+  // Stages (see chain_hw): a's weights 2, b's 1; a's stores 1 (2 rows per batch), b's 1.
   CHECK(of(p, Opcode::LoadWeights, 0)[0]->stages == 2);
   CHECK(of(p, Opcode::LoadWeights, 1)[0]->stages == 1);
-  CHECK(stages_of(of(p, Opcode::Store, 0)) == std::vector<uint32_t>{2, 2, 2, 2});
+  CHECK(stages_of(of(p, Opcode::Store, 0)) == std::vector<uint32_t>{1, 1, 1, 1});
   CHECK(stages_of(of(p, Opcode::Store, 1)) == std::vector<uint32_t>{1, 1, 1});
   CHECK(stages_of(of(p, Opcode::Compute, 0)) == std::vector<uint32_t>{1, 1, 1, 1});
 
