@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/cost_model.h"
+#include "models/kernel_decompressor.h"
 
 namespace npusim {
 
@@ -19,6 +20,12 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const HardwareConfig&
                                     "MACs the arrays performed (padding taps included)")),
       macs_useful_(
           stats.declare("compute.macs_useful", "MACs", "the layer's dense MACs N*K*Ho*Wo*C*R*S")),
+      macs_skipped_(
+          stats.declare("compute.macs_skipped", "MACs",
+                        "dense MACs not performed: zero coefficients skipped (seed 002)")),
+      dense_work_cycles_(stats.declare("compute.dense_work_cycles", "cycles",
+                                       "array cycles the same stages take applying every "
+                                       "coefficient (the dense ablation)")),
       standalone_cycles_(stats.declare("compute.standalone_cycles", "cycles",
                                        "cycles the computes would take running alone")) {
   for (uint32_t u = 0; u < hw.compute.units; ++u)
@@ -55,6 +62,17 @@ void ComputeEngine::compute(const Instruction& in) {
       in.row_count(), uint64_t(L.out_w) * in.k_count(), options_.functional);
   cache->occupancy_changed(in.layer);
 
+  // Each kernel's non-zero coefficients: what a zero-skip array row works
+  // through. The dense ablation applies every coefficient.
+  const bool skip_zeros = hw_.compute_mode == ComputeMode::ZeroSkip && !L.kernel_nonzeros.empty();
+  std::vector<uint32_t> nonzeros(in.k_count(), uint32_t(coefficients));
+  uint64_t stream_bytes = 0, tile_nonzeros = 0;
+  for (uint32_t k = 0; k < in.k_count(); ++k) {
+    if (skip_zeros) nonzeros[k] = L.kernel_nonzeros[in.k_begin + k];
+    tile_nonzeros += nonzeros[k];
+    stream_bytes += L.kernel_bytes(in.k_begin + k);
+  }
+
   uint64_t standalone = 0;
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
@@ -65,26 +83,39 @@ void ComputeEngine::compute(const Instruction& in) {
     weights.require(weight_tag, 0, in.k_count(), now, reader);
     input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
                   uint32_t(need.end - piece_rows.begin), now, reader);
-    if (options_.functional)
-      compute_rows(L, in, input, weights, results, uint32_t(out.begin), uint32_t(out.end));
+    if (options_.functional) {
+      if (s == 0) {  // the decompressor expands the tile's kernel streams once
+        kernels_.resize(uint64_t(in.k_count()) * coefficients);
+        for (uint32_t k = 0; k < in.k_count(); ++k)
+          decompress_kernel(weights.row(k), L.weight_format, L.R, L.S, L.C,
+                            L.kernel_bytes(in.k_begin + k), kernels_.data() + k * coefficients);
+      }
+      compute_rows(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
+    }
 
     const uint64_t pixels = uint64_t(out.count()) * L.out_w;
-    const uint64_t array =
-        cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients) +
-        (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
-    const uint64_t read_bytes =
-        uint64_t(need.count()) * L.padded_w() * L.C + uint64_t(in.k_count()) * coefficients;
+    const uint64_t dense_array =
+        cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients);
+    const uint64_t array = (skip_zeros ? cost::zero_skip_stage_cycles(hw_.compute, pixels,
+                                                                      nonzeros.data(), in.k_count())
+                                       : dense_array) +
+                           (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
+    dense_work_cycles_.add(in.layer,
+                           dense_array + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0));
+    const uint64_t read_bytes = uint64_t(need.count()) * L.padded_w() * L.C + stream_bytes;
     const uint64_t write_bytes = pixels * in.k_count() * 4;
     const Grant read = cache->access(in.layer, false, read_bytes, now);
     const Grant write = cache->access(in.layer, true, write_bytes, now);
     const uint64_t end = std::max({now + array, read.end, write.end});
     standalone += std::max(array, (read.end - read.start) + (write.end - write.start));
     work_cycles_.add(in.layer, array);
-    // Dense mode applies every coefficient, so performed == useful here; the
-    // zero-skip variant will perform fewer than the layer's dense MACs.
-    const uint64_t macs = cost::compute_stage_macs(pixels, in.k_count(), coefficients);
-    macs_performed_.add(in.layer, macs);
-    macs_useful_.add(in.layer, macs);
+    // Useful: the layer's dense MACs; performed: those with a non-zero
+    // coefficient (all of them in dense mode); the rest were skipped.
+    const uint64_t useful = cost::compute_stage_macs(pixels, in.k_count(), coefficients);
+    const uint64_t performed = pixels * tile_nonzeros;
+    macs_useful_.add(in.layer, useful);
+    macs_performed_.add(in.layer, performed);
+    macs_skipped_.add(in.layer, useful - performed);
     wait_until_cycle(end);
     for (int64_t r = out.begin; r < out.end; ++r)
       results.mark_valid(uint32_t(r - in.out_row_begin), end);
@@ -96,8 +127,9 @@ void ComputeEngine::compute(const Instruction& in) {
 }
 
 void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in,
-                                 const ByteTile& input, const ByteTile& weights, SumTile& results,
-                                 uint32_t row_begin, uint32_t row_end) {
+                                 const ByteTile& input, SumTile& results, uint32_t row_begin,
+                                 uint32_t row_end) {
+  const uint64_t coefficients = uint64_t(L.C) * L.R * L.S;
   const RowRange piece_rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const uint64_t tap_span = uint64_t(L.S) * L.C;  // one kernel row: S pixels x C channels
   const uint32_t k_count = in.k_count();
@@ -108,7 +140,7 @@ void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in
       int32_t* sums = out_row + uint64_t(ow) * k_count;
       const uint64_t column = uint64_t(ow) * L.stride * L.C;
       for (uint32_t k = 0; k < k_count; ++k) {
-        const int8_t* kernel = weights.row(k);
+        const int8_t* kernel = kernels_.data() + k * coefficients;
         int32_t acc = 0;
         for (uint32_t r = 0; r < L.R; ++r) {
           const int8_t* x = input.row(uint32_t(first_in_row + r)) + column;

@@ -2,9 +2,13 @@
 // array_rows x array_cols int8 MACs with int32 accumulation, working from its
 // own ping-pong pair (seed 003) and the shared weight tile. A stage computes a
 // group of output rows whose int32 sums fit the accumulator; the cost formula
-// is cost::compute_stage_cycles (docs/timing.md). This is the dense mode; the
-// zero-skip array of seed 002 will be a second variant behind this engine.
+// is cost::zero_skip_stage_cycles: seed 002's zero-coefficient skipping, each
+// array row working through its kernel's non-zero (coefficient, kx, ky)
+// entries, decompressed from the stream in the cache (compute.mode
+// "zero_skip"); "dense" applies every coefficient (cost::compute_stage_cycles).
 #pragma once
+
+#include <vector>
 
 #include "models/engine.h"
 
@@ -21,14 +25,17 @@ class ComputeEngine : public Engine {
   // The arithmetic of one stage: int8 x int8 -> int32 sums for output rows
   // [row_begin, row_end) of the piece, written into the result half.
   void compute_rows(const LayerDescriptor& L, const Instruction& in, const ByteTile& input,
-                    const ByteTile& weights, SumTile& results, uint32_t row_begin,
-                    uint32_t row_end);
+                    SumTile& results, uint32_t row_begin, uint32_t row_end);
+
+  std::vector<int8_t> kernels_;  // the current tile's decompressed kernels (K,R,S,C)
 
   Counter& busy_;
   Counter& instructions_;
   Counter& work_cycles_;
   Counter& macs_performed_;
   Counter& macs_useful_;
+  Counter& macs_skipped_;
+  Counter& dense_work_cycles_;
   Counter& standalone_cycles_;
 };
 

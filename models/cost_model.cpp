@@ -28,4 +28,14 @@ uint64_t compute_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uin
          ceil_div(pixels, compute.array_cols);
 }
 
+uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                const uint32_t* nonzeros, uint32_t k_count) {
+  uint64_t coefficient_passes = 0;
+  for (uint32_t g = 0; g < k_count; g += compute.array_rows) {
+    const uint32_t end = std::min(k_count, g + compute.array_rows);
+    coefficient_passes += *std::max_element(nonzeros + g, nonzeros + end);
+  }
+  return coefficient_passes * ceil_div(pixels, compute.array_cols);
+}
+
 }  // namespace npusim::cost

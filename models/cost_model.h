@@ -32,6 +32,14 @@ uint32_t cache_parallel_accesses(const CacheConfig& cache);
 uint64_t compute_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uint64_t k_count,
                               uint64_t coefficients_per_kernel);
 
+// Zero-skip array cycles (seed 002): each array row works through its own
+// kernel's non-zero coefficients; the rows of a group of array_rows kernels
+// move in lockstep, so a group takes as long as its densest kernel:
+//   sum over groups g of max_{Z in g} nonzeros[Z] * ceil(pixels / array_cols)
+// With every coefficient non-zero this equals compute_stage_cycles.
+uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                const uint32_t* nonzeros, uint32_t k_count);
+
 // MACs the array performs in that stage (padding taps included).
 inline uint64_t compute_stage_macs(uint64_t pixels, uint64_t k_count,
                                    uint64_t coefficients_per_kernel) {

@@ -73,20 +73,30 @@ uint64_t LoadEngine::load_params(const Instruction& in) {
 
 uint64_t LoadEngine::load_weights(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
-  const uint64_t kernel_bytes = uint64_t(L.R) * L.S * L.C;
+  // One row per kernel, each holding its stream (raw or seed 002 entries);
+  // rows are sized for the longest stream, occupancy counts the real bytes.
+  uint64_t longest = 0, tile_bytes = 0;
+  for (uint32_t k = in.k_begin; k < in.k_end; ++k) {
+    longest = std::max(longest, L.kernel_bytes(k));
+    tile_bytes += L.kernel_bytes(k);
+  }
   ByteTile& weights = cache->weights();
-  weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), kernel_bytes,
-                     options_.functional);
+  weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), longest,
+                     options_.functional, tile_bytes);
   cache->occupancy_changed(in.layer);
   const uint32_t group = hw_.compute.array_rows;
   uint64_t last = now_cycles();
+  uint64_t address = L.weights_address + L.kernel_offset(in.k_begin);
   for (uint32_t s = 0; s < in.stages; ++s) {
     const uint32_t k0 = std::min(in.k_count(), s * group);
     const uint32_t k1 = std::min(in.k_count(), (s + 1) * group);
-    const uint64_t bytes = uint64_t(k1 - k0) * kernel_bytes;
-    if (options_.functional)
-      std::memcpy(weights.row(k0),
-                  dram->image(L.weights_address + (in.k_begin + k0) * kernel_bytes, bytes), bytes);
+    uint64_t bytes = 0;
+    for (uint32_t k = k0; k < k1; ++k) {
+      const uint64_t kernel = L.kernel_bytes(in.k_begin + k);
+      if (options_.functional) std::memcpy(weights.row(k), dram->image(address, kernel), kernel);
+      address += kernel;
+      bytes += kernel;
+    }
     const uint64_t begin = now_cycles();
     const uint64_t ready = transfer_stage(in, bytes, bytes);
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);

@@ -35,10 +35,14 @@ class TileBuffer {
 
   // A writer takes the buffer for a new tile: every row becomes invalid.
   // `with_data` = false in timing-only mode (validity is still tracked).
-  void begin_fill(const TileTag& tag, uint32_t rows, uint64_t row_elements, bool with_data) {
+  // `payload_bytes` (0: all rows full) is what the tile really holds when
+  // rows have different lengths (compressed kernel streams).
+  void begin_fill(const TileTag& tag, uint32_t rows, uint64_t row_elements, bool with_data,
+                  uint64_t payload_bytes = 0) {
     tag_ = tag;
     rows_ = rows;
     row_elements_ = row_elements;
+    payload_bytes_ = payload_bytes != 0 ? payload_bytes : uint64_t(rows) * row_elements * sizeof(T);
     if (with_data) data_.assign(uint64_t(rows) * row_elements, T{});
     valid_at_.assign(rows, kNever);
     held_ = true;
@@ -57,7 +61,8 @@ class TileBuffer {
   const std::string& name() const { return name_; }
   const TileTag& tag() const { return tag_; }
   bool held() const { return held_; }
-  uint64_t bytes() const { return uint64_t(rows_) * row_elements_ * sizeof(T); }
+  uint64_t bytes() const { return payload_bytes_; }
+  uint64_t row_elements() const { return row_elements_; }
   uint32_t rows() const { return rows_; }
 
  private:
@@ -65,6 +70,7 @@ class TileBuffer {
   TileTag tag_;
   uint32_t rows_ = 0;
   uint64_t row_elements_ = 0;
+  uint64_t payload_bytes_ = 0;
   bool held_ = false;
   std::vector<T> data_;
   std::vector<uint64_t> valid_at_;

@@ -11,6 +11,7 @@
 #include "sim/compiler/tiler.h"
 #include "sim/config/json_reader.h"
 #include "sim/program/trace_io.h"
+#include "sim/runner/runner.h"
 
 namespace npusim::cli {
 namespace {
@@ -29,7 +30,7 @@ int compile(const CompileArguments& a) {
   for (const std::string& s : a.overrides) apply_override(hw_json, s, origin);
   const HardwareConfig hw = parse_hardware_config(hw_json, origin);
   const NetworkConfig net = a.workload.empty() ? default_network() : load_workload(a.workload);
-  const Program program = compile_network(net, hw);
+  const Program program = compile_for_workload(net, hw);
   if (a.output.empty() || a.output == "-") {
     write_program_jsonl(std::cout, program, to_json(net), to_json(hw));
     return kOk;

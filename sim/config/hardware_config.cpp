@@ -114,6 +114,9 @@ const std::vector<HardwareParam>& hardware_params() {
         uint_param("compute.pipeline_latency_cycles", &H::compute,
                    &ComputeConfig::pipeline_latency_cycles, "cycles", 0, 100000,
                    "Pipeline fill/drain paid once per compute instruction (its first stage)"));
+    t.push_back(
+        choice_param("compute.mode", &H::compute_mode, {ComputeMode::ZeroSkip, ComputeMode::Dense},
+                     "Seed 002 zero-coefficient skipping, or every coefficient (ablation)"));
     t.push_back(uint_param("compute.accumulator_kib", &H::compute, &ComputeConfig::accumulator_kib,
                            "KiB", 1, 65536, "int32 accumulation buffer per compute unit"));
     t.push_back(uint_param("cache.size_kib", &H::cache, &CacheConfig::size_kib, "KiB", 1, 1048576,
@@ -157,6 +160,8 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
 }  // namespace
 
 const char* to_string(Buffering b) { return b == Buffering::PingPong ? "pingpong" : "single"; }
+
+const char* to_string(ComputeMode m) { return m == ComputeMode::ZeroSkip ? "zero_skip" : "dense"; }
 
 const char* to_string(SchedulerPolicy p) {
   return p == SchedulerPolicy::Strict ? "strict" : "early";

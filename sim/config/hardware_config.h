@@ -12,6 +12,8 @@ namespace npusim {
 
 enum class Buffering { PingPong, Single };
 enum class SchedulerPolicy { Strict, Early };
+// Seed 002: skip zero kernel coefficients, or apply every one (ablation).
+enum class ComputeMode { ZeroSkip, Dense };
 
 struct ComputeConfig {
   uint32_t units = 1;                 // compute units (each with its own ping-pong pair)
@@ -48,6 +50,7 @@ struct HardwareConfig {
   StoreConfig store;
   Buffering buffering = Buffering::PingPong;
   SchedulerPolicy policy = SchedulerPolicy::Strict;
+  ComputeMode compute_mode = ComputeMode::ZeroSkip;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
@@ -63,6 +66,7 @@ nlohmann::json to_json(const HardwareConfig& hw);
 
 const char* to_string(Buffering b);
 const char* to_string(SchedulerPolicy p);
+const char* to_string(ComputeMode m);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

@@ -125,9 +125,32 @@ void validate_layer(const LayerConfig& l, const JsonReader& reader) {
   }
 }
 
+// {"pattern": "unstructured"|"channel", "density": d} or {"pattern": "nm", "n": 2, "m": 4}.
+SparsityConfig parse_sparsity(const json& j, const std::string& file, const std::string& pointer) {
+  JsonReader reader(j, file, pointer);
+  SparsityConfig s;
+  const std::size_t pattern = reader.require_choice("pattern", {"unstructured", "nm", "channel"});
+  if (pattern == 1) {
+    s.pattern = SparsityConfig::Pattern::NM;
+    s.n = static_cast<uint32_t>(reader.require_uint("n", 0, 64));
+    s.m = static_cast<uint32_t>(reader.require_uint("m", 1, 64));
+    if (s.n > s.m) reader.fail("n", "n <= m (" + std::to_string(s.m) + ")", std::to_string(s.n));
+  } else {
+    s.pattern =
+        pattern == 0 ? SparsityConfig::Pattern::Unstructured : SparsityConfig::Pattern::Channel;
+    const json* d = reader.find("density");
+    if (d == nullptr) reader.fail("density", "number in [0, 1]", "nothing (the key is missing)");
+    if (!d->is_number() || d->get<double>() < 0.0 || d->get<double>() > 1.0)
+      reader.fail("density", "number in [0, 1]", describe_json(*d));
+    s.density = d->get<double>();
+  }
+  reader.finish();
+  return s;
+}
+
 LayerConfig parse_layer(const json& j, const std::string& file, const std::string& pointer,
-                        bool type_required, uint64_t default_seed,
-                        const std::string& default_name) {
+                        bool type_required, uint64_t default_seed, const std::string& default_name,
+                        const SparsityConfig& default_sparsity = {}) {
   JsonReader reader(j, file, pointer);
   const std::vector<std::string> types = {"conv2d"};
   if (type_required) {
@@ -163,6 +186,13 @@ LayerConfig parse_layer(const json& j, const std::string& file, const std::strin
     layer.*field = resolve_path(path, file);
   }
   parse_requant(reader, layer);
+  layer.sparsity = layer.weights_npy.empty() ? default_sparsity : SparsityConfig{};
+  if (const json* s = reader.find("sparsity")) {
+    if (!layer.weights_npy.empty())
+      reader.fail("sparsity", "no sparsity with weights_npy (the data's zeros are its sparsity)",
+                  "a sparsity object");
+    layer.sparsity = parse_sparsity(*s, file, reader.pointer_to("sparsity"));
+  }
   // Unknown keys first: a misspelt "padding" would otherwise surface as a kernel-fit error.
   reader.finish();
   validate_layer(layer, reader);
@@ -182,6 +212,20 @@ std::vector<bool> compute_chaining(const std::vector<LayerConfig>& layers) {
 
 }  // namespace
 
+const char* to_string(SparsityConfig::Pattern p) {
+  switch (p) {
+    case SparsityConfig::Pattern::None:
+      return "none";
+    case SparsityConfig::Pattern::Unstructured:
+      return "unstructured";
+    case SparsityConfig::Pattern::NM:
+      return "nm";
+    case SparsityConfig::Pattern::Channel:
+      return "channel";
+  }
+  return "?";
+}
+
 uint32_t auto_requant_shift(uint64_t reduction_size) {
   // ceil(log2(x) / 2) is the smallest s with 4^s >= x; integer arithmetic keeps
   // it exact and identical on every platform.
@@ -198,6 +242,9 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
     net.name = reader.get_string("name", file_stem(file, "network"));
     const uint64_t seed = reader.get_uint("seed", 0, kMaxSeed, 1);
     reader.get_string("description", "");  // free text for people; not used
+    SparsityConfig default_sparsity;       // for every layer that does not set its own
+    if (const json* s = reader.find("sparsity"))
+      default_sparsity = parse_sparsity(*s, file, reader.pointer_to("sparsity"));
     const json& layers = *reader.find("layers");
     reader.finish();
     const std::string expected = "array of 1.." + std::to_string(kMaxLayers) + " layer objects";
@@ -208,7 +255,7 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
     for (std::size_t i = 0; i < layers.size(); ++i) {
       const std::string pointer = json_pointer_append("/layers", std::to_string(i));
       LayerConfig layer = parse_layer(layers[i], file, pointer, /*type_required=*/false, seed + i,
-                                      "layer" + std::to_string(i));
+                                      "layer" + std::to_string(i), default_sparsity);
       // Reports and goldens key results by layer name, so names must be unique.
       const auto [it, inserted] = name_pointers.emplace(layer.name, pointer + "/name");
       if (!inserted) {
@@ -264,6 +311,11 @@ json to_json(const NetworkConfig& net) {
     if (!l.weights_npy.empty()) layer["weights_npy"] = l.weights_npy;
     if (!l.input_npy.empty()) layer["input_npy"] = l.input_npy;
     if (!l.bias_npy.empty()) layer["bias_npy"] = l.bias_npy;
+    if (l.sparsity.pattern == SparsityConfig::Pattern::NM)
+      layer["sparsity"] = {{"pattern", "nm"}, {"n", l.sparsity.n}, {"m", l.sparsity.m}};
+    else if (l.sparsity.pattern != SparsityConfig::Pattern::None)
+      layer["sparsity"] = {{"pattern", to_string(l.sparsity.pattern)},
+                           {"density", l.sparsity.density}};
     layers.push_back(std::move(layer));
   }
   return {{"name", net.name}, {"layers", std::move(layers)}};

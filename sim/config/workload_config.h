@@ -20,6 +20,19 @@ struct RequantConfig {
   uint32_t shift = 0;          // resolved; "auto" picks a shift from C*R*S
 };
 
+// Weight sparsity applied to seeded-random weights (not to weights from .npy,
+// whose sparsity is whatever the data has).
+struct SparsityConfig {
+  enum class Pattern { None, Unstructured, NM, Channel };
+  Pattern pattern = Pattern::None;
+  double density = 1.0;  // unstructured / channel: fraction of weights (kernels) kept
+  uint32_t n = 2, m = 4; // nm: keep n of every m consecutive input channels
+  double effective_density() const {
+    return pattern == Pattern::NM ? double(n) / double(m) : density;
+  }
+};
+const char* to_string(SparsityConfig::Pattern p);
+
 struct LayerConfig {
   std::string name;
   uint32_t N = 1, C = 0, H = 0, W = 0;  // input
@@ -33,6 +46,7 @@ struct LayerConfig {
   std::string weights_npy;              // optional; shape K,R,S,C int8 (empty = random)
   std::string input_npy;                // optional; shape N,H,W,C int8 (empty = random)
   std::string bias_npy;                 // optional; shape K int32 (empty = random)
+  SparsityConfig sparsity;
 
   uint32_t out_h() const { return (H + 2 * padding - R) / stride + 1; }
   uint32_t out_w() const { return (W + 2 * padding - S) / stride + 1; }

@@ -48,6 +48,15 @@ const char* to_string(EngineKind e) {
   return "?";
 }
 
+const char* to_string(WeightFormat f) { return f == WeightFormat::Raw ? "raw" : "entries"; }
+
+uint64_t LayerDescriptor::kernel_offset(uint32_t k) const {
+  if (weight_format == WeightFormat::Raw) return uint64_t(k) * R * S * C;
+  uint64_t offset = 0;
+  for (uint32_t i = 0; i < k; ++i) offset += kernel_bytes(i);
+  return offset;
+}
+
 const char* to_string(DependencyKind k) {
   switch (k) {
     case DependencyKind::Data:

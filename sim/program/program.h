@@ -22,6 +22,20 @@ struct Dependency {
   DependencyKind kind = DependencyKind::Data;
 };
 
+// How a layer's kernels are laid out in DRAM (docs/zero-skip.md):
+//  raw:     K x R x S x C int8, every coefficient, zeros included;
+//  entries: seed 002's compressed stream: per kernel, per input channel c, a
+//           count byte then that many 2-byte entries {int8 coefficient,
+//           uint8 tap = r*S + s}; zero coefficients are left out.
+enum class WeightFormat : uint8_t { Raw, Entries };
+const char* to_string(WeightFormat f);
+
+// Stream bytes of one kernel in `format` with `nonzeros` non-zero coefficients.
+inline uint64_t kernel_stream_bytes(WeightFormat format, uint64_t R, uint64_t S, uint64_t C,
+                                    uint64_t nonzeros) {
+  return format == WeightFormat::Raw ? R * S * C : C + 2 * nonzeros;
+}
+
 // What the hardware knows about one layer (its "layer registers") plus where
 // the compiler placed its tensors in DRAM.
 struct LayerDescriptor {
@@ -45,6 +59,17 @@ struct LayerDescriptor {
   uint64_t params_region_bytes = 0;
   // Index of the layer whose output this layer reads, or -1 for a fresh input.
   int32_t input_from_layer = -1;
+  // Kernel stream (filled from the weights by the compiler): its format and
+  // each kernel's non-zero count (empty: not known; every coefficient counts).
+  WeightFormat weight_format = WeightFormat::Raw;
+  std::vector<uint32_t> kernel_nonzeros;
+
+  uint64_t kernel_bytes(uint32_t k) const {
+    return kernel_stream_bytes(weight_format, R, S, C,
+                               kernel_nonzeros.empty() ? uint64_t(R) * S * C : kernel_nonzeros[k]);
+  }
+  // DRAM offset of kernel k's stream from weights_address (kernels are packed).
+  uint64_t kernel_offset(uint32_t k) const;
 
   uint32_t padded_w() const { return W + 2 * padding; }
   uint64_t params_bytes() const { return uint64_t(K) * 8; }

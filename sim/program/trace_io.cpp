@@ -51,7 +51,7 @@ const std::vector<std::string> kLayerKeys = {
     "layer", "name", "N", "C", "H", "W", "K", "R", "S", "stride", "padding", "out_h", "out_w",
     "relu", "shift", "input_address", "weights_address", "params_address", "output_address",
     "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
-    "params_region_bytes", "input_from_layer"};
+    "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros"};
 const std::vector<std::string> kInstructionKeys = {
     "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
@@ -300,6 +300,20 @@ class ProgramReader {
         from->is_number_integer() && from->get<int64_t>() >= 0 && from->get<uint64_t>() < i;
     if (!fresh && !earlier) r.fail("input_from_layer", from_expected, describe_json(*from));
     d.input_from_layer = static_cast<int32_t>(from->get<int64_t>());
+    // Seed 002 kernel stream: optional (absent: raw, every coefficient counts).
+    d.weight_format = r.get_choice("weight_format", {"raw", "entries"}, 0) == 0
+                          ? WeightFormat::Raw
+                          : WeightFormat::Entries;
+    if (const json* nz = r.find("kernel_nonzeros")) {
+      const std::string pointer = r.pointer_to("kernel_nonzeros");
+      const uint64_t taps = uint64_t(d.R) * d.S * d.C;
+      if (!nz->is_array() || nz->size() != d.K)
+        r.fail("kernel_nonzeros", "array of K = " + std::to_string(d.K) + " counts",
+               describe_json(*nz));
+      for (size_t k = 0; k < nz->size(); ++k)
+        d.kernel_nonzeros.push_back(static_cast<uint32_t>(expect_uint(
+            (*nz)[k], r.file(), json_pointer_append(pointer, std::to_string(k)), 0, taps)));
+    }
     check_against_workload(r, d, i);
     out_.program.layers.push_back(std::move(d));
   }
@@ -416,7 +430,15 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
         << ", \"half_bytes\": " << d.half_bytes
         << ", \"weight_region_bytes\": " << d.weight_region_bytes
         << ", \"params_region_bytes\": " << d.params_region_bytes
-        << ", \"input_from_layer\": " << d.input_from_layer << "}\n";
+        << ", \"input_from_layer\": " << d.input_from_layer << ", \"weight_format\": \""
+        << to_string(d.weight_format) << '"';
+    if (!d.kernel_nonzeros.empty()) {
+      out << ", \"kernel_nonzeros\": [";
+      for (size_t k = 0; k < d.kernel_nonzeros.size(); ++k)
+        out << (k ? ", " : "") << d.kernel_nonzeros[k];
+      out << ']';
+    }
+    out << "}\n";
   }
   for (const Instruction& in : program.instructions) {
     out << "{\"id\": " << in.id << ", \"op\": \"" << to_string(in.op)

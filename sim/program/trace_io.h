@@ -5,10 +5,9 @@
 // JSON pointer inside that line, what was expected and what was found.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/program/program.h"
 
@@ -22,8 +21,8 @@ struct ProgramFile {
   Program program;
 };
 
-void write_program_jsonl(std::ostream& out, const Program& program,
-                         const nlohmann::json& workload, const nlohmann::json& hardware);
+void write_program_jsonl(std::ostream& out, const Program& program, const nlohmann::json& workload,
+                         const nlohmann::json& hardware);
 
 // Throws ConfigError (file "<path>:<line>") for malformed lines, unknown keys,
 // bad values, and for dependencies on a later or missing instruction.

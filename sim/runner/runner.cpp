@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/tiler.h"
 #include "sim/reference/reference_conv.h"
 #include "sim/workload/layer_data.h"
@@ -18,10 +19,10 @@ void put_int32(std::vector<int8_t>& image, uint64_t address, int32_t v) {
 }
 
 void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const LayerConfig& L,
-                   const LayerData& data) {
+                   const LayerData& data, const KernelStream& kernels) {
   if (!data.input.data.empty())
     std::memcpy(image.data() + d.input_address, data.input.data.data(), data.input.size());
-  std::memcpy(image.data() + d.weights_address, data.weights.data.data(), data.weights.size());
+  std::memcpy(image.data() + d.weights_address, kernels.bytes.data(), kernels.bytes.size());
   for (uint32_t k = 0; k < L.K; ++k) {
     put_int32(image, d.params_address + uint64_t(k) * 8, data.bias[k]);
     put_int32(image, d.params_address + uint64_t(k) * 8 + 4, L.requant.scale[k]);
@@ -99,6 +100,28 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
   }
 }
 
+void check_kernel_streams(const Program& p, const std::vector<KernelStream>& kernels) {
+  for (size_t l = 0; l < p.layers.size() && l < kernels.size(); ++l) {
+    const LayerDescriptor& d = p.layers[l];
+    if (d.weight_format != kernels[l].format || d.kernel_nonzeros != kernels[l].nonzeros)
+      throw ProgramError("layer " + d.name + ": the program's kernel stream (format " +
+                         to_string(d.weight_format) +
+                         ") does not match the workload's weights "
+                         "(format " +
+                         to_string(kernels[l].format) +
+                         "); recompile it for this workload and compute.mode");
+  }
+}
+
+Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw) {
+  Program program = compile_network(network, hw);
+  for (size_t l = 0; l < network.layers.size(); ++l)
+    attach_kernel_stream(
+        program.layers[l],
+        encode_kernels(make_layer_data(network.layers[l], false).weights, hw.compute_mode));
+  return program;
+}
+
 bool RunResult::ok() const {
   return outcome.status == RunOutcome::Status::Completed &&
          (summary.timing_only || all_layers_match(summary));
@@ -111,25 +134,34 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   RunResult& r = *result;
   r.network = network;
   r.hw = hw;
-  r.program = options.program != nullptr ? *options.program : compile_network(r.network, r.hw);
+  const size_t layers = r.network.layers.size();
+  std::vector<LayerData> data;
+  std::vector<KernelStream> kernels;
+  data.reserve(layers);
+  for (size_t l = 0; l < layers; ++l) {
+    data.push_back(make_layer_data(r.network.layers[l], l == 0 || !r.network.chained[l]));
+    kernels.push_back(encode_kernels(data[l].weights, r.hw.compute_mode));
+  }
+  if (options.program != nullptr) {
+    r.program = *options.program;
+    check_kernel_streams(r.program, kernels);
+  } else {
+    r.program = compile_network(r.network, r.hw);
+    for (size_t l = 0; l < layers; ++l) attach_kernel_stream(r.program.layers[l], kernels[l]);
+  }
   if (options.edit_program) options.edit_program(r.program);
   if (!options.skip_validation) validate_program(r.program);
   check_program_fits(r.program, r.network, r.hw);
   r.timeline = Timeline(options.record_timeline);
-  const size_t layers = r.network.layers.size();
   if (options.progress)
     spdlog::info("compiled {} layers into {} instructions", layers, r.program.instructions.size());
-
-  std::vector<LayerData> data;
-  data.reserve(layers);
-  for (size_t l = 0; l < layers; ++l)
-    data.push_back(make_layer_data(r.network.layers[l], l == 0 || !r.network.chained[l]));
 
   r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
   quiet_systemc();
   Accelerator accelerator("npu", r.hw, r.program, *r.stats, {!options.timing_only}, r.timeline);
   for (size_t l = 0; l < layers; ++l)
-    lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l]);
+    lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
+                  kernels[l]);
   if (options.progress)
     spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
   r.outcome = accelerator.run();

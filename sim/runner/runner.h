@@ -58,6 +58,12 @@ class ProgramError : public std::runtime_error {
 };
 void check_program_fits(const Program& program, const NetworkConfig& network,
                         const HardwareConfig& hw);
+struct KernelStream;
+// A replayed program must carry the kernel streams of the workload's weights.
+void check_kernel_streams(const Program& program, const std::vector<KernelStream>& kernels);
+
+// compile_network plus the kernel streams (seed 002) of the workload's weights.
+Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw);
 
 // Throws CompileError when a layer does not fit, std::runtime_error for data
 // problems (e.g. a .npy of the wrong shape). Simulation errors and deadlocks

@@ -3,8 +3,11 @@
 // file does not change the random input a layer gets.
 #include "sim/workload/layer_data.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace npusim {
 namespace {
@@ -57,6 +60,52 @@ int64_t SeededRandom::uniform(int64_t lo, int64_t hi) {
   return int64_t(uint64_t(lo) + r % span);
 }
 
+// Zeroes `count` of the indices [0, n) chosen by a seeded partial Fisher-Yates
+// shuffle and calls zero(index) for each.
+template <typename Zero>
+void zero_random_subset(uint64_t n, uint64_t count, SeededRandom& rng, Zero zero) {
+  std::vector<uint32_t> index(n);
+  for (uint64_t i = 0; i < n; ++i) index[i] = uint32_t(i);
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t j = uint64_t(rng.uniform(int64_t(i), int64_t(n - 1)));
+    std::swap(index[i], index[j]);
+    zero(index[i]);
+  }
+}
+
+// The sparsity pattern of the layer config, applied to random weights (K,R,S,C).
+void apply_sparsity(TensorI8& w, const SparsityConfig& s, uint64_t seed) {
+  SeededRandom rng(seed);
+  const uint32_t K = w.shape[0], C = w.shape[3];
+  const uint64_t kernel = w.size() / K;
+  switch (s.pattern) {
+    case SparsityConfig::Pattern::None:
+      return;
+    case SparsityConfig::Pattern::Unstructured: {
+      const uint64_t keep = uint64_t(std::llround(s.density * double(w.size())));
+      zero_random_subset(w.size(), w.size() - keep, rng, [&](uint64_t i) { w.data[i] = 0; });
+      return;
+    }
+    case SparsityConfig::Pattern::Channel: {
+      const uint64_t keep = uint64_t(std::llround(s.density * double(K)));
+      zero_random_subset(K, K - keep, rng, [&](uint64_t k) {
+        std::fill_n(w.data.begin() + int64_t(k * kernel), kernel, int8_t(0));
+      });
+      return;
+    }
+    case SparsityConfig::Pattern::NM:
+      // In every run of m consecutive input channels keep n (fewer in a short tail).
+      for (uint64_t tap = 0; tap < w.size() / C; ++tap)
+        for (uint32_t c0 = 0; c0 < C; c0 += s.m) {
+          const uint32_t len = std::min(s.m, C - c0);
+          const uint32_t keep = std::min(s.n, len);
+          int8_t* group = w.data.data() + tap * C + c0;
+          zero_random_subset(len, len - keep, rng, [&](uint64_t i) { group[i] = 0; });
+        }
+      return;
+  }
+}
+
 LayerData make_layer_data(const LayerConfig& layer, bool with_input) {
   LayerData d;
   const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic
@@ -64,6 +113,7 @@ LayerData make_layer_data(const LayerConfig& layer, bool with_input) {
   const std::vector<uint32_t> weight_shape = {layer.K, layer.R, layer.S, layer.C};
   if (layer.weights_npy.empty()) {
     d.weights = random_int8(weight_shape, base + 1);
+    apply_sparsity(d.weights, layer.sparsity, base);  // stream seed*4 is otherwise unused
   } else {
     d.weights = read_npy_int8(layer.weights_npy);
     check_shape(layer.weights_npy, layer, "weights", "K, R, S, C", weight_shape, d.weights.shape);

@@ -1,0 +1,51 @@
+#include "sim/compiler/kernel_stream.h"
+
+#include <stdexcept>
+
+namespace npusim {
+
+KernelStream encode_kernels(const TensorI8& w, ComputeMode mode) {
+  if (w.shape.size() != 4) throw std::invalid_argument("weights must be K,R,S,C");
+  const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], C = w.shape[3];
+  KernelStream s;
+  uint64_t total_nonzeros = 0;
+  s.nonzeros.assign(K, 0);
+  const uint64_t kernel = uint64_t(R) * S * C;
+  for (uint32_t k = 0; k < K; ++k)
+    for (uint64_t i = 0; i < kernel; ++i) s.nonzeros[k] += w.data[k * kernel + i] != 0;
+  for (uint32_t n : s.nonzeros) total_nonzeros += n;
+
+  const uint64_t entries_bytes = uint64_t(K) * C + 2 * total_nonzeros;
+  const bool entries =
+      mode == ComputeMode::ZeroSkip && uint64_t(R) * S <= 255 && entries_bytes < w.size();
+  if (!entries) {
+    s.format = WeightFormat::Raw;
+    s.bytes = w.data;
+    return s;
+  }
+  s.format = WeightFormat::Entries;
+  s.bytes.reserve(entries_bytes);
+  for (uint32_t k = 0; k < K; ++k)
+    for (uint32_t c = 0; c < C; ++c) {
+      const size_t count_at = s.bytes.size();
+      s.bytes.push_back(0);
+      uint8_t count = 0;
+      for (uint32_t r = 0; r < R; ++r)
+        for (uint32_t x = 0; x < S; ++x) {
+          const int8_t v = w.data[((uint64_t(k) * R + r) * S + x) * C + c];
+          if (v == 0) continue;
+          s.bytes.push_back(v);
+          s.bytes.push_back(static_cast<int8_t>(static_cast<uint8_t>(r * S + x)));
+          ++count;
+        }
+      s.bytes[count_at] = static_cast<int8_t>(count);
+    }
+  return s;
+}
+
+void attach_kernel_stream(LayerDescriptor& layer, const KernelStream& stream) {
+  layer.weight_format = stream.format;
+  layer.kernel_nonzeros = stream.nonzeros;
+}
+
+}  // namespace npusim

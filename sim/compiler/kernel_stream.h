@@ -1,0 +1,31 @@
+// Seed 002's compressed kernels, as the compiler produces them: for each
+// kernel (output channel Z) and input channel kz, the non-zero coefficients
+// with their (kx, ky) tap. The format is the smaller of raw and entries for
+// the layer (entries cost 2 bytes per non-zero plus a count per channel, so
+// dense kernels stay raw); in zero-skip mode the array skips zero
+// coefficients either way. Byte layout: LayerDescriptor / WeightFormat.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/config/hardware_config.h"
+#include "sim/program/program.h"
+#include "sim/tensor/tensor.h"
+
+namespace npusim {
+
+struct KernelStream {
+  WeightFormat format = WeightFormat::Raw;
+  std::vector<uint32_t> nonzeros;  // per kernel
+  std::vector<int8_t> bytes;       // all kernels, packed in order
+};
+
+// weights: K,R,S,C. `mode` Dense always uses raw (the ablation machine has no
+// decompressor). Entries need R*S <= 255 (tap index and count are one byte each).
+KernelStream encode_kernels(const TensorI8& weights, ComputeMode mode);
+
+// Sets the layer's weight_format and kernel_nonzeros from the stream.
+void attach_kernel_stream(LayerDescriptor& layer, const KernelStream& stream);
+
+}  // namespace npusim
