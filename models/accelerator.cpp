@@ -25,6 +25,19 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const HardwareConfig& hw,
                                   "lower bound: cycles the shared bus must move data")),
       bound_serial_(stats.declare("bound.serial_cycles", "cycles",
                                   "upper bound: every instruction run alone, one after another")) {
+  // Program facts the report needs beside what the engines count (seed 002).
+  Counter& nonzeros = stats.declare("weights.nonzeros", "coefficients",
+                                    "non-zero kernel coefficients of the layer");
+  Counter& coefficients = stats.declare("weights.coefficients", "coefficients",
+                                        "kernel coefficients of the layer, K*R*S*C");
+  for (uint32_t l = 0; l < program.layers.size(); ++l) {
+    const LayerDescriptor& L = program.layers[l];
+    const uint64_t all = uint64_t(L.K) * L.R * L.S * L.C;
+    uint64_t nz = 0;
+    for (uint32_t n : L.kernel_nonzeros) nz += n;
+    coefficients.add(l, all);
+    nonzeros.add(l, L.kernel_nonzeros.empty() ? all : nz);
+  }
   for (Engine* e : std::initializer_list<Engine*>{&load_, &compute_, &store_}) {
     e->scheduler(controller_);
     e->dram(dram_);

@@ -51,6 +51,10 @@ bool all_layers_match(const RunSummary& s);
 // The functions below throw std::logic_error (see validate_summary in
 // report_figures.h) when the summary is incomplete or a counter is missing.
 void print_summary_table(std::ostream& out, const RunSummary& s);
+// Seed 002 zero skipping, per layer with zero coefficients: non-zeros,
+// density, array cycles against the dense ablation's, and the ideal 1/density.
+// Prints nothing when every kernel is dense.
+void print_sparsity_table(std::ostream& out, const RunSummary& s);
 nlohmann::json make_report_json(const RunSummary& s);
 void write_layer_csv(std::ostream& out, const RunSummary& s);
 // Writes report.json, layers.csv, stats.json, stats.txt, hw.resolved.json and

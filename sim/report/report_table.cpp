@@ -160,7 +160,9 @@ void print_summary_table(std::ostream& out, const RunSummary& s) {
   if (s.wall_seconds > 0)
     out << " (" << si(static_cast<double>(s.total_cycles) / s.wall_seconds)
         << " simulated cycles/s)";
-  out << '\n' << verdict(s) << '\n';
+  out << '\n';
+  print_sparsity_table(out, s);
+  out << verdict(s) << '\n';
 }
 
 }  // namespace npusim

@@ -46,8 +46,8 @@ size_t line_of_instruction(const std::vector<std::string>& lines, int id) {
 }  // namespace
 
 TEST_CASE("a committed trace replays bit-exact", "[programs]") {
-  const auto r = run_cli("run -q --program " + std::string(NPUSIM_SOURCE_DIR) +
-                         "/traces/tiny3.jsonl");
+  const auto r =
+      run_cli("run -q --program " + std::string(NPUSIM_SOURCE_DIR) + "/traces/tiny3.jsonl");
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (3 layers)"));

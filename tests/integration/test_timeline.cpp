@@ -15,7 +15,8 @@ TEST_CASE("the timeline nests stages in instructions and never double-books an e
   const std::string trace = temp_dir() + "/timeline.json";
   const auto r = run_cli("run -q " + std::string(NPUSIM_SOURCE_DIR) +
                          "/configs/networks/tiny3.json --policy early "
-                         "--set compute.accumulator_kib=4 --trace " + trace);
+                         "--set compute.accumulator_kib=4 --trace " +
+                         trace);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::ifstream in(trace);
@@ -25,8 +26,8 @@ TEST_CASE("the timeline nests stages in instructions and never double-books an e
     uint64_t begin, end;
     int tid;
   };
-  std::map<uint64_t, Slice> instructions;                 // by instruction id
-  std::vector<std::pair<uint64_t, Slice>> stages;         // (instruction, slice)
+  std::map<uint64_t, Slice> instructions;          // by instruction id
+  std::vector<std::pair<uint64_t, Slice>> stages;  // (instruction, slice)
   size_t counters = 0;
   for (const auto& e : j.at("traceEvents")) {
     const std::string ph = e.at("ph");
