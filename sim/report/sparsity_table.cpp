@@ -7,6 +7,7 @@ namespace npusim {
 
 void print_sparsity_table(std::ostream& out, const RunSummary& s) {
   const StatsRegistry& st = *s.stats;
+  if (st.find("weights.nonzeros") == nullptr) return;  // a registry without weight facts
   const Counter& nonzeros = st.get("weights.nonzeros");
   const Counter& coefficients = st.get("weights.coefficients");
   const Counter& work = st.get("compute.work_cycles");
