@@ -69,10 +69,11 @@ void Dram::require_rows_stored(const std::string& reader, uint32_t layer, uint32
     if (s.channels < L.K || s.ready_at > now) {
       throw SimulationError(
           reader + " reads row " + std::to_string(r) + " of layer " + L.name +
-          "'s output at cycle " + std::to_string(now) + " but only " + std::to_string(s.channels) +
-          " of " + std::to_string(L.K) + " channels are stored" +
-          (s.channels >= L.K ? " (they reach memory at cycle " + std::to_string(s.ready_at) + ")"
-                             : std::string()));
+          "'s output at cycle " + std::to_string(now) + ", before it is in memory: " +
+          (s.channels < L.K ? "only " + std::to_string(s.channels) + " of " + std::to_string(L.K) +
+                                  " channels are stored"
+                            : "all channels are written but reach memory only at cycle " +
+                                  std::to_string(s.ready_at)));
     }
   }
 }

@@ -1,9 +1,11 @@
 // `npusim run`: simulate a layer or network on a hardware config and report.
 #include <spdlog/spdlog.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -106,6 +108,21 @@ int run(const RunArguments& a) {
   return kOk;
 }
 
+std::string policy_trace_path(const std::string& trace, const std::string& policy) {
+  const size_t dot = trace.rfind('.');
+  const size_t slash = trace.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return trace + "." + policy;
+  return trace.substr(0, dot) + "." + policy + trace.substr(dot);
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // Each policy needs its own process (SystemC elaborates once per process):
 // re-run this binary with --policy and compare the two reports.
 int compare_policies(const RunArguments& a) {
@@ -120,9 +137,14 @@ int compare_policies(const RunArguments& a) {
   nlohmann::json reports;
   for (const char* policy : {"strict", "early"}) {
     const std::string out = dir + "/" + policy;
-    const int status = run_child(base + " --policy " + policy + " --out " + shell_quote(out));
+    std::string command = base + " --policy " + policy + " --out " + shell_quote(out);
+    if (!a.trace_file.empty())  // one timeline per policy: name.strict.json, name.early.json
+      command += " --trace " + shell_quote(policy_trace_path(a.trace_file, policy));
+    // Each child's own table goes to its folder; only the comparison is printed.
+    const int status = run_child(command + " > " + shell_quote(out + ".log") + " 2>&1");
     if (status != 0) {
-      std::cerr << "error: the " << policy << " run failed (exit " << status << ")\n";
+      std::cerr << "error: the " << policy << " run failed (exit " << status << "); its output:\n"
+                << read_text_file(out + ".log");
       return status == kBadInput ? kBadInput : kSimulationFailed;
     }
     reports[policy] = read_json_file(out + "/report.json");
@@ -168,7 +190,8 @@ void add_run_command(CLI::App& app, std::function<int()>& action) {
                   "Write a Chrome trace-event timeline (one track per engine, a slice per "
                   "instruction and stage, counters for cache occupancy and DRAM bandwidth)");
   cmd->add_flag("--compare-policies", args->compare_policies,
-                "Run under both dependency policies (strict, early) and print both and the gain");
+                "Run under both dependency policies (strict, early) and print both and the gain; "
+                "with --trace, writes NAME.strict.json and NAME.early.json");
   cmd->add_flag("-q,--quiet", args->quiet, "Only warnings and errors on stderr");
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }

@@ -70,5 +70,5 @@ TEST_CASE("a layer reading its input before the previous layer stored it is caug
   INFO(o.message);
   REQUIRE(o.status == RunOutcome::Status::Failed);
   CHECK_THAT(o.message, Catch::Contains("load_input") && Catch::Contains("layer a's output") &&
-                            Catch::Contains("channels are stored"));
+                            Catch::Contains("before it is in memory"));
 }
