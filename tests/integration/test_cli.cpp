@@ -2,6 +2,7 @@
 // that name file and JSON pointer, and comparisons that need two runs (two
 // processes, since SystemC elaborates once per process).
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "tests/support/test_support.h"
 
@@ -93,4 +94,20 @@ TEST_CASE("a missing config file is reported, not crashed on", "[cli]") {
   const auto r = run_cli("run -q does-not-exist.json");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("does-not-exist.json"));
+}
+
+TEST_CASE("comparing policies prints both and the gain", "[cli]") {
+  const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/tiny3.json";
+  const std::string trace = npusim::test::temp_dir() + "/cmp.json";
+  const auto r = run_cli("run -q " + net +
+                         " --compare-policies --set compute.accumulator_kib=4 --trace " + trace);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("strict") && Catch::Contains("early") &&
+                        Catch::Contains("gain") && Catch::Contains("total"));
+  CHECK_THAT(r.out, !Catch::Contains("bit-exact"));  // the children's tables stay in their logs
+  for (const char* policy : {"strict", "early"}) {
+    std::ifstream in(npusim::test::temp_dir() + "/cmp." + policy + ".json");
+    CHECK(in.good());
+  }
 }
