@@ -11,6 +11,7 @@
 
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
 #include "sim/config/json_reader.h"
 #include "sim/program/trace_io.h"
 #include "sim/report/chrome_trace.h"
@@ -22,10 +23,8 @@ namespace npusim::cli {
 namespace {
 
 struct RunArguments {
-  std::string workload;
-  std::string hw_file;
+  WorkloadOptions in;
   std::string out_dir;
-  std::vector<std::string> overrides;
   std::string policy;
   std::string buffering;
   bool timing_only = false;
@@ -38,21 +37,11 @@ struct RunArguments {
 
 // Hardware: --hw, else the hardware a replayed program was compiled for,
 // else the defaults; then every --set / --policy / --buffering override.
-HardwareConfig resolve_hardware(const RunArguments& a, const nlohmann::json* program_hw) {
-  std::string origin = "<default hardware>";
-  nlohmann::json j = to_json(HardwareConfig{});
-  if (!a.hw_file.empty()) {
-    origin = a.hw_file;
-    j = load_json_file(a.hw_file);
-  } else if (program_hw != nullptr) {
-    origin = a.program_file + " (header)";
-    j = *program_hw;
-  }
-  std::vector<std::string> sets = a.overrides;
+HardwareConfig run_hardware(const RunArguments& a, const nlohmann::json* program_hw) {
+  std::vector<std::string> sets;
   if (!a.policy.empty()) sets.push_back("scheduler.policy=\"" + a.policy + "\"");
   if (!a.buffering.empty()) sets.push_back("buffering=\"" + a.buffering + "\"");
-  for (const std::string& s : sets) apply_override(j, s, origin);
-  return parse_hardware_config(j, origin);
+  return resolve_hardware(a.in, sets, program_hw, a.program_file + " (header)");
 }
 
 int compare_policies(const RunArguments& a);
@@ -62,16 +51,15 @@ int run(const RunArguments& a) {
   if (a.compare_policies) return compare_policies(a);
   std::unique_ptr<ProgramFile> replay;
   if (!a.program_file.empty()) {
-    if (!a.workload.empty())
+    if (!a.in.workload.empty())
       throw std::runtime_error(
           "give either a workload or --program, not both (the program "
           "file carries its workload)");
     replay = std::make_unique<ProgramFile>(read_program_jsonl(a.program_file));
   }
-  const HardwareConfig hw = resolve_hardware(a, replay ? &replay->hardware : nullptr);
+  const HardwareConfig hw = run_hardware(a, replay ? &replay->hardware : nullptr);
   const NetworkConfig net = replay ? parse_workload(replay->workload, a.program_file + " (header)")
-                            : a.workload.empty() ? default_network()
-                                                 : load_workload(a.workload);
+                                   : resolve_workload(a.in);
   spdlog::info("running {} ({} layers) on hardware '{}'", net.name, net.layers.size(), hw.name);
 
   RunOptions options;
@@ -127,10 +115,10 @@ std::string read_text_file(const std::string& path) {
 // re-run this binary with --policy and compare the two reports.
 int compare_policies(const RunArguments& a) {
   std::string base = self_path() + " run -q";
-  if (!a.workload.empty()) base += " " + shell_quote(a.workload);
-  if (!a.hw_file.empty()) base += " --hw " + shell_quote(a.hw_file);
+  if (!a.in.workload.empty()) base += " " + shell_quote(a.in.workload);
+  if (!a.in.hw_file.empty()) base += " --hw " + shell_quote(a.in.hw_file);
   if (!a.program_file.empty()) base += " --program " + shell_quote(a.program_file);
-  for (const std::string& s : a.overrides) base += " --set " + shell_quote(s);
+  for (const std::string& s : a.in.overrides) base += " --set " + shell_quote(s);
   if (!a.buffering.empty()) base += " --buffering " + a.buffering;
   if (a.timing_only) base += " --timing-only";
   const std::string dir = a.out_dir.empty() ? make_temp_dir() : a.out_dir;
@@ -162,18 +150,10 @@ void add_run_command(CLI::App& app, std::function<int()>& action) {
       "run",
       "Simulate a layer or network (JSON) on a hardware config; report cycles and check "
       "every output bit for bit against the reference convolution.");
-  cmd->add_option("workload", args->workload,
-                  "Layer or network JSON (default: the embedded ResNet-18 convolution layers)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--hw", args->hw_file,
-                  "Hardware JSON (default: the built-in defaults, "
-                  "identical to configs/hw/default.json)")
-      ->check(CLI::ExistingFile);
+  add_workload_options(cmd, args->in);
   cmd->add_option("--out", args->out_dir,
                   "Write report.json, layers.csv, stats.json, stats.txt and the resolved configs "
                   "into this folder");
-  cmd->add_option("--set", args->overrides,
-                  "Override one hardware field, e.g. --set compute.array_rows=16 (repeatable)");
   cmd->add_option("--policy", args->policy, "Dependency scheduler policy (overrides the config)")
       ->check(CLI::IsMember({"strict", "early"}));
   cmd->add_option("--buffering", args->buffering, "Input buffering (overrides the config)")
