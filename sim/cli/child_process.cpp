@@ -32,6 +32,11 @@ std::string make_temp_dir() {
   return pattern;
 }
 
+void make_parent_dirs(const std::string& file) {
+  const std::filesystem::path parent = std::filesystem::path(file).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+}
+
 void remove_dir(const std::string& dir) {
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);

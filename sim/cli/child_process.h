@@ -14,6 +14,8 @@ std::string shell_quote(const std::string& s);  // '...' with embedded quotes es
 int run_child(const std::string& command);
 std::string make_temp_dir();  // a fresh folder under $TMPDIR
 void remove_dir(const std::string& dir);
+// Creates the folder a file is to be written into (no-op when it exists).
+void make_parent_dirs(const std::string& file);
 // Parses a JSON file; throws std::runtime_error naming it.
 nlohmann::json read_json_file(const std::string& path);
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/workload_options.h"
 #include "sim/compiler/tiler.h"
@@ -29,6 +30,7 @@ int compile(const CompileArguments& a) {
     write_program_jsonl(std::cout, program, to_json(net), to_json(hw));
     return kOk;
   }
+  make_parent_dirs(a.output);
   std::ofstream out(a.output);
   if (!out) throw std::runtime_error("cannot open " + a.output + " for writing");
   write_program_jsonl(out, program, to_json(net), to_json(hw));

@@ -70,6 +70,7 @@ int run(const RunArguments& a) {
   options.record_timeline = !a.trace_file.empty();
   const std::unique_ptr<RunResult> result = run_network(net, hw, options);
   if (!a.trace_file.empty()) {
+    make_parent_dirs(a.trace_file);
     write_chrome_trace_file(a.trace_file, result->timeline, hw.clock_mhz);
     spdlog::info("wrote timeline to {} (open it in Perfetto or chrome://tracing)", a.trace_file);
   }
