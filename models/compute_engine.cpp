@@ -50,7 +50,7 @@ void ComputeEngine::run_unit(uint32_t unit) {
 void ComputeEngine::compute(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   const uint64_t coefficients = uint64_t(L.C) * L.R * L.S;
-  const RowRange piece_rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
+  const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
   const TileTag input_tag{int32_t(in.layer), in.batch, 0, 0, piece_rows.begin, piece_rows.end};
   const TileTag weight_tag{int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1};
 
@@ -79,7 +79,7 @@ void ComputeEngine::compute(const Instruction& in) {
     const uint64_t now = now_cycles();
     const std::string reader = scheduler->who(in, s);
     const RowRange out = stage_rows(in, s);
-    const RowRange need = input_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
+    const RowRange need = tile_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
     weights.require(weight_tag, 0, in.k_count(), now, reader);
     input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
                   uint32_t(need.end - piece_rows.begin), now, reader);
@@ -102,7 +102,7 @@ void ComputeEngine::compute(const Instruction& in) {
                            (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
     dense_work_cycles_.add(in.layer,
                            dense_array + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0));
-    const uint64_t read_bytes = uint64_t(need.count()) * L.padded_w() * L.C + stream_bytes;
+    const uint64_t read_bytes = uint64_t(need.count()) * L.tile_row_bytes() + stream_bytes;
     const uint64_t write_bytes = pixels * in.k_count() * 4;
     const Grant read = cache->access(in.layer, false, read_bytes, now);
     const Grant write = cache->access(in.layer, true, write_bytes, now);
@@ -130,20 +130,30 @@ void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in
                                  const ByteTile& input, SumTile& results, uint32_t row_begin,
                                  uint32_t row_end) {
   const uint64_t coefficients = uint64_t(L.C) * L.R * L.S;
-  const RowRange piece_rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
+  const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
   const uint64_t tap_span = uint64_t(L.S) * L.C;  // one kernel row: S pixels x C channels
   const uint32_t k_count = in.k_count();
+  const bool host_im2col = L.access == LoadAccess::HostIm2col;
+  // Where output pixel ow's kernel row r lies in the tile (seed 001 lowering):
+  //   im2col: input row oh*stride + r - padding, from column ow*stride*C;
+  //   mec:    the same row, from ow*S*C (each tile row holds OW strips' S*C);
+  //   host_im2col: tile row oh, from ow*R*S*C + r*S*C (one im2col row per pixel).
+  const uint64_t pixel_step = host_im2col                   ? L.R * tap_span
+                              : L.access == LoadAccess::Mec ? tap_span
+                                                            : uint64_t(L.stride) * L.C;
   for (uint32_t oh = row_begin; oh < row_end; ++oh) {
     int32_t* out_row = results.row(oh - in.out_row_begin);
     const int64_t first_in_row = int64_t(oh) * L.stride - L.padding - piece_rows.begin;
     for (uint32_t ow = 0; ow < L.out_w; ++ow) {
       int32_t* sums = out_row + uint64_t(ow) * k_count;
-      const uint64_t column = uint64_t(ow) * L.stride * L.C;
+      const uint64_t column = uint64_t(ow) * pixel_step;
       for (uint32_t k = 0; k < k_count; ++k) {
         const int8_t* kernel = kernels_.data() + k * coefficients;
         int32_t acc = 0;
         for (uint32_t r = 0; r < L.R; ++r) {
-          const int8_t* x = input.row(uint32_t(first_in_row + r)) + column;
+          const int8_t* x = host_im2col
+                                ? input.row(uint32_t(oh - piece_rows.begin)) + column + r * tap_span
+                                : input.row(uint32_t(first_in_row + r)) + column;
           const int8_t* w = kernel + r * tap_span;
           for (uint64_t i = 0; i < tap_span; ++i) acc += int32_t(x[i]) * int32_t(w[i]);
         }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "models/address_generator.h"
 #include "models/cost_model.h"
 
 namespace npusim {
@@ -15,7 +16,18 @@ LoadEngine::LoadEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
       instructions_(stats.declare("load.instructions", "count", "load instructions executed")),
       standalone_cycles_(
           stats.declare("load.standalone_cycles", "cycles",
-                        "cycles the loads would take running alone (no contention)")) {
+                        "cycles the loads would take running alone (no contention)")),
+      input_dram_bytes_(stats.declare(
+          "load.input_dram_bytes", "bytes",
+          "DRAM bytes the input loads read: the input (im2col on the fly) or the lowered "
+          "matrix (host_im2col, mec)")),
+      host_lowering_bytes_(stats.declare("load.host_lowering_bytes", "bytes",
+                                         "bytes the host wrote materialising the lowered matrix "
+                                         "(host_im2col, mec; outside the accelerator's time)")),
+      im2col_matrix_bytes_(stats.declare(
+          "load.im2col_matrix_bytes", "bytes",
+          "im2col matrix bytes of the rows the input loads cover: what host_im2col reads for "
+          "them (divide load.input_dram_bytes by it for the ratio)")) {
   SC_THREAD(run);
 }
 
@@ -40,12 +52,12 @@ void LoadEngine::run() {
 }
 
 uint64_t LoadEngine::transfer_stage(const Instruction& in, uint64_t dram_bytes,
-                                    uint64_t cache_bytes) {
+                                    uint64_t cache_bytes, uint64_t segments) {
   const uint64_t now = now_cycles();
   Grant bus{now, now};
   uint64_t arrival = now;
   if (dram_bytes > 0) {
-    bus = dram->transfer(in.layer, false, 1, dram_bytes);
+    bus = dram->transfer(in.layer, false, segments, dram_bytes / segments);
     arrival = bus.end + dram->latency_cycles();
   }
   const uint64_t first_data = dram_bytes > 0 ? bus.start + dram->latency_cycles() : now;
@@ -108,6 +120,8 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
 
 uint64_t LoadEngine::load_input(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
+  im2col_matrix_bytes_.add(in.layer, uint64_t(in.row_count()) * L.out_w * L.R * L.S * L.C);
+  if (L.access != LoadAccess::Im2col) return load_lowered_input(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const uint64_t padded_row = uint64_t(L.padded_w()) * L.C;
   const uint64_t dram_row = uint64_t(L.W) * L.C;
@@ -137,8 +151,107 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
       }
     }
     const uint64_t begin = now_cycles();
+    input_dram_bytes_.add(in.layer, real_rows * dram_row);
     const uint64_t ready =
         transfer_stage(in, real_rows * dram_row, uint64_t(end - first) * padded_row);
+    for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
+    scheduler->stage_done(in, s, begin, now_cycles(), ready);
+    last = std::max(last, ready);
+    loaded_end = end;
+  }
+  return last;
+}
+
+uint64_t LoadEngine::host_lower(const LayerDescriptor& L, uint32_t batch, int64_t begin,
+                                int64_t end) {
+  if (end <= begin) return 0;
+  const uint64_t SC = uint64_t(L.S) * L.C;
+  const uint64_t written = uint64_t(end - begin) * L.tile_row_bytes();
+  if (!options_.functional) return written;
+  // The host walks the same address stream the on-the-fly generator would,
+  // writing each entry (zero for padding) into the matrix in DRAM.
+  AddressGeneratorInit init;
+  init.input_w = L.W, init.input_h = L.H, init.channels = L.C;
+  init.filters = L.K, init.filter_w = L.S, init.filter_h = L.R;
+  init.stride = L.stride, init.padding = L.padding;
+  init.input_base = 0;  // addresses are offsets into image `batch`
+  const uint64_t image_bytes = uint64_t(L.H) * L.W * L.C;
+  const int8_t* input = dram->image(L.input_address + batch * image_bytes, image_bytes);
+  const uint64_t base = L.lowered_address + batch * L.lowered_bytes_per_image();
+  const auto copy = [&](InputAddressGenerator& gen, uint64_t first, uint64_t count) {
+    gen.seek(first);  // 8-bit elements: entry index == byte offset in the matrix
+    int8_t* out = dram->image(base + first, count);
+    for (const ElementAddress& a : gen.fetch(uint32_t(count)))
+      *out++ = a.is_padding() ? int8_t(0) : input[a.byte];
+  };
+  if (L.access == LoadAccess::HostIm2col) {
+    InputAddressGenerator gen(init, LoweringKind::kIm2col);
+    copy(gen, uint64_t(begin) * L.tile_row_bytes(), written);
+  } else {
+    // MEC: rows are padded input rows; each of the OW strips holds S*C of each.
+    InputAddressGenerator gen(init, LoweringKind::kMec);
+    const uint64_t strip = uint64_t(L.H + 2 * L.padding) * SC;
+    for (uint32_t ox = 0; ox < L.out_w; ++ox)
+      copy(gen, ox * strip + uint64_t(begin + L.padding) * SC, uint64_t(end - begin) * SC);
+  }
+  return written;
+}
+
+uint64_t LoadEngine::load_lowered_input(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  const bool mec = L.access == LoadAccess::Mec;
+  const RowRange rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
+  const uint64_t row_bytes = L.tile_row_bytes();
+  const uint64_t SC = uint64_t(L.S) * L.C;
+  const uint64_t strip = uint64_t(L.H + 2 * L.padding) * SC;
+  const uint64_t base = L.lowered_address + uint64_t(in.batch) * L.lowered_bytes_per_image();
+  ByteTile& half = cache->input_half(in.unit, in.half);
+  half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end}, uint32_t(rows.count()),
+                  row_bytes, options_.functional);
+  cache->occupancy_changed(in.layer);
+  // The host lowers each image once, during the first k-tile's loads; MEC
+  // pieces share halo rows, so only rows past the high-water mark count.
+  const auto key = std::make_pair(in.layer, in.batch);
+  if (in.k_begin == 0 && in.out_row_begin == 0) lowered_end_[key] = rows.begin;
+  int64_t loaded_end = rows.begin;
+  uint64_t last = now_cycles();
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    if (s > 0) scheduler->wait_until_ready(in, s);
+    const RowRange out = stage_rows(in, s);
+    const RowRange need = tile_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
+    const int64_t first = loaded_end, end = std::max(loaded_end, need.end);
+    if (in.k_begin == 0 && end > first) {
+      const RowRange reads = input_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
+      const int64_t real_first = std::max<int64_t>(reads.begin, 0);
+      const int64_t real_end = std::min<int64_t>(reads.end, L.H);
+      if (L.input_from_layer >= 0 && real_end > real_first)
+        dram->require_rows_stored(scheduler->who(in, s), uint32_t(L.input_from_layer), in.batch,
+                                  real_first, real_end);
+      int64_t& lowered = lowered_end_[key];
+      const uint64_t bytes = host_lower(L, in.batch, first, end);
+      if (end > lowered) {
+        host_lowering_bytes_.add(
+            in.layer, bytes / uint64_t(end - first) * uint64_t(end - std::max(first, lowered)));
+        lowered = end;
+      }
+    }
+    if (options_.functional) {
+      for (int64_t r = first; r < end; ++r) {
+        int8_t* dst = half.row(uint32_t(r - rows.begin));
+        if (!mec) {
+          std::memcpy(dst, dram->image(base + uint64_t(r) * row_bytes, row_bytes), row_bytes);
+          continue;
+        }
+        for (uint32_t ox = 0; ox < L.out_w; ++ox)
+          std::memcpy(dst + ox * SC,
+                      dram->image(base + ox * strip + uint64_t(r + L.padding) * SC, SC), SC);
+      }
+    }
+    const uint64_t bytes = uint64_t(end - first) * row_bytes;
+    input_dram_bytes_.add(in.layer, bytes);
+    const uint64_t begin = now_cycles();
+    // host_im2col rows are contiguous; a MEC row range is one run per strip.
+    const uint64_t ready = transfer_stage(in, bytes, bytes, mec && bytes > 0 ? L.out_w : 1);
     for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);

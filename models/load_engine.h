@@ -4,7 +4,13 @@
 // new input rows, seed 003), inserting padding rows and columns on the fly.
 // Stages are pipelined: the next stage's bus request goes out as soon as the
 // previous one's data has crossed the bus; DRAM latency overlaps.
+// With load.access host_im2col or mec (seed 001, docs/address-generator.md)
+// the input comes from the lowered matrix the host materialised in DRAM.
 #pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
 
 #include "models/engine.h"
 
@@ -22,14 +28,27 @@ class LoadEngine : public Engine {
   uint64_t load_params(const Instruction& in);
   uint64_t load_weights(const Instruction& in);
   uint64_t load_input(const Instruction& in);
-  // Moves one stage: bus transfer of `dram_bytes` (one segment), then a cache
-  // write of `cache_bytes`. Returns the cycle the stage's data is in the cache.
-  uint64_t transfer_stage(const Instruction& in, uint64_t dram_bytes, uint64_t cache_bytes);
+  uint64_t load_lowered_input(const Instruction& in);
+  // The host's part of host_im2col / mec: writes tile rows [begin, end) of
+  // image `batch`'s lowered matrix into the DRAM image (functional runs) and
+  // returns the bytes written.
+  uint64_t host_lower(const LayerDescriptor& L, uint32_t batch, int64_t begin, int64_t end);
+  // Moves one stage: bus transfer of `dram_bytes` (in `segments` equal
+  // segments), then a cache write of `cache_bytes`. Returns the cycle the
+  // stage's data is in the cache.
+  uint64_t transfer_stage(const Instruction& in, uint64_t dram_bytes, uint64_t cache_bytes,
+                          uint64_t segments = 1);
 
   uint64_t standalone_ = 0;  // of the current instruction
   Counter& busy_;
   Counter& instructions_;
   Counter& standalone_cycles_;
+  Counter& input_dram_bytes_;
+  Counter& host_lowering_bytes_;
+  Counter& im2col_matrix_bytes_;
+  // MEC strips overlap between pieces: per (layer, image), the tile row up to
+  // which the host has already lowered them, so each is written once.
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> lowered_end_;
 };
 
 }  // namespace npusim

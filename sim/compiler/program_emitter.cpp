@@ -51,6 +51,9 @@ class Emitter {
       dram = align64(dram + d.params_bytes());
       d.output_address = dram;
       dram = align64(dram + L.output_bytes());
+      // Where the host materialises the lowered matrix (host_im2col, mec).
+      d.lowered_address = dram;
+      dram = align64(dram + uint64_t(d.N) * d.lowered_bytes_per_image());
       program_.layers.push_back(d);
       emit_layer(static_cast<uint32_t>(l), plan, chained);
     }
@@ -70,6 +73,7 @@ class Emitter {
     d.stride = L.stride, d.padding = L.padding, d.out_h = L.out_h(), d.out_w = L.out_w();
     d.relu = L.relu;
     d.shift = L.requant.shift;
+    d.access = hw_.load_access;
     d.k_tile = plan.k_tile;
     d.rows_per_piece = plan.rows_per_piece;
     d.rows_per_compute_stage = plan.rows_per_compute_stage;

@@ -13,9 +13,22 @@ uint64_t input_rows_needed(const LayerConfig& L, uint32_t out_rows) {
 
 }  // namespace
 
-uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile) {
-  const uint64_t padded_w = uint64_t(L.W) + 2 * L.padding;
-  return input_rows_needed(L, rows) * padded_w * L.C + uint64_t(rows) * L.out_w() * k_tile * 4;
+uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadAccess access) {
+  // The input part follows LayerDescriptor::tile_row_bytes and tile_rows_for.
+  const uint64_t SC = uint64_t(L.S) * L.C;
+  uint64_t input = 0;
+  switch (access) {
+    case LoadAccess::Im2col:
+      input = input_rows_needed(L, rows) * (uint64_t(L.W) + 2 * L.padding) * L.C;
+      break;
+    case LoadAccess::Mec:
+      input = input_rows_needed(L, rows) * L.out_w() * SC;
+      break;
+    case LoadAccess::HostIm2col:
+      input = uint64_t(rows) * L.out_w() * L.R * SC;
+      break;
+  }
+  return input + uint64_t(rows) * L.out_w() * k_tile * 4;
 }
 
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw) {
@@ -62,7 +75,7 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
   uint32_t max_rows = 0;
   for (uint32_t lo = 1, hi = L.out_h(); lo <= hi;) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (piece_bytes(L, mid, plan.k_tile) <= part.half_bytes) {
+    if (piece_bytes(L, mid, plan.k_tile, hw.load_access) <= part.half_bytes) {
       max_rows = mid;
       lo = mid + 1;
     } else {
@@ -70,7 +83,8 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
     }
   }
   if (max_rows == 0) {
-    plan.why = "one output row needs " + std::to_string(piece_bytes(L, 1, plan.k_tile)) +
+    plan.why = "one output row needs " +
+               std::to_string(piece_bytes(L, 1, plan.k_tile, hw.load_access)) +
                " B but a ping-pong half holds " + std::to_string(part.half_bytes) +
                " B (raise cache.size_kib or lower compute.units)";
     return plan;

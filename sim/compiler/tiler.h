@@ -44,7 +44,8 @@ LayerTilingPlan plan_layer(const LayerConfig& layer, const HardwareConfig& hw,
 
 // Bytes of one half needed by a piece of `rows` output rows with `k_tile`
 // output channels: its input rows (padded width) plus its int32 results.
-uint64_t piece_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_tile);
+uint64_t piece_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_tile,
+                     LoadAccess access = LoadAccess::Im2col);
 
 class CompileError : public std::runtime_error {
  public:

@@ -14,6 +14,10 @@ enum class Buffering { PingPong, Single };
 enum class SchedulerPolicy { Strict, Early };
 // Seed 002: skip zero kernel coefficients, or apply every one (ablation).
 enum class ComputeMode { ZeroSkip, Dense };
+// Seed 001: how the input reaches the array as a lowered (unrolled) matrix
+// (docs/address-generator.md): generated on the fly from the input (im2col),
+// materialised by the host as im2col rows (host_im2col) or as the MEC strips.
+enum class LoadAccess { Im2col, HostIm2col, Mec };
 
 struct ComputeConfig {
   uint32_t units = 1;                 // compute units (each with its own ping-pong pair)
@@ -51,6 +55,7 @@ struct HardwareConfig {
   Buffering buffering = Buffering::PingPong;
   SchedulerPolicy policy = SchedulerPolicy::Strict;
   ComputeMode compute_mode = ComputeMode::ZeroSkip;
+  LoadAccess load_access = LoadAccess::Im2col;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
@@ -67,6 +72,7 @@ nlohmann::json to_json(const HardwareConfig& hw);
 const char* to_string(Buffering b);
 const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
+const char* to_string(LoadAccess a);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

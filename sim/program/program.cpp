@@ -88,6 +88,37 @@ RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32
   return r;
 }
 
+RowRange tile_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end) {
+  if (layer.access == LoadAccess::HostIm2col) return RowRange{row_begin, row_end};
+  return input_rows_for(layer, row_begin, row_end);
+}
+
+uint64_t LayerDescriptor::lowered_bytes_per_image() const {
+  const uint64_t SC = uint64_t(S) * C;
+  switch (access) {
+    case LoadAccess::HostIm2col:
+      return uint64_t(out_h) * out_w * R * SC;
+    case LoadAccess::Mec:
+      return uint64_t(out_w) * (H + 2 * padding) * SC;
+    case LoadAccess::Im2col:
+      break;
+  }
+  return 0;
+}
+
+uint64_t LayerDescriptor::tile_row_bytes() const {
+  const uint64_t SC = uint64_t(S) * C;
+  switch (access) {
+    case LoadAccess::HostIm2col:
+      return uint64_t(out_w) * R * SC;
+    case LoadAccess::Mec:
+      return uint64_t(out_w) * SC;
+    case LoadAccess::Im2col:
+      break;
+  }
+  return uint64_t(padded_w()) * C;
+}
+
 RowRange stage_rows(const Instruction& in, uint32_t stage) {
   const uint32_t rows = in.row_count();
   const uint32_t per = (rows + in.stages - 1) / in.stages;

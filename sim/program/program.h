@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/hardware_config.h"
+
 namespace npusim {
 
 enum class Opcode : uint8_t { LoadParams, LoadWeights, LoadInput, Compute, Store };
@@ -63,6 +65,11 @@ struct LayerDescriptor {
   // each kernel's non-zero count (empty: not known; every coefficient counts).
   WeightFormat weight_format = WeightFormat::Raw;
   std::vector<uint32_t> kernel_nonzeros;
+  // Seed 001 input lowering (docs/address-generator.md). For host_im2col and
+  // mec the host writes the lowered matrix at lowered_address (N images of
+  // lowered_bytes_per_image()) and the load engine reads it from there.
+  LoadAccess access = LoadAccess::Im2col;
+  uint64_t lowered_address = 0;
 
   uint64_t kernel_bytes(uint32_t k) const {
     return kernel_stream_bytes(weight_format, R, S, C,
@@ -73,6 +80,12 @@ struct LayerDescriptor {
 
   uint32_t padded_w() const { return W + 2 * padding; }
   uint64_t params_bytes() const { return uint64_t(K) * 8; }
+  // im2col: OH*OW rows of R*S*C; MEC: OW strips of Hp*S*C; 0 on the fly.
+  uint64_t lowered_bytes_per_image() const;
+  // Bytes of one row of an input tile in the cache: a padded input row
+  // (im2col), a padded input row across the OW MEC strips (S*C each), or one
+  // output row's OW im2col rows (host_im2col).
+  uint64_t tile_row_bytes() const;
 };
 
 struct Instruction {
@@ -111,6 +124,9 @@ struct RowRange {
   int64_t count() const { return end - begin; }
 };
 RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end);
+// The rows of the input tile holding what output rows [row_begin, row_end)
+// read: input rows (im2col, mec) or the output rows themselves (host_im2col).
+RowRange tile_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end);
 
 // Output rows handled by stage `s` of an instruction covering rows
 // [in.out_row_begin, in.out_row_end) split into in.stages near-equal stages.

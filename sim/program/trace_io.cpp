@@ -51,7 +51,8 @@ const std::vector<std::string> kLayerKeys = {
     "layer", "name", "N", "C", "H", "W", "K", "R", "S", "stride", "padding", "out_h", "out_w",
     "relu", "shift", "input_address", "weights_address", "params_address", "output_address",
     "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
-    "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros"};
+    "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
+    "lowered_address"};
 const std::vector<std::string> kInstructionKeys = {
     "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
@@ -282,6 +283,11 @@ class ProgramReader {
     d.weights_address = address("weights_address", uint64_t(d.K) * d.R * d.S * d.C);
     d.params_address = address("params_address", d.params_bytes());
     d.output_address = address("output_address", uint64_t(d.N) * d.out_h * d.out_w * d.K);
+    // Seed 001 lowering: optional (absent: im2col on the fly, nothing lowered).
+    const LoadAccess accesses[] = {LoadAccess::Im2col, LoadAccess::HostIm2col, LoadAccess::Mec};
+    d.access = accesses[r.get_choice("access", {"im2col", "host_im2col", "mec"}, 0)];
+    if (d.access != LoadAccess::Im2col)
+      d.lowered_address = address("lowered_address", uint64_t(d.N) * d.lowered_bytes_per_image());
     d.k_tile = dim("k_tile", 1, d.K, "at most K");
     d.rows_per_piece = dim("rows_per_piece", 1, d.out_h, "at most out_h");
     d.rows_per_compute_stage =
@@ -432,6 +438,9 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
         << ", \"params_region_bytes\": " << d.params_region_bytes
         << ", \"input_from_layer\": " << d.input_from_layer << ", \"weight_format\": \""
         << to_string(d.weight_format) << '"';
+    if (d.access != LoadAccess::Im2col)
+      out << ", \"access\": \"" << to_string(d.access)
+          << "\", \"lowered_address\": " << d.lowered_address;
     if (!d.kernel_nonzeros.empty()) {
       out << ", \"kernel_nonzeros\": [";
       for (size_t k = 0; k < d.kernel_nonzeros.size(); ++k)

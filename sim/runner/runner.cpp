@@ -84,8 +84,8 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                          std::to_string(in.half) + " but buffering is single");
     const LayerDescriptor& d = p.layers[in.layer];
     if (in.op == Opcode::LoadInput) {
-      const RowRange rows = input_rows_for(d, in.out_row_begin, in.out_row_end);
-      const uint64_t bytes = uint64_t(rows.count()) * d.padded_w() * d.C +
+      const RowRange rows = tile_rows_for(d, in.out_row_begin, in.out_row_end);
+      const uint64_t bytes = uint64_t(rows.count()) * d.tile_row_bytes() +
                              uint64_t(in.row_count()) * d.out_w * in.k_count() * 4;
       if (bytes > d.half_bytes)
         throw ProgramError("instruction " + describe(in, p) +

@@ -1,0 +1,61 @@
+// Seed 001 access modes (load.access, docs/address-generator.md) on whole
+// runs: outputs bit-exact in every mode (the run itself checks every output
+// against the reference convolution), the host really writes the lowered
+// matrix, and on every layer with R*S > 1 generating im2col on the fly reads
+// fewer DRAM bytes than loading the host's materialised im2col matrix.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "tests/support/test_support.h"
+
+using npusim::test::run_report;
+
+namespace {
+
+nlohmann::json report(const std::string& workload, const std::string& access) {
+  return run_report("run " + workload + " --set load.access=" + access);
+}
+
+uint64_t counter(const nlohmann::json& layer, const std::string& name) {
+  return layer.at("counters").at(name).get<uint64_t>();
+}
+
+}  // namespace
+
+TEST_CASE("every load.access mode is bit-exact; im2col on the fly reads least", "[access]") {
+  const std::string src = std::string(NPUSIM_SOURCE_DIR) + "/";
+  for (const std::string& w :
+       {src + "configs/networks/tiny3.json", src + "configs/layers/conv3x3.json",
+        src + "configs/layers/conv7x7_s2.json"}) {
+    INFO(w);
+    const nlohmann::json fly = report(w, "im2col");
+    const nlohmann::json host = report(w, "host_im2col");
+    const nlohmann::json mec = report(w, "mec");
+    for (size_t l = 0; l < fly.at("layers").size(); ++l) {
+      const nlohmann::json& f = fly.at("layers")[l];
+      const nlohmann::json& h = host.at("layers")[l];
+      const nlohmann::json& m = mec.at("layers")[l];
+      INFO("layer " << f.at("name"));
+      for (const nlohmann::json* r : {&f, &h, &m}) CHECK(r->at("check").at("match") == true);
+      const nlohmann::json& shape = f.at("shape");
+      const uint64_t N = shape.at("N"), C = shape.at("C"), H = shape.at("H");
+      const uint64_t R = shape.at("R"), S = shape.at("S"), pad = shape.at("padding");
+      const uint64_t OH = shape.at("out_h"), OW = shape.at("out_w");
+      // On the fly: nothing lowered. Host im2col: the whole N x OH*OW x R*S*C
+      // matrix written once and read (once per k-tile).
+      CHECK(counter(f, "load.host_lowering_bytes") == 0);
+      CHECK(counter(h, "load.host_lowering_bytes") == N * OH * OW * R * S * C);
+      CHECK(counter(h, "load.input_dram_bytes") == counter(h, "load.im2col_matrix_bytes"));
+      CHECK(counter(h, "load.input_dram_bytes") % (N * OH * OW * R * S * C) == 0);
+      // MEC: at most the OW x Hp*S*C strips (rows no output needs are skipped).
+      CHECK(counter(m, "load.host_lowering_bytes") <= N * OW * (H + 2 * pad) * S * C);
+      CHECK(counter(m, "load.host_lowering_bytes") > 0);
+      if (R * S > 1) {
+        CHECK(counter(f, "load.input_dram_bytes") < counter(h, "load.input_dram_bytes"));
+        CHECK(counter(m, "load.input_dram_bytes") < counter(h, "load.input_dram_bytes"));
+      } else {
+        CHECK(counter(f, "load.input_dram_bytes") == counter(h, "load.input_dram_bytes"));
+      }
+    }
+  }
+}
