@@ -1,0 +1,158 @@
+#include "sim/sweep/results.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "sim/sweep/pareto.h"
+
+namespace npusim::sweep {
+
+using nlohmann::json;
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::Pending:
+      return "pending";
+    case Status::Ok:
+      return "ok";
+    case Status::Failed:
+      return "failed";
+    case Status::Timeout:
+      return "timeout";
+    case Status::Pruned:
+      return "pruned";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& metric_names() {
+  static const std::vector<std::string> names = {
+      "cycles",           "time_us",    "hw_mac_util", "useful_mac_util", "dram_read_bytes",
+      "dram_write_bytes", "dram_bytes", "sram_bytes",  "macs_per_cycle",  "wall_s"};
+  return names;
+}
+
+PointResult result_from_report(const json& report) {
+  try {
+    const json& totals = report.at("totals");
+    const json& counters = totals.at("counters");
+    const json& hw = report.at("hardware");
+    const double read = counters.at("dram.read_bytes").get<double>();
+    const double written = counters.at("dram.write_bytes").get<double>();
+    const json& compute = hw.at("compute");
+    PointResult r;
+    r.status = Status::Ok;
+    r.metrics = {totals.at("cycles").get<double>(),
+                 totals.at("time_us").get<double>(),
+                 totals.at("hw_mac_util").get<double>(),
+                 totals.at("useful_mac_util").get<double>(),
+                 read,
+                 written,
+                 read + written,
+                 hw.at("cache").at("size_kib").get<double>() * 1024,
+                 compute.at("units").get<double>() * compute.at("array_rows").get<double>() *
+                     compute.at("array_cols").get<double>(),
+                 report.at("wall_seconds").get<double>()};
+    return r;
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("report.json lacks a field the sweep reads: ") + e.what());
+  }
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string q = "\"";
+  for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+namespace {
+
+std::string format_metric(const std::string& name, double v) {
+  char buf[64];
+  if (name == "hw_mac_util" || name == "useful_mac_util" || name == "wall_s" || name == "time_us" ||
+      v != std::floor(v) || std::fabs(v) >= 1e18)
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::string value_field(const json& v) {
+  return csv_field(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+}  // namespace
+
+std::string results_csv(const SweepSpec& spec, const std::vector<Point>& points,
+                        const std::vector<PointResult>& results) {
+  const auto& names = metric_names();
+  std::string out = "id";
+  for (const Parameter& p : spec.parameters) out += "," + csv_field(p.name);
+  out += ",status";
+  for (const std::string& m : names) out += "," + m;
+  out += ",reason\n";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const PointResult& r = results[i];
+    out += points[i].id;
+    for (const json& v : points[i].values) out += "," + value_field(v);
+    out += std::string(",") + to_string(r.status);
+    for (std::size_t m = 0; m < names.size(); ++m)
+      out += "," + (r.metrics.empty() ? std::string() : format_metric(names[m], r.metrics[m]));
+    out += "," + csv_field(r.reason) + "\n";
+  }
+  return out;
+}
+
+std::vector<std::size_t> pareto_indices(const SweepSpec& spec, const std::vector<Point>& points,
+                                        const std::vector<PointResult>& results) {
+  std::vector<std::size_t> finished;
+  std::vector<std::vector<double>> costs;
+  const auto& names = metric_names();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].status != Status::Ok) continue;
+    std::vector<double> c;
+    for (const Objective& o : spec.objectives) {
+      const std::size_t m =
+          static_cast<std::size_t>(std::find(names.begin(), names.end(), o.metric) - names.begin());
+      const double v = o.parameter >= 0
+                           ? points[i].values[static_cast<std::size_t>(o.parameter)].get<double>()
+                           : results[i].metrics[m];
+      c.push_back(o.maximise ? -v : v);
+    }
+    finished.push_back(i);
+    costs.push_back(std::move(c));
+  }
+  std::vector<std::size_t> front;
+  for (std::size_t k : pareto_front(costs)) front.push_back(finished[k]);
+  return front;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + tmp);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error("cannot write " + tmp);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot rename " + tmp + " to " + path);
+  }
+}
+
+}  // namespace npusim::sweep

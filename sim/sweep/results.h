@@ -1,0 +1,53 @@
+// What a sweep keeps of each point, and the two tables it writes:
+// results.csv (every point) and pareto.csv (the Pareto-optimal points).
+// There is no energy or area model in npusim, so neither file has such columns.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/sweep/expansion.h"
+#include "sim/sweep/sweep_spec.h"
+
+namespace npusim::sweep {
+
+enum class Status { Pending, Ok, Failed, Timeout, Pruned };
+const char* to_string(Status s);
+
+// The metric columns of results.csv, in order; also the names objectives use:
+// cycles, time_us, hw_mac_util, useful_mac_util, dram_read_bytes,
+// dram_write_bytes, dram_bytes (read + written), sram_bytes (cache.size_kib *
+// 1024), macs_per_cycle (peak: units * array_rows * array_cols), wall_s (the
+// simulator's own wall time for the point).
+const std::vector<std::string>& metric_names();
+
+struct PointResult {
+  Status status = Status::Pending;
+  std::string reason;           // why a point failed: "exit 1", "signal 11", "timeout after 30 s"
+  std::vector<double> metrics;  // metric_names() order; empty unless Ok
+};
+
+// Reads the metrics from a point's report.json; throws std::runtime_error when
+// a field is missing.
+PointResult result_from_report(const nlohmann::json& report);
+
+// results.csv: a header (id, every parameter name, status, the metrics,
+// reason), then one row per point in `points` order. `results[i]` belongs to
+// `points[i]`.
+std::string results_csv(const SweepSpec& spec, const std::vector<Point>& points,
+                        const std::vector<PointResult>& results);
+
+// The indices of the finished (Ok) points that are Pareto-optimal over the
+// spec's objectives, ordered by the objectives. `results[i]` belongs to `points[i]`.
+std::vector<std::size_t> pareto_indices(const SweepSpec& spec, const std::vector<Point>& points,
+                                        const std::vector<PointResult>& results);
+
+// Writes `text` to `path` through a temporary file in the same folder and a
+// rename, so a reader (or a crash) never sees a half-written file.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+// One CSV field, quoted (RFC 4180) when it holds a comma, quote or newline.
+std::string csv_field(const std::string& text);
+
+}  // namespace npusim::sweep

@@ -1,0 +1,293 @@
+// `npusim sweep` end to end: results and Pareto tables, a failing and a
+// timed-out point, resume after Ctrl-C and after kill -9 (every point exactly
+// once, same values as an uninterrupted sweep), timing-only equals functional,
+// and the Slurm backend on a throw-away one-node cluster.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/test_support.h"
+
+namespace fs = std::filesystem;
+using npusim::test::run_cli;
+using npusim::test::temp_dir;
+using npusim::test::write_temp_file;
+
+namespace {
+
+const std::string kSource = NPUSIM_SOURCE_DIR;
+
+using Row = std::map<std::string, std::string>;  // column -> value
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// id -> row; REQUIREs that no id appears twice.
+std::map<std::string, Row> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split_csv_line(line);
+  std::map<std::string, Row> rows;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = split_csv_line(line);
+    REQUIRE(fields.size() == header.size());
+    Row row;
+    for (std::size_t i = 0; i < header.size(); ++i) row[header[i]] = fields[i];
+    INFO("id " << row["id"]);
+    REQUIRE(rows.count(row["id"]) == 0);
+    rows[row["id"]] = row;
+  }
+  return rows;
+}
+
+std::string sweep_file(const std::string& name, const std::string& body) {
+  return write_temp_file(name + ".json", "{\"name\": \"" + name + "\", " + body + "}");
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t finished_points(const std::string& dir) {
+  std::size_t n = 0;
+  if (!fs::exists(dir + "/points")) return 0;
+  for (const auto& e : fs::directory_iterator(dir + "/points"))
+    n += fs::exists(e.path() / "report.json");
+  return n;
+}
+
+// Starts `npusim sweep ...` in the background and returns its PID.
+pid_t start_sweep(const std::string& args, const std::string& log) {
+  const std::string pidfile = temp_dir() + "/sweep.pid";
+  const std::string command = std::string(NPUSIM_BINARY) + " sweep " + args + " >" + log +
+                              " 2>&1 </dev/null & echo $! >" + pidfile;
+  REQUIRE(std::system(command.c_str()) == 0);
+  return static_cast<pid_t>(std::stol(slurp(pidfile)));
+}
+
+// Waits for `pid` (not our child: polls) to disappear.
+void wait_gone(pid_t pid) {
+  for (int i = 0; i < 500 && ::kill(pid, 0) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+void wait_for_points(const std::string& dir, std::size_t n) {
+  for (int i = 0; i < 3000 && finished_points(dir) < n; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+// Every column except the simulator's own wall time must agree.
+void check_same_results(const std::map<std::string, Row>& a, const std::map<std::string, Row>& b) {
+  REQUIRE(a.size() == b.size());
+  for (const auto& [id, row] : a) {
+    INFO("point " << id);
+    REQUIRE(b.count(id) == 1);
+    for (const auto& [column, value] : row)
+      if (column != "wall_s") CHECK(b.at(id).at(column) == value);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a sweep writes one row per point and the Pareto front and each point report",
+          "[sweep]") {
+  const std::string spec = sweep_file("grid", R"("workload": ")" + kSource +
+                                                  R"(/configs/networks/tiny3.json",
+      "parameters": [{"pointer": "/cache/size_kib", "values": [64, 256]},
+                     {"pointer": "/compute/array_rows", "values": [8, 16, 32]}],
+      "constraints": [{"expr": "compute.array_rows <= 16 || cache.size_kib > 64"}])");
+  const std::string out = temp_dir() + "/grid";
+  const auto r = run_cli("sweep " + spec + " --out " + out + " -j 2");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("5 points to run (1 pruned by constraints)"));
+  CHECK_THAT(r.err, Catch::Contains("5/5 done, 0 failed, ETA"));
+  const auto rows = read_csv(out + "/results.csv");
+  REQUIRE(rows.size() == 6);
+  std::size_t ok = 0;
+  for (const auto& [id, row] : rows) {
+    if (row.at("status") == "pruned") {
+      CHECK(row.at("cache.size_kib") == "64");
+      CHECK(row.at("compute.array_rows") == "32");
+      continue;
+    }
+    ++ok;
+    CHECK(row.at("status") == "ok");
+    CHECK(std::stoull(row.at("cycles")) > 0);
+    CHECK(std::stoull(row.at("sram_bytes")) == std::stoull(row.at("cache.size_kib")) * 1024);
+    CHECK(std::stoull(row.at("dram_bytes")) ==
+          std::stoull(row.at("dram_read_bytes")) + std::stoull(row.at("dram_write_bytes")));
+    CHECK(fs::exists(out + "/points/" + id + "/report.json"));
+    CHECK(fs::exists(out + "/points/" + id + "/log"));
+  }
+  CHECK(ok == 5);
+  const auto front = read_csv(out + "/pareto.csv");
+  CHECK(!front.empty());
+  for (const auto& [id, row] : front) CHECK(rows.at(id).at("cycles") == row.at("cycles"));
+}
+
+TEST_CASE("a failing point is recorded with its log and the sweep goes on", "[sweep]") {
+  const std::string spec = sweep_file("failing", R"("workload": ")" + kSource +
+                                                     R"(/configs/networks/tiny3.json",
+      "parameters": [{"pointer": "/cache/size_kib", "values": [1, 64, 128]}])");
+  const std::string out = temp_dir() + "/failing";
+  const auto r = run_cli("sweep " + spec + " --out " + out + " -j 1");
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  const auto rows = read_csv(out + "/results.csv");
+  REQUIRE(rows.size() == 3);
+  std::size_t ok = 0;
+  for (const auto& [id, row] : rows) {
+    if (row.at("cache.size_kib") != "1") {
+      ok += row.at("status") == "ok";
+      continue;
+    }
+    CHECK(row.at("status") == "failed");
+    CHECK_THAT(row.at("reason"), Catch::Contains("exit 2") && Catch::Contains("does not fit"));
+    CHECK_THAT(slurp(out + "/points/" + id + "/log"), Catch::Contains("does not fit"));
+    CHECK(!fs::exists(out + "/points/" + id + "/report.json"));
+  }
+  CHECK(ok == 2);
+}
+
+TEST_CASE("a point past --timeout-s is killed and recorded as timeout", "[sweep]") {
+  const std::string spec = sweep_file("slow", R"("timing_only": false,
+      "parameters": [{"pointer": "/cache/size_kib", "values": [1024]}])");  // full ResNet-18
+  const std::string out = temp_dir() + "/slow";
+  const auto r = run_cli("sweep " + spec + " --out " + out + " --timeout-s 0.05");
+  CHECK(r.exit_code == 1);
+  const auto rows = read_csv(out + "/results.csv");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows.begin()->second.at("status") == "timeout");
+  CHECK(rows.begin()->second.at("reason") == "timeout after 0.05 s");
+}
+
+TEST_CASE(
+    "an interrupted sweep resumes with every point once and the values of an uninterrupted one",
+    "[sweep]") {
+  const std::string spec = sweep_file("resume", R"("workload": ")" + kSource +
+                                                    R"(/configs/networks/resnet18.json",
+      "parameters": [{"pointer": "/cache/size_kib",
+                      "range": {"start": 512, "stop": 2048, "step": 128}}])");  // 13 points
+  const std::string reference = temp_dir() + "/resume-reference";
+  REQUIRE(run_cli("sweep " + spec + " --out " + reference + " -j 2 -q").exit_code == 0);
+  const auto expected = read_csv(reference + "/results.csv");
+  REQUIRE(expected.size() == 13);
+
+  const std::string out = temp_dir() + "/resume";
+  // Ctrl-C (SIGINT) once a few points are in: the sweep stops its children and exits 130.
+  pid_t pid = start_sweep(spec + " --out " + out + " -j 1", temp_dir() + "/resume1.log");
+  wait_for_points(out, 2);
+  ::kill(pid, SIGINT);
+  wait_gone(pid);
+  const std::size_t after_int = finished_points(out);
+  INFO(slurp(temp_dir() + "/resume1.log"));
+  CHECK_THAT(slurp(temp_dir() + "/resume1.log"), Catch::Contains("interrupted"));
+  CHECK(after_int >= 2);
+  CHECK(after_int < 13);
+  CHECK(read_csv(out + "/results.csv").size() == 13);  // the table is whole at every moment
+
+  // kill -9 of the resumed sweep: its children die with it and no finished point is lost.
+  pid = start_sweep(spec + " --out " + out + " -j 2", temp_dir() + "/resume2.log");
+  wait_for_points(out, after_int + 2);
+  ::kill(pid, SIGKILL);
+  wait_gone(pid);
+  const std::size_t after_kill = finished_points(out);
+  CHECK(after_kill >= after_int);
+
+  const auto r = run_cli("sweep " + spec + " --out " + out + " -j 2");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains(std::to_string(after_kill) + " finished earlier"));
+  check_same_results(expected, read_csv(out + "/results.csv"));
+  CHECK(read_csv(out + "/pareto.csv").size() == read_csv(reference + "/pareto.csv").size());
+  for (const auto& e : fs::directory_iterator(out + "/points"))
+    for (const auto& f : fs::directory_iterator(e.path()))
+      CHECK(f.path().filename().string().rfind(".attempt", 0) != 0);
+
+  // A finished sweep runs nothing when started again.
+  const auto again = run_cli("sweep " + spec + " --out " + out);
+  CHECK(again.exit_code == 0);
+  CHECK_THAT(again.err, Catch::Contains("13 finished earlier, 0 to run"));
+}
+
+TEST_CASE("a timing-only sweep point has the cycles of the functional run", "[sweep]") {
+  const std::string body = R"("workload": ")" + kSource + R"(/configs/networks/tiny3.json",
+      "parameters": [{"pointer": "/cache/size_kib", "values": [96]},
+                     {"pointer": "/scheduler/policy", "values": ["early"]}], "timing_only": )";
+  const std::string out_t = temp_dir() + "/mode-timing", out_f = temp_dir() + "/mode-full";
+  REQUIRE(run_cli("sweep " + sweep_file("t", body + "true") + " --out " + out_t).exit_code == 0);
+  REQUIRE(run_cli("sweep " + sweep_file("f", body + "false") + " --out " + out_f).exit_code == 0);
+  const auto t = read_csv(out_t + "/results.csv"), f = read_csv(out_f + "/results.csv");
+  REQUIRE(t.size() == 1);
+  CHECK(t.begin()->first == f.begin()->first);  // same values, same id
+  CHECK(t.begin()->second.at("cycles") == f.begin()->second.at("cycles"));
+  // The mode is part of the sweep's identity: one folder cannot mix them.
+  const auto mixed = run_cli("sweep " + sweep_file("f", body + "false") + " --out " + out_t);
+  CHECK(mixed.exit_code == 2);
+  CHECK_THAT(mixed.err, Catch::Contains("different timing_only"));
+}
+
+TEST_CASE("bad sweep files and options exit 2 naming file and pointer", "[sweep]") {
+  const std::string bad = sweep_file("bad", R"("parameters": [{"pointer": "/cache/size_kib",
+      "values": [64]}], "constraints": [{"expr": "cache.size_kb < 2"}])");
+  const auto r = run_cli("sweep " + bad + " --out " + temp_dir() + "/bad");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("bad.json: at /constraints/0/expr") &&
+                        Catch::Contains("did you mean \"cache.size_kib\""));
+  CHECK(run_cli("sweep " + bad + " --backend pbs").exit_code == 2);
+  const auto dry =
+      run_cli("sweep " + kSource + "/configs/sweeps/resnet18_array_cache.json --dry-run");
+  CHECK(dry.exit_code == 0);
+  CHECK_THAT(dry.out, Catch::StartsWith("id,compute.array_rows,compute.array_cols,cache.size_kib"));
+}
+
+TEST_CASE("the Slurm backend runs a sweep on a one-node cluster", "[sweep][slurm]") {
+  const std::string log = temp_dir() + "/slurm.log";
+  const std::string command = "NPUSIM=" + std::string(NPUSIM_BINARY) + " " + kSource +
+                              "/tools/slurm-test-cluster >" + log + " 2>&1";
+  const int status = std::system(command.c_str());
+  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const std::string output = slurp(log);
+  if (rc == 77) {
+    const auto at = output.find("SKIPPED:");
+    const std::string why = output.substr(at == std::string::npos ? 0 : at);
+    std::printf("%s", why.c_str());
+    WARN(why);
+    return;
+  }
+  INFO(output);
+  REQUIRE(rc == 0);
+  CHECK_THAT(output, Catch::Contains("passed"));
+}

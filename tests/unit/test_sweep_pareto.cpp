@@ -1,0 +1,95 @@
+// Pareto extraction and the result tables on hand-made data.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/sweep/pareto.h"
+#include "sim/sweep/results.h"
+
+using nlohmann::json;
+using namespace npusim::sweep;
+
+namespace {
+
+PointResult ok(double cycles, double sram, double util = 0.5) {
+  PointResult r;
+  r.status = Status::Ok;
+  r.metrics = {cycles, cycles / 1000, util, util, 100, 50, 150, sram, 1024, 0.1};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the Pareto front keeps exactly the non-dominated points", "[sweep]") {
+  //            0       1       2       3       4       5 (ties 2)
+  const std::vector<std::vector<double>> costs = {{1, 5}, {2, 4}, {3, 3}, {2, 6}, {4, 4}, {3, 3}};
+  CHECK(pareto_front(costs) == std::vector<std::size_t>{0, 1, 2, 5});
+  CHECK(pareto_front({}).empty());
+  CHECK(pareto_front({{7, 7}}) == std::vector<std::size_t>{0});
+  // Three objectives: (2,2,2) is dominated by (1,2,2); (3,1,3) and (1,3,1) trade off.
+  CHECK(pareto_front({{2, 2, 2}, {1, 2, 2}, {3, 1, 3}, {1, 3, 1}}) ==
+        std::vector<std::size_t>{1, 3, 2});
+}
+
+TEST_CASE("pareto_indices uses the objectives and their goals on finished points only", "[sweep]") {
+  SweepSpec spec;
+  Parameter param;
+  param.name = "p";
+  spec.parameters = {param};
+  std::vector<Point> points(5);
+  for (std::size_t i = 0; i < points.size(); ++i) points[i] = {"id" + std::to_string(i), {json(i)}};
+  std::vector<PointResult> results = {ok(100, 4096), ok(200, 1024), ok(150, 4096), ok(300, 2048),
+                                      PointResult{Status::Failed, "exit 1", {}}};
+  spec.objectives = {{"cycles", false, -1}, {"sram_bytes", false, -1}};
+  CHECK(pareto_indices(spec, points, results) == std::vector<std::size_t>{0, 1});
+  // Maximising MAC utilisation instead of minimising SRAM.
+  results[3] = ok(300, 2048, 0.9);
+  spec.objectives = {{"cycles", false, -1}, {"hw_mac_util", true, -1}};
+  CHECK(pareto_indices(spec, points, results) == std::vector<std::size_t>{0, 3});
+  // A parameter as an objective: smaller p is better.
+  spec.objectives = {{"cycles", false, -1}, {"p", false, 0}};
+  CHECK(pareto_indices(spec, points, results) == std::vector<std::size_t>{0});
+}
+
+TEST_CASE("results.csv has one row per point with every parameter and the metrics", "[sweep]") {
+  SweepSpec spec;
+  Parameter a, b;
+  a.name = "compute.array_rows";
+  b.name = "scheduler.policy";
+  spec.parameters = {a, b};
+  const std::vector<Point> points = {{"00000000000000aa", {json(16), json("early")}},
+                                     {"00000000000000bb", {json(32), json("a,b")}}};
+  const std::vector<PointResult> results = {ok(2613831, 1048576, 0.25),
+                                            PointResult{Status::Timeout, "timeout after 5 s", {}}};
+  const std::string csv = results_csv(spec, points, results);
+  const std::string header =
+      "id,compute.array_rows,scheduler.policy,status,cycles,time_us,hw_mac_util,"
+      "useful_mac_util,dram_read_bytes,dram_write_bytes,dram_bytes,sram_bytes,macs_per_cycle,"
+      "wall_s,reason\n";
+  CHECK(csv.substr(0, header.size()) == header);
+  CHECK_THAT(csv, Catch::Contains("00000000000000aa,16,early,ok,2613831,2613.831,0.25,0.25,100,"
+                                  "50,150,1048576,1024,0.1,\n"));
+  CHECK_THAT(csv,
+             Catch::Contains("00000000000000bb,32,\"a,b\",timeout,,,,,,,,,,,timeout after 5 s\n"));
+  CHECK(csv_field("plain text") == "plain text");
+  CHECK(csv_field("x,\"y\"") == "\"x,\"\"y\"\"\"");
+}
+
+TEST_CASE("metrics come from report.json", "[sweep]") {
+  const json report = {{"totals",
+                        {{"cycles", 1000},
+                         {"time_us", 1.0},
+                         {"hw_mac_util", 0.5},
+                         {"useful_mac_util", 0.4},
+                         {"counters", {{"dram.read_bytes", 300}, {"dram.write_bytes", 100}}}}},
+                       {"hardware",
+                        {{"cache", {{"size_kib", 512}}},
+                         {"compute", {{"units", 2}, {"array_rows", 16}, {"array_cols", 8}}}}},
+                       {"wall_seconds", 0.25}};
+  const PointResult r = result_from_report(report);
+  CHECK(r.status == Status::Ok);
+  CHECK(r.metrics == std::vector<double>{1000, 1.0, 0.5, 0.4, 300, 100, 400, 524288, 256, 0.25});
+  CHECK_THROWS_WITH(result_from_report(json{{"totals", json::object()}}),
+                    Catch::Contains("report.json lacks"));
+}
