@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   std::function<int()> action;
   add_run_command(app, action);
   add_compile_command(app, action);
+  add_regress_command(app, action);
+  add_sweep_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
