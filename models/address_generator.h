@@ -33,6 +33,9 @@ struct AddressGeneratorInit {
   uint32_t output_bits = 32;  // output element width (NHWC / NCHW; packed is 1 bit)
 };
 
+// Cycles an AGU_INIT takes: one register written per cycle (docs/address-generator.md).
+inline uint64_t agu_init_cycles(uint64_t registers) { return registers; }
+
 // Throws std::invalid_argument on a zero size, a filter larger than the
 // padded input, an element width outside 1..64, or a row stride smaller than
 // one dense row.

@@ -116,7 +116,13 @@ void Controller::instruction_started(const Instruction& in) {
 void Controller::stage_done(const Instruction& in, uint32_t stage, uint64_t begin,
                             uint64_t engine_end, uint64_t ready_at) {
   state_[in.id].stage_done_at.at(stage) = ready_at;
-  if (timeline_.enabled())
+  // An AGU_INIT (one stage) writes its register set beside the load engine's
+  // DMA: it gets a track of its own, from the first to the last register
+  // written, so the double buffering shows.
+  if (timeline_.enabled() && in.op == Opcode::AguInit)
+    timeline_.slice(
+        {"address generator", describe(in, program_), begin, ready_at, in.id, -1, in.layer});
+  else if (timeline_.enabled())
     timeline_.slice({queue_of(in).name, "stage " + std::to_string(stage), begin, engine_end, in.id,
                      int32_t(stage), in.layer});
   progress_.notify(sc_core::SC_ZERO_TIME);
@@ -126,7 +132,7 @@ void Controller::instruction_done(const Instruction& in, uint64_t complete_at) {
   InstructionState& s = state_[in.id];
   s.released_at = now_cycles();
   s.done_at = std::max(complete_at, s.released_at);
-  if (timeline_.enabled())
+  if (timeline_.enabled() && in.op != Opcode::AguInit)  // see stage_done
     timeline_.slice({queue_of(in).name, describe(in, program_), s.started_at, s.released_at, in.id,
                      -1, in.layer});
   for (uint64_t& t : s.stage_done_at) t = std::min(t, s.done_at);
@@ -191,7 +197,10 @@ void Controller::finalize_layer_counters() {
   std::vector<uint64_t> start(layers, kNotYet), finish(layers, 0);
   for (const Instruction& in : program_.instructions) {
     const InstructionState& s = state_[in.id];
-    if (s.started_at != kNotYet) start[in.layer] = std::min(start[in.layer], s.started_at);
+    // A layer's span starts with its own work: the AGU_INIT of layer l+1 is
+    // written during layer l by design (seed 001's second register set).
+    if (s.started_at != kNotYet && in.op != Opcode::AguInit)
+      start[in.layer] = std::min(start[in.layer], s.started_at);
     if (s.done_at != kNotYet) finish[in.layer] = std::max(finish[in.layer], s.done_at);
   }
   for (const Instruction& in : program_.instructions) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <string>
 
 #include "models/address_generator.h"
 #include "models/cost_model.h"
@@ -27,7 +29,24 @@ LoadEngine::LoadEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
       im2col_matrix_bytes_(stats.declare(
           "load.im2col_matrix_bytes", "bytes",
           "im2col matrix bytes of the rows the input loads cover: what host_im2col reads for "
-          "them (divide load.input_dram_bytes by it for the ratio)")) {
+          "them (divide load.input_dram_bytes by it for the ratio)")),
+      input_rows_bytes_(stats.declare("load.input_rows_bytes", "bytes",
+                                      "input bytes of the rows the input loads cover: what "
+                                      "im2col on the fly reads for them")),
+      mec_matrix_bytes_(stats.declare("load.mec_matrix_bytes", "bytes",
+                                      "MEC matrix bytes of the rows the input loads cover: what "
+                                      "mec reads for them")),
+      footprint_im2col_(stats.declare("load.footprint_im2col_bytes", "bytes",
+                                      "largest input tile in the cache with im2col on the fly",
+                                      Counter::Reduce::Max)),
+      footprint_host_im2col_(stats.declare("load.footprint_host_im2col_bytes", "bytes",
+                                           "largest input tile in the cache with host_im2col",
+                                           Counter::Reduce::Max)),
+      footprint_mec_(stats.declare("load.footprint_mec_bytes", "bytes",
+                                   "largest input tile in the cache with mec",
+                                   Counter::Reduce::Max)),
+      agu_inits_(stats.declare("load.agu_inits", "count",
+                               "address-generator register sets written (AGU_INIT)")) {
   SC_THREAD(run);
 }
 
@@ -40,6 +59,7 @@ void LoadEngine::run() {
       standalone_ = dram->latency_cycles();
       const uint64_t complete = in->op == Opcode::LoadParams    ? load_params(*in)
                                 : in->op == Opcode::LoadWeights ? load_weights(*in)
+                                : in->op == Opcode::AguInit     ? agu_init(*in)
                                                                 : load_input(*in);
       busy_.add(in->layer, now_cycles() - start);
       instructions_.add(in->layer, 1);
@@ -118,9 +138,82 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
   return last;
 }
 
+namespace {
+
+// The address generator's configuration for layer L, from its AGU registers.
+AddressGeneratorInit agu_config(const LayerDescriptor& L) {
+  std::map<std::string, uint64_t> reg;
+  for (const AguRegister& r : agu_registers(L)) reg[r.name] = r.value;
+  const auto u32 = [&](const char* name) { return static_cast<uint32_t>(reg.at(name)); };
+  AddressGeneratorInit init;
+  init.input_w = u32("input_w"), init.input_h = u32("input_h"), init.channels = u32("channels");
+  init.row_stride = reg.at("row_stride"), init.element_bits = u32("element_bits");
+  init.filters = u32("filters"), init.filter_w = u32("filter_w"), init.filter_h = u32("filter_h");
+  init.stride = u32("stride"), init.padding = u32("padding");
+  init.input_base = reg.at("input_base"), init.output_base = reg.at("output_base");
+  return init;
+}
+
+}  // namespace
+
+uint64_t LoadEngine::agu_init(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  try {
+    validate(agu_config(L));
+  } catch (const std::invalid_argument& e) {
+    throw SimulationError(scheduler->who(in, 0) +
+                          ": address generator rejects the layer: " + e.what());
+  }
+  // One register write path: a second AGU_INIT queues behind the first.
+  const uint64_t now = now_cycles();
+  const uint64_t write_start = std::max(now, agu_write_free_at_);
+  const uint64_t ready = write_start + agu_init_cycles(agu_registers(L).size());
+  agu_write_free_at_ = ready;
+  set_layer_[in.half] = in.layer;
+  set_ready_at_[in.half] = ready;
+  agu_inits_.add(in.layer, 1);
+  scheduler->stage_done(in, 0, write_start, now, ready);
+  return ready;
+}
+
+uint32_t LoadEngine::configured_set(const Instruction& in) const {
+  for (uint32_t set = 0; set < 2; ++set) {
+    if (set_layer_[set] != int64_t(in.layer)) continue;
+    if (set_ready_at_[set] > now_cycles())
+      throw SimulationError(scheduler->who(in, 0) + ": fetch at cycle " +
+                            std::to_string(now_cycles()) + " before AGU_INIT finished writing " +
+                            "register set " + std::to_string(set) + " (cycle " +
+                            std::to_string(set_ready_at_[set]) + ")");
+    return set;
+  }
+  const auto holds = [&](uint32_t set) {
+    return set_layer_[set] < 0 ? std::string("nothing")
+                               : "layer " + scheduler->program().layers.at(set_layer_[set]).name;
+  };
+  throw SimulationError(scheduler->who(in, 0) +
+                        ": the address generator is not configured for this layer (set 0 holds " +
+                        holds(0) + ", set 1 holds " + holds(1) + "): no AGU_INIT before it?");
+}
+
+void LoadEngine::count_mode_figures(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
+  const int64_t real_rows = std::min<int64_t>(rows.end, L.H) - std::max<int64_t>(rows.begin, 0);
+  const uint64_t SC = uint64_t(L.S) * L.C;
+  const uint64_t host_row = uint64_t(L.out_w) * L.R * SC;  // one output row's im2col rows
+  const uint64_t mec_row = uint64_t(L.out_w) * SC;         // one padded row across the strips
+  im2col_matrix_bytes_.add(in.layer, in.row_count() * host_row);
+  input_rows_bytes_.add(in.layer, uint64_t(std::max<int64_t>(real_rows, 0)) * L.W * L.C);
+  mec_matrix_bytes_.add(in.layer, uint64_t(rows.count()) * mec_row);
+  footprint_im2col_.raise_to(in.layer, uint64_t(rows.count()) * L.padded_w() * L.C);
+  footprint_host_im2col_.raise_to(in.layer, in.row_count() * host_row);
+  footprint_mec_.raise_to(in.layer, uint64_t(rows.count()) * mec_row);
+}
+
 uint64_t LoadEngine::load_input(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
-  im2col_matrix_bytes_.add(in.layer, uint64_t(in.row_count()) * L.out_w * L.R * L.S * L.C);
+  configured_set(in);
+  count_mode_figures(in);
   if (L.access != LoadAccess::Im2col) return load_lowered_input(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const uint64_t padded_row = uint64_t(L.padded_w()) * L.C;
@@ -170,11 +263,9 @@ uint64_t LoadEngine::host_lower(const LayerDescriptor& L, uint32_t batch, int64_
   if (!options_.functional) return written;
   // The host walks the same address stream the on-the-fly generator would,
   // writing each entry (zero for padding) into the matrix in DRAM.
-  AddressGeneratorInit init;
-  init.input_w = L.W, init.input_h = L.H, init.channels = L.C;
-  init.filters = L.K, init.filter_w = L.S, init.filter_h = L.R;
-  init.stride = L.stride, init.padding = L.padding;
+  AddressGeneratorInit init = agu_config(L);
   init.input_base = 0;  // addresses are offsets into image `batch`
+  init.row_stride = 0;
   const uint64_t image_bytes = uint64_t(L.H) * L.W * L.C;
   const int8_t* input = dram->image(L.input_address + batch * image_bytes, image_bytes);
   const uint64_t base = L.lowered_address + batch * L.lowered_bytes_per_image();

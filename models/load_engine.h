@@ -6,6 +6,10 @@
 // previous one's data has crossed the bus; DRAM latency overlaps.
 // With load.access host_im2col or mec (seed 001, docs/address-generator.md)
 // the input comes from the lowered matrix the host materialised in DRAM.
+// Input loads are the fetch stream of seed 001's address generator: an
+// AGU_INIT writes a register set (beside the DMA, so the engine goes on), and
+// a fetch of a layer whose set is not configured, or not yet written, stops
+// the run with an error.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,12 @@ class LoadEngine : public Engine {
   uint64_t load_weights(const Instruction& in);
   uint64_t load_input(const Instruction& in);
   uint64_t load_lowered_input(const Instruction& in);
+  uint64_t agu_init(const Instruction& in);
+  // Throws SimulationError unless a register set holds `in`'s layer, written
+  // by now; returns that set.
+  uint32_t configured_set(const Instruction& in) const;
+  // What the per-mode traffic and footprint counters record for one fetch.
+  void count_mode_figures(const Instruction& in);
   // The host's part of host_im2col / mec: writes tile rows [begin, end) of
   // image `batch`'s lowered matrix into the DRAM image (functional runs) and
   // returns the bytes written.
@@ -46,6 +56,17 @@ class LoadEngine : public Engine {
   Counter& input_dram_bytes_;
   Counter& host_lowering_bytes_;
   Counter& im2col_matrix_bytes_;
+  Counter& input_rows_bytes_;
+  Counter& mec_matrix_bytes_;
+  Counter& footprint_im2col_;
+  Counter& footprint_host_im2col_;
+  Counter& footprint_mec_;
+  Counter& agu_inits_;
+  // Seed 001's register sets: the layer each holds (-1: none) and the cycle
+  // its AGU_INIT has finished writing it.
+  int64_t set_layer_[2] = {-1, -1};
+  uint64_t set_ready_at_[2] = {0, 0};
+  uint64_t agu_write_free_at_ = 0;  // the register write path is busy until then
   // MEC strips overlap between pieces: per (layer, image), the tile row up to
   // which the host has already lowered them, so each is written once.
   std::map<std::pair<uint32_t, uint32_t>, int64_t> lowered_end_;

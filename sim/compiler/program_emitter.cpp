@@ -4,6 +4,13 @@
 // Dependencies are exact: data (RAW through the cache), buffer space (WAR on a
 // half, the weight region or a parameter bank) and memory (RAW through DRAM:
 // a layer reading rows the previous layer stores).
+// Seed 001: each layer's input loads are the fetch stream of the address
+// generator, configured by an AGU_INIT into register set `layer % sets`. A
+// set's first AGU_INIT leads the program. With ping-pong buffering the
+// generator has two sets, and the AGU_INIT of layer l+1 follows layer l's
+// first fetch, so it is written while layer l streams; with one set (single
+// buffering) it comes just before the layer's first fetch and waits for the
+// previous layer's stream to end.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -55,6 +62,9 @@ class Emitter {
       d.lowered_address = dram;
       dram = align64(dram + uint64_t(d.N) * d.lowered_bytes_per_image());
       program_.layers.push_back(d);
+      if (l == 0)
+        for (uint32_t set = 0; set < register_sets() && set < net_.layers.size(); ++set)
+          emit_agu_init(set);
       emit_layer(static_cast<uint32_t>(l), plan, chained);
     }
     program_.dram_bytes = dram;
@@ -130,11 +140,17 @@ class Emitter {
           next_half_[unit] ^= 1u;
           const uint32_t stages = stages_for(r1 - r0, plan.rows_per_compute_stage);
 
+          const bool first_fetch = last_fetch_of_layer_.count(l) == 0;
+          if (agu_init_of_layer_.count(l) == 0) emit_agu_init(l);
           Instruction& load = add(Opcode::LoadInput, l);
           set_tile(load, unit, half, n, k0, k1, r0, r1, stages);
           depend(load, last_compute_of_half_[unit][half], DependencyKind::BufferSpace);
+          depend(load, agu_init_of_layer_[l], DependencyKind::Data);
           if (chained) add_memory_deps(load, l - 1, n, input_rows_for(d, r0, r1));
           const uint32_t load_id = load.id;
+          last_fetch_of_layer_[l] = load_id;
+          if (first_fetch && pingpong && l + 1 >= 2 && l + 1 < net_.layers.size())
+            emit_agu_init(l + 1);
 
           Instruction& compute = add(Opcode::Compute, l);
           set_tile(compute, unit, half, n, k0, k1, r0, r1, stages);
@@ -157,6 +173,23 @@ class Emitter {
       }
     }
     last_store_of_bank_[bank] = last_store;
+  }
+
+  uint32_t register_sets() const { return hw_.buffering == Buffering::PingPong ? 2 : 1; }
+
+  // AGU_INIT of layer l into its register set; the set is free once the
+  // last fetch of the layer that used it before has completed.
+  void emit_agu_init(uint32_t l) {
+    const uint32_t sets = register_sets();
+    Instruction& init = add(Opcode::AguInit, l);
+    init.half = l % sets;
+    init.k_begin = 0, init.k_end = net_.layers[l].K;
+    if (l >= sets) {
+      const auto previous = last_fetch_of_layer_.find(l - sets);
+      if (previous != last_fetch_of_layer_.end())
+        depend(init, previous->second, DependencyKind::BufferSpace);
+    }
+    agu_init_of_layer_[l] = init.id;
   }
 
   static void set_tile(Instruction& in, uint32_t unit, uint32_t half, uint32_t n, uint32_t k0,
@@ -185,6 +218,8 @@ class Emitter {
   std::vector<uint32_t> next_half_;
   uint32_t last_store_of_bank_[2] = {kNone, kNone};
   std::map<uint32_t, std::vector<StoreRecord>> stores_;
+  std::map<uint32_t, uint32_t> agu_init_of_layer_;
+  std::map<uint32_t, uint32_t> last_fetch_of_layer_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@ EngineKind Instruction::engine() const {
     case Opcode::LoadParams:
     case Opcode::LoadWeights:
     case Opcode::LoadInput:
+    case Opcode::AguInit:
       return EngineKind::Load;
     case Opcode::Compute:
       return EngineKind::Compute;
@@ -32,8 +33,25 @@ const char* to_string(Opcode op) {
       return "compute";
     case Opcode::Store:
       return "store";
+    case Opcode::AguInit:
+      return "agu_init";
   }
   return "?";
+}
+
+std::vector<AguRegister> agu_registers(const LayerDescriptor& L) {
+  return {{"input_w", L.W},
+          {"input_h", L.H},
+          {"channels", L.C},
+          {"row_stride", uint64_t(L.W) * L.C},
+          {"element_bits", 8},
+          {"filters", L.K},
+          {"filter_w", L.S},
+          {"filter_h", L.R},
+          {"stride", L.stride},
+          {"padding", L.padding},
+          {"input_base", L.input_address},
+          {"output_base", L.output_address}};
 }
 
 const char* to_string(EngineKind e) {
@@ -73,6 +91,7 @@ std::string describe(const Instruction& in, const Program& p) {
   std::ostringstream s;
   s << '#' << in.id << ' ' << to_string(in.op);
   if (in.layer < p.layers.size()) s << " layer " << p.layers[in.layer].name;
+  if (in.op == Opcode::AguInit) return s.str() + " set" + std::to_string(in.half);
   if (in.op != Opcode::LoadParams)
     s << " unit" << in.unit << " half" << in.half << " n" << in.batch << " k[" << in.k_begin << ','
       << in.k_end << ')';
@@ -141,7 +160,8 @@ void validate_program(const Program& p) {
     if (in.op != Opcode::LoadParams) {
       if (in.k_begin >= in.k_end || in.k_end > L.K) fail(in, "channel range outside [0, K)");
       if (in.batch >= L.N) fail(in, "batch index outside [0, N)");
-      if (in.half > 1) fail(in, "half must be 0 or 1");
+      if (in.half > 1)
+        fail(in, in.op == Opcode::AguInit ? "register set must be 0 or 1" : "half must be 0 or 1");
     }
     if (in.op == Opcode::LoadInput || in.op == Opcode::Compute || in.op == Opcode::Store) {
       if (in.out_row_begin >= in.out_row_end || in.out_row_end > L.out_h)

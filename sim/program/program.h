@@ -2,6 +2,8 @@
 // COMPUTE and STORE instructions with explicit dependency fields (seed 004:
 // "instructions carry dependency information produced by the compiler") and a
 // stage count (the granularity at which an engine raises stage-end flags).
+// AGU_INIT writes one register set of seed 001's address generator; the
+// layer's LOAD_INPUT instructions are its fetch stream.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,7 @@
 
 namespace npusim {
 
-enum class Opcode : uint8_t { LoadParams, LoadWeights, LoadInput, Compute, Store };
+enum class Opcode : uint8_t { LoadParams, LoadWeights, LoadInput, Compute, Store, AguInit };
 enum class EngineKind : uint8_t { Load, Compute, Store };
 
 // Why an instruction waits for another: for its data in the cache, for buffer
@@ -88,13 +90,23 @@ struct LayerDescriptor {
   uint64_t tile_row_bytes() const;
 };
 
+// The address generator's initialisation registers for one layer (seed 001:
+// input x/y size, components, memory stride, component depth, filters, filter
+// x/y size, stride, padding, input and output base addresses), in the order an
+// AGU_INIT writes them. Derived from the layer, never set independently.
+struct AguRegister {
+  const char* name;
+  uint64_t value;
+};
+std::vector<AguRegister> agu_registers(const LayerDescriptor& layer);
+
 struct Instruction {
   uint32_t id = 0;
   Opcode op = Opcode::Compute;
   uint32_t layer = 0;
-  uint32_t unit = 0;                            // compute unit whose buffers it uses
-  uint32_t half = 0;                            // ping-pong half (LoadParams: parameter bank)
-  uint32_t batch = 0;                           // image n
+  uint32_t unit = 0;   // compute unit whose buffers it uses
+  uint32_t half = 0;   // ping-pong half (LoadParams: parameter bank; AguInit: register set)
+  uint32_t batch = 0;  // image n
   uint32_t k_begin = 0, k_end = 0;              // output channels
   uint32_t out_row_begin = 0, out_row_end = 0;  // output rows
   uint32_t stages = 1;

@@ -10,9 +10,12 @@
 //   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
 //   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
 //   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
+//   agu_init lines also carry "registers": {"input_w": .., ...}, the address
+//   generator's registers as the layer line implies them (agu_registers); on
+//   reading they are optional and, when present, must match the layer line.
 //
 // "k" and "rows" are half-open ranges [begin, end); "rows" is left out for
-// load_params / load_weights (written only when not [0, 0]). "op" is a
+// load_params / load_weights / agu_init (written only when not [0, 0]). "op" is a
 // to_string(Opcode), "kind" a to_string(DependencyKind). When reading, unit,
 // half and n default to 0, stages to 1, deps to [] and load_params' k to
 // [0, K]; every other key is required, unknown keys are rejected. Blank lines
@@ -54,7 +57,7 @@ const std::vector<std::string> kLayerKeys = {
     "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
     "lowered_address"};
 const std::vector<std::string> kInstructionKeys = {
-    "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps"};
+    "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps", "registers"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
 using DescriptorDim = uint32_t LayerDescriptor::*;
 using ConfigDim = uint32_t LayerConfig::*;
@@ -76,12 +79,14 @@ std::vector<std::string> names_of(int count) {
   for (int i = 0; i < count; ++i) names.push_back(to_string(static_cast<Enum>(i)));
   return names;
 }
-const std::vector<std::string> kOpcodes = names_of<Opcode>(5);
+const std::vector<std::string> kOpcodes = names_of<Opcode>(6);
 const std::vector<std::string> kDependencyKinds = names_of<DependencyKind>(3);
 
 std::string quoted(const std::string& s) { return json(s).dump(); }
 
-bool has_rows(Opcode op) { return op != Opcode::LoadParams && op != Opcode::LoadWeights; }
+bool has_rows(Opcode op) {
+  return op == Opcode::LoadInput || op == Opcode::Compute || op == Opcode::Store;
+}
 
 // ---- reading helpers ------------------------------------------------------
 
@@ -230,7 +235,9 @@ class ProgramReader {
     const std::string file = where(line);
     JsonReader r(line.value, file);
     reject_unknown_keys(r, kHeaderKeys);
-    field_equals(r, "npusim_program", kProgramFormatVersion, "the program format version");
+    field_equals(r, "npusim_program", kProgramFormatVersion,
+                 "the program format version; version 1 files predate agu_init: recompile them "
+                 "with npusim compile");
     for (const char* key : {"workload", "hardware"}) {
       const json* v = r.find(key);
       if (!v) r.fail(key, "object", kMissing);
@@ -359,7 +366,7 @@ class ProgramReader {
     in.unit = static_cast<uint32_t>(field(r, "unit", 0, hw_.compute.units - 1, units, 0));
     in.half = static_cast<uint32_t>(field(r, "half", 0, 1, "ping-pong half", 0));
     in.batch = static_cast<uint32_t>(field(r, "n", 0, L.N - 1, "image index below N", 0));
-    const bool params = in.op == Opcode::LoadParams;
+    const bool params = in.op == Opcode::LoadParams || in.op == Opcode::AguInit;
     std::tie(in.k_begin, in.k_end) =
         range_field(r, "k", L.K, params, "output channels within K = " + std::to_string(L.K),
                     params ? std::optional(std::pair<uint32_t, uint32_t>(0, L.K)) : std::nullopt);
@@ -372,7 +379,27 @@ class ProgramReader {
         field(r, "stages", 1, max_stages,
               rows ? "at most one per output row" : "at most one per channel", 1));
     read_dependencies(r, in);
+    if (r.find("registers")) check_registers(r, in, L);
     p.instructions.push_back(std::move(in));
+  }
+
+  // The registers are written for readers; they follow from the layer line.
+  static void check_registers(JsonReader& r, const Instruction& in, const LayerDescriptor& L) {
+    const json& v = *r.find("registers");
+    if (in.op != Opcode::AguInit)
+      r.fail("registers", "no \"registers\" (only agu_init lines carry them)", describe_json(v));
+    const std::vector<AguRegister> want = agu_registers(L);
+    if (!v.is_object())
+      r.fail("registers", "object of the " + std::to_string(want.size()) + " AGU registers",
+             describe_json(v));
+    JsonReader regs(v, r.file(), r.pointer_to("registers"));
+    std::vector<std::string> names;
+    for (const AguRegister& reg : want) names.push_back(reg.name);
+    reject_unknown_keys(regs, names);
+    for (const AguRegister& reg : want)
+      field_equals(regs, reg.name, reg.value,
+                   "derived from layer line " + std::to_string(in.layer) +
+                       "; edit the layer, not its registers");
   }
 
   void read_dependencies(JsonReader& r, Instruction& in) const {
@@ -459,7 +486,15 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
     for (size_t j = 0; j < in.deps.size(); ++j)
       out << (j ? ", " : "") << "{\"on\": " << in.deps[j].producer << ", \"kind\": \""
           << to_string(in.deps[j].kind) << "\"}";
-    out << "]}\n";
+    out << ']';
+    if (in.op == Opcode::AguInit && in.layer < program.layers.size()) {
+      out << ", \"registers\": {";
+      const std::vector<AguRegister> regs = agu_registers(program.layers[in.layer]);
+      for (size_t j = 0; j < regs.size(); ++j)
+        out << (j ? ", " : "") << '"' << regs[j].name << "\": " << regs[j].value;
+      out << '}';
+    }
+    out << "}\n";
   }
 }
 

@@ -13,7 +13,8 @@
 
 namespace npusim {
 
-inline constexpr int kProgramFormatVersion = 1;
+// 2: agu_init instructions (seed 001); format 1 files predate them.
+inline constexpr int kProgramFormatVersion = 2;
 
 struct ProgramFile {
   nlohmann::json workload;  // as written by to_json(NetworkConfig)

@@ -55,6 +55,10 @@ void print_summary_table(std::ostream& out, const RunSummary& s);
 // density, array cycles against the dense ablation's, and the ideal 1/density.
 // Prints nothing when every kernel is dense.
 void print_sparsity_table(std::ostream& out, const RunSummary& s);
+// Seed 001 address generator: per layer, the input DRAM bytes of each
+// load.access mode for the same tiles, the ratios to host_im2col, and each
+// mode's largest input tile in the cache.
+void print_access_table(std::ostream& out, const RunSummary& s);
 nlohmann::json make_report_json(const RunSummary& s);
 void write_layer_csv(std::ostream& out, const RunSummary& s);
 // Writes report.json, layers.csv, stats.json, stats.txt, hw.resolved.json and

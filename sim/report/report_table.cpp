@@ -162,6 +162,7 @@ void print_summary_table(std::ostream& out, const RunSummary& s) {
         << " simulated cycles/s)";
   out << '\n';
   print_sparsity_table(out, s);
+  print_access_table(out, s);
   out << verdict(s) << '\n';
 }
 

@@ -55,16 +55,16 @@ TEST_CASE("a committed trace replays bit-exact", "[programs]") {
 
 TEST_CASE("bad hand-edited programs are refused", "[programs]") {
   const auto lines = trace_lines("tiny3.jsonl");
-  const size_t compute = line_of_instruction(lines, 3);  // first compute: deps on #1 and #2
+  const size_t compute = line_of_instruction(lines, 5);  // first compute: deps on #3 and #4
   struct Case {
     const char* name;
     std::string text;
     const char* expected;
   };
   const Case cases[] = {
-      {"later", edited(lines, compute, "\"on\": 2", "\"on\": 9"), "comes later"},
-      {"missing", edited(lines, compute, "\"on\": 2", "\"on\": 99"), "no instruction #99"},
-      {"self", edited(lines, compute, "\"on\": 2", "\"on\": 3"), "/deps/"},
+      {"later", edited(lines, compute, "\"on\": 4", "\"on\": 9"), "comes later"},
+      {"missing", edited(lines, compute, "\"on\": 4", "\"on\": 99"), "no instruction #99"},
+      {"self", edited(lines, compute, "\"on\": 4", "\"on\": 5"), "/deps/"},
       {"bad_kind", edited(lines, compute, "\"kind\": \"data\"", "\"kind\": \"dta\""), "data"},
       {"unknown_key", edited(lines, compute, "\"stages\"", "\"stagse\""), "stages"},
   };

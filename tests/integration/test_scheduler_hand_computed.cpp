@@ -28,12 +28,13 @@ std::unique_ptr<RunResult> run_tiny(const char* policy) {
                        parse_hardware_config(nlohmann::json::parse(hw_json), "<test>"), options);
   REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
   REQUIRE(r->summary.checks[0].match);
-  // The program the derivation assumes: params, weights, then per piece
-  // load (2 stages), compute (2 stages), store (2 batches).
-  REQUIRE(r->program.instructions.size() == 8);
-  CHECK(r->program.instructions[2].stages == 2);
+  // The program the derivation assumes: the AGU_INIT, params, weights, then
+  // per piece load (2 stages), compute (2 stages), store (2 batches).
+  REQUIRE(r->program.instructions.size() == 9);
+  CHECK(r->program.instructions[0].op == Opcode::AguInit);
   CHECK(r->program.instructions[3].stages == 2);
   CHECK(r->program.instructions[4].stages == 2);
+  CHECK(r->program.instructions[5].stages == 2);
   return r;
 }
 

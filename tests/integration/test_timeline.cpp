@@ -41,9 +41,9 @@ TEST_CASE("the timeline nests stages in instructions and never double-books an e
     else
       stages.push_back({e["args"]["instruction"], s});
   }
-  CHECK(tracks.size() == 3);  // load engine, compute unit 0, store engine
+  CHECK(tracks.size() == 4);  // load engine, compute unit 0, store engine, address generator
   CHECK(counters > 0);
-  REQUIRE(instructions.size() == 15);
+  REQUIRE(instructions.size() == 18);  // 15 + one AGU_INIT per layer
   REQUIRE(!stages.empty());
   for (const auto& [id, s] : stages) {
     INFO("instruction " << id);

@@ -320,8 +320,8 @@ TEST_CASE("compile_network: a single layer's pieces and stage counts", "[tiler]"
   hw.store.batch_bytes = 1000;
   hw.compute.array_rows = 8;
   const Program p = compile_network(network({conv16(2)}), hw);
-  // 1 params + 1 weights + 2 images * 3 pieces * (load, compute, store) = 20.
-  REQUIRE(p.instructions.size() == 20);
+  // 1 AGU_INIT + 1 params + 1 weights + 2 images * 3 pieces * (load, compute, store) = 21.
+  REQUIRE(p.instructions.size() == 21);
   REQUIRE(p.layers.size() == 1);
   CHECK(p.layers[0].k_tile == 16);
   CHECK(p.layers[0].rows_per_piece == 6);
@@ -384,11 +384,12 @@ TEST_CASE("compile_network: two chained layers", "[tiler]") {
   CHECK(p.layers[1].input_from_layer == 0);
   CHECK(p.layers[1].input_address == p.layers[0].output_address);
 
-  // Counts: a has 4 pieces, b 3; each layer one params and one weights load.
-  // 2 + 2 + 3 * (4 + 3) = 25 instructions.
+  // Counts: a has 4 pieces, b 3; each layer one AGU_INIT, one params and one
+  // weights load. 2 + 2 + 2 + 3 * (4 + 3) = 27 instructions.
   std::map<Opcode, size_t> count;
   for (const Instruction& in : p.instructions) ++count[in.op];
-  CHECK(p.instructions.size() == 25);
+  CHECK(p.instructions.size() == 27);
+  CHECK(count[Opcode::AguInit] == 2);
   CHECK(count[Opcode::LoadParams] == 2);
   CHECK(count[Opcode::LoadWeights] == 2);
   CHECK(count[Opcode::LoadInput] == 7);
@@ -486,7 +487,7 @@ TEST_CASE("compile_network: halves and units", "[tiler]") {
   }
   SECTION("single buffering uses half 0 only and serialises on it") {
     const Program p = compile_network(chain(), chain_hw(1, Buffering::Single));
-    CHECK(p.instructions.size() == 25);  // same tiling as ping-pong
+    CHECK(p.instructions.size() == 27);  // same tiling as ping-pong
     for (const Instruction& in : p.instructions)
       if (in.op == Opcode::LoadInput || in.op == Opcode::Compute || in.op == Opcode::Store)
         CHECK(in.half == 0);
@@ -503,7 +504,7 @@ TEST_CASE("compile_network: halves and units", "[tiler]") {
   SECTION("two units take pieces round-robin, each alternating its own halves") {
     // 4 KiB, 2 units: half 920, same pieces as 1 unit on 2 KiB (see chain_hw).
     const Program p = compile_network(chain(), chain_hw(2, Buffering::PingPong));
-    REQUIRE(p.instructions.size() == 25);
+    REQUIRE(p.instructions.size() == 27);
     CHECK(p.layers[0].half_bytes == 920);
     std::vector<uint32_t> units, halves;
     for (const Instruction& in : p.instructions)
@@ -525,47 +526,102 @@ TEST_CASE("compile_network: halves and units", "[tiler]") {
 TEST_CASE("validate_program rejects malformed programs", "[tiler]") {
   const Program good = compile_network(chain(), chain_hw());
   REQUIRE_NOTHROW(validate_program(good));
-  // Instruction #3 is a's first compute (0 params, 1 weights, 2 load, 3 compute, 4 store).
-  REQUIRE(good.instructions[3].op == Opcode::Compute);
+  // Instruction #5 is a's first compute (0, 1 the two AGU_INITs, 2 params, 3 weights,
+  // 4 load, 5 compute, 6 store).
+  REQUIRE(good.instructions[5].op == Opcode::Compute);
 
   SECTION("a forward dependency") {
     Program p = good;
-    p.instructions[3].deps.push_back({5, DependencyKind::Data});
+    p.instructions[5].deps.push_back({7, DependencyKind::Data});
     CHECK_THROWS_AS(validate_program(p), std::runtime_error);
-    CHECK_THROWS_WITH(validate_program(p), Contains("bad program: instruction #3 compute") &&
-                                               Contains("depends on #5") &&
+    CHECK_THROWS_WITH(validate_program(p), Contains("bad program: instruction #5 compute") &&
+                                               Contains("depends on #7") &&
                                                Contains("dependencies must point backwards"));
   }
   SECTION("a dependency on itself") {
     Program p = good;
-    p.instructions[3].deps.push_back({3, DependencyKind::Data});
-    CHECK_THROWS_WITH(validate_program(p), Contains("depends on #3, which is not an earlier"));
+    p.instructions[5].deps.push_back({5, DependencyKind::Data});
+    CHECK_THROWS_WITH(validate_program(p), Contains("depends on #5, which is not an earlier"));
   }
   SECTION("a channel range past K") {
     Program p = good;
-    p.instructions[3].k_end = 9;  // layer a has K = 8
+    p.instructions[5].k_end = 9;  // layer a has K = 8
     CHECK_THROWS_WITH(validate_program(p),
-                      Contains("#3") && Contains("channel range outside [0, K)"));
+                      Contains("#5") && Contains("channel range outside [0, K)"));
   }
   SECTION("an empty channel range") {
     Program p = good;
-    p.instructions[3].k_begin = p.instructions[3].k_end;
+    p.instructions[5].k_begin = p.instructions[5].k_end;
     CHECK_THROWS_WITH(validate_program(p), Contains("channel range outside [0, K)"));
   }
   SECTION("zero stages") {
     Program p = good;
-    p.instructions[4].stages = 0;
+    p.instructions[6].stages = 0;
     CHECK_THROWS_WITH(validate_program(p),
-                      Contains("instruction #4 store") && Contains("stages must be >= 1"));
+                      Contains("instruction #6 store") && Contains("stages must be >= 1"));
   }
   SECTION("more stages than rows") {
     Program p = good;
-    p.instructions[3].stages = 3;  // rows [0,2)
+    p.instructions[5].stages = 3;  // rows [0,2)
     CHECK_THROWS_WITH(validate_program(p), Contains("more stages than output rows"));
+  }
+  SECTION("a register set other than 0 or 1") {
+    Program p = good;
+    REQUIRE(p.instructions[0].op == Opcode::AguInit);
+    p.instructions[0].half = 2;
+    CHECK_THROWS_WITH(validate_program(p),
+                      Contains("#0 agu_init") && Contains("register set must be 0 or 1"));
   }
   SECTION("an id that is not its position") {
     Program p = good;
-    p.instructions[3].id = 7;
-    CHECK_THROWS_WITH(validate_program(p), Contains("id 7 at position 3"));
+    p.instructions[5].id = 9;
+    CHECK_THROWS_WITH(validate_program(p), Contains("id 9 at position 5"));
+  }
+}
+
+TEST_CASE("compile_network: AGU_INITs configure each layer's fetches (seed 001)", "[tiler][agu]") {
+  SECTION("ping-pong: two register sets, the next layer's written while this one streams") {
+    const Program p = compile_network(chain(), chain_hw());
+    const auto inits_a = of(p, Opcode::AguInit, 0), inits_b = of(p, Opcode::AguInit, 1);
+    REQUIRE(inits_a.size() == 1);
+    REQUIRE(inits_b.size() == 1);
+    // Both sets are free at the start: both AGU_INITs lead the program.
+    CHECK(inits_a[0]->id == 0);
+    CHECK(inits_b[0]->id == 1);
+    CHECK(inits_a[0]->half == 0);
+    CHECK(inits_b[0]->half == 1);
+    CHECK(inits_a[0]->deps.empty());
+    CHECK(inits_b[0]->deps.empty());
+    for (uint32_t l = 0; l < 2; ++l)
+      for (const Instruction* load : of(p, Opcode::LoadInput, l))
+        CHECK(deps_of(*load, DependencyKind::Data) ==
+              std::set<uint32_t>{of(p, Opcode::AguInit, l)[0]->id});
+  }
+  SECTION("a third layer reuses set 0 once the first layer's stream has ended") {
+    NetworkConfig net = chain();
+    LayerConfig third = net.layers[1];
+    third.name = "c";
+    third.C = third.K;
+    net.layers.push_back(third);
+    net.chained.push_back(true);
+    const Program p = compile_network(net, chain_hw());
+    const auto init_c = of(p, Opcode::AguInit, 2);
+    REQUIRE(init_c.size() == 1);
+    CHECK(init_c[0]->half == 0);
+    // Right after b's first fetch, waiting for a's last fetch (set 0's last user).
+    const auto loads_a = of(p, Opcode::LoadInput, 0), loads_b = of(p, Opcode::LoadInput, 1);
+    CHECK(init_c[0]->id == loads_b[0]->id + 1);
+    CHECK(deps_of(*init_c[0], DependencyKind::BufferSpace) ==
+          std::set<uint32_t>{loads_a.back()->id});
+  }
+  SECTION("single buffering: one set, written just before the layer's first fetch") {
+    const Program p = compile_network(chain(), chain_hw(1, Buffering::Single));
+    const auto init_b = of(p, Opcode::AguInit, 1);
+    REQUIRE(init_b.size() == 1);
+    CHECK(init_b[0]->half == 0);
+    const auto loads_a = of(p, Opcode::LoadInput, 0), loads_b = of(p, Opcode::LoadInput, 1);
+    CHECK(init_b[0]->id + 1 == loads_b[0]->id);
+    CHECK(deps_of(*init_b[0], DependencyKind::BufferSpace) ==
+          std::set<uint32_t>{loads_a.back()->id});
   }
 }

@@ -347,8 +347,10 @@ TEST_CASE("trace: header and syntax errors", "[trace]") {
     check_at(read_error("hw.jsonl", c.lines), "hw.jsonl", 0, "/hardware/compute/units");
   }
   SECTION("wrong format version") {
-    edit_line(c.lines, 0, [](json& j) { j["npusim_program"] = 2; });
-    check_at(read_error("version.jsonl", c.lines), "version.jsonl", 0, "/npusim_program");
+    edit_line(c.lines, 0, [](json& j) { j["npusim_program"] = 1; });
+    const ConfigError e = read_error("version.jsonl", c.lines);
+    check_at(e, "version.jsonl", 0, "/npusim_program");
+    CHECK_THAT(e.what(), Contains("predate agu_init"));
   }
   SECTION("no header") {
     c.lines.erase(c.lines.begin());
