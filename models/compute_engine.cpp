@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/binary_array.h"
 #include "models/cost_model.h"
 #include "models/kernel_decompressor.h"
 
@@ -49,7 +50,9 @@ void ComputeEngine::run_unit(uint32_t unit) {
 
 void ComputeEngine::compute(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
-  const uint64_t coefficients = uint64_t(L.C) * L.R * L.S;
+  // Per kernel: its coefficients (int8), or its packed words (binary: one
+  // lane step each, so the MAC counters count word steps).
+  const uint64_t coefficients = uint64_t(L.R) * L.S * (L.binary ? L.groups() : L.C);
   const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
   const TileTag input_tag{int32_t(in.layer), in.batch, 0, 0, piece_rows.begin, piece_rows.end};
   const TileTag weight_tag{int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1};
@@ -64,7 +67,8 @@ void ComputeEngine::compute(const Instruction& in) {
 
   // Each kernel's non-zero coefficients: what a zero-skip array row works
   // through. The dense ablation applies every coefficient.
-  const bool skip_zeros = hw_.compute_mode == ComputeMode::ZeroSkip && !L.kernel_nonzeros.empty();
+  const bool skip_zeros =
+      hw_.compute_mode == ComputeMode::ZeroSkip && !L.kernel_nonzeros.empty() && !L.binary;
   std::vector<uint32_t> nonzeros(in.k_count(), uint32_t(coefficients));
   uint64_t stream_bytes = 0, tile_nonzeros = 0;
   for (uint32_t k = 0; k < in.k_count(); ++k) {
@@ -83,7 +87,11 @@ void ComputeEngine::compute(const Instruction& in) {
     weights.require(weight_tag, 0, in.k_count(), now, reader);
     input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
                   uint32_t(need.end - piece_rows.begin), now, reader);
-    if (options_.functional) {
+    if (options_.functional && L.binary) {
+      if (s == 0) binary_kernels_ = binary_array::decode_kernels(weights, L, in.k_count());
+      binary_array::compute_rows(L, in, input, piece_rows.begin, binary_kernels_, results,
+                                 uint32_t(out.begin), uint32_t(out.end));
+    } else if (options_.functional) {
       if (s == 0) {  // the decompressor expands the tile's kernel streams once
         kernels_.resize(uint64_t(in.k_count()) * coefficients);
         for (uint32_t k = 0; k < in.k_count(); ++k)
@@ -95,7 +103,9 @@ void ComputeEngine::compute(const Instruction& in) {
 
     const uint64_t pixels = uint64_t(out.count()) * L.out_w;
     const uint64_t dense_array =
-        cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients);
+        L.binary ? cost::binary_stage_cycles(hw_.compute, pixels, in.k_count(), uint64_t(L.R) * L.S,
+                                             L.groups())
+                 : cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients);
     const uint64_t array = (skip_zeros ? cost::zero_skip_stage_cycles(hw_.compute, pixels,
                                                                       nonzeros.data(), in.k_count())
                                        : dense_array) +

@@ -6,6 +6,8 @@
 // array row working through its kernel's non-zero (coefficient, kx, ky)
 // entries, decompressed from the stream in the cache (compute.mode
 // "zero_skip"); "dense" applies every coefficient (cost::compute_stage_cycles).
+// A binary layer runs on the same lanes as XOR + popcount over packed words
+// (models/binary_array.h, cost::binary_stage_cycles), always dense.
 #pragma once
 
 #include <vector>
@@ -27,7 +29,8 @@ class ComputeEngine : public Engine {
   void compute_rows(const LayerDescriptor& L, const Instruction& in, const ByteTile& input,
                     SumTile& results, uint32_t row_begin, uint32_t row_end);
 
-  std::vector<int8_t> kernels_;  // the current tile's decompressed kernels (K,R,S,C)
+  std::vector<int8_t> kernels_;           // the current tile's decompressed kernels (K,R,S,C)
+  std::vector<uint64_t> binary_kernels_;  // a binary tile's kernels as packed words
 
   Counter& busy_;
   Counter& instructions_;

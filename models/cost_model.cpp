@@ -28,6 +28,11 @@ uint64_t compute_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uin
          ceil_div(pixels, compute.array_cols);
 }
 
+uint64_t binary_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uint64_t k_count,
+                             uint64_t taps, uint64_t words_per_tap) {
+  return compute_stage_cycles(compute, pixels, k_count, taps * words_per_tap);
+}
+
 uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                 const uint32_t* nonzeros, uint32_t k_count) {
   uint64_t coefficient_passes = 0;

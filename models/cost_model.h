@@ -40,6 +40,15 @@ uint64_t compute_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uin
 uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                 const uint32_t* nonzeros, uint32_t k_count);
 
+// Binary array cycles for one compute stage (seed 000, docs/binary.md): each
+// lane does one XOR + popcount of a b-bit word (b channels) per cycle, so a
+// binary kernel is R*S*ceil(C/b) word steps and the stage costs what the
+// dense int8 stage costs with C replaced by ceil(C/b):
+//   ceil(k_count / array_rows) * R*S*ceil(C/b) * ceil(pixels / array_cols)
+// No zero-skip: +-1 weights have no zero coefficient.
+uint64_t binary_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uint64_t k_count,
+                             uint64_t taps, uint64_t words_per_tap);
+
 // MACs the array performs in that stage (padding taps included).
 inline uint64_t compute_stage_macs(uint64_t pixels, uint64_t k_count,
                                    uint64_t coefficients_per_kernel) {

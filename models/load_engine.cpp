@@ -199,13 +199,14 @@ void LoadEngine::count_mode_figures(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const int64_t real_rows = std::min<int64_t>(rows.end, L.H) - std::max<int64_t>(rows.begin, 0);
-  const uint64_t SC = uint64_t(L.S) * L.C;
+  const uint64_t SC = uint64_t(L.S) * L.pixel_bytes();
   const uint64_t host_row = uint64_t(L.out_w) * L.R * SC;  // one output row's im2col rows
   const uint64_t mec_row = uint64_t(L.out_w) * SC;         // one padded row across the strips
   im2col_matrix_bytes_.add(in.layer, in.row_count() * host_row);
-  input_rows_bytes_.add(in.layer, uint64_t(std::max<int64_t>(real_rows, 0)) * L.W * L.C);
+  input_rows_bytes_.add(in.layer,
+                        uint64_t(std::max<int64_t>(real_rows, 0)) * L.W * L.pixel_bytes());
   mec_matrix_bytes_.add(in.layer, uint64_t(rows.count()) * mec_row);
-  footprint_im2col_.raise_to(in.layer, uint64_t(rows.count()) * L.padded_w() * L.C);
+  footprint_im2col_.raise_to(in.layer, uint64_t(rows.count()) * L.padded_w() * L.pixel_bytes());
   footprint_host_im2col_.raise_to(in.layer, in.row_count() * host_row);
   footprint_mec_.raise_to(in.layer, uint64_t(rows.count()) * mec_row);
 }
@@ -216,8 +217,11 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   count_mode_figures(in);
   if (L.access != LoadAccess::Im2col) return load_lowered_input(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
-  const uint64_t padded_row = uint64_t(L.padded_w()) * L.C;
-  const uint64_t dram_row = uint64_t(L.W) * L.C;
+  // A binary input (N(C/b)HWb) lands pixel-major in the tile: each pixel's
+  // ceil(C/b) words side by side, as the array reads them (docs/binary.md).
+  const uint64_t padded_row = L.tile_row_bytes();
+  const uint64_t dram_row = uint64_t(L.W) * L.pixel_bytes();
+  const uint64_t segments = L.binary ? L.groups() : 1;  // one run per word group
   ByteTile& half = cache->input_half(in.unit, in.half);
   half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end}, uint32_t(rows.count()),
                   padded_row, options_.functional);
@@ -235,7 +239,9 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     if (L.input_from_layer >= 0 && real_rows > 0)
       dram->require_rows_stored(scheduler->who(in, s), uint32_t(L.input_from_layer), in.batch,
                                 real_first, real_end);
-    if (options_.functional) {
+    if (options_.functional && L.binary) {
+      copy_binary_rows(L, in.batch, real_first, real_end, half, rows.begin);
+    } else if (options_.functional) {
       // Padding rows stay zero; real rows land after `padding` zero columns.
       for (int64_t r = real_first; r < real_end; ++r) {
         const uint64_t src = L.input_address + (uint64_t(in.batch) * L.H + uint64_t(r)) * dram_row;
@@ -246,13 +252,29 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     const uint64_t begin = now_cycles();
     input_dram_bytes_.add(in.layer, real_rows * dram_row);
     const uint64_t ready =
-        transfer_stage(in, real_rows * dram_row, uint64_t(end - first) * padded_row);
+        transfer_stage(in, real_rows * dram_row, uint64_t(end - first) * padded_row, segments);
     for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
     loaded_end = end;
   }
   return last;
+}
+
+void LoadEngine::copy_binary_rows(const LayerDescriptor& L, uint32_t batch, int64_t first,
+                                  int64_t end, ByteTile& half, int64_t tile_first_row) {
+  const uint64_t word = L.bits / 8, groups = L.groups();
+  for (uint32_t g = 0; g < groups; ++g) {
+    for (int64_t r = first; r < end; ++r) {
+      // Word (n, g, r, x) of N(C/b)HWb; a row of one group is W contiguous words.
+      const uint64_t src =
+          L.input_address + ((uint64_t(batch) * groups + g) * L.H + uint64_t(r)) * L.W * word;
+      const int8_t* from = dram->image(src, L.W * word);
+      int8_t* to = half.row(uint32_t(r - tile_first_row));
+      for (uint32_t x = 0; x < L.W; ++x)
+        std::memcpy(to + ((uint64_t(L.padding) + x) * groups + g) * word, from + x * word, word);
+    }
+  }
 }
 
 uint64_t LoadEngine::host_lower(const LayerDescriptor& L, uint32_t batch, int64_t begin,

@@ -39,6 +39,10 @@ class LoadEngine : public Engine {
   uint32_t configured_set(const Instruction& in) const;
   // What the per-mode traffic and footprint counters record for one fetch.
   void count_mode_figures(const Instruction& in);
+  // Copies input rows [first, end) of a binary layer's image `batch` from
+  // N(C/b)HWb in DRAM into the tile (pixel-major, `padding` zero pixels first).
+  void copy_binary_rows(const LayerDescriptor& L, uint32_t batch, int64_t first, int64_t end,
+                        ByteTile& half, int64_t tile_first_row);
   // The host's part of host_im2col / mec: writes tile rows [begin, end) of
   // image `batch`'s lowered matrix into the DRAM image (functional runs) and
   // returns the bytes written.

@@ -16,6 +16,7 @@ void add_run_command(CLI::App& app, std::function<int()>& action);
 void add_compile_command(CLI::App& app, std::function<int()>& action);
 void add_regress_command(CLI::App& app, std::function<int()>& action);
 void add_sweep_command(CLI::App& app, std::function<int()>& action);
+void add_gpu_command(CLI::App& app, std::function<int()>& action);
 
 // Runs the whole command line; maps every error to a message and exit code.
 int main(int argc, char** argv);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add_compile_command(app, action);
   add_regress_command(app, action);
   add_sweep_command(app, action);
+  add_gpu_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sim/tensor/layout.h"
+
 namespace npusim {
 
 KernelStream encode_kernels(const TensorI8& w, ComputeMode mode) {
@@ -46,6 +48,24 @@ KernelStream encode_kernels(const TensorI8& w, ComputeMode mode) {
 void attach_kernel_stream(LayerDescriptor& layer, const KernelStream& stream) {
   layer.weight_format = stream.format;
   layer.kernel_nonzeros = stream.nonzeros;
+}
+
+KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits) {
+  // Viewing K,R,S,C as (K*R*S),1,1,C makes pack_nhwc's word order (n, group)
+  // the (k, r, s, group) order the array reads.
+  TensorI8 taps = weights;
+  taps.shape = {weights.shape[0] * weights.shape[1] * weights.shape[2], 1, 1, weights.shape[3]};
+  const std::vector<uint8_t> bytes = pack_nhwc(taps, bits).bytes();
+  KernelStream stream;
+  stream.format = WeightFormat::Raw;
+  stream.bytes.assign(bytes.begin(), bytes.end());
+  return stream;
+}
+
+KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
+                                  ComputeMode mode) {
+  return layer.is_binary() ? encode_binary_kernels(weights, layer.binary.bits)
+                           : encode_kernels(weights, mode);
 }
 
 }  // namespace npusim

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
 #include "sim/program/program.h"
 #include "sim/tensor/tensor.h"
 
@@ -24,6 +25,15 @@ struct KernelStream {
 // weights: K,R,S,C. `mode` Dense always uses raw (the ablation machine has no
 // decompressor). Entries need R*S <= 255 (tap index and count are one byte each).
 KernelStream encode_kernels(const TensorI8& weights, ComputeMode mode);
+
+// A binary layer's kernels (weights K,R,S,C of -1/+1): for each (k, r, s),
+// ceil(C/bits) words of `bits` channel bits (bit 1 = +1, padding bits 0),
+// each word bits/8 bytes little-endian. Format raw; no zero-skip counts.
+KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits);
+
+// The stream of `layer`'s kernels: packed for a binary layer, else encode_kernels.
+KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
+                                  ComputeMode mode);
 
 // Sets the layer's weight_format and kernel_nonzeros from the stream.
 void attach_kernel_stream(LayerDescriptor& layer, const KernelStream& stream);

@@ -41,9 +41,11 @@ class Emitter {
     uint64_t dram = 0;
     for (size_t l = 0; l < net_.layers.size(); ++l) {
       const LayerConfig& L = net_.layers[l];
-      const LayerTilingPlan plan = plan_layer(L, hw_, part);
+      const uint32_t output_bits = output_bits_of(net_, l);
+      const LayerTilingPlan plan = plan_layer(L, hw_, part, output_bits);
       if (!plan.fits) throw CompileError("layer " + L.name + " does not fit: " + plan.why);
       LayerDescriptor d = describe_layer(L, plan, part);
+      d.output_bits = output_bits;
       const bool chained = l > 0 && net_.chained[l];
       if (chained) {
         d.input_address = program_.layers[l - 1].output_address;
@@ -57,7 +59,7 @@ class Emitter {
       d.params_address = dram;
       dram = align64(dram + d.params_bytes());
       d.output_address = dram;
-      dram = align64(dram + L.output_bytes());
+      dram = align64(dram + d.output_bytes());
       // Where the host materialises the lowered matrix (host_im2col, mec).
       d.lowered_address = dram;
       dram = align64(dram + uint64_t(d.N) * d.lowered_bytes_per_image());
@@ -83,7 +85,11 @@ class Emitter {
     d.stride = L.stride, d.padding = L.padding, d.out_h = L.out_h(), d.out_w = L.out_w();
     d.relu = L.relu;
     d.shift = L.requant.shift;
-    d.access = hw_.load_access;
+    // Binary layers load their packed rows on the fly (docs/binary.md).
+    d.access = L.is_binary() ? LoadAccess::Im2col : hw_.load_access;
+    d.binary = L.is_binary();
+    d.bits = L.binary.bits;
+    d.pad_mode = L.binary.padding;
     d.k_tile = plan.k_tile;
     d.rows_per_piece = plan.rows_per_piece;
     d.rows_per_compute_stage = plan.rows_per_compute_stage;

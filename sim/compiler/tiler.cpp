@@ -17,9 +17,9 @@ uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadA
   // The input part follows LayerDescriptor::tile_row_bytes and tile_rows_for.
   const uint64_t SC = uint64_t(L.S) * L.C;
   uint64_t input = 0;
-  switch (access) {
+  switch (L.is_binary() ? LoadAccess::Im2col : access) {
     case LoadAccess::Im2col:
-      input = input_rows_needed(L, rows) * (uint64_t(L.W) + 2 * L.padding) * L.C;
+      input = input_rows_needed(L, rows) * (uint64_t(L.W) + 2 * L.padding) * L.pixel_bytes();
       break;
     case LoadAccess::Mec:
       input = input_rows_needed(L, rows) * L.out_w() * SC;
@@ -29,6 +29,14 @@ uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadA
       break;
   }
   return input + uint64_t(rows) * L.out_w() * k_tile * 4;
+}
+
+uint32_t output_bits_of(const NetworkConfig& net, size_t l) {
+  if (l + 1 < net.layers.size() && l + 1 < net.chained.size() && net.chained[l + 1]) {
+    const LayerConfig& consumer = net.layers[l + 1];
+    return consumer.is_binary() ? consumer.binary.bits : 0;
+  }
+  return net.layers[l].is_binary() ? net.layers[l].binary.bits : 0;
 }
 
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw) {
@@ -52,13 +60,23 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
 }
 
 LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
-                           const CachePartition& part) {
+                           const CachePartition& part, uint32_t output_bits) {
   LayerTilingPlan plan;
   const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
-  const uint64_t kernel_bytes = uint64_t(L.R) * L.S * L.C;
+  const uint64_t kernel_bytes = uint64_t(L.R) * L.S * L.pixel_bytes();
   const uint64_t by_weights = part.weight_region_bytes / kernel_bytes;
   const uint64_t by_accumulator = acc_bytes / (uint64_t(L.out_w()) * 4);
-  const uint64_t k_limit = std::min<uint64_t>({L.K, by_weights, by_accumulator});
+  uint64_t k_limit = std::min<uint64_t>({L.K, by_weights, by_accumulator});
+  // A packed output word holds output_bits channels; two k-tiles must never
+  // share a word (the store writes whole words), so k-tiles are whole words.
+  const bool word_tiles = output_bits != 0 && k_limit < L.K;
+  if (word_tiles) k_limit = k_limit / output_bits * output_bits;
+  if (k_limit == 0 && word_tiles) {
+    plan.why = "a k-tile must hold whole packed output words of " + std::to_string(output_bits) +
+               " channels, but at most " +
+               std::to_string(std::min<uint64_t>(by_weights, by_accumulator)) + " kernels fit";
+    return plan;
+  }
   if (k_limit == 0) {
     plan.why = by_weights == 0
                    ? "one kernel (" + std::to_string(kernel_bytes) +
@@ -70,12 +88,15 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
   }
   plan.k_tiles = static_cast<uint32_t>(ceil_div(L.K, k_limit));
   plan.k_tile = static_cast<uint32_t>(ceil_div(L.K, plan.k_tiles));  // equal k-tiles
+  if (word_tiles)
+    plan.k_tile = static_cast<uint32_t>(ceil_div(plan.k_tile, output_bits)) * output_bits;
+  const LoadAccess access = L.is_binary() ? LoadAccess::Im2col : hw.load_access;
 
   // Largest piece (in output rows) that fits one half.
   uint32_t max_rows = 0;
   for (uint32_t lo = 1, hi = L.out_h(); lo <= hi;) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (piece_bytes(L, mid, plan.k_tile, hw.load_access) <= part.half_bytes) {
+    if (piece_bytes(L, mid, plan.k_tile, access) <= part.half_bytes) {
       max_rows = mid;
       lo = mid + 1;
     } else {
@@ -83,8 +104,7 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
     }
   }
   if (max_rows == 0) {
-    plan.why = "one output row needs " +
-               std::to_string(piece_bytes(L, 1, plan.k_tile, hw.load_access)) +
+    plan.why = "one output row needs " + std::to_string(piece_bytes(L, 1, plan.k_tile, access)) +
                " B but a ping-pong half holds " + std::to_string(part.half_bytes) +
                " B (raise cache.size_kib or lower compute.units)";
     return plan;
@@ -94,7 +114,9 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
   const uint64_t row_sum_bytes = uint64_t(L.out_w()) * plan.k_tile * 4;
   plan.rows_per_compute_stage = static_cast<uint32_t>(
       std::clamp<uint64_t>(acc_bytes / row_sum_bytes, 1, plan.rows_per_piece));
-  const uint64_t row_out_bytes = uint64_t(L.out_w()) * plan.k_tile;
+  const uint64_t tile_out_bytes =
+      output_bits == 0 ? plan.k_tile : ceil_div(plan.k_tile, output_bits) * (output_bits / 8);
+  const uint64_t row_out_bytes = uint64_t(L.out_w()) * tile_out_bytes;
   // Seed 003: results leave once a preset amount has accumulated, so a batch
   // is the fewest whole rows holding at least batch_bytes (or the whole piece).
   plan.rows_per_store_batch = static_cast<uint32_t>(std::clamp<uint64_t>(

@@ -94,6 +94,56 @@ void parse_requant(JsonReader& layer_reader, LayerConfig& layer) {
   reader.finish();
 }
 
+// A JSON integer in the int32 range (a threshold may be negative).
+int32_t expect_int32(const json& value, const std::string& file, const std::string& pointer,
+                     const std::string& expected) {
+  if (!value.is_number_integer()) throw ConfigError(file, pointer, expected, describe_json(value));
+  const int64_t v = value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX)
+                        ? INT64_MAX
+                        : value.get<int64_t>();
+  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+    throw ConfigError(file, pointer, expected, describe_json(value));
+  return static_cast<int32_t>(v);
+}
+
+// {"bits": 32|64, "padding": "skip"|"plus_one"|"minus_one",
+//  "threshold": t or [K ints] | "batch_norm": {"seed": s}}.
+BinaryConfig parse_binary(const json& j, const std::string& file, const std::string& pointer,
+                          uint32_t K) {
+  JsonReader reader(j, file, pointer);
+  BinaryConfig b;
+  b.threshold.assign(K, 0);
+  b.bits = static_cast<uint32_t>(reader.get_uint("bits", 0, kMaxDim, 32));
+  if (b.bits != 32 && b.bits != 64)
+    reader.fail("bits", "32 or 64", describe_json(*reader.find("bits")));
+  b.padding = static_cast<BinaryPadMode>(
+      reader.get_choice("padding", {"skip", "plus_one", "minus_one"}, 0));
+  const json* threshold = reader.find("threshold");
+  if (threshold) {
+    const std::string p = reader.pointer_to("threshold");
+    const std::string expected =
+        "int32 integer or an array of K = " + std::to_string(K) + " such integers";
+    if (threshold->is_array()) {
+      if (threshold->size() != K) throw ConfigError(file, p, expected, describe_json(*threshold));
+      for (uint32_t k = 0; k < K; ++k)
+        b.threshold[k] = expect_int32((*threshold)[k], file,
+                                      json_pointer_append(p, std::to_string(k)), "int32 integer");
+    } else {
+      b.threshold.assign(K, expect_int32(*threshold, file, p, expected));
+    }
+  }
+  if (const json* bn = reader.find("batch_norm")) {
+    if (threshold)
+      reader.fail("batch_norm", "either \"threshold\" or \"batch_norm\", not both", "both keys");
+    JsonReader bn_reader(*bn, file, reader.pointer_to("batch_norm"));
+    b.batch_norm = true;
+    b.batch_norm_seed = bn_reader.require_uint("seed", 0, kMaxSeed);
+    bn_reader.finish();
+  }
+  reader.finish();
+  return b;
+}
+
 // Checks that need several fields at once; each names the field a user should change.
 void validate_layer(const LayerConfig& l, const JsonReader& reader) {
   if (l.padding >= l.R || l.padding >= l.S) {
@@ -113,10 +163,11 @@ void validate_layer(const LayerConfig& l, const JsonReader& reader) {
   }
   // Tensor limits name no single field, so they point at the layer itself.
   const std::string limit = " <= " + std::to_string(kMaxTensorBytes) + " bytes (256 MiB)";
-  if (l.input_bytes() > kMaxTensorBytes) {
+  // Element counts, not DRAM bytes: the host holds every tensor unpacked as int8.
+  if (uint64_t(l.N) * l.H * l.W * l.C > kMaxTensorBytes) {
     reader.fail("", "input tensor N*H*W*C" + limit, product_text({l.N, l.H, l.W, l.C}));
   }
-  if (l.weight_bytes() > kMaxTensorBytes) {
+  if (uint64_t(l.K) * l.R * l.S * l.C > kMaxTensorBytes) {
     reader.fail("", "weight tensor K*R*S*C" + limit, product_text({l.K, l.R, l.S, l.C}));
   }
   if (l.output_bytes() > kMaxTensorBytes) {
@@ -173,8 +224,19 @@ LayerConfig parse_layer(const json& j, const std::string& file, const std::strin
   layer.S = dim("S");
   layer.stride = static_cast<uint32_t>(reader.get_uint("stride", 1, kMaxDim, 1));
   layer.padding = static_cast<uint32_t>(reader.get_uint("padding", 0, kMaxDim - 1, 0));
-  reader.get_choice("dtype", {"int8"}, 0);
-  layer.dtype = DataType::Int8;
+  layer.dtype =
+      reader.get_choice("dtype", {"int8", "binary"}, 0) == 1 ? DataType::Binary : DataType::Int8;
+  if (layer.is_binary()) {
+    // A binary layer thresholds its +-1 sums: nothing to requantise, no bias,
+    // no ReLU, and no zero coefficients to make sparse.
+    for (const char* key : {"relu", "requant", "bias_npy", "sparsity"}) {
+      if (const json* value = reader.find(key))
+        reader.fail(key,
+                    std::string("no \"") + key +
+                        "\" on a binary layer (its outputs are thresholded: see \"binary\")",
+                    describe_json(*value));
+    }
+  }
   layer.relu = reader.get_bool("relu", true);
   layer.seed = reader.get_uint("seed", 0, kMaxSeed, default_seed);
   for (const auto& [key, field] : kNpyKeys) {
@@ -186,12 +248,20 @@ LayerConfig parse_layer(const json& j, const std::string& file, const std::strin
     layer.*field = resolve_path(path, file);
   }
   parse_requant(reader, layer);
-  layer.sparsity = layer.weights_npy.empty() ? default_sparsity : SparsityConfig{};
+  layer.sparsity =
+      layer.weights_npy.empty() && !layer.is_binary() ? default_sparsity : SparsityConfig{};
   if (const json* s = reader.find("sparsity")) {
     if (!layer.weights_npy.empty())
       reader.fail("sparsity", "no sparsity with weights_npy (the data's zeros are its sparsity)",
                   "a sparsity object");
     layer.sparsity = parse_sparsity(*s, file, reader.pointer_to("sparsity"));
+  }
+  layer.binary.threshold.assign(layer.K, 0);
+  if (const json* b = reader.find("binary")) {
+    if (!layer.is_binary())
+      reader.fail("binary", "no \"binary\" object on an int8 layer (set \"dtype\": \"binary\")",
+                  describe_json(*b));
+    layer.binary = parse_binary(*b, file, reader.pointer_to("binary"), layer.K);
   }
   // Unknown keys first: a misspelt "padding" would otherwise surface as a kernel-fit error.
   reader.finish();
@@ -211,6 +281,20 @@ std::vector<bool> compute_chaining(const std::vector<LayerConfig>& layers) {
 }
 
 }  // namespace
+
+const char* to_string(DataType t) { return t == DataType::Binary ? "binary" : "int8"; }
+
+const char* to_string(BinaryPadMode m) {
+  switch (m) {
+    case BinaryPadMode::Skip:
+      return "skip";
+    case BinaryPadMode::PlusOne:
+      return "plus_one";
+    case BinaryPadMode::MinusOne:
+      return "minus_one";
+  }
+  return "?";
+}
 
 const char* to_string(SparsityConfig::Pattern p) {
   switch (p) {
@@ -301,15 +385,27 @@ json to_json(const NetworkConfig& net) {
                   {"S", l.S},
                   {"stride", l.stride},
                   {"padding", l.padding},
-                  {"dtype", "int8"},
-                  {"relu", l.relu},
+                  {"dtype", to_string(l.dtype)},
                   {"seed", l.seed}};
+    if (!l.weights_npy.empty()) layer["weights_npy"] = l.weights_npy;
+    if (!l.input_npy.empty()) layer["input_npy"] = l.input_npy;
+    if (l.is_binary()) {
+      json b = {{"bits", l.binary.bits}, {"padding", to_string(l.binary.padding)}};
+      const auto& t = l.binary.threshold;
+      const bool uniform_t = t.empty() || std::equal(t.begin() + 1, t.end(), t.begin());
+      if (l.binary.batch_norm)
+        b["batch_norm"] = {{"seed", l.binary.batch_norm_seed}};
+      else
+        b["threshold"] = uniform_t ? json(t.empty() ? 0 : t[0]) : json(t);
+      layer["binary"] = std::move(b);
+      layers.push_back(std::move(layer));
+      continue;
+    }
+    layer["relu"] = l.relu;
     const auto& scale = l.requant.scale;
     const bool uniform = scale.empty() || std::equal(scale.begin() + 1, scale.end(), scale.begin());
     layer["requant"] = {{"scale", uniform ? json(scale.empty() ? 1 : scale[0]) : json(scale)},
                         {"shift", l.requant.shift}};
-    if (!l.weights_npy.empty()) layer["weights_npy"] = l.weights_npy;
-    if (!l.input_npy.empty()) layer["input_npy"] = l.input_npy;
     if (!l.bias_npy.empty()) layer["bias_npy"] = l.bias_npy;
     if (l.sparsity.pattern == SparsityConfig::Pattern::NM)
       layer["sparsity"] = {{"pattern", "nm"}, {"n", l.sparsity.n}, {"m", l.sparsity.m}};

@@ -4,15 +4,34 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 namespace npusim {
 
-enum class DataType { Int8 };
+// int8: int8 x int8 -> int32, requantised to int8. binary: +-1 values packed
+// N(C/b)HWb (seed 000), XOR + popcount, thresholded to +-1 (docs/binary.md).
+enum class DataType { Int8, Binary };
+const char* to_string(DataType t);
+
+// What a binary layer's kernel tap outside the input contributes
+// (docs/binary.md#padding): nothing (skip), a +1 or a -1 pad value.
+enum class BinaryPadMode { Skip, PlusOne, MinusOne };
+const char* to_string(BinaryPadMode m);
+
+// The "binary" object of a binary layer. Output k is +1 when dot >= t[k]
+// (flip 0) or dot <= t[k] (flip 1), else -1. The thresholds come either from
+// `threshold` (flip 0) or from seeded batch-norm parameters folded on the
+// host (sim/workload/batch_norm.h).
+struct BinaryConfig {
+  uint32_t bits = 32;  // b: channel bits per packed word, 32 or 64
+  BinaryPadMode padding = BinaryPadMode::Skip;
+  std::vector<int32_t> threshold;  // K entries (all 0 by default)
+  bool batch_norm = false;
+  uint64_t batch_norm_seed = 0;
+};
 
 struct RequantConfig {
   // out = clamp(round((acc + bias) * scale / 2^shift)), then ReLU if enabled.
@@ -25,8 +44,8 @@ struct RequantConfig {
 struct SparsityConfig {
   enum class Pattern { None, Unstructured, NM, Channel };
   Pattern pattern = Pattern::None;
-  double density = 1.0;  // unstructured / channel: fraction of weights (kernels) kept
-  uint32_t n = 2, m = 4; // nm: keep n of every m consecutive input channels
+  double density = 1.0;   // unstructured / channel: fraction of weights (kernels) kept
+  uint32_t n = 2, m = 4;  // nm: keep n of every m consecutive input channels
   double effective_density() const {
     return pattern == Pattern::NM ? double(n) / double(m) : density;
   }
@@ -38,23 +57,29 @@ struct LayerConfig {
   uint32_t N = 1, C = 0, H = 0, W = 0;  // input
   uint32_t K = 0, R = 0, S = 0;         // K output channels, R x S kernel (rows x cols)
   uint32_t stride = 1;
-  uint32_t padding = 0;                 // symmetric, rows and columns
+  uint32_t padding = 0;  // symmetric, rows and columns
   DataType dtype = DataType::Int8;
   bool relu = true;
   RequantConfig requant;
-  uint64_t seed = 1;                    // seeds random weights / input / bias
-  std::string weights_npy;              // optional; shape K,R,S,C int8 (empty = random)
-  std::string input_npy;                // optional; shape N,H,W,C int8 (empty = random)
-  std::string bias_npy;                 // optional; shape K int32 (empty = random)
+  uint64_t seed = 1;        // seeds random weights / input / bias
+  std::string weights_npy;  // optional; shape K,R,S,C int8 (empty = random)
+  std::string input_npy;    // optional; shape N,H,W,C int8 (empty = random)
+  std::string bias_npy;     // optional; shape K int32 (empty = random)
   SparsityConfig sparsity;
+  BinaryConfig binary;  // meaningful when dtype == Binary
 
+  bool is_binary() const { return dtype == DataType::Binary; }
   uint32_t out_h() const { return (H + 2 * padding - R) / stride + 1; }
   uint32_t out_w() const { return (W + 2 * padding - S) / stride + 1; }
-  uint64_t macs() const {
-    return uint64_t(N) * K * out_h() * out_w() * uint64_t(C) * R * S;
+  uint64_t macs() const { return uint64_t(N) * K * out_h() * out_w() * uint64_t(C) * R * S; }
+  // Bytes of one input pixel (all C channels) in DRAM: C int8 bytes, or
+  // ceil(C/b) packed words of b/8 bytes for a binary layer.
+  uint64_t pixel_bytes() const {
+    return is_binary() ? uint64_t(C + binary.bits - 1) / binary.bits * (binary.bits / 8) : C;
   }
-  uint64_t input_bytes() const { return uint64_t(N) * H * W * C; }
-  uint64_t weight_bytes() const { return uint64_t(K) * R * S * C; }
+  // DRAM bytes of the input and the weights (packed for a binary layer).
+  uint64_t input_bytes() const { return uint64_t(N) * H * W * pixel_bytes(); }
+  uint64_t weight_bytes() const { return uint64_t(K) * R * S * pixel_bytes(); }
   uint64_t output_bytes() const { return uint64_t(N) * out_h() * out_w() * K; }
 };
 

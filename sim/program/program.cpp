@@ -43,8 +43,8 @@ std::vector<AguRegister> agu_registers(const LayerDescriptor& L) {
   return {{"input_w", L.W},
           {"input_h", L.H},
           {"channels", L.C},
-          {"row_stride", uint64_t(L.W) * L.C},
-          {"element_bits", 8},
+          {"row_stride", uint64_t(L.W) * L.pixel_bytes()},
+          {"element_bits", L.binary ? 1u : 8u},
           {"filters", L.K},
           {"filter_w", L.S},
           {"filter_h", L.R},
@@ -69,7 +69,7 @@ const char* to_string(EngineKind e) {
 const char* to_string(WeightFormat f) { return f == WeightFormat::Raw ? "raw" : "entries"; }
 
 uint64_t LayerDescriptor::kernel_offset(uint32_t k) const {
-  if (weight_format == WeightFormat::Raw) return uint64_t(k) * R * S * C;
+  if (weight_format == WeightFormat::Raw) return uint64_t(k) * kernel_bytes(0);
   uint64_t offset = 0;
   for (uint32_t i = 0; i < k; ++i) offset += kernel_bytes(i);
   return offset;
@@ -135,7 +135,7 @@ uint64_t LayerDescriptor::tile_row_bytes() const {
     case LoadAccess::Im2col:
       break;
   }
-  return uint64_t(padded_w()) * C;
+  return uint64_t(padded_w()) * pixel_bytes();
 }
 
 RowRange stage_rows(const Instruction& in, uint32_t stage) {

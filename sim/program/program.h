@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
 
 namespace npusim {
 
@@ -72,14 +73,34 @@ struct LayerDescriptor {
   // lowered_bytes_per_image()) and the load engine reads it from there.
   LoadAccess access = LoadAccess::Im2col;
   uint64_t lowered_address = 0;
+  // Binary layer (seed 000, docs/binary.md): input and weights are +-1 packed
+  // `bits` channels per word (input N(C/b)HWb, kernels per (k, r, s) ceil(C/b)
+  // words), the array does XOR + popcount, the parameters are K x {int32
+  // threshold, int32 flip} and `pad_mode` says what a tap outside the input adds.
+  bool binary = false;
+  uint32_t bits = 32;
+  BinaryPadMode pad_mode = BinaryPadMode::Skip;
+  // The format the store writes, which is the consumer's (docs/binary.md#mixed):
+  // 0 = int8 NHWC; 32 or 64 = +-1 packed N(K/b)HWb with b = output_bits.
+  uint32_t output_bits = 0;
 
   uint64_t kernel_bytes(uint32_t k) const {
+    if (binary) return uint64_t(R) * S * pixel_bytes();
     return kernel_stream_bytes(weight_format, R, S, C,
                                kernel_nonzeros.empty() ? uint64_t(R) * S * C : kernel_nonzeros[k]);
   }
   // DRAM offset of kernel k's stream from weights_address (kernels are packed).
   uint64_t kernel_offset(uint32_t k) const;
 
+  // Packed words per input pixel (binary layers).
+  uint32_t groups() const { return (C + bits - 1) / bits; }
+  // Bytes of one input pixel in DRAM and in the cache: C, or the packed words.
+  uint64_t pixel_bytes() const { return binary ? uint64_t(groups()) * (bits / 8) : C; }
+  // Bytes of one output pixel (all K channels) as the store writes it.
+  uint64_t output_pixel_bytes() const {
+    return output_bits == 0 ? K : uint64_t(K + output_bits - 1) / output_bits * (output_bits / 8);
+  }
+  uint64_t output_bytes() const { return uint64_t(N) * out_h * out_w * output_pixel_bytes(); }
   uint32_t padded_w() const { return W + 2 * padding; }
   uint64_t params_bytes() const { return uint64_t(K) * 8; }
   // im2col: OH*OW rows of R*S*C; MEC: OW strips of Hp*S*C; 0 on the fly.

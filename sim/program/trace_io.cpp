@@ -7,6 +7,8 @@
 //                         "weights_address", "params_address", "output_address", "k_tile",
 //                         "rows_per_piece", "rows_per_compute_stage", "half_bytes",
 //                         "weight_region_bytes", "params_region_bytes", "input_from_layer"}
+//                        binary layers add "dtype": "binary", "bits", "pad_mode"; a layer
+//                        whose store packs its output adds "output_bits" (docs/binary.md)
 //   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
 //   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
 //   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
@@ -55,7 +57,7 @@ const std::vector<std::string> kLayerKeys = {
     "relu", "shift", "input_address", "weights_address", "params_address", "output_address",
     "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
     "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
-    "lowered_address"};
+    "lowered_address", "dtype", "bits", "pad_mode", "output_bits"};
 const std::vector<std::string> kInstructionKeys = {
     "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps", "registers"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
@@ -279,6 +281,18 @@ class ProgramReader {
     if (!r.has("relu")) r.fail("relu", "boolean (true or false)", kMissing);
     d.relu = r.get_bool("relu", true);
     d.shift = dim("shift", 0, kMaxShift, "");
+    // Binary layers (docs/binary.md): optional (absent: int8, int8 output).
+    d.binary = r.get_choice("dtype", {"int8", "binary"}, 0) == 1;
+    if (d.binary) {
+      d.bits = dim("bits", 32, 64, "32 or 64");
+      if (d.bits != 32) d.bits = dim("bits", 64, 64, "32 or 64");
+      d.pad_mode = static_cast<BinaryPadMode>(
+          r.get_choice("pad_mode", {"skip", "plus_one", "minus_one"}, 0));
+    }
+    if (r.has("output_bits")) {
+      d.output_bits = dim("output_bits", 32, 64, "32 or 64 (absent: int8 NHWC)");
+      if (d.output_bits != 32) d.output_bits = dim("output_bits", 64, 64, "32 or 64");
+    }
     const uint64_t dram = out_.program.dram_bytes;
     const auto address = [&](const char* key, uint64_t bytes) -> uint64_t {
       const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
@@ -286,10 +300,10 @@ class ProgramReader {
       if (bytes > dram) r.fail(key, "an address (" + why + ")", "a tensor larger than DRAM");
       return field(r, key, 0, dram - bytes, why);
     };
-    d.input_address = address("input_address", uint64_t(d.N) * d.H * d.W * d.C);
-    d.weights_address = address("weights_address", uint64_t(d.K) * d.R * d.S * d.C);
+    d.input_address = address("input_address", uint64_t(d.N) * d.H * d.W * d.pixel_bytes());
+    d.weights_address = address("weights_address", uint64_t(d.K) * d.R * d.S * d.pixel_bytes());
     d.params_address = address("params_address", d.params_bytes());
-    d.output_address = address("output_address", uint64_t(d.N) * d.out_h * d.out_w * d.K);
+    d.output_address = address("output_address", d.output_bytes());
     // Seed 001 lowering: optional (absent: im2col on the fly, nothing lowered).
     const LoadAccess accesses[] = {LoadAccess::Im2col, LoadAccess::HostIm2col, LoadAccess::Mec};
     d.access = accesses[r.get_choice("access", {"im2col", "host_im2col", "mec"}, 0)];
@@ -346,6 +360,11 @@ class ProgramReader {
     for (const auto& [key, member, config, unused] : kShape) check(key, d.*member, w.*config);
     check("relu", d.relu, w.relu);
     check("shift", d.shift, w.requant.shift);
+    check("dtype", d.binary ? 1 : 0, w.is_binary() ? 1 : 0);
+    if (d.binary) {
+      check("bits", d.bits, w.binary.bits);
+      check("pad_mode", uint64_t(d.pad_mode), uint64_t(w.binary.padding));
+    }
   }
 
   void read_instruction(const Line& line) {
@@ -465,6 +484,10 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
         << ", \"params_region_bytes\": " << d.params_region_bytes
         << ", \"input_from_layer\": " << d.input_from_layer << ", \"weight_format\": \""
         << to_string(d.weight_format) << '"';
+    if (d.binary)
+      out << ", \"dtype\": \"binary\", \"bits\": " << d.bits << ", \"pad_mode\": \""
+          << to_string(d.pad_mode) << '"';
+    if (d.output_bits != 0) out << ", \"output_bits\": " << d.output_bits;
     if (d.access != LoadAccess::Im2col)
       out << ", \"access\": \"" << to_string(d.access)
           << "\", \"lowered_address\": " << d.lowered_address;

@@ -35,7 +35,7 @@ nlohmann::json shape_json(const LayerConfig& l) {
   return {{"N", l.N},           {"C", l.C},           {"H", l.H},
           {"W", l.W},           {"K", l.K},           {"R", l.R},
           {"S", l.S},           {"stride", l.stride}, {"padding", l.padding},
-          {"out_h", l.out_h()}, {"out_w", l.out_w()}};
+          {"out_h", l.out_h()}, {"out_w", l.out_w()}, {"dtype", to_string(l.dtype)}};
 }
 
 nlohmann::json tiling_json(const LayerTiling& t) {

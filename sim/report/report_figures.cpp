@@ -110,6 +110,7 @@ std::string shape_string(const LayerConfig& l) {
   out += std::to_string(l.C) + "x" + std::to_string(l.H) + "x" + std::to_string(l.W);
   out += " k" + std::to_string(l.K) + " " + std::to_string(l.R) + "x" + std::to_string(l.S) + "/" +
          std::to_string(l.stride);
+  if (l.is_binary()) out += " binary";
   return out;
 }
 

@@ -8,26 +8,11 @@
 
 #include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/tiler.h"
-#include "sim/reference/reference_conv.h"
+#include "sim/runner/layer_io.h"
 #include "sim/workload/layer_data.h"
 
 namespace npusim {
 namespace {
-
-void put_int32(std::vector<int8_t>& image, uint64_t address, int32_t v) {
-  std::memcpy(image.data() + address, &v, sizeof v);  // little-endian host, as the DRAM image
-}
-
-void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const LayerConfig& L,
-                   const LayerData& data, const KernelStream& kernels) {
-  if (!data.input.data.empty())
-    std::memcpy(image.data() + d.input_address, data.input.data.data(), data.input.size());
-  std::memcpy(image.data() + d.weights_address, kernels.bytes.data(), kernels.bytes.size());
-  for (uint32_t k = 0; k < L.K; ++k) {
-    put_int32(image, d.params_address + uint64_t(k) * 8, data.bias[k]);
-    put_int32(image, d.params_address + uint64_t(k) * 8 + 4, L.requant.scale[k]);
-  }
-}
 
 LayerCheck compare(const TensorI8& sim, const TensorI8& ref) {
   LayerCheck check;
@@ -70,7 +55,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                          std::to_string(hw.compute.units * halves) + " halves x " +
                          std::to_string(d.half_bytes) + " = " + std::to_string(buffers) +
                          " B > cache " + std::to_string(hw.cache_bytes()) + " B");
-    if (uint64_t(d.k_tile) * d.R * d.S * d.C > d.weight_region_bytes)
+    if (uint64_t(d.k_tile) * d.R * d.S * d.pixel_bytes() > d.weight_region_bytes)
       throw ProgramError("layer " + d.name + ": a weight tile of " + std::to_string(d.k_tile) +
                          " kernels exceeds the weight region");
   }
@@ -118,7 +103,8 @@ Program compile_for_workload(const NetworkConfig& network, const HardwareConfig&
   for (size_t l = 0; l < network.layers.size(); ++l)
     attach_kernel_stream(
         program.layers[l],
-        encode_kernels(make_layer_data(network.layers[l], false).weights, hw.compute_mode));
+        encode_layer_kernels(network.layers[l], make_layer_data(network.layers[l], false).weights,
+                             hw.compute_mode));
   return program;
 }
 
@@ -140,7 +126,8 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   data.reserve(layers);
   for (size_t l = 0; l < layers; ++l) {
     data.push_back(make_layer_data(r.network.layers[l], l == 0 || !r.network.chained[l]));
-    kernels.push_back(encode_kernels(data[l].weights, r.hw.compute_mode));
+    kernels.push_back(
+        encode_layer_kernels(r.network.layers[l], data[l].weights, r.hw.compute_mode));
   }
   if (options.program != nullptr) {
     r.program = *options.program;
@@ -173,15 +160,9 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     for (size_t l = 0; l < layers; ++l) {
       const LayerConfig& L = r.network.layers[l];
       const LayerDescriptor& d = r.program.layers[l];
-      reference::ConvParams p;
-      p.stride = L.stride, p.padding = L.padding, p.relu = L.relu;
-      p.bias = data[l].bias, p.scale = L.requant.scale, p.shift = L.requant.shift;
       const bool chained = l > 0 && r.network.chained[l];
-      TensorI8 expected =
-          reference::conv2d_int8(chained ? previous : data[l].input, data[l].weights, p);
-      TensorI8 simulated({L.N, L.out_h(), L.out_w(), L.K});
-      std::memcpy(simulated.data.data(), accelerator.dram_image().data() + d.output_address,
-                  simulated.size());
+      TensorI8 expected = reference_output(L, d, data[l], chained ? previous : data[l].input);
+      TensorI8 simulated = read_output(accelerator.dram_image(), d);
       r.summary.checks[l] = compare(simulated, expected);
       if (options.keep_outputs) r.outputs.push_back(simulated);
       previous = std::move(expected);

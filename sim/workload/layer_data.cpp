@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/workload/batch_norm.h"
+
 namespace npusim {
 namespace {
 
@@ -33,6 +35,25 @@ TensorI8 random_int8(const std::vector<uint32_t>& shape, uint64_t seed) {
   SeededRandom rng(seed);
   for (int8_t& v : t.data) v = static_cast<int8_t>(rng.uniform(-128, 127));
   return t;
+}
+
+// A binary tensor draws one bit per element: +1 or -1.
+TensorI8 random_pm1(const std::vector<uint32_t>& shape, uint64_t seed) {
+  TensorI8 t(shape);
+  SeededRandom rng(seed);
+  for (int8_t& v : t.data) v = rng.next() >> 63 ? 1 : -1;
+  return t;
+}
+
+// A binary layer's .npy holds int8 -1/+1 only (a binary tensor has no 0).
+void check_pm1(const TensorI8& t, const std::string& path, const LayerConfig& layer,
+               const char* what) {
+  for (uint64_t i = 0; i < t.data.size(); ++i) {
+    if (t.data[i] != 1 && t.data[i] != -1)
+      throw std::runtime_error(path + ": " + what + " of binary layer '" + layer.name +
+                               "' must hold only -1 and +1, found " + std::to_string(t.data[i]) +
+                               " at flat index " + std::to_string(i));
+  }
 }
 
 }  // namespace
@@ -111,22 +132,32 @@ LayerData make_layer_data(const LayerConfig& layer, bool with_input) {
   const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic
 
   const std::vector<uint32_t> weight_shape = {layer.K, layer.R, layer.S, layer.C};
+  const bool binary = layer.is_binary();
   if (layer.weights_npy.empty()) {
-    d.weights = random_int8(weight_shape, base + 1);
-    apply_sparsity(d.weights, layer.sparsity, base);  // stream seed*4 is otherwise unused
+    d.weights = binary ? random_pm1(weight_shape, base + 1) : random_int8(weight_shape, base + 1);
+    if (!binary) apply_sparsity(d.weights, layer.sparsity, base);  // stream seed*4: else unused
   } else {
     d.weights = read_npy_int8(layer.weights_npy);
     check_shape(layer.weights_npy, layer, "weights", "K, R, S, C", weight_shape, d.weights.shape);
+    if (binary) check_pm1(d.weights, layer.weights_npy, layer, "weights");
   }
 
   if (with_input) {
     const std::vector<uint32_t> input_shape = {layer.N, layer.H, layer.W, layer.C};
     if (layer.input_npy.empty()) {
-      d.input = random_int8(input_shape, base + 2);
+      d.input = binary ? random_pm1(input_shape, base + 2) : random_int8(input_shape, base + 2);
     } else {
       d.input = read_npy_int8(layer.input_npy);
       check_shape(layer.input_npy, layer, "input", "N, H, W, C", input_shape, d.input.shape);
+      if (binary) check_pm1(d.input, layer.input_npy, layer, "input");
     }
+  }
+
+  if (binary) {
+    BinaryOutputRule rule = binary_output_rule(layer);
+    d.threshold = std::move(rule.threshold);
+    d.flip = std::move(rule.flip);
+    return d;
   }
 
   if (layer.bias_npy.empty()) {

@@ -10,10 +10,15 @@
 
 namespace npusim {
 
+// For a binary layer, input and weights hold only -1 and +1 (unpacked; the
+// runner packs them into the DRAM image), `bias` is empty and `threshold` /
+// `flip` hold its output rule (sim/workload/batch_norm.h).
 struct LayerData {
-  TensorI8 input;             // N,H,W,C (empty when the layer is chained)
-  TensorI8 weights;           // K,R,S,C
-  std::vector<int32_t> bias;  // K
+  TensorI8 input;                  // N,H,W,C (empty when the layer is chained)
+  TensorI8 weights;                // K,R,S,C
+  std::vector<int32_t> bias;       // K (int8 layers)
+  std::vector<int32_t> threshold;  // K (binary layers)
+  std::vector<uint8_t> flip;       // K (binary layers), 0 or 1
 };
 
 // Deterministic across compilers and platforms (own PRNG, no std distributions).

@@ -164,3 +164,17 @@ TEST_CASE("compute_stage_macs counts every pixel x channel x coefficient", "[cos
   CHECK(cost::compute_stage_macs(64, 64, 9) ==
         cost::compute_stage_cycles(array(32, 32), 64, 64, 9) * 32 * 32);
 }
+
+TEST_CASE("binary_stage_cycles: the dense stage with C replaced by ceil(C/b) words",
+          "[cost][binary]") {
+  ComputeConfig c;
+  c.array_rows = 32;
+  c.array_cols = 32;
+  // 64 pixels, 40 kernels, 3x3, C = 100, b = 32: ceil(40/32) = 2 row groups,
+  // 9 taps * ceil(100/32) = 4 words, ceil(64/32) = 2 pixel steps -> 2*36*2 = 144.
+  CHECK(cost::binary_stage_cycles(c, 64, 40, 9, 4) == 144);
+  // b = 64: 2 words per tap -> 2*18*2 = 72, half the b = 32 cycles.
+  CHECK(cost::binary_stage_cycles(c, 64, 40, 9, 2) == 72);
+  // The same stage in int8: 2 * 900 * 2 = 3600, 25x the b = 32 figure (100/4).
+  CHECK(cost::compute_stage_cycles(c, 64, 40, 900) == 3600);
+}

@@ -77,8 +77,9 @@ TEST_CASE("pack N(C/b)HWb: bit c % b of word (n, c/b, h, w), 1 = +1, tail masked
   }
 }
 
-TEST_CASE("NCHW -> NHWC -> packed -> NHWC -> NCHW is exact for C = 31, 33, 100", "[layout]") {
-  for (uint32_t C : {31u, 33u, 100u}) {
+TEST_CASE("NCHW -> NHWC -> packed -> NHWC -> NCHW is exact for C = 31, 32, 33, 64, 100",
+          "[layout]") {
+  for (uint32_t C : {31u, 32u, 33u, 64u, 100u}) {
     TensorI8 nchw({1, C, 2, 3});
     for (uint64_t i = 0; i < nchw.size(); ++i) nchw.data[i] = (i % 7 < 3) ? 1 : -1;
     for (uint32_t b : {32u, 64u})

@@ -1,0 +1,82 @@
+#include "sim/runner/layer_io.h"
+
+#include <cstring>
+
+#include "sim/reference/binary_reference.h"
+#include "sim/reference/reference_conv.h"
+#include "sim/tensor/layout.h"
+
+namespace npusim {
+namespace {
+
+void put_int32(std::vector<int8_t>& image, uint64_t address, int32_t v) {
+  std::memcpy(image.data() + address, &v, sizeof v);  // little-endian host, as the DRAM image
+}
+
+reference::BinaryPadding to_reference(BinaryPadMode m) {
+  switch (m) {
+    case BinaryPadMode::PlusOne:
+      return reference::BinaryPadding::PlusOne;
+    case BinaryPadMode::MinusOne:
+      return reference::BinaryPadding::MinusOne;
+    case BinaryPadMode::Skip:
+      break;
+  }
+  return reference::BinaryPadding::Skip;
+}
+
+}  // namespace
+
+void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const LayerConfig& L,
+                   const LayerData& data, const KernelStream& kernels) {
+  if (!data.input.data.empty()) {
+    if (d.binary) {
+      const std::vector<uint8_t> packed = pack_nhwc(data.input, d.bits).bytes();
+      std::memcpy(image.data() + d.input_address, packed.data(), packed.size());
+    } else {
+      std::memcpy(image.data() + d.input_address, data.input.data.data(), data.input.size());
+    }
+  }
+  std::memcpy(image.data() + d.weights_address, kernels.bytes.data(), kernels.bytes.size());
+  for (uint32_t k = 0; k < L.K; ++k) {
+    const uint64_t at = d.params_address + uint64_t(k) * 8;
+    put_int32(image, at, d.binary ? data.threshold[k] : data.bias[k]);
+    put_int32(image, at + 4, d.binary ? int32_t(data.flip[k]) : L.requant.scale[k]);
+  }
+}
+
+TensorI8 read_output(const std::vector<int8_t>& image, const LayerDescriptor& d) {
+  if (d.output_bits == 0) {
+    TensorI8 out({d.N, d.out_h, d.out_w, d.K});
+    std::memcpy(out.data.data(), image.data() + d.output_address, out.size());
+    return out;
+  }
+  PackedTensor p;
+  p.n = d.N, p.c = d.K, p.h = d.out_h, p.w = d.out_w, p.bits = d.output_bits;
+  p.words.resize(uint64_t(p.n) * p.groups() * p.h * p.w);
+  const uint32_t word_bytes = p.bits / 8;
+  const uint8_t* src = reinterpret_cast<const uint8_t*>(image.data() + d.output_address);
+  for (uint64_t i = 0; i < p.words.size(); ++i) {
+    uint64_t word = 0;
+    for (uint32_t b = 0; b < word_bytes; ++b) word |= uint64_t(src[i * word_bytes + b]) << (8 * b);
+    p.words[i] = word;
+  }
+  return unpack_to_nhwc(p);
+}
+
+TensorI8 reference_output(const LayerConfig& L, const LayerDescriptor& d, const LayerData& data,
+                          const TensorI8& input) {
+  if (L.is_binary()) {
+    reference::BinaryConvParams p;
+    p.stride = L.stride, p.padding = L.padding, p.pad_mode = to_reference(L.binary.padding);
+    p.threshold = data.threshold, p.flip = data.flip;
+    return reference::conv2d_binary(input, data.weights, p);
+  }
+  reference::ConvParams p;
+  p.stride = L.stride, p.padding = L.padding, p.relu = L.relu;
+  p.bias = data.bias, p.scale = L.requant.scale, p.shift = L.requant.shift;
+  const TensorI8 out = reference::conv2d_int8(input, data.weights, p);
+  return d.output_bits == 0 ? out : reference::sign_to_pm1(out);
+}
+
+}  // namespace npusim

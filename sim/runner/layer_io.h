@@ -1,0 +1,32 @@
+// How one layer's tensors enter and leave the DRAM image, and what the
+// reference says its stored output must be. int8 tensors are NHWC bytes;
+// binary ones are packed N(C/b)HWb (docs/binary.md).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/compiler/kernel_stream.h"
+#include "sim/config/workload_config.h"
+#include "sim/program/program.h"
+#include "sim/tensor/tensor.h"
+#include "sim/workload/layer_data.h"
+
+namespace npusim {
+
+// Input (packed when binary), kernel stream and the K x 8-byte parameters
+// ({bias, scale}, or {threshold, flip} for a binary layer).
+void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const LayerConfig& L,
+                   const LayerData& data, const KernelStream& kernels);
+
+// The output the store wrote, as N,Ho,Wo,K int8 (a packed one unpacked to -1/+1).
+TensorI8 read_output(const std::vector<int8_t>& image, const LayerDescriptor& d);
+
+// The reference output of the layer on `input`, in the form the store writes
+// it: int8, or -1/+1 when the output is packed (an int8 layer feeding a binary
+// one stores signs). `input` is what the layer reads: the previous layer's
+// reference_output when chained, else its own input.
+TensorI8 reference_output(const LayerConfig& L, const LayerDescriptor& d, const LayerData& data,
+                          const TensorI8& input);
+
+}  // namespace npusim
