@@ -19,6 +19,7 @@
 #include "sim/cli/workload_options.h"
 #include "sim/gpu/gpu_comparison.h"
 #include "sim/gpu/gpu_runner.h"
+#include "sim/gpu/layer_job.h"
 #include "sim/reference/binary_reference.h"
 #include "sim/reference/reference_conv.h"
 #include "sim/report/report_figures.h"
@@ -38,19 +39,6 @@ struct GpuArguments {
   int device = 0;
   bool quiet = false;
 };
-
-gpu::ConvShape shape_of(const LayerConfig& l) {
-  gpu::ConvShape s;
-  s.n = l.N, s.c = l.C, s.h = l.H, s.w = l.W, s.k = l.K, s.r = l.R, s.s = l.S;
-  s.stride = l.stride, s.padding = l.padding;
-  return s;
-}
-
-gpu::PadMode pad_mode_of(BinaryPadMode m) {
-  return m == BinaryPadMode::PlusOne    ? gpu::PadMode::PlusOne
-         : m == BinaryPadMode::MinusOne ? gpu::PadMode::MinusOne
-                                        : gpu::PadMode::Skip;
-}
 
 // Empty when equal, else where the first difference is.
 std::string first_difference(const TensorI8& gpu, const TensorI8& simulated) {
@@ -95,10 +83,8 @@ gpu::KernelComparison judged_float(gpu::FloatRun run, const gpu::ConvShape& shap
 void compare_int8_layer(const gpu::DeviceInfo& dev, const LayerConfig& L, const LayerData& data,
                         const TensorI8& input, const TensorI8& simulated, bool stores_signs,
                         int repeats, gpu::LayerComparison& out) {
-  const gpu::ConvShape shape = shape_of(L);
-  gpu::DirectParams p;
-  p.epilogue = gpu::DirectEpilogue::Requantize;
-  p.relu = L.relu, p.bias = data.bias, p.scale = L.requant.scale, p.shift = L.requant.shift;
+  const gpu::ConvShape shape = gpu::conv_shape_of(L);
+  const gpu::DirectParams p = gpu::requantize_params_of(L, data);
   const auto as_stored = [&](const TensorI8& t) {
     return stores_signs ? reference::sign_to_pm1(t) : t;
   };
@@ -115,19 +101,15 @@ void compare_int8_layer(const gpu::DeviceInfo& dev, const LayerConfig& L, const 
 void compare_binary_layer(const gpu::DeviceInfo& dev, const LayerConfig& L, const LayerData& data,
                           const TensorI8& input, const TensorI8& simulated, int repeats,
                           gpu::LayerComparison& out) {
-  const gpu::ConvShape shape = shape_of(L);
-  gpu::BinaryParams bp;
-  bp.bits = L.binary.bits, bp.pad_mode = pad_mode_of(L.binary.padding);
-  bp.threshold = data.threshold, bp.flip = data.flip;
+  const gpu::ConvShape shape = gpu::conv_shape_of(L);
+  const gpu::BinaryParams bp = gpu::binary_params_of(L, data);
   gpu::BinaryRun bin = gpu::gpu_binary_conv(dev, pack_nhwc(input, bp.bits),
                                             pack_nhwc(data.weights, bp.bits), shape, bp, repeats);
   out.kernels.push_back(judged(std::move(bin.timing), unpack_to_nhwc(bin.output), simulated));
 
   // The same +-1 values through the int8 kernel and the float baseline.
-  const int8_t pad = gpu::pad_value_of(bp.pad_mode);
-  gpu::DirectParams p;
-  p.epilogue = gpu::DirectEpilogue::Binarize;
-  p.pad_value = pad, p.threshold = bp.threshold, p.flip = bp.flip;
+  const gpu::DirectParams p = gpu::binarize_params_of(bp);
+  const int8_t pad = p.pad_value;
   gpu::Int8Run i8 = gpu::gpu_int8_conv(dev, input, data.weights, shape, p, repeats);
   out.kernels.push_back(judged(std::move(i8.timing), i8.output, simulated));
   out.kernels.push_back(

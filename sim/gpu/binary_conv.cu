@@ -11,6 +11,7 @@
 // CPU tests check against the reference.
 #include <cuda_runtime.h>
 
+#include "sim/gpu/dynamic_shared_memory.h"
 #include "sim/gpu/kernel_launch.h"
 #include "sim/gpu/kernel_math.h"
 
@@ -72,15 +73,9 @@ __global__ void binary_conv_kernel(ConvGeometry g, const Word* __restrict__ inpu
 template <typename Word>
 int launch(const TilingPlan& plan, const BinaryKernelArgs& a) {
   const auto kernel = binary_conv_kernel<Word>;
-  // Above 48 KiB a kernel must opt in to its dynamic shared memory. Done once
-  // per size (the warm-up launch), so the timed launches do not include it.
-  static uint64_t opted_in = 0;
-  if (plan.shared_bytes > opted_in) {
-    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               int(plan.shared_bytes));
-    if (e != cudaSuccess) return int(e);
-    opted_in = plan.shared_bytes;
-  }
+  static uint64_t opted_in = 0;  // per kernel instantiation
+  if (const cudaError_t e = opt_in_shared_memory(kernel, plan.shared_bytes, opted_in))
+    return int(e);
   const dim3 grid(plan.grid_x, plan.grid_y, plan.grid_z);
   const dim3 block(kWarp, plan.threads_per_block / kWarp);
   kernel<<<grid, block, plan.shared_bytes>>>(plan.geometry, static_cast<const Word*>(a.input),

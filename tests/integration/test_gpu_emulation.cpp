@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/gpu/host_emulation.h"
+#include "sim/gpu/layer_job.h"
 #include "sim/reference/binary_reference.h"
 #include "sim/runner/runner.h"
 #include "sim/tensor/layout.h"
@@ -20,19 +21,6 @@ namespace {
 
 // An H100-like limit set (any would do: the outputs must not depend on it).
 const DeviceLimits kDevice{227 * 1024, 255, 65536, 1024, 32};
-
-ConvShape shape_of(const LayerConfig& l) {
-  ConvShape s;
-  s.n = l.N, s.c = l.C, s.h = l.H, s.w = l.W, s.k = l.K, s.r = l.R, s.s = l.S;
-  s.stride = l.stride, s.padding = l.padding;
-  return s;
-}
-
-PadMode pad_mode_of(BinaryPadMode m) {
-  return m == BinaryPadMode::PlusOne    ? PadMode::PlusOne
-         : m == BinaryPadMode::MinusOne ? PadMode::MinusOne
-                                        : PadMode::Skip;
-}
 
 }  // namespace
 
@@ -51,35 +39,18 @@ TEST_CASE("host emulation of the GPU kernels equals the simulator on the gpu tes
     const bool chained = l > 0 && sim->network.chained[l];
     const LayerData data = make_layer_data(L, !chained);
     const TensorI8& input = chained ? sim->outputs[l - 1] : data.input;
-    const ConvShape shape = shape_of(L);
+    const ConvShape shape = conv_shape_of(L);
     if (L.is_binary()) {
-      const BinaryParams bp{L.binary.bits, pad_mode_of(L.binary.padding), data.threshold,
-                            data.flip};
+      const BinaryParams bp = binary_params_of(L, data);
       const TilingPlan plan = plan_tiling(KernelKind::Binary, shape, bp.bits, kDevice);
       const PackedTensor out = emulate_binary_conv(
           pack_nhwc(input, bp.bits), pack_nhwc(data.weights, bp.bits), shape, bp, plan);
       CHECK(unpack_to_nhwc(out).data == sim->outputs[l].data);
-      const DirectParams dp{DirectEpilogue::Binarize,
-                            pad_value_of(bp.pad_mode),
-                            false,
-                            {},
-                            {},
-                            0,
-                            data.threshold,
-                            data.flip};
-      CHECK(emulate_direct_int8(input, data.weights, shape, dp,
+      CHECK(emulate_direct_int8(input, data.weights, shape, binarize_params_of(bp),
                                 plan_tiling(KernelKind::Int8, shape, 32, kDevice))
                 .data == sim->outputs[l].data);
     } else {
-      const DirectParams dp{DirectEpilogue::Requantize,
-                            0,
-                            L.relu,
-                            data.bias,
-                            L.requant.scale,
-                            L.requant.shift,
-                            {},
-                            {}};
-      TensorI8 out = emulate_direct_int8(input, data.weights, shape, dp,
+      TensorI8 out = emulate_direct_int8(input, data.weights, shape, requantize_params_of(L, data),
                                          plan_tiling(KernelKind::Int8, shape, 32, kDevice));
       // An int8 layer feeding a binary one is stored as its signs.
       if (sim->program.layers[l].output_bits != 0) out = reference::sign_to_pm1(out);

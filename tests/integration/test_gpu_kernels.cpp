@@ -12,6 +12,7 @@
 #include "sim/reference/reference_conv.h"
 #include "sim/tensor/layout.h"
 #include "sim/workload/layer_data.h"
+#include "tests/support/gpu_test_support.h"
 
 using namespace npusim;
 using namespace npusim::gpu;
@@ -33,28 +34,7 @@ TensorI8 random_values(std::vector<uint32_t> shape, uint64_t seed, bool pm1) {
   return t;
 }
 
-struct Geometry {
-  uint32_t h, w, rs, stride, padding;
-};
-const Geometry kGeometries[] = {{9, 7, 1, 1, 0}, {19, 21, 3, 1, 1}, {23, 17, 3, 2, 1}};
-const uint32_t kChannels[] = {31, 32, 33, 64, 100};
-const reference::BinaryPadding kPads[] = {reference::BinaryPadding::Skip,
-                                          reference::BinaryPadding::PlusOne,
-                                          reference::BinaryPadding::MinusOne};
-
-PadMode pad_mode(reference::BinaryPadding p) {
-  return p == reference::BinaryPadding::PlusOne    ? PadMode::PlusOne
-         : p == reference::BinaryPadding::MinusOne ? PadMode::MinusOne
-                                                   : PadMode::Skip;
-}
-
-ConvShape shape_of(const TensorI8& in, const TensorI8& w, const Geometry& g) {
-  ConvShape s;
-  s.n = in.shape[0], s.h = in.shape[1], s.w = in.shape[2], s.c = in.shape[3];
-  s.k = w.shape[0], s.r = w.shape[1], s.s = w.shape[2];
-  s.stride = g.stride, s.padding = g.padding;
-  return s;
-}
+const test::GpuGeometry kGeometries[] = {{9, 7, 1, 1, 0}, {19, 21, 3, 1, 1}, {23, 17, 3, 2, 1}};
 
 }  // namespace
 
@@ -62,9 +42,9 @@ TEST_CASE("GPU binary kernel equals the reference and the host emulation", "[gpu
   if (skipped_without_device()) return;
   const DeviceInfo dev = open_device(0);
   uint64_t seed = 1;
-  for (const Geometry& geo : kGeometries)
-    for (uint32_t C : kChannels)
-      for (reference::BinaryPadding pad : kPads)
+  for (const test::GpuGeometry& geo : kGeometries)
+    for (uint32_t C : test::kGpuChannels)
+      for (reference::BinaryPadding pad : test::kGpuPads)
         for (uint32_t bits : {32u, 64u}) {
           ++seed;
           const uint32_t K = bits == 32 ? 40 : 70;
@@ -77,8 +57,8 @@ TEST_CASE("GPU binary kernel equals the reference and the host emulation", "[gpu
             rp.threshold.push_back(int32_t(rng.uniform(-8, 8)));
             rp.flip.push_back(uint8_t(rng.uniform(0, 1)));
           }
-          const BinaryParams bp{bits, pad_mode(pad), rp.threshold, rp.flip};  // see unit test
-          const ConvShape shape = shape_of(in, w, geo);
+          const BinaryParams bp{bits, test::pad_mode(pad), rp.threshold, rp.flip};  // see unit test
+          const ConvShape shape = test::shape_of(in, w, geo);
           const BinaryRun run =
               gpu_binary_conv(dev, pack_nhwc(in, bits), pack_nhwc(w, bits), shape, bp, 1);
           INFO("C" << C << " " << geo.rs << "x" << geo.rs << "/" << geo.stride << " pad "
@@ -95,8 +75,8 @@ TEST_CASE("GPU int8 kernel equals the reference requantisation", "[gpu][device]"
   if (skipped_without_device()) return;
   const DeviceInfo dev = open_device(0);
   uint64_t seed = 500;
-  for (const Geometry& geo : kGeometries)
-    for (uint32_t C : kChannels) {
+  for (const test::GpuGeometry& geo : kGeometries)
+    for (uint32_t C : test::kGpuChannels) {
       ++seed;
       const uint32_t K = 45;
       const TensorI8 in = random_values({2, geo.h, geo.w, C}, seed, false);
@@ -111,7 +91,7 @@ TEST_CASE("GPU int8 kernel equals the reference requantisation", "[gpu][device]"
       }
       const DirectParams dp{
           DirectEpilogue::Requantize, 0, rp.relu, rp.bias, rp.scale, rp.shift, {}, {}};
-      const Int8Run run = gpu_int8_conv(dev, in, w, shape_of(in, w, geo), dp, 1);
+      const Int8Run run = gpu_int8_conv(dev, in, w, test::shape_of(in, w, geo), dp, 1);
       INFO("C" << C << " " << geo.rs << "x" << geo.rs << "/" << geo.stride << ": "
                << run.timing.plan);
       CHECK(run.output.data == reference::conv2d_int8(in, w, rp).data);
@@ -122,16 +102,16 @@ TEST_CASE("GPU float kernel sums equal the reference dot on +-1 values", "[gpu][
   if (skipped_without_device()) return;
   const DeviceInfo dev = open_device(0);
   uint64_t seed = 900;
-  for (const Geometry& geo : kGeometries)
-    for (reference::BinaryPadding pad : kPads) {
+  for (const test::GpuGeometry& geo : kGeometries)
+    for (reference::BinaryPadding pad : test::kGpuPads) {
       ++seed;
       const TensorI8 in = random_values({1, geo.h, geo.w, 100}, seed, true);
       const TensorI8 w = random_values({37, geo.rs, geo.rs, 100}, seed + 1, true);
       reference::BinaryConvParams rp;
       rp.stride = geo.stride, rp.padding = geo.padding, rp.pad_mode = pad;
       const TensorI32 dot = reference::binary_conv_dot(in, w, rp);
-      const FloatRun run =
-          gpu_float_conv(dev, in, w, shape_of(in, w, geo), pad_value_of(pad_mode(pad)), 3);
+      const FloatRun run = gpu_float_conv(dev, in, w, test::shape_of(in, w, geo),
+                                          pad_value_of(test::pad_mode(pad)), 3);
       REQUIRE(run.sums.size() == dot.data.size());
       CHECK(std::equal(run.sums.begin(), run.sums.end(), dot.data.begin(),
                        [](float f, int32_t d) { return int32_t(f) == d; }));

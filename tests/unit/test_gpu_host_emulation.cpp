@@ -11,6 +11,7 @@
 #include "sim/reference/reference_conv.h"
 #include "sim/tensor/layout.h"
 #include "sim/workload/layer_data.h"
+#include "tests/support/gpu_test_support.h"
 
 using namespace npusim;
 using namespace npusim::gpu;
@@ -36,33 +37,12 @@ TensorI8 random_int8(std::vector<uint32_t> shape, uint64_t seed) {
   return t;
 }
 
-struct Geometry {
-  uint32_t h, w, rs, stride, padding;
-};
 // 1x1, 3x3 (same size), 3x3 stride 2; odd, non-square sizes that no block
 // tile divides.
-const Geometry kGeometries[] = {{9, 7, 1, 1, 0}, {9, 7, 3, 1, 1}, {11, 9, 3, 2, 1}};
-const uint32_t kChannels[] = {31, 32, 33, 64, 100};
-const reference::BinaryPadding kPads[] = {reference::BinaryPadding::Skip,
-                                          reference::BinaryPadding::PlusOne,
-                                          reference::BinaryPadding::MinusOne};
-
-PadMode pad_mode(reference::BinaryPadding p) {
-  return p == reference::BinaryPadding::PlusOne    ? PadMode::PlusOne
-         : p == reference::BinaryPadding::MinusOne ? PadMode::MinusOne
-                                                   : PadMode::Skip;
-}
-
-ConvShape shape_of(const TensorI8& in, const TensorI8& w, const Geometry& g) {
-  ConvShape s;
-  s.n = in.shape[0], s.h = in.shape[1], s.w = in.shape[2], s.c = in.shape[3];
-  s.k = w.shape[0], s.r = w.shape[1], s.s = w.shape[2];
-  s.stride = g.stride, s.padding = g.padding;
-  return s;
-}
+const test::GpuGeometry kGeometries[] = {{9, 7, 1, 1, 0}, {9, 7, 3, 1, 1}, {11, 9, 3, 2, 1}};
 
 // Thresholds around zero, within the dot's range, so both decisions occur.
-reference::BinaryConvParams binary_params(uint32_t K, uint32_t taps, const Geometry& g,
+reference::BinaryConvParams binary_params(uint32_t K, uint32_t taps, const test::GpuGeometry& g,
                                           reference::BinaryPadding pad, uint64_t seed) {
   reference::BinaryConvParams p;
   p.stride = g.stride, p.padding = g.padding, p.pad_mode = pad;
@@ -80,9 +60,9 @@ reference::BinaryConvParams binary_params(uint32_t K, uint32_t taps, const Geome
 TEST_CASE("host emulation of the binary kernel equals the reference packed bit for bit",
           "[gpu][emulation]") {
   uint64_t seed = 1;
-  for (const Geometry& geo : kGeometries) {
-    for (uint32_t C : kChannels) {
-      for (reference::BinaryPadding pad : kPads) {
+  for (const test::GpuGeometry& geo : kGeometries) {
+    for (uint32_t C : test::kGpuChannels) {
+      for (reference::BinaryPadding pad : test::kGpuPads) {
         for (uint32_t bits : {32u, 64u}) {
           ++seed;
           const uint32_t K = bits == 32 ? 40 : 70;  // a partial last output group
@@ -94,8 +74,8 @@ TEST_CASE("host emulation of the binary kernel equals the reference packed bit f
           const PackedTensor expected = pack_nhwc(reference::conv2d_binary(in, w, rp), bits);
           // Copy-constructed, not assigned: GCC 12 warns (-Wnonnull) on a vector
           // assigned to an empty one here.
-          const BinaryParams bp{bits, pad_mode(pad), rp.threshold, rp.flip};
-          const ConvShape shape = shape_of(in, w, geo);
+          const BinaryParams bp{bits, test::pad_mode(pad), rp.threshold, rp.flip};
+          const ConvShape shape = test::shape_of(in, w, geo);
           for (const DeviceLimits& d : {big_device(), tiny_device()}) {
             const TilingPlan plan = plan_tiling(KernelKind::Binary, shape, bits, d);
             INFO("C" << C << " " << geo.rs << "x" << geo.rs << "/" << geo.stride << " pad mode "
@@ -119,17 +99,17 @@ TEST_CASE("host emulation: the kernel's masked XOR-popcount dot equals the refer
   // The float baseline keeps the raw sums; on +-1 values they are exact, so
   // this compares the direct kernel's loops with binary_conv_dot as well.
   uint64_t seed = 100;
-  for (const Geometry& geo : kGeometries) {
+  for (const test::GpuGeometry& geo : kGeometries) {
     for (uint32_t C : {31u, 33u, 100u}) {
-      for (reference::BinaryPadding pad : kPads) {
+      for (reference::BinaryPadding pad : test::kGpuPads) {
         ++seed;
         const TensorI8 in = random_pm1({1, geo.h, geo.w, C}, seed);
         const TensorI8 w = random_pm1({37, geo.rs, geo.rs, C}, seed + 7);
         const reference::BinaryConvParams rp = binary_params(37, C, geo, pad, seed);
         const TensorI32 dot = reference::binary_conv_dot(in, w, rp);
-        const ConvShape shape = shape_of(in, w, geo);
+        const ConvShape shape = test::shape_of(in, w, geo);
         const std::vector<float> sums =
-            emulate_direct_float(in, w, shape, pad_value_of(pad_mode(pad)),
+            emulate_direct_float(in, w, shape, pad_value_of(test::pad_mode(pad)),
                                  plan_tiling(KernelKind::Float, shape, 32, tiny_device()));
         REQUIRE(sums.size() == dot.data.size());
         for (size_t i = 0; i < sums.size(); ++i) REQUIRE(int32_t(sums[i]) == dot.data[i]);
@@ -148,8 +128,8 @@ TEST_CASE("host emulation: the kernel's masked XOR-popcount dot equals the refer
 TEST_CASE("host emulation of the int8 kernel equals the reference requantisation",
           "[gpu][emulation]") {
   uint64_t seed = 500;
-  for (const Geometry& geo : kGeometries) {
-    for (uint32_t C : kChannels) {
+  for (const test::GpuGeometry& geo : kGeometries) {
+    for (uint32_t C : test::kGpuChannels) {
       ++seed;
       const uint32_t K = 45;
       const TensorI8 in = random_int8({2, geo.h, geo.w, C}, seed);
@@ -165,7 +145,7 @@ TEST_CASE("host emulation of the int8 kernel equals the reference requantisation
       const TensorI8 expected = reference::conv2d_int8(in, w, rp);
       const DirectParams dp{
           DirectEpilogue::Requantize, 0, rp.relu, rp.bias, rp.scale, rp.shift, {}, {}};
-      const ConvShape shape = shape_of(in, w, geo);
+      const ConvShape shape = test::shape_of(in, w, geo);
       for (const DeviceLimits& d : {big_device(), tiny_device()}) {
         const TilingPlan plan = plan_tiling(KernelKind::Int8, shape, 32, d);
         INFO("C" << C << " " << geo.rs << "x" << geo.rs << "/" << geo.stride << ": "
@@ -184,22 +164,22 @@ TEST_CASE("host emulation of the int8 kernel equals the reference requantisation
 TEST_CASE("host emulation of the int8 kernel on +-1 values binarises like the reference",
           "[gpu][emulation]") {
   uint64_t seed = 900;
-  for (const Geometry& geo : kGeometries) {
-    for (reference::BinaryPadding pad : kPads) {
+  for (const test::GpuGeometry& geo : kGeometries) {
+    for (reference::BinaryPadding pad : test::kGpuPads) {
       ++seed;
       const TensorI8 in = random_pm1({1, geo.h, geo.w, 33}, seed);
       const TensorI8 w = random_pm1({50, geo.rs, geo.rs, 33}, seed + 1);
       const reference::BinaryConvParams rp =
           binary_params(50, 33 * geo.rs * geo.rs, geo, pad, seed);
       const DirectParams dp{DirectEpilogue::Binarize,
-                            pad_value_of(pad_mode(pad)),
+                            pad_value_of(test::pad_mode(pad)),
                             false,
                             {},
                             {},
                             0,
                             rp.threshold,
                             rp.flip};
-      const ConvShape shape = shape_of(in, w, geo);
+      const ConvShape shape = test::shape_of(in, w, geo);
       const TilingPlan plan = plan_tiling(KernelKind::Int8, shape, 32, tiny_device());
       CHECK(emulate_direct_int8(in, w, shape, dp, plan).data ==
             reference::conv2d_binary(in, w, rp).data);
