@@ -86,7 +86,7 @@ class Emitter {
     d.relu = L.relu;
     d.shift = L.requant.shift;
     // Binary layers load their packed rows on the fly (docs/binary.md).
-    d.access = L.is_binary() ? LoadAccess::Im2col : hw_.load_access;
+    d.access = L.access_on(hw_);
     d.binary = L.is_binary();
     d.bits = L.binary.bits;
     d.pad_mode = L.binary.padding;

@@ -90,7 +90,7 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
   plan.k_tile = static_cast<uint32_t>(ceil_div(L.K, plan.k_tiles));  // equal k-tiles
   if (word_tiles)
     plan.k_tile = static_cast<uint32_t>(ceil_div(plan.k_tile, output_bits)) * output_bits;
-  const LoadAccess access = L.is_binary() ? LoadAccess::Im2col : hw.load_access;
+  const LoadAccess access = L.access_on(hw);
 
   // Largest piece (in output rows) that fits one half.
   uint32_t max_rows = 0;

@@ -137,11 +137,11 @@ const std::vector<HardwareParam>& hardware_params() {
                            0, 1000000, "From request to first data"));
     t.push_back(uint_param("dram.burst_bytes", &H::dram, &DramConfig::burst_bytes, "B", 1, 65536,
                            "Transfers round up to whole bursts", /*power_of_two=*/true));
-    t.push_back(choice_param(
-        "load.access", &H::load_access,
-        {LoadAccess::Im2col, LoadAccess::HostIm2col, LoadAccess::Mec},
-        "Input lowering (seed 001): im2col generated on the fly from the input, or a matrix the "
-        "host materialises in DRAM first (im2col rows, or MEC strips)"));
+    t.push_back(choice_param("load.access", &H::load_access,
+                             {LoadAccess::Im2col, LoadAccess::HostIm2col, LoadAccess::Mec},
+                             "Input lowering (seed 001) of every layer without its own `access`: "
+                             "im2col generated on the fly from the input, or a matrix the "
+                             "host materialises in DRAM first (im2col rows, or MEC strips)"));
     t.push_back(uint_param("store.batch_bytes", &H::store, &StoreConfig::batch_bytes, "B", 1,
                            16777216,
                            "Results leave in batches of at least this many bytes (whole rows)"));

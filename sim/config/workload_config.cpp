@@ -256,6 +256,15 @@ LayerConfig parse_layer(const json& j, const std::string& file, const std::strin
                   "a sparsity object");
     layer.sparsity = parse_sparsity(*s, file, reader.pointer_to("sparsity"));
   }
+  if (reader.find("access")) {
+    if (layer.is_binary())
+      reader.fail("access",
+                  "no \"access\" on a binary layer (its input is always generated on "
+                  "the fly)",
+                  describe_json(*reader.find("access")));
+    layer.access =
+        static_cast<LoadAccess>(reader.get_choice("access", {"im2col", "host_im2col", "mec"}, 0));
+  }
   layer.binary.threshold.assign(layer.K, 0);
   if (const json* b = reader.find("binary")) {
     if (!layer.is_binary())
@@ -387,6 +396,7 @@ json to_json(const NetworkConfig& net) {
                   {"padding", l.padding},
                   {"dtype", to_string(l.dtype)},
                   {"seed", l.seed}};
+    if (l.access) layer["access"] = to_string(*l.access);
     if (!l.weights_npy.empty()) layer["weights_npy"] = l.weights_npy;
     if (!l.input_npy.empty()) layer["input_npy"] = l.input_npy;
     if (l.is_binary()) {

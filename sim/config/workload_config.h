@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/hardware_config.h"
+
 namespace npusim {
 
 // int8: int8 x int8 -> int32, requantised to int8. binary: +-1 values packed
@@ -67,8 +69,15 @@ struct LayerConfig {
   std::string bias_npy;     // optional; shape K int32 (empty = random)
   SparsityConfig sparsity;
   BinaryConfig binary;  // meaningful when dtype == Binary
+  // Seed 001 input lowering for this layer; unset: the hardware's load.access.
+  std::optional<LoadAccess> access;
 
   bool is_binary() const { return dtype == DataType::Binary; }
+  // The mode this layer's input loads use: its own "access", else the
+  // hardware default; binary layers always generate on the fly.
+  LoadAccess access_on(const HardwareConfig& hw) const {
+    return is_binary() ? LoadAccess::Im2col : access.value_or(hw.load_access);
+  }
   uint32_t out_h() const { return (H + 2 * padding - R) / stride + 1; }
   uint32_t out_w() const { return (W + 2 * padding - S) / stride + 1; }
   uint64_t macs() const { return uint64_t(N) * K * out_h() * out_w() * uint64_t(C) * R * S; }

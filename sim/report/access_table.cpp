@@ -1,9 +1,9 @@
 // The seed 001 section of the summary: per layer, the input bytes each
 // load.access mode reads from DRAM for the same tiling, their ratio to
 // host_im2col (the unrolled matrix materialised in DRAM), and the largest
-// input tile each mode holds in the cache. The run's own mode is starred; its
-// column is what the run really read (load.input_dram_bytes). Formulas:
-// docs/address-generator.md.
+// input tile each mode holds in the cache. The "mode" column is the layer's
+// own (its "access", else load.access); that mode's column is what the run
+// really read (load.input_dram_bytes). Formulas: docs/address-generator.md.
 #include <cstdio>
 #include <string>
 
@@ -19,35 +19,33 @@ void print_access_table(std::ostream& out, const RunSummary& s) {
   const Counter* footprint[] = {&st.get("load.footprint_im2col_bytes"),
                                 &st.get("load.footprint_host_im2col_bytes"),
                                 &st.get("load.footprint_mec_bytes")};
-  const int run_mode = static_cast<int>(s.hw->load_access);  // Im2col, HostIm2col, Mec
-  const char* names[] = {"im2col", "host_im2col", "mec"};
   char line[256];
-  std::string head[3];
-  for (int m = 0; m < 3; ++m) head[m] = std::string(names[m]) + (m == run_mode ? "*" : "");
-  std::snprintf(line, sizeof line, "%-24s %12s %12s %12s %9s %9s   %s\n", "input reads (seed 001)",
-                head[0].c_str(), head[1].c_str(), head[2].c_str(), "im2col %", "mec %",
-                "largest tile: im2col / host_im2col / mec");
+  std::snprintf(line, sizeof line, "%-24s %-11s %12s %12s %12s %9s %9s   %s\n",
+                "input reads (seed 001)", "mode", "im2col", "host_im2col", "mec", "im2col %",
+                "mec %", "largest tile: im2col / host_im2col / mec");
   out << line;
   const auto kib = [](uint64_t b) { return double(b) / 1024.0; };
-  auto print = [&](const std::string& name, const uint64_t t[3], const uint64_t f[3]) {
+  auto print = [&](const std::string& name, const char* mode, const uint64_t t[3],
+                   const uint64_t f[3]) {
     const auto ratio = [&](uint64_t v) { return t[1] == 0 ? 0.0 : 100.0 * double(v) / t[1]; };
     std::snprintf(line, sizeof line,
-                  "%-24s %12.1f %12.1f %12.1f %8.1f%% %8.1f%%   %.1f / %.1f / %.1f\n", name.c_str(),
-                  kib(t[0]), kib(t[1]), kib(t[2]), ratio(t[0]), ratio(t[2]), kib(f[0]), kib(f[1]),
-                  kib(f[2]));
+                  "%-24s %-11s %12.1f %12.1f %12.1f %8.1f%% %8.1f%%   %.1f / %.1f / %.1f\n",
+                  name.c_str(), mode, kib(t[0]), kib(t[1]), kib(t[2]), ratio(t[0]), ratio(t[2]),
+                  kib(f[0]), kib(f[1]), kib(f[2]));
     out << line;
   };
   for (uint32_t l = 0; l < st.layers(); ++l) {
     const uint64_t t[3] = {traffic[0]->at(l), traffic[1]->at(l), traffic[2]->at(l)};
     const uint64_t f[3] = {footprint[0]->at(l), footprint[1]->at(l), footprint[2]->at(l)};
-    print(s.network->layers[l].name, t, f);
+    const LayerConfig& layer = s.network->layers[l];
+    print(layer.name, to_string(layer.access_on(*s.hw)), t, f);
   }
   const uint64_t t[3] = {traffic[0]->total(), traffic[1]->total(), traffic[2]->total()};
   const uint64_t f[3] = {footprint[0]->total(), footprint[1]->total(), footprint[2]->total()};
-  print("total", t, f);
-  out << "KiB the input loads read from DRAM for the same tiles in each load.access mode (*: this "
-         "run's; host_im2col's host also writes its matrix); %: of host_im2col; largest tile: "
-         "KiB of input held in the cache\n\n";
+  print("total", "", t, f);
+  out << "KiB the input loads read from DRAM for the same tiles in each load.access mode (mode: "
+         "the layer's own; host_im2col's host also writes its matrix); %: of host_im2col; "
+         "largest tile: KiB of input held in the cache\n\n";
 }
 
 }  // namespace npusim

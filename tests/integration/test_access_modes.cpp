@@ -88,6 +88,52 @@ TEST_CASE("the report reproduces the patent's 5x5x3 example: 75 of 243 bytes", "
   CHECK(counter(l, "load.mec_matrix_bytes") == 3 * 5 * 3 * 3);
   const auto table = npusim::test::run_cli("run " + layer);
   REQUIRE(table.exit_code == 0);
-  CHECK_THAT(table.out,
-             Catch::Matches("(.|\n)*\npatent +0\\.1 +0\\.2 +0\\.1 +30\\.9% +55\\.6%(.|\n)*"));
+  CHECK_THAT(
+      table.out,
+      Catch::Matches("(.|\n)*\npatent +im2col +0\\.1 +0\\.2 +0\\.1 +30\\.9% +55\\.6%(.|\n)*"));
+}
+
+TEST_CASE("load.access per layer: each layer reads in its own mode, bit-exact", "[access]") {
+  // Layer a mec, b host_im2col (both override the hardware's im2col), c the
+  // hardware default; b and c read what the layer before stored.
+  const std::string net = npusim::test::write_temp_file("per_layer_access.json", R"({"name":"m",
+    "layers":[
+    {"type":"conv2d","name":"a","C":8,"H":12,"W":12,"K":16,"R":3,"S":3,"padding":1,"access":"mec"},
+    {"type":"conv2d","name":"b","C":16,"H":12,"W":12,"K":16,"R":3,"S":3,"padding":1,
+     "access":"host_im2col"},
+    {"type":"conv2d","name":"c","C":16,"H":12,"W":12,"K":8,"R":3,"S":3,"padding":1}]})");
+  const nlohmann::json r = run_report("run " + net);
+  const nlohmann::json& L = r.at("layers");
+  for (const auto& layer : L) CHECK(layer.at("check").at("match") == true);
+  CHECK(counter(L[0], "load.input_dram_bytes") == counter(L[0], "load.mec_matrix_bytes"));
+  CHECK(counter(L[1], "load.input_dram_bytes") == counter(L[1], "load.im2col_matrix_bytes"));
+  CHECK(counter(L[2], "load.input_dram_bytes") == counter(L[2], "load.input_rows_bytes"));
+  CHECK(counter(L[0], "load.host_lowering_bytes") > 0);
+  CHECK(counter(L[1], "load.host_lowering_bytes") == 12 * 12 * 9 * 16);  // OH*OW x R*S*C
+  CHECK(counter(L[2], "load.host_lowering_bytes") == 0);
+  // The hardware default changes only the layer without its own mode.
+  const nlohmann::json all_mec = run_report("run " + net + " --set load.access=mec");
+  for (size_t l = 0; l < 2; ++l)
+    CHECK(counter(all_mec.at("layers")[l], "load.input_dram_bytes") ==
+          counter(L[l], "load.input_dram_bytes"));
+  CHECK(counter(all_mec.at("layers")[2], "load.input_dram_bytes") ==
+        counter(L[2], "load.mec_matrix_bytes"));
+  const auto table = npusim::test::run_cli("run " + net);
+  CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nb +host_im2col +[0-9](.|\n)*"));
+}
+
+TEST_CASE("a bad per-layer access is a config error naming the pointer", "[access]") {
+  const std::string bad = npusim::test::write_temp_file(
+      "bad_access.json",
+      R"({"type":"conv2d","name":"x","C":8,"H":8,"W":8,"K":8,"R":3,"S":3,"access":"im2cl"})");
+  const auto r = npusim::test::run_cli("run " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("bad_access.json: at /access") &&
+                        Catch::Contains("did you mean \"im2col\""));
+  const std::string binary = npusim::test::write_temp_file(
+      "binary_access.json", R"({"type":"conv2d","name":"x","dtype":"binary","C":8,"H":8,"W":8,
+      "K":8,"R":3,"S":3,"access":"mec"})");
+  const auto b = npusim::test::run_cli("run " + binary);
+  CHECK(b.exit_code == 2);
+  CHECK_THAT(b.err, Catch::Contains("at /access") && Catch::Contains("binary layer"));
 }
