@@ -81,12 +81,16 @@ void ComputeEngine::compute(const Instruction& in) {
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
     const uint64_t now = now_cycles();
-    const std::string reader = scheduler->who(in, s);
     const RowRange out = stage_rows(in, s);
     const RowRange need = tile_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
-    weights.require(weight_tag, 0, in.k_count(), now, reader);
-    input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
-                  uint32_t(need.end - piece_rows.begin), now, reader);
+    {
+      // Scoped: a thread still waiting when another one stops the run is
+      // never unwound, so no heap object may live across a wait.
+      const std::string reader = scheduler->who(in, s);
+      weights.require(weight_tag, 0, in.k_count(), now, reader);
+      input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
+                    uint32_t(need.end - piece_rows.begin), now, reader);
+    }
     if (options_.functional && L.binary) {
       if (s == 0) binary_kernels_ = binary_array::decode_kernels(weights, L, in.k_count());
       binary_array::compute_rows(L, in, input, piece_rows.begin, binary_kernels_, results,

@@ -64,11 +64,15 @@ uint64_t StoreEngine::store(const Instruction& in) {
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
     const uint64_t now = now_cycles();
-    const std::string reader = scheduler->who(in, s);
     const RowRange rows = stage_rows(in, s);
-    params.require(params_tag, in.k_begin, in.k_end, now, reader);
-    results.require(results_tag, uint32_t(rows.begin - in.out_row_begin),
-                    uint32_t(rows.end - in.out_row_begin), now, reader);
+    {
+      // Scoped: a thread still waiting when another one stops the run is
+      // never unwound, so no heap object may live across a wait.
+      const std::string reader = scheduler->who(in, s);
+      params.require(params_tag, in.k_begin, in.k_end, now, reader);
+      results.require(results_tag, uint32_t(rows.begin - in.out_row_begin),
+                      uint32_t(rows.end - in.out_row_begin), now, reader);
+    }
     if (options_.functional) {
       for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
         const int32_t* sums = results.row(uint32_t(oh - in.out_row_begin));
