@@ -81,14 +81,7 @@ TEST_CASE("GPU int8 kernel equals the reference requantisation", "[gpu][device]"
       const uint32_t K = 45;
       const TensorI8 in = random_values({2, geo.h, geo.w, C}, seed, false);
       const TensorI8 w = random_values({K, geo.rs, geo.rs, C}, seed + 1, false);
-      reference::ConvParams rp;
-      rp.stride = geo.stride, rp.padding = geo.padding, rp.relu = seed % 2 == 0;
-      rp.shift = auto_requant_shift(uint64_t(C) * geo.rs * geo.rs);
-      SeededRandom rng(seed);
-      for (uint32_t k = 0; k < K; ++k) {
-        rp.bias.push_back(int32_t(rng.uniform(-5000, 5000)));
-        rp.scale.push_back(int32_t(rng.uniform(1, 300)));
-      }
+      const reference::ConvParams rp = test::random_requant(K, C, geo, seed);
       const DirectParams dp{
           DirectEpilogue::Requantize, 0, rp.relu, rp.bias, rp.scale, rp.shift, {}, {}};
       const Int8Run run = gpu_int8_conv(dev, in, w, test::shape_of(in, w, geo), dp, 1);

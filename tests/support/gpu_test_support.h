@@ -5,9 +5,12 @@
 
 #include <cstdint>
 
+#include "sim/config/workload_config.h"
 #include "sim/gpu/conv_job.h"
 #include "sim/reference/binary_reference.h"
+#include "sim/reference/reference_conv.h"
 #include "sim/tensor/tensor.h"
+#include "sim/workload/layer_data.h"
 
 namespace npusim::test {
 
@@ -32,6 +35,21 @@ inline gpu::ConvShape shape_of(const TensorI8& in, const TensorI8& w, const GpuG
   s.k = w.shape[0], s.r = w.shape[1], s.s = w.shape[2];
   s.stride = g.stride, s.padding = g.padding;
   return s;
+}
+
+// A seeded int8 requantisation for K output channels of a C-channel layer
+// under `g`: random bias and scale, ReLU on even seeds, the automatic shift.
+inline reference::ConvParams random_requant(uint32_t K, uint32_t C, const GpuGeometry& g,
+                                            uint64_t seed) {
+  reference::ConvParams rp;
+  rp.stride = g.stride, rp.padding = g.padding, rp.relu = seed % 2 == 0;
+  rp.shift = auto_requant_shift(uint64_t(C) * g.rs * g.rs);
+  SeededRandom rng(seed);
+  for (uint32_t k = 0; k < K; ++k) {
+    rp.bias.push_back(int32_t(rng.uniform(-5000, 5000)));
+    rp.scale.push_back(int32_t(rng.uniform(1, 300)));
+  }
+  return rp;
 }
 
 }  // namespace npusim::test

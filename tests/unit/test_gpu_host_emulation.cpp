@@ -134,14 +134,7 @@ TEST_CASE("host emulation of the int8 kernel equals the reference requantisation
       const uint32_t K = 45;
       const TensorI8 in = random_int8({2, geo.h, geo.w, C}, seed);
       const TensorI8 w = random_int8({K, geo.rs, geo.rs, C}, seed + 1);
-      reference::ConvParams rp;
-      rp.stride = geo.stride, rp.padding = geo.padding, rp.relu = seed % 2 == 0;
-      rp.shift = auto_requant_shift(uint64_t(C) * geo.rs * geo.rs);
-      SeededRandom rng(seed);
-      for (uint32_t k = 0; k < K; ++k) {
-        rp.bias.push_back(int32_t(rng.uniform(-5000, 5000)));
-        rp.scale.push_back(int32_t(rng.uniform(1, 300)));
-      }
+      const reference::ConvParams rp = test::random_requant(K, C, geo, seed);
       const TensorI8 expected = reference::conv2d_int8(in, w, rp);
       const DirectParams dp{
           DirectEpilogue::Requantize, 0, rp.relu, rp.bias, rp.scale, rp.shift, {}, {}};
