@@ -8,7 +8,8 @@ namespace npusim {
 namespace {
 
 uint64_t dense_row_bits(const AddressGeneratorInit& init) {
-  return uint64_t(init.input_w) * init.channels * init.element_bits;
+  const uint64_t components = init.input_layout == InputLayout::kNchw ? 1 : init.channels;
+  return uint64_t(init.input_w) * components * init.element_bits;
 }
 
 // Count of (output index o, filter tap k) pairs whose input coordinate
@@ -118,9 +119,15 @@ ElementAddress InputAddressGenerator::current() const {
   if (y < 0 || y >= int64_t(init_.input_h) || x < 0 || x >= int64_t(init_.input_w)) {
     return ElementAddress{};
   }
-  const uint64_t element = uint64_t(x) * init_.channels + c_;
-  return from_bits(init_.input_base * 8 + uint64_t(y) * row_stride_bits_ +
-                   element * init_.element_bits);
+  return input_element(uint32_t(y), uint32_t(x), c_);
+}
+
+ElementAddress InputAddressGenerator::input_element(uint32_t y, uint32_t x, uint32_t c) const {
+  // NHWC: row y, then component x*C + c. NCHW: plane c (H rows), row y, then x.
+  const bool planar = init_.input_layout == InputLayout::kNchw;
+  const uint64_t row = planar ? uint64_t(c) * init_.input_h + y : y;
+  const uint64_t element = planar ? x : uint64_t(x) * init_.channels + c;
+  return from_bits(init_.input_base * 8 + row * row_stride_bits_ + element * init_.element_bits);
 }
 
 void InputAddressGenerator::advance() {

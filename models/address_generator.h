@@ -16,13 +16,20 @@
 
 namespace npusim {
 
+// How the input lies in memory: NHWC (the components of a position are
+// contiguous) or NCHW (one H x W plane per component).
+enum class InputLayout { kNhwc, kNchw };
+
 // The initialisation instruction(s) of the state machine.
 struct AddressGeneratorInit {
-  uint32_t input_w = 0;       // input x size
-  uint32_t input_h = 0;       // input y size
-  uint32_t channels = 0;      // components per (y, x) position, contiguous (NHWC)
-  uint64_t input_base = 0;    // byte address of element (y 0, x 0, c 0)
-  uint64_t row_stride = 0;    // memory stride in bytes between input rows; 0 = dense W*C
+  uint32_t input_w = 0;     // input x size
+  uint32_t input_h = 0;     // input y size
+  uint32_t channels = 0;    // components per (y, x) position
+  uint64_t input_base = 0;  // byte address of element (y 0, x 0, c 0)
+  // Memory stride in bytes between input rows (of one plane in NCHW); 0 =
+  // dense: W*C components (NHWC) or W (NCHW). NCHW planes are H rows apart.
+  uint64_t row_stride = 0;
+  InputLayout input_layout = InputLayout::kNhwc;
   uint32_t element_bits = 8;  // component depth; 1..64, sub-byte widths bit-addressed
   uint32_t filters = 0;       // number of filters K (output channels)
   uint32_t filter_w = 0;      // filter x size S
@@ -79,6 +86,9 @@ class InputAddressGenerator {
   uint64_t elements() const { return rows() * columns(); }
   // Of those, how many are padding (never fetched from DRAM).
   uint64_t padding_elements() const;
+  // Where input element (y, x, c) lies (y, x inside the input): the one
+  // layout formula, shared with the load engine's functional copy.
+  ElementAddress input_element(uint32_t y, uint32_t x, uint32_t c) const;
 
  private:
   ElementAddress current() const;

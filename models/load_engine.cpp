@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "models/address_generator.h"
 #include "models/cost_model.h"
+#include "models/layer_addressing.h"
 
 namespace npusim {
 
@@ -138,24 +138,6 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
   return last;
 }
 
-namespace {
-
-// The address generator's configuration for layer L, from its AGU registers.
-AddressGeneratorInit agu_config(const LayerDescriptor& L) {
-  std::map<std::string, uint64_t> reg;
-  for (const AguRegister& r : agu_registers(L)) reg[r.name] = r.value;
-  const auto u32 = [&](const char* name) { return static_cast<uint32_t>(reg.at(name)); };
-  AddressGeneratorInit init;
-  init.input_w = u32("input_w"), init.input_h = u32("input_h"), init.channels = u32("channels");
-  init.row_stride = reg.at("row_stride"), init.element_bits = u32("element_bits");
-  init.filters = u32("filters"), init.filter_w = u32("filter_w"), init.filter_h = u32("filter_h");
-  init.stride = u32("stride"), init.padding = u32("padding");
-  init.input_base = reg.at("input_base"), init.output_base = reg.at("output_base");
-  return init;
-}
-
-}  // namespace
-
 uint64_t LoadEngine::agu_init(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   try {
@@ -168,6 +150,7 @@ uint64_t LoadEngine::agu_init(const Instruction& in) {
   const uint64_t now = now_cycles();
   const uint64_t write_start = std::max(now, agu_write_free_at_);
   const uint64_t ready = write_start + agu_init_cycles(agu_registers(L).size());
+  standalone_ = ready - write_start;  // register writes only: no DRAM latency
   agu_write_free_at_ = ready;
   set_layer_[in.half] = in.layer;
   set_ready_at_[in.half] = ready;
@@ -221,7 +204,7 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   // ceil(C/b) words side by side, as the array reads them (docs/binary.md).
   const uint64_t padded_row = L.tile_row_bytes();
   const uint64_t dram_row = uint64_t(L.W) * L.pixel_bytes();
-  const uint64_t segments = L.binary ? L.groups() : 1;  // one run per word group
+  const bool planar = !L.binary && L.input_layout == TensorLayout::Nchw;
   ByteTile& half = cache->input_half(in.unit, in.half);
   half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end}, uint32_t(rows.count()),
                   padded_row, options_.functional);
@@ -241,6 +224,8 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
                                 real_first, real_end);
     if (options_.functional && L.binary) {
       copy_binary_rows(L, in.batch, real_first, real_end, half, rows.begin);
+    } else if (options_.functional && planar) {
+      copy_planar_rows(L, in.batch, real_first, real_end, half, rows.begin);
     } else if (options_.functional) {
       // Padding rows stay zero; real rows land after `padding` zero columns.
       for (int64_t r = real_first; r < real_end; ++r) {
@@ -251,6 +236,9 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     }
     const uint64_t begin = now_cycles();
     input_dram_bytes_.add(in.layer, real_rows * dram_row);
+    // NHWC rows are one run; packed rows one run per word group; NCHW rows one
+    // run per channel plane, unless they are whole planes (which abut).
+    const uint64_t segments = L.binary ? L.groups() : planar && real_rows < L.H ? L.C : 1;
     const uint64_t ready =
         transfer_stage(in, real_rows * dram_row, uint64_t(end - first) * padded_row, segments);
     for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
@@ -273,6 +261,23 @@ void LoadEngine::copy_binary_rows(const LayerDescriptor& L, uint32_t batch, int6
       int8_t* to = half.row(uint32_t(r - tile_first_row));
       for (uint32_t x = 0; x < L.W; ++x)
         std::memcpy(to + ((uint64_t(L.padding) + x) * groups + g) * word, from + x * word, word);
+    }
+  }
+}
+
+void LoadEngine::copy_planar_rows(const LayerDescriptor& L, uint32_t batch, int64_t first,
+                                  int64_t end, ByteTile& half, int64_t tile_first_row) {
+  // The generator says where each (row, channel) run of W components starts;
+  // the tile holds the row pixel-major (all C of a pixel together), as the
+  // array reads it.
+  AddressGeneratorInit init = agu_config(L);
+  init.input_base += uint64_t(batch) * L.H * L.W * L.C;
+  const InputAddressGenerator input(init, LoweringKind::kIm2col);
+  for (int64_t r = first; r < end; ++r) {
+    int8_t* to = half.row(uint32_t(r - tile_first_row)) + uint64_t(L.padding) * L.C;
+    for (uint32_t c = 0; c < L.C; ++c) {
+      const int8_t* from = dram->image(uint64_t(input.input_element(uint32_t(r), 0, c).byte), L.W);
+      for (uint32_t x = 0; x < L.W; ++x) to[uint64_t(x) * L.C + c] = from[x];
     }
   }
 }

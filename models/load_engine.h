@@ -43,6 +43,9 @@ class LoadEngine : public Engine {
   // N(C/b)HWb in DRAM into the tile (pixel-major, `padding` zero pixels first).
   void copy_binary_rows(const LayerDescriptor& L, uint32_t batch, int64_t first, int64_t end,
                         ByteTile& half, int64_t tile_first_row);
+  // The same for an int8 input stored NCHW: each row gathers its C plane runs.
+  void copy_planar_rows(const LayerDescriptor& L, uint32_t batch, int64_t first, int64_t end,
+                        ByteTile& half, int64_t tile_first_row);
   // The host's part of host_im2col / mec: writes tile rows [begin, end) of
   // image `batch`'s lowered matrix into the DRAM image (functional runs) and
   // returns the bytes written.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/cost_model.h"
+#include "models/layer_addressing.h"
 
 namespace npusim {
 namespace {
@@ -74,12 +75,12 @@ uint64_t StoreEngine::store(const Instruction& in) {
                       uint32_t(rows.end - in.out_row_begin), now, reader);
     }
     if (options_.functional) {
+      // Seed 001's output generator places every element: int8 NHWC or NCHW,
+      // or one bit of a packed N(K/b)HWb word.
+      const OutputAddressGenerator place(agu_config(L), output_layout_of(L));
+      int8_t* out = dram->image(L.output_address, L.output_bytes());
       for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
         const int32_t* sums = results.row(uint32_t(oh - in.out_row_begin));
-        const uint64_t row_address =
-            L.output_address + ((uint64_t(in.batch) * L.out_h + uint64_t(oh)) * L.out_w) * L.K;
-        int8_t* dst =
-            L.output_bits == 0 ? dram->image(row_address, uint64_t(L.out_w) * L.K) : nullptr;
         for (uint32_t ow = 0; ow < L.out_w; ++ow)
           for (uint32_t k = 0; k < k_count; ++k) {
             // {bias, scale}, or {threshold, flip} for a binary layer.
@@ -87,25 +88,34 @@ uint64_t StoreEngine::store(const Instruction& in) {
             const int32_t sum = sums[uint64_t(ow) * k_count + k];
             const int8_t v =
                 L.binary ? binarise(sum, p[0], p[1]) : requantise(sum, p[0], p[1], L.shift, L.relu);
-            if (dst != nullptr)
-              dst[uint64_t(ow) * L.K + in.k_begin + k] = v;
-            else
-              write_packed_bit(L, in.batch, uint32_t(oh), ow, in.k_begin + k, v >= 0);
+            const ElementAddress at = place.address(in.batch, uint32_t(oh), ow, in.k_begin + k);
+            int8_t& byte = out[uint64_t(at.byte) - L.output_address];
+            if (L.output_bits == 0)
+              byte = v;
+            else  // +1 sets the bit, -1 clears it
+              byte = int8_t(v >= 0 ? uint8_t(byte) | uint8_t(1u << at.bit)
+                                   : uint8_t(byte) & uint8_t(~(1u << at.bit)));
           }
       }
     }
     const uint64_t pixels = uint64_t(rows.count()) * L.out_w;
     // All channels of a pixel are contiguous in NHWC: a full-K tile is one
-    // segment, a k-tile is one segment per pixel.
-    // A packed output (N(K/b)HWb) holds the batch's rows of one word group
-    // contiguously: one segment per group the k-tile covers.
+    // segment, a k-tile is one segment per pixel. NCHW holds each channel's
+    // plane contiguously: one segment per channel, or one in all when the
+    // batch covers whole planes. A packed output (N(K/b)HWb) holds the
+    // batch's rows of one word group contiguously: one segment per group the
+    // k-tile covers.
     const bool whole = k_count == L.K;
+    const bool planar = L.output_bits == 0 && L.output_layout == TensorLayout::Nchw;
+    const bool whole_planes = rows.count() == int64_t(L.out_h);
     const uint32_t ob = L.output_bits;
     const uint64_t word_groups = ob == 0 ? 0 : (in.k_end - 1) / ob - in.k_begin / ob + 1;
     const Grant read = cache->access(in.layer, false, pixels * k_count * 4, now);
-    const Grant bus = ob != 0 ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
-                              : dram->transfer(in.layer, true, whole ? 1 : pixels,
-                                               whole ? pixels * k_count : k_count);
+    const Grant bus = ob != 0  ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
+                      : planar ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
+                                                whole_planes ? pixels * k_count : pixels)
+                               : dram->transfer(in.layer, true, whole ? 1 : pixels,
+                                                whole ? pixels * k_count : k_count);
     const uint64_t in_write_buffer = std::max(bus.end, read.end);
     const uint64_t ack = in_write_buffer + latency;
     dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count, ack);
@@ -119,18 +129,6 @@ uint64_t StoreEngine::store(const Instruction& in) {
   results.release();
   cache->occupancy_changed(in.layer);
   return last_ack;
-}
-
-void StoreEngine::write_packed_bit(const LayerDescriptor& L, uint32_t n, uint32_t oh, uint32_t ow,
-                                   uint32_t k, bool plus_one) {
-  // Word (n, k / b, oh, ow) of N(K/b)HWb, little-endian: bit k % b is in
-  // byte (k % b) / 8 of the word.
-  const uint32_t ob = L.output_bits;
-  const uint64_t groups = (L.K + ob - 1) / ob;
-  const uint64_t word = ((uint64_t(n) * groups + k / ob) * L.out_h + oh) * L.out_w + ow;
-  int8_t* byte = dram->image(L.output_address + word * (ob / 8) + (k % ob) / 8, 1);
-  const uint8_t bit = uint8_t(1u << (k % 8));
-  *byte = int8_t(plus_one ? uint8_t(*byte) | bit : uint8_t(*byte) & uint8_t(~bit));
 }
 
 }  // namespace npusim

@@ -1,9 +1,11 @@
 // The store engine (seed 004's "store"): reads a piece's int32 sums from the
 // cache, requantises them (per-channel bias and scale, layer shift, ReLU) or,
 // for a binary layer, thresholds them to +-1, and writes the results to DRAM
-// in the consumer's format (int8 NHWC, or packed N(K/b)HWb: docs/binary.md) in batches of
-// store.batch_bytes (seed 003's threshold), one stage per batch. A write is in the bus write buffer
-// when its data has crossed the bus and reaches memory `latency` cycles later.
+// in the consumer's format (int8 NHWC or NCHW, or packed N(K/b)HWb:
+// docs/binary.md), each element placed by seed 001's output address
+// generator, in batches of store.batch_bytes (seed 003's threshold), one stage
+// per batch. A write is in the bus write buffer when its data has crossed the
+// bus and reaches memory `latency` cycles later.
 #pragma once
 
 #include "models/engine.h"
@@ -20,9 +22,6 @@ class StoreEngine : public Engine {
   void run();
   // Returns the cycle the last batch reaches memory.
   uint64_t store(const Instruction& in);
-  // Sets (+1) or clears (-1) channel k's bit of pixel (n, oh, ow) in a packed output.
-  void write_packed_bit(const LayerDescriptor& L, uint32_t n, uint32_t oh, uint32_t ow, uint32_t k,
-                        bool plus_one);
 
   Counter& busy_;
   Counter& instructions_;

@@ -47,6 +47,10 @@ class Emitter {
       LayerDescriptor d = describe_layer(L, plan, part);
       d.output_bits = output_bits;
       const bool chained = l > 0 && net_.chained[l];
+      if (chained && !d.binary && program_.layers[l - 1].output_layout != d.input_layout)
+        throw CompileError("layer " + L.name + " reads its input " + to_string(d.input_layout) +
+                           " but " + program_.layers[l - 1].name + " stores it " +
+                           to_string(program_.layers[l - 1].output_layout));
       if (chained) {
         d.input_address = program_.layers[l - 1].output_address;
         d.input_from_layer = static_cast<int32_t>(l - 1);
@@ -90,6 +94,8 @@ class Emitter {
     d.binary = L.is_binary();
     d.bits = L.binary.bits;
     d.pad_mode = L.binary.padding;
+    d.input_layout = L.input_layout;
+    d.output_layout = L.output_layout;
     d.k_tile = plan.k_tile;
     d.rows_per_piece = plan.rows_per_piece;
     d.rows_per_compute_stage = plan.rows_per_compute_stage;

@@ -31,14 +31,6 @@ uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadA
   return input + uint64_t(rows) * L.out_w() * k_tile * 4;
 }
 
-uint32_t output_bits_of(const NetworkConfig& net, size_t l) {
-  if (l + 1 < net.layers.size() && l + 1 < net.chained.size() && net.chained[l + 1]) {
-    const LayerConfig& consumer = net.layers[l + 1];
-    return consumer.is_binary() ? consumer.binary.bits : 0;
-  }
-  return net.layers[l].is_binary() ? net.layers[l].binary.bits : 0;
-}
-
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw) {
   uint64_t max_weights = 0, max_k = 0;
   for (const LayerConfig& L : net.layers) {

@@ -44,11 +44,6 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
 LayerTilingPlan plan_layer(const LayerConfig& layer, const HardwareConfig& hw,
                            const CachePartition& partition, uint32_t output_bits = 0);
 
-// The format layer `l`'s store writes: its consumer's (the next layer when
-// that one is chained to it), else its own: packed b bits for a binary
-// consumer (or a binary layer's own output), 0 (int8 NHWC) otherwise.
-uint32_t output_bits_of(const NetworkConfig& net, size_t l);
-
 // Bytes of one half needed by a piece of `rows` output rows with `k_tile`
 // output channels: its input rows (padded width) plus its int32 results.
 uint64_t piece_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_tile,

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
@@ -199,9 +200,15 @@ SparsityConfig parse_sparsity(const json& j, const std::string& file, const std:
   return s;
 }
 
+// The layouts a layer's file asks for; parse_workload settles them across
+// chained layers (resolve_layouts).
+struct LayoutRequest {
+  std::optional<TensorLayout> input, output;
+};
+
 LayerConfig parse_layer(const json& j, const std::string& file, const std::string& pointer,
                         bool type_required, uint64_t default_seed, const std::string& default_name,
-                        const SparsityConfig& default_sparsity = {}) {
+                        LayoutRequest& layouts, const SparsityConfig& default_sparsity = {}) {
   JsonReader reader(j, file, pointer);
   const std::vector<std::string> types = {"conv2d"};
   if (type_required) {
@@ -265,6 +272,16 @@ LayerConfig parse_layer(const json& j, const std::string& file, const std::strin
     layer.access =
         static_cast<LoadAccess>(reader.get_choice("access", {"im2col", "host_im2col", "mec"}, 0));
   }
+  for (const char* key : {"input_layout", "output_layout"}) {
+    if (!reader.find(key)) continue;
+    // A binary input is packed by definition; a binary layer's own output is
+    // packed unless an int8 consumer follows, which resolve_layouts checks.
+    if (layer.is_binary() && std::string(key) == "input_layout")
+      reader.fail(key, "no \"input_layout\" on a binary layer (its input is packed N(C/b)HWb)",
+                  describe_json(*reader.find(key)));
+    const auto layout = static_cast<TensorLayout>(reader.get_choice(key, {"nhwc", "nchw"}, 0));
+    (std::string(key) == "input_layout" ? layouts.input : layouts.output) = layout;
+  }
   layer.binary.threshold.assign(layer.K, 0);
   if (const json* b = reader.find("binary")) {
     if (!layer.is_binary())
@@ -289,7 +306,55 @@ std::vector<bool> compute_chaining(const std::vector<LayerConfig>& layers) {
   return chained;
 }
 
+// Settles each layer's input and output layout from what the file asks: a
+// chained consumer reads what its producer stores, so either side may name
+// the layout (nhwc when neither does); both naming different ones, or a
+// layout on an output stored packed, is an error at the key that says it.
+void resolve_layouts(NetworkConfig& net, const std::vector<LayoutRequest>& asked,
+                     const std::string& file, const std::string& layers_pointer) {
+  const auto pointer = [&](size_t l, const char* key) {
+    const std::string layer =
+        layers_pointer.empty() ? "" : json_pointer_append(layers_pointer, std::to_string(l));
+    return json_pointer_append(layer, key);
+  };
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    LayerConfig& L = net.layers[l];
+    const bool feeds_next = l + 1 < net.layers.size() && net.chained[l + 1];
+    if (asked[l].output && output_bits_of(net, l) != 0) {
+      const std::string why =
+          feeds_next ? "binary layer " + net.layers[l + 1].name + " reads it" : "a binary layer";
+      throw ConfigError(file, pointer(l, "output_layout"),
+                        "no \"output_layout\": the output is stored packed N(C/b)HWb (" + why + ")",
+                        std::string("\"") + to_string(*asked[l].output) + "\"");
+    }
+    L.output_layout = asked[l].output.value_or(TensorLayout::Nhwc);
+    L.input_layout = asked[l].input.value_or(TensorLayout::Nhwc);
+    if (l > 0 && net.chained[l] && !L.is_binary()) {
+      LayerConfig& producer = net.layers[l - 1];
+      if (asked[l].input && asked[l - 1].output && *asked[l].input != *asked[l - 1].output)
+        throw ConfigError(file, pointer(l, "input_layout"),
+                          std::string("\"") + to_string(*asked[l - 1].output) + "\", the layout " +
+                              producer.name + " stores its output in (" +
+                              pointer(l - 1, "output_layout") + "), which this layer reads",
+                          std::string("\"") + to_string(*asked[l].input) + "\"");
+      // Whichever side named it wins; the producer's output was settled above.
+      if (asked[l].input) producer.output_layout = *asked[l].input;
+      L.input_layout = producer.output_layout;
+    }
+  }
+}
+
 }  // namespace
+
+const char* to_string(TensorLayout l) { return l == TensorLayout::Nchw ? "nchw" : "nhwc"; }
+
+uint32_t output_bits_of(const NetworkConfig& net, size_t l) {
+  if (l + 1 < net.layers.size() && l + 1 < net.chained.size() && net.chained[l + 1]) {
+    const LayerConfig& consumer = net.layers[l + 1];
+    return consumer.is_binary() ? consumer.binary.bits : 0;
+  }
+  return net.layers[l].is_binary() ? net.layers[l].binary.bits : 0;
+}
 
 const char* to_string(DataType t) { return t == DataType::Binary ? "binary" : "int8"; }
 
@@ -330,6 +395,7 @@ uint32_t auto_requant_shift(uint64_t reduction_size) {
 
 NetworkConfig parse_workload(const json& j, const std::string& file) {
   NetworkConfig net;
+  std::vector<LayoutRequest> layouts;
   if (j.is_object() && j.contains("layers")) {
     JsonReader reader(j, file);
     net.name = reader.get_string("name", file_stem(file, "network"));
@@ -345,10 +411,11 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
       reader.fail("layers", expected, describe_json(layers));
     }
     std::map<std::string, std::string> name_pointers;
+    layouts.resize(layers.size());
     for (std::size_t i = 0; i < layers.size(); ++i) {
       const std::string pointer = json_pointer_append("/layers", std::to_string(i));
       LayerConfig layer = parse_layer(layers[i], file, pointer, /*type_required=*/false, seed + i,
-                                      "layer" + std::to_string(i), default_sparsity);
+                                      "layer" + std::to_string(i), layouts[i], default_sparsity);
       // Reports and goldens key results by layer name, so names must be unique.
       const auto [it, inserted] = name_pointers.emplace(layer.name, pointer + "/name");
       if (!inserted) {
@@ -358,8 +425,9 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
       net.layers.push_back(std::move(layer));
     }
   } else if (j.is_object() && j.contains("type")) {
+    layouts.resize(1);
     net.layers.push_back(
-        parse_layer(j, file, "", /*type_required=*/true, 1, file_stem(file, "layer")));
+        parse_layer(j, file, "", /*type_required=*/true, 1, file_stem(file, "layer"), layouts[0]));
     net.name = net.layers[0].name;
   } else {
     std::string hint;
@@ -373,6 +441,7 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
         j.is_object() ? "object without \"type\" or \"layers\"" : describe_json(j), hint);
   }
   net.chained = compute_chaining(net.layers);
+  resolve_layouts(net, layouts, file, j.contains("layers") ? "/layers" : "");
   return net;
 }
 
@@ -397,6 +466,9 @@ json to_json(const NetworkConfig& net) {
                   {"dtype", to_string(l.dtype)},
                   {"seed", l.seed}};
     if (l.access) layer["access"] = to_string(*l.access);
+    // Written only when not the default, so files that never used them stay as they were.
+    if (l.input_layout != TensorLayout::Nhwc) layer["input_layout"] = to_string(l.input_layout);
+    if (l.output_layout != TensorLayout::Nhwc) layer["output_layout"] = to_string(l.output_layout);
     if (!l.weights_npy.empty()) layer["weights_npy"] = l.weights_npy;
     if (!l.input_npy.empty()) layer["input_npy"] = l.input_npy;
     if (l.is_binary()) {

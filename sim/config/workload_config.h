@@ -54,6 +54,12 @@ struct SparsityConfig {
 };
 const char* to_string(SparsityConfig::Pattern p);
 
+// How an int8 tensor lies in DRAM (docs/address-generator.md#layouts): NHWC
+// (channels of a pixel contiguous, what the datapath consumes) or NCHW (one
+// plane per channel). Binary tensors are always packed N(C/b)HWb.
+enum class TensorLayout { Nhwc, Nchw };
+const char* to_string(TensorLayout l);
+
 struct LayerConfig {
   std::string name;
   uint32_t N = 1, C = 0, H = 0, W = 0;  // input
@@ -71,6 +77,11 @@ struct LayerConfig {
   BinaryConfig binary;  // meaningful when dtype == Binary
   // Seed 001 input lowering for this layer; unset: the hardware's load.access.
   std::optional<LoadAccess> access;
+  // Where the address generator reads an int8 input and the store writes an
+  // int8 output ("input_layout" / "output_layout"). A chained pair agrees:
+  // parse_workload fills one from the other. Packed tensors ignore them.
+  TensorLayout input_layout = TensorLayout::Nhwc;
+  TensorLayout output_layout = TensorLayout::Nhwc;
 
   bool is_binary() const { return dtype == DataType::Binary; }
   // The mode this layer's input loads use: its own "access", else the
@@ -98,6 +109,11 @@ struct NetworkConfig {
   // For layer i > 0: true when it consumes layer i-1's output tensor.
   std::vector<bool> chained;
 };
+
+// The format layer `l`'s store writes: its consumer's (the next layer when
+// that one is chained to it), else its own: packed b bits for a binary
+// consumer (or a binary layer's own output), 0 (int8, in output_layout) otherwise.
+uint32_t output_bits_of(const NetworkConfig& net, size_t l);
 
 // A file holding either one layer ({"type": "conv2d", ...}) or a network
 // ({"layers": [...]}) becomes a NetworkConfig. Relative .npy paths resolve

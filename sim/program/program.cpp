@@ -39,11 +39,22 @@ const char* to_string(Opcode op) {
   return "?";
 }
 
+uint64_t layouts_register(const LayerDescriptor& L) {
+  const auto code = [](bool packed, uint32_t bits, TensorLayout layout) -> uint64_t {
+    if (packed) return bits == 64 ? 3 : 2;
+    return layout == TensorLayout::Nchw ? 1 : 0;
+  };
+  return code(L.binary, L.bits, L.input_layout) |
+         code(L.output_bits != 0, L.output_bits, L.output_layout) << 4;
+}
+
 std::vector<AguRegister> agu_registers(const LayerDescriptor& L) {
+  // NCHW rows are W components of one channel plane; NHWC rows hold all C.
+  const bool planar = !L.binary && L.input_layout == TensorLayout::Nchw;
   return {{"input_w", L.W},
           {"input_h", L.H},
           {"channels", L.C},
-          {"row_stride", uint64_t(L.W) * L.pixel_bytes()},
+          {"row_stride", uint64_t(L.W) * (planar ? 1 : L.pixel_bytes())},
           {"element_bits", L.binary ? 1u : 8u},
           {"filters", L.K},
           {"filter_w", L.S},
@@ -51,7 +62,8 @@ std::vector<AguRegister> agu_registers(const LayerDescriptor& L) {
           {"stride", L.stride},
           {"padding", L.padding},
           {"input_base", L.input_address},
-          {"output_base", L.output_address}};
+          {"output_base", L.output_address},
+          {"layouts", layouts_register(L)}};
 }
 
 const char* to_string(EngineKind e) {

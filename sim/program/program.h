@@ -83,6 +83,12 @@ struct LayerDescriptor {
   // The format the store writes, which is the consumer's (docs/binary.md#mixed):
   // 0 = int8 NHWC; 32 or 64 = +-1 packed N(K/b)HWb with b = output_bits.
   uint32_t output_bits = 0;
+  // Seed 001 layouts of the int8 tensors in DRAM (docs/address-generator.md#layouts):
+  // the address generator reads the input in input_layout, the store writes
+  // an int8 output (output_bits 0) in output_layout. A chained layer's
+  // input_layout is its producer's output_layout.
+  TensorLayout input_layout = TensorLayout::Nhwc;
+  TensorLayout output_layout = TensorLayout::Nhwc;
 
   uint64_t kernel_bytes(uint32_t k) const {
     if (binary) return uint64_t(R) * S * pixel_bytes();
@@ -113,13 +119,17 @@ struct LayerDescriptor {
 
 // The address generator's initialisation registers for one layer (seed 001:
 // input x/y size, components, memory stride, component depth, filters, filter
-// x/y size, stride, padding, input and output base addresses), in the order an
-// AGU_INIT writes them. Derived from the layer, never set independently.
+// x/y size, stride, padding, input and output base addresses, and the
+// tensor layouts), in the order an AGU_INIT writes them. Derived from the
+// layer, never set independently.
 struct AguRegister {
   const char* name;
   uint64_t value;
 };
 std::vector<AguRegister> agu_registers(const LayerDescriptor& layer);
+// The "layouts" register: input code | output code << 4, with codes 0 NHWC,
+// 1 NCHW, 2 packed N(C/32)HW32, 3 packed N(C/64)HW64.
+uint64_t layouts_register(const LayerDescriptor& layer);
 
 struct Instruction {
   uint32_t id = 0;

@@ -1,6 +1,6 @@
 // Program files: JSON lines, one object per line (docs/traces.md has examples).
 //
-//   header (first line)  {"npusim_program": 1, "workload": {...}, "hardware": {...},
+//   header (first line)  {"npusim_program": 3, "workload": {...}, "hardware": {...},
 //                         "dram_bytes": N}   workload/hardware as their to_json() writes them
 //   one line per layer   {"layer": i, "name", "N", "C", "H", "W", "K", "R", "S", "stride",
 //   (numbered 0, 1, ..)   "padding", "out_h", "out_w", "relu", "shift", "input_address",
@@ -8,7 +8,9 @@
 //                         "rows_per_piece", "rows_per_compute_stage", "half_bytes",
 //                         "weight_region_bytes", "params_region_bytes", "input_from_layer"}
 //                        binary layers add "dtype": "binary", "bits", "pad_mode"; a layer
-//                        whose store packs its output adds "output_bits" (docs/binary.md)
+//                        whose store packs its output adds "output_bits" (docs/binary.md);
+//                        int8 tensors stored NCHW add "input_layout" / "output_layout":
+//                        "nchw" (docs/address-generator.md)
 //   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
 //   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
 //   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
@@ -57,7 +59,8 @@ const std::vector<std::string> kLayerKeys = {
     "relu", "shift", "input_address", "weights_address", "params_address", "output_address",
     "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
     "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
-    "lowered_address", "dtype", "bits", "pad_mode", "output_bits"};
+    "lowered_address", "dtype", "bits", "pad_mode", "output_bits", "input_layout",
+    "output_layout"};
 const std::vector<std::string> kInstructionKeys = {
     "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps", "registers"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
@@ -238,8 +241,8 @@ class ProgramReader {
     JsonReader r(line.value, file);
     reject_unknown_keys(r, kHeaderKeys);
     field_equals(r, "npusim_program", kProgramFormatVersion,
-                 "the program format version; version 1 files predate agu_init: recompile them "
-                 "with npusim compile");
+                 "the program format version; version 1 files predate agu_init and version 2 "
+                 "the AGU \"layouts\" register: recompile them with npusim compile");
     for (const char* key : {"workload", "hardware"}) {
       const json* v = r.find(key);
       if (!v) r.fail(key, "object", kMissing);
@@ -293,6 +296,9 @@ class ProgramReader {
       d.output_bits = dim("output_bits", 32, 64, "32 or 64 (absent: int8 NHWC)");
       if (d.output_bits != 32) d.output_bits = dim("output_bits", 64, 64, "32 or 64");
     }
+    // Int8 tensor layouts (docs/address-generator.md#layouts): optional, nhwc when absent.
+    d.input_layout = static_cast<TensorLayout>(r.get_choice("input_layout", {"nhwc", "nchw"}, 0));
+    d.output_layout = static_cast<TensorLayout>(r.get_choice("output_layout", {"nhwc", "nchw"}, 0));
     const uint64_t dram = out_.program.dram_bytes;
     const auto address = [&](const char* key, uint64_t bytes) -> uint64_t {
       const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
@@ -350,17 +356,23 @@ class ProgramReader {
   void check_against_workload(JsonReader& r, const LayerDescriptor& d, size_t i) const {
     if (i >= network_.layers.size()) return;  // read() reports the count
     const LayerConfig& w = network_.layers[i];
-    const auto check = [&](const char* key, uint64_t have, uint64_t want) {
+    const auto check_text = [&](const char* key, const std::string& have, const std::string& want) {
       if (have == want) return;
       r.fail(key,
-             std::to_string(want) + " (as in the header's workload, layer " + std::to_string(i) +
-                 " \"" + w.name + "\")",
-             std::to_string(have));
+             want + " (as in the header's workload, layer " + std::to_string(i) + " \"" + w.name +
+                 "\")",
+             have);
+    };
+    const auto check = [&](const char* key, uint64_t have, uint64_t want) {
+      check_text(key, std::to_string(have), std::to_string(want));
     };
     for (const auto& [key, member, config, unused] : kShape) check(key, d.*member, w.*config);
     check("relu", d.relu, w.relu);
     check("shift", d.shift, w.requant.shift);
     check("dtype", d.binary ? 1 : 0, w.is_binary() ? 1 : 0);
+    check("output_bits", d.output_bits, output_bits_of(network_, i));
+    check_text("input_layout", to_string(d.input_layout), to_string(w.input_layout));
+    check_text("output_layout", to_string(d.output_layout), to_string(w.output_layout));
     if (d.binary) {
       check("bits", d.bits, w.binary.bits);
       check("pad_mode", uint64_t(d.pad_mode), uint64_t(w.binary.padding));
@@ -488,6 +500,10 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
       out << ", \"dtype\": \"binary\", \"bits\": " << d.bits << ", \"pad_mode\": \""
           << to_string(d.pad_mode) << '"';
     if (d.output_bits != 0) out << ", \"output_bits\": " << d.output_bits;
+    if (d.input_layout != TensorLayout::Nhwc)
+      out << ", \"input_layout\": \"" << to_string(d.input_layout) << '"';
+    if (d.output_layout != TensorLayout::Nhwc)
+      out << ", \"output_layout\": \"" << to_string(d.output_layout) << '"';
     if (d.access != LoadAccess::Im2col)
       out << ", \"access\": \"" << to_string(d.access)
           << "\", \"lowered_address\": " << d.lowered_address;

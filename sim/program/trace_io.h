@@ -14,7 +14,7 @@
 namespace npusim {
 
 // 2: agu_init instructions (seed 001); format 1 files predate them.
-inline constexpr int kProgramFormatVersion = 2;
+inline constexpr int kProgramFormatVersion = 3;
 
 struct ProgramFile {
   nlohmann::json workload;  // as written by to_json(NetworkConfig)

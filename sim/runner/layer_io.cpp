@@ -34,7 +34,9 @@ void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const L
       const std::vector<uint8_t> packed = pack_nhwc(data.input, d.bits).bytes();
       std::memcpy(image.data() + d.input_address, packed.data(), packed.size());
     } else {
-      std::memcpy(image.data() + d.input_address, data.input.data.data(), data.input.size());
+      const TensorI8 stored =
+          d.input_layout == TensorLayout::Nchw ? nhwc_to_nchw(data.input) : data.input;
+      std::memcpy(image.data() + d.input_address, stored.data.data(), stored.size());
     }
   }
   std::memcpy(image.data() + d.weights_address, kernels.bytes.data(), kernels.bytes.size());
@@ -47,9 +49,11 @@ void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const L
 
 TensorI8 read_output(const std::vector<int8_t>& image, const LayerDescriptor& d) {
   if (d.output_bits == 0) {
-    TensorI8 out({d.N, d.out_h, d.out_w, d.K});
+    const bool planar = d.output_layout == TensorLayout::Nchw;
+    TensorI8 out(planar ? std::vector<uint32_t>{d.N, d.K, d.out_h, d.out_w}
+                        : std::vector<uint32_t>{d.N, d.out_h, d.out_w, d.K});
     std::memcpy(out.data.data(), image.data() + d.output_address, out.size());
-    return out;
+    return planar ? nchw_to_nhwc(out) : out;
   }
   PackedTensor p;
   p.n = d.N, p.c = d.K, p.h = d.out_h, p.w = d.out_w, p.bits = d.output_bits;

@@ -1,6 +1,6 @@
 // How one layer's tensors enter and leave the DRAM image, and what the
-// reference says its stored output must be. int8 tensors are NHWC bytes;
-// binary ones are packed N(C/b)HWb (docs/binary.md).
+// reference says its stored output must be. int8 tensors are NHWC or NCHW
+// bytes (the layer's layouts); binary ones are packed N(C/b)HWb (docs/binary.md).
 #pragma once
 
 #include <cstdint>
@@ -14,12 +14,14 @@
 
 namespace npusim {
 
-// Input (packed when binary), kernel stream and the K x 8-byte parameters
+// Input (packed when binary, else in the layer's input layout), kernel stream and the K x 8-byte
+// parameters
 // ({bias, scale}, or {threshold, flip} for a binary layer).
 void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const LayerConfig& L,
                    const LayerData& data, const KernelStream& kernels);
 
-// The output the store wrote, as N,Ho,Wo,K int8 (a packed one unpacked to -1/+1).
+// The output the store wrote, as N,Ho,Wo,K int8 whatever its layout in DRAM
+// (a packed one unpacked to -1/+1).
 TensorI8 read_output(const std::vector<int8_t>& image, const LayerDescriptor& d);
 
 // The reference output of the layer on `input`, in the form the store writes

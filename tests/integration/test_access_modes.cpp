@@ -90,7 +90,8 @@ TEST_CASE("the report reproduces the patent's 5x5x3 example: 75 of 243 bytes", "
   REQUIRE(table.exit_code == 0);
   CHECK_THAT(
       table.out,
-      Catch::Matches("(.|\n)*\npatent +im2col +0\\.1 +0\\.2 +0\\.1 +30\\.9% +55\\.6%(.|\n)*"));
+      Catch::Matches(
+          "(.|\n)*\npatent +im2col +nhwc>nhwc +0\\.1 +0\\.2 +0\\.1 +30\\.9% +55\\.6%(.|\n)*"));
 }
 
 TEST_CASE("load.access per layer: each layer reads in its own mode, bit-exact", "[access]") {
@@ -119,7 +120,7 @@ TEST_CASE("load.access per layer: each layer reads in its own mode, bit-exact", 
   CHECK(counter(all_mec.at("layers")[2], "load.input_dram_bytes") ==
         counter(L[2], "load.mec_matrix_bytes"));
   const auto table = npusim::test::run_cli("run " + net);
-  CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nb +host_im2col +[0-9](.|\n)*"));
+  CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nb +host_im2col +nhwc>nhwc +[0-9](.|\n)*"));
 }
 
 TEST_CASE("a bad per-layer access is a config error naming the pointer", "[access]") {

@@ -40,7 +40,7 @@ std::pair<uint64_t, uint64_t> slice_of(const RunResult& r, uint32_t id) {
 }  // namespace
 
 TEST_CASE("a fetch before its AGU_INIT has written the registers is an error", "[agu]") {
-  // #0 agu_init (ready at 12), #1 params, #2 weights, #3 the fetch: without its
+  // #0 agu_init (13 registers: ready at 13), #1 params, #2 weights, #3 the fetch: without its
   // data dependency the fetch goes out once the weights have crossed the bus.
   const auto r = run(kTiny, "pingpong", [](Program& p) {
     REQUIRE(p.instructions[3].op == Opcode::LoadInput);
@@ -50,7 +50,7 @@ TEST_CASE("a fetch before its AGU_INIT has written the registers is an error", "
   REQUIRE(r->outcome.status == RunOutcome::Status::Failed);
   CHECK_THAT(r->outcome.message, Catch::Contains("#3 load_input") &&
                                      Catch::Contains("before AGU_INIT finished writing") &&
-                                     Catch::Contains("register set 0 (cycle 12)"));
+                                     Catch::Contains("register set 0 (cycle 13)"));
 }
 
 TEST_CASE("a fetch for a layer no register set holds is an error", "[agu]") {
@@ -83,8 +83,8 @@ TEST_CASE("two register sets hide the next layer's AGU_INIT; one set exposes it"
       const auto [init_begin, init_end] = slice_of(*r, init);
       const uint64_t fetch_begin = slice_of(*r, first_fetch).first;
       INFO("layer " << l);
-      // The AGU_INIT writes 12 registers, one per cycle, and the fetch waits for it.
-      CHECK(init_end == init_begin + 12);
+      // The AGU_INIT writes 13 registers, one per cycle, and the fetch waits for it.
+      CHECK(init_end == init_begin + 13);
       CHECK(fetch_begin >= init_end);
       if (buffering == "pingpong") {
         // Written long before it is needed: while the layer before streams.

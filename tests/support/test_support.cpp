@@ -8,11 +8,22 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace npusim::test {
 
 NetworkConfig workload(const std::string& json_text) {
   return parse_workload(nlohmann::json::parse(json_text), "<test>");
+}
+
+ConfigError workload_error(const nlohmann::json& j) {
+  try {
+    parse_workload(j, "net.json");
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("expected a ConfigError");
+  throw std::logic_error("unreachable");
 }
 
 std::string temp_dir() {

@@ -2,10 +2,10 @@
 // npusim binary as a child process, and check the timing invariants.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "sim/config/config_error.h"
 #include "sim/config/workload_config.h"
 #include "sim/runner/runner.h"
 
@@ -13,6 +13,10 @@ namespace npusim::test {
 
 // Parses a layer or network given as JSON text (as if read from "<test>").
 NetworkConfig workload(const std::string& json_text);
+
+// The ConfigError parse_workload throws on `j` read as "net.json"; the test
+// fails when it throws none.
+ConfigError workload_error(const nlohmann::json& j);
 
 struct CliResult {
   int exit_code = -1;

@@ -19,6 +19,7 @@
 
 #include "models/address_generator.h"
 #include "sim/reference/reference_conv.h"
+#include "sim/tensor/layout.h"
 
 using namespace npusim;
 
@@ -55,15 +56,21 @@ struct PaddedAddressMap {
 PaddedAddressMap padded_map(const AddressGeneratorInit& in) {
   PaddedAddressMap m{in.input_h + 2 * in.padding, in.input_w + 2 * in.padding, in.channels, {}};
   m.bit_address.assign(uint64_t(m.hp) * m.wp * m.c, -1);
-  // Sub-byte rows are bit-contiguous when no stride is given.
-  const uint64_t row_bits =
-      in.row_stride ? in.row_stride * 8 : uint64_t(in.input_w) * in.channels * in.element_bits;
+  // Sub-byte rows are bit-contiguous when no stride is given. An NHWC row
+  // holds W pixels of C components; an NCHW row W components of one plane,
+  // and plane ch starts ch * H rows in.
+  const bool nchw = in.input_layout == InputLayout::kNchw;
+  const uint64_t row_bits = in.row_stride
+                                ? in.row_stride * 8
+                                : uint64_t(in.input_w) * (nchw ? 1 : in.channels) * in.element_bits;
   for (uint32_t y = 0; y < in.input_h; ++y) {
     for (uint32_t x = 0; x < in.input_w; ++x) {
       for (uint32_t ch = 0; ch < in.channels; ++ch) {
         const uint64_t pos = (uint64_t(y + in.padding) * m.wp + x + in.padding) * m.c + ch;
-        m.bit_address[pos] = int64_t(in.input_base * 8 + y * row_bits +
-                                     (uint64_t(x) * in.channels + ch) * in.element_bits);
+        const uint64_t offset_bits =
+            nchw ? (uint64_t(ch) * in.input_h + y) * row_bits + uint64_t(x) * in.element_bits
+                 : y * row_bits + (uint64_t(x) * in.channels + ch) * in.element_bits;
+        m.bit_address[pos] = int64_t(in.input_base * 8 + offset_bits);
       }
     }
   }
@@ -144,7 +151,7 @@ TEST_CASE("patent example: 5x5x3 input, two 3x3 filters: 243 unrolled vs 75 fetc
   for (bool s : seen) CHECK(s);
 }
 
-TEST_CASE("im2col and MEC address streams equal the materialised references",
+TEST_CASE("im2col and MEC address streams equal the materialised references in NHWC and NCHW",
           "[address_generator]") {
   // h, w, c, r, s, stride, pad, row_stride (0 = dense), element bits
   using Shape = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
@@ -155,11 +162,14 @@ TEST_CASE("im2col and MEC address streams equal the materialised references",
       {4, 4, 3, 3, 3, 3, 2, 0, 8},  {6, 5, 3, 3, 3, 1, 1, 64, 8}, {5, 5, 4, 3, 3, 1, 1, 0, 16},
       {5, 6, 33, 3, 3, 2, 1, 0, 1}, {3, 3, 2, 7, 7, 1, 3, 0, 8},  {10, 3, 2, 4, 2, 3, 1, 0, 32},
   };
+  const InputLayout layout = GENERATE(InputLayout::kNhwc, InputLayout::kNchw);
   for (const Shape& sh : shapes) {
     const auto [h, w, c, r, s, stride, pad, row_stride, bits] = sh;
     INFO("H" << h << " W" << w << " C" << c << " R" << r << " S" << s << " stride " << stride
-             << " pad " << pad << " row stride " << row_stride << " bits " << bits);
-    const AddressGeneratorInit init = make_init(h, w, c, r, s, stride, pad, 0x40, row_stride, bits);
+             << " pad " << pad << " row stride " << row_stride << " bits " << bits
+             << (layout == InputLayout::kNchw ? " NCHW" : " NHWC"));
+    AddressGeneratorInit init = make_init(h, w, c, r, s, stride, pad, 0x40, row_stride, bits);
+    init.input_layout = layout;
     for (uint32_t chunk : {1u, 7u, 32u}) {
       InputAddressGenerator im2col(init, LoweringKind::kIm2col);
       const std::vector<int64_t> want = reference_im2col(init);
@@ -217,19 +227,26 @@ TEST_CASE("invalid init records are refused", "[address_generator]") {
       std::invalid_argument);
 }
 
-TEST_CASE("convolution through the streamed im2col and MEC matrices equals the reference",
-          "[address_generator]") {
+TEST_CASE(
+    "convolution through the streamed im2col and MEC matrices equals the reference from NHWC and "
+    "NCHW inputs",
+    "[address_generator]") {
+  const bool nchw = GENERATE(false, true);
+  INFO((nchw ? "input stored NCHW" : "input stored NHWC"));
   for (uint32_t pad : {0u, 1u}) {
     for (uint32_t stride : {1u, 2u}) {
       const uint32_t H = 7, W = 6, C = 3, R = 3, S = 3, K = 2;
       AddressGeneratorInit init = make_init(H, W, C, R, S, stride, pad, 16);
       init.filters = K;
+      init.input_layout = nchw ? InputLayout::kNchw : InputLayout::kNhwc;
       TensorI8 input({1, H, W, C});
       TensorI8 weights({K, R, S, C});
       for (uint64_t i = 0; i < input.size(); ++i) input.data[i] = int8_t(int(i * 7 % 5) - 2);
       for (uint64_t i = 0; i < weights.size(); ++i) weights.data[i] = int8_t(int(i * 3 % 5) - 2);
-      std::vector<int8_t> dram(16 + input.size());
-      std::copy(input.data.begin(), input.data.end(), dram.begin() + 16);
+      // The reference convolution reads NHWC; DRAM holds the chosen layout.
+      const TensorI8 stored = nchw ? nhwc_to_nchw(input) : input;
+      std::vector<int8_t> dram(16 + stored.size());
+      std::copy(stored.data.begin(), stored.data.end(), dram.begin() + 16);
       auto load = [&](const ElementAddress& a) -> int32_t {
         return a.is_padding() ? 0 : dram[uint64_t(a.byte)];
       };

@@ -6,25 +6,17 @@
 
 #include "sim/config/config_error.h"
 #include "sim/config/workload_config.h"
+#include "tests/support/test_support.h"
 
 using nlohmann::json;
 using namespace npusim;
+using npusim::test::workload_error;
 
 namespace {
 
 json binary_layer() {
   return {{"type", "conv2d"}, {"C", 33}, {"H", 6},       {"W", 5},           {"K", 3},
           {"R", 3},           {"S", 3},  {"padding", 1}, {"dtype", "binary"}};
-}
-
-ConfigError error_of(const json& j) {
-  try {
-    parse_workload(j, "net.json");
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("expected a ConfigError");
-  throw std::logic_error("unreachable");
 }
 
 }  // namespace
@@ -75,7 +67,7 @@ TEST_CASE("binary config errors name file, pointer, expectation and finding", "[
     json j = binary_layer();
     j.erase("dtype");
     j["binary"] = {{"bits", 32}};
-    const ConfigError e = error_of(j);
+    const ConfigError e = workload_error(j);
     CHECK(e.file() == "net.json");
     CHECK(e.pointer() == "/binary");
     CHECK(e.expected() == "no \"binary\" object on an int8 layer (set \"dtype\": \"binary\")");
@@ -83,7 +75,7 @@ TEST_CASE("binary config errors name file, pointer, expectation and finding", "[
   SECTION("bias_npy on a binary layer") {
     json j = binary_layer();
     j["bias_npy"] = "b.npy";
-    const ConfigError e = error_of(j);
+    const ConfigError e = workload_error(j);
     CHECK(e.pointer() == "/bias_npy");
     CHECK(e.found() == "string \"b.npy\"");
   }
@@ -91,7 +83,7 @@ TEST_CASE("binary config errors name file, pointer, expectation and finding", "[
     json layer = binary_layer();
     layer.erase("type");
     layer["requant"] = {{"shift", 3}};
-    const ConfigError e = error_of({{"layers", {layer}}});
+    const ConfigError e = workload_error({{"layers", {layer}}});
     CHECK(e.pointer() == "/layers/0/requant");
     CHECK(e.expected() ==
           "no \"requant\" on a binary layer (its outputs are thresholded: see \"binary\")");
@@ -99,15 +91,15 @@ TEST_CASE("binary config errors name file, pointer, expectation and finding", "[
   SECTION("relu and sparsity on a binary layer") {
     json j = binary_layer();
     j["relu"] = false;
-    CHECK(error_of(j).pointer() == "/relu");
+    CHECK(workload_error(j).pointer() == "/relu");
     j.erase("relu");
     j["sparsity"] = {{"pattern", "unstructured"}, {"density", 0.5}};
-    CHECK(error_of(j).pointer() == "/sparsity");
+    CHECK(workload_error(j).pointer() == "/sparsity");
   }
   SECTION("bits other than 32 or 64") {
     json j = binary_layer();
     j["binary"] = {{"bits", 48}};
-    const ConfigError e = error_of(j);
+    const ConfigError e = workload_error(j);
     CHECK(e.pointer() == "/binary/bits");
     CHECK(e.expected() == "32 or 64");
     CHECK(e.found() == "number 48");
@@ -115,39 +107,39 @@ TEST_CASE("binary config errors name file, pointer, expectation and finding", "[
   SECTION("unknown padding mode, with a hint") {
     json j = binary_layer();
     j["binary"] = {{"padding", "plus_on"}};
-    const ConfigError e = error_of(j);
+    const ConfigError e = workload_error(j);
     CHECK(e.pointer() == "/binary/padding");
     CHECK(e.hint() == "plus_one");
   }
   SECTION("threshold array of the wrong length, and a float element") {
     json j = binary_layer();
     j["binary"] = {{"threshold", {1, 2}}};
-    ConfigError e = error_of(j);
+    ConfigError e = workload_error(j);
     CHECK(e.pointer() == "/binary/threshold");
     CHECK(e.expected() == "int32 integer or an array of K = 3 such integers");
     j["binary"] = {{"threshold", {1, 2.5, 3}}};
-    e = error_of(j);
+    e = workload_error(j);
     CHECK(e.pointer() == "/binary/threshold/1");
     CHECK(e.expected() == "int32 integer");
   }
   SECTION("threshold and batch_norm together") {
     json j = binary_layer();
     j["binary"] = {{"threshold", 0}, {"batch_norm", {{"seed", 1}}}};
-    const ConfigError e = error_of(j);
+    const ConfigError e = workload_error(j);
     CHECK(e.pointer() == "/binary/batch_norm");
     CHECK(e.expected() == "either \"threshold\" or \"batch_norm\", not both");
   }
   SECTION("batch_norm needs a seed and nothing else") {
     json j = binary_layer();
     j["binary"] = {{"batch_norm", json::object()}};
-    CHECK(error_of(j).pointer() == "/binary/batch_norm/seed");
+    CHECK(workload_error(j).pointer() == "/binary/batch_norm/seed");
     j["binary"] = {{"batch_norm", {{"seed", 1}, {"eps", 0.1}}}};
-    CHECK(error_of(j).pointer() == "/binary/batch_norm/eps");
+    CHECK(workload_error(j).pointer() == "/binary/batch_norm/eps");
   }
   SECTION("unknown key in the binary object") {
     json j = binary_layer();
     j["binary"] = {{"bist", 32}};
-    const ConfigError e = error_of(j);
+    const ConfigError e = workload_error(j);
     CHECK(e.pointer() == "/binary/bist");
     CHECK(e.hint() == "bits");
   }

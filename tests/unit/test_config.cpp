@@ -12,9 +12,11 @@
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
 #include "sim/config/workload_config.h"
+#include "tests/support/test_support.h"
 
 using nlohmann::json;
 using namespace npusim;
+using npusim::test::workload_error;
 
 namespace {
 
@@ -33,10 +35,6 @@ ConfigError config_error_from(F&& f) {
 
 ConfigError hw_error(const json& j) {
   return config_error_from([&] { parse_hardware_config(j, "hw.json"); });
-}
-
-ConfigError workload_error(const json& j) {
-  return config_error_from([&] { parse_workload(j, "net.json"); });
 }
 
 // A valid single layer that tests break one field at a time.
