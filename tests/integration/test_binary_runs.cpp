@@ -119,3 +119,28 @@ TEST_CASE("compute cycles of a binary layer follow cost::binary_stage_cycles", "
   // are what the loads read.
   CHECK(r->stats->get("load.input_dram_bytes").total() == 8 * 8 * 16);
 }
+
+TEST_CASE("a binary output that differs from the reference is reported with its place",
+          "[binary][e2e]") {
+  // The program's pad mode drifts from the workload's: the array adds +1 for
+  // every tap outside the input while the reference skips them, so border
+  // outputs move and the check must say where and by how much.
+  RunOptions options;
+  options.progress = false;
+  options.edit_program = [](Program& p) { p.layers[0].pad_mode = BinaryPadMode::PlusOne; };
+  const auto r = run_network(
+      workload("{\"layers\":[" + layer("edge", 32, 6, 32, 3, 1, 1, R"("threshold":0)") + "]}"),
+      HardwareConfig{}, options);
+  INFO(r->outcome.message);
+  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
+  const LayerCheck& check = r->summary.checks[0];
+  CHECK(check.checked);
+  CHECK_FALSE(check.match);
+  CHECK_FALSE(r->ok());
+  // Only border pixels (h or w at 0 or 5) have taps outside; values are +-1.
+  INFO(check.mismatch);
+  CHECK_THAT(check.mismatch,
+             Catch::Matches("at \\[n=0, h=[0-5], w=[0-5], k=[0-9]+\\]: simulator -?1, "
+                            "reference -?1") &&
+                 Catch::Matches(".*(h=0|h=5|w=0|w=5).*"));
+}
