@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
+#include "sim/config/scalesim_topology.h"
 
 namespace npusim {
 
@@ -446,6 +449,15 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
 }
 
 NetworkConfig load_workload(const std::string& path) {
+  if (is_scalesim_topology(path)) {
+    std::ifstream in(path);
+    if (!in)
+      throw ConfigError(path, "", "a readable SCALE-Sim topology CSV",
+                        "a file that cannot be opened");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_scalesim_topology(text.str(), path);
+  }
   return parse_workload(load_json_file(path), path);
 }
 

@@ -119,6 +119,8 @@ uint32_t output_bits_of(const NetworkConfig& net, size_t l);
 // ({"layers": [...]}) becomes a NetworkConfig. Relative .npy paths resolve
 // against the config file's folder. Throws ConfigError.
 NetworkConfig parse_workload(const nlohmann::json& j, const std::string& file);
+// load_workload also reads SCALE-Sim topology CSVs (a path ending in .csv;
+// sim/config/scalesim_topology.h).
 NetworkConfig load_workload(const std::string& path);
 nlohmann::json to_json(const NetworkConfig& net);
 

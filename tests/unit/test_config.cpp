@@ -268,7 +268,8 @@ TEST_CASE("every shipped config parses", "[config]") {
   for (const char* folder : {"hw", "layers", "networks"}) {
     for (const auto& entry :
          std::filesystem::directory_iterator(kSourceDir + "/configs/" + folder)) {
-      if (entry.path().extension() != ".json") continue;
+      // .csv: SCALE-Sim topologies (sim/config/scalesim_topology.h).
+      if (entry.path().extension() != ".json" && entry.path().extension() != ".csv") continue;
       INFO(entry.path().string());
       ++files;
       if (std::string(folder) == "hw") {
@@ -280,7 +281,19 @@ TEST_CASE("every shipped config parses", "[config]") {
   }
   CHECK(files >= 8);
 
-  CHECK(load_workload(kSourceDir + "/configs/networks/resnet50.json").layers.size() == 53);
+  const NetworkConfig resnet50 = load_workload(kSourceDir + "/configs/networks/resnet50.json");
+  CHECK(resnet50.layers.size() == 53);
+  // The same layers as a SCALE-Sim topology: padding folded into the IFMAP
+  // sizes, so every layer has the same output shape and MACs.
+  const NetworkConfig topology =
+      load_workload(kSourceDir + "/configs/networks/resnet50_scalesim.csv");
+  REQUIRE(topology.layers.size() == 53);
+  for (size_t l = 0; l < 53; ++l) {
+    INFO(resnet50.layers[l].name);
+    CHECK(topology.layers[l].name == resnet50.layers[l].name);
+    CHECK(topology.layers[l].out_h() == resnet50.layers[l].out_h());
+    CHECK(topology.layers[l].macs() == resnet50.layers[l].macs());
+  }
   const NetworkConfig tiny = load_workload(kSourceDir + "/configs/networks/tiny3.json");
   CHECK(tiny.chained == std::vector<bool>{false, true, true});
 }
