@@ -324,22 +324,23 @@ void resolve_layouts(NetworkConfig& net, const std::vector<LayoutRequest>& asked
     LayerConfig& L = net.layers[l];
     const bool feeds_next = l + 1 < net.layers.size() && net.chained[l + 1];
     if (asked[l].output && output_bits_of(net, l) != 0) {
-      const std::string why =
-          feeds_next ? "binary layer " + net.layers[l + 1].name + " reads it" : "a binary layer";
+      const std::string why = feeds_next ? "binary layer " + net.layers[l + 1].name + " reads it"
+                                         : "a binary layer whose output no int8 layer reads";
       throw ConfigError(file, pointer(l, "output_layout"),
                         "no \"output_layout\": the output is stored packed N(C/b)HWb (" + why + ")",
-                        std::string("\"") + to_string(*asked[l].output) + "\"");
+                        describe_json(to_string(*asked[l].output)));
     }
     L.output_layout = asked[l].output.value_or(TensorLayout::Nhwc);
     L.input_layout = asked[l].input.value_or(TensorLayout::Nhwc);
     if (l > 0 && net.chained[l] && !L.is_binary()) {
       LayerConfig& producer = net.layers[l - 1];
       if (asked[l].input && asked[l - 1].output && *asked[l].input != *asked[l - 1].output)
-        throw ConfigError(file, pointer(l, "input_layout"),
-                          std::string("\"") + to_string(*asked[l - 1].output) + "\", the layout " +
-                              producer.name + " stores its output in (" +
-                              pointer(l - 1, "output_layout") + "), which this layer reads",
-                          std::string("\"") + to_string(*asked[l].input) + "\"");
+        throw ConfigError(
+            file, pointer(l, "input_layout"),
+            std::string("\"") + to_string(*asked[l - 1].output) + "\", the layout layer " +
+                producer.name +
+                " stores its output in (its \"output_layout\"), which this layer reads",
+            describe_json(to_string(*asked[l].input)));
       // Whichever side named it wins; the producer's output was settled above.
       if (asked[l].input) producer.output_layout = *asked[l].input;
       L.input_layout = producer.output_layout;

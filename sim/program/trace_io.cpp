@@ -299,6 +299,13 @@ class ProgramReader {
     // Int8 tensor layouts (docs/address-generator.md#layouts): optional, nhwc when absent.
     d.input_layout = static_cast<TensorLayout>(r.get_choice("input_layout", {"nhwc", "nchw"}, 0));
     d.output_layout = static_cast<TensorLayout>(r.get_choice("output_layout", {"nhwc", "nchw"}, 0));
+    if (d.binary && r.has("input_layout"))
+      r.fail("input_layout",
+             "no \"input_layout\" on a binary layer (its input is packed N(C/b)HWb)",
+             describe_json(*r.find("input_layout")));
+    if (d.output_bits != 0 && r.has("output_layout"))
+      r.fail("output_layout", "no \"output_layout\" with \"output_bits\" (the output is packed)",
+             describe_json(*r.find("output_layout")));
     const uint64_t dram = out_.program.dram_bytes;
     const auto address = [&](const char* key, uint64_t bytes) -> uint64_t {
       const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
@@ -371,8 +378,13 @@ class ProgramReader {
     check("shift", d.shift, w.requant.shift);
     check("dtype", d.binary ? 1 : 0, w.is_binary() ? 1 : 0);
     check("output_bits", d.output_bits, output_bits_of(network_, i));
-    check_text("input_layout", to_string(d.input_layout), to_string(w.input_layout));
-    check_text("output_layout", to_string(d.output_layout), to_string(w.output_layout));
+    for (const char* key : {"input_layout", "output_layout"}) {
+      const bool input = std::string(key) == "input_layout";
+      const TensorLayout have = input ? d.input_layout : d.output_layout;
+      const TensorLayout want = input ? w.input_layout : w.output_layout;
+      if (have != want)
+        check_text(key, r.has(key) ? to_string(have) : "nothing (absent: nhwc)", to_string(want));
+    }
     if (d.binary) {
       check("bits", d.bits, w.binary.bits);
       check("pad_mode", uint64_t(d.pad_mode), uint64_t(w.binary.padding));

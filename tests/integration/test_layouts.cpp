@@ -145,5 +145,6 @@ TEST_CASE("a compiled NCHW program replays, and its layouts must match the workl
   INFO(refused.err);
   CHECK(refused.exit_code == 2);
   CHECK_THAT(refused.err, Catch::Contains("/output_layout") &&
-                              Catch::Contains("nchw (as in the header's workload"));
+                              Catch::Contains("nchw (as in the header's workload") &&
+                              Catch::Contains("found nothing (absent: nhwc)"));
 }

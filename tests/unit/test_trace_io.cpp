@@ -338,6 +338,24 @@ TEST_CASE("trace: layer lines are checked and come first, numbered in order", "[
     edit_line(c.lines, 2, [&](json& j) { j["output_address"] = c.program.dram_bytes; });
     check_at(read_error("dram.jsonl", c.lines), "dram.jsonl", 2, "/output_address");
   }
+  SECTION("a layout the header's workload does not have") {
+    edit_line(c.lines, 1, [](json& j) { j["output_layout"] = "nchw"; });
+    const ConfigError e = read_error("layout.jsonl", c.lines);
+    check_at(e, "layout.jsonl", 1, "/output_layout");
+    CHECK(e.found() == "nchw");
+  }
+  SECTION("an input layout on a binary layer, an output layout on a packed output") {
+    edit_line(c.lines, 1,
+              [](json& j) { j["dtype"] = "binary", j["bits"] = 32, j["input_layout"] = "nhwc"; });
+    check_at(read_error("binary_layout.jsonl", c.lines), "binary_layout.jsonl", 1, "/input_layout");
+    edit_line(c.lines, 1, [](json& j) {
+      j.erase("dtype"), j.erase("bits"), j.erase("input_layout");
+      j["output_bits"] = 32, j["output_layout"] = "nhwc";
+    });
+    const ConfigError e = read_error("packed_layout.jsonl", c.lines);
+    check_at(e, "packed_layout.jsonl", 1, "/output_layout");
+    CHECK_THAT(e.expected(), Contains("the output is packed"));
+  }
 }
 
 TEST_CASE("trace: header and syntax errors", "[trace]") {
