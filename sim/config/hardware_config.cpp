@@ -76,6 +76,21 @@ HardwareParam choice_param(std::string path, Enum HardwareConfig::*field, std::v
 }
 
 constexpr double kMaxClockMhz = 100000;
+constexpr double kMaxPicojoules = 1e6;
+
+// A positive number inside the energy section.
+HardwareParam energy_param(std::string path, double EnergyConfig::*field, std::string help) {
+  HardwareParam p;
+  p.path = std::move(path);
+  p.unit = "pJ";
+  p.range = "> 0, <= 1000000";
+  p.help = std::move(help);
+  p.read = [=](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
+    hw.energy.*field = reader.get_positive_number(key, kMaxPicojoules, hw.energy.*field);
+  };
+  p.write = [=](const HardwareConfig& hw) { return json(hw.energy.*field); };
+  return p;
+}
 
 // Limits are generous for real designs but stop a typo (an extra zero or two)
 // from making the simulator allocate gigabytes or wait forever.
@@ -145,6 +160,16 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(uint_param("store.batch_bytes", &H::store, &StoreConfig::batch_bytes, "B", 1,
                            16777216,
                            "Results leave in batches of at least this many bytes (whole rows)"));
+    t.push_back(energy_param("energy.mac_pj", &EnergyConfig::mac_pj,
+                             "Energy of one int8 MAC the array performs (docs/energy.md)"));
+    t.push_back(energy_param("energy.binary_word_pj", &EnergyConfig::binary_word_pj,
+                             "Energy of one binary word step (XOR, popcount, accumulate)"));
+    t.push_back(energy_param("energy.cache_pj_per_byte_at_1mib",
+                             &EnergyConfig::cache_pj_per_byte_at_1mib,
+                             "Energy per cache byte read or written at 1 MiB; scales with "
+                             "sqrt(cache.size_kib / 1024)"));
+    t.push_back(energy_param("energy.dram_pj_per_byte", &EnergyConfig::dram_pj_per_byte,
+                             "Energy per DRAM byte read or written (whole bursts)"));
     t.push_back(choice_param("buffering", &H::buffering, {Buffering::PingPong, Buffering::Single},
                              "Two buffer halves (load overlaps compute) or one"));
     t.push_back(choice_param("scheduler.policy", &H::policy,

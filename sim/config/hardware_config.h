@@ -4,9 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 namespace npusim {
 
@@ -20,15 +19,15 @@ enum class ComputeMode { ZeroSkip, Dense };
 enum class LoadAccess { Im2col, HostIm2col, Mec };
 
 struct ComputeConfig {
-  uint32_t units = 1;                 // compute units (each with its own ping-pong pair)
-  uint32_t array_rows = 32;           // output channels (Z) processed in parallel
-  uint32_t array_cols = 32;           // output pixels per cycle per row
+  uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
+  uint32_t array_rows = 32;              // output channels (Z) processed in parallel
+  uint32_t array_cols = 32;              // output pixels per cycle per row
   uint32_t pipeline_latency_cycles = 8;  // fill/drain once per compute instruction
-  uint32_t accumulator_kib = 64;      // int32 accumulation buffer per unit
+  uint32_t accumulator_kib = 64;         // int32 accumulation buffer per unit
 };
 
 struct CacheConfig {
-  uint32_t size_kib = 1024;           // internal (on-chip) cache capacity
+  uint32_t size_kib = 1024;  // internal (on-chip) cache capacity
   uint32_t banks = 8;
   uint32_t bank_bytes_per_cycle = 16;
   uint32_t ports = 2;
@@ -36,13 +35,22 @@ struct CacheConfig {
 };
 
 struct DramConfig {
-  uint32_t bytes_per_cycle = 32;      // shared bus bandwidth
-  uint32_t latency_cycles = 100;      // request to first data
-  uint32_t burst_bytes = 64;          // transfers round up to whole bursts
+  uint32_t bytes_per_cycle = 32;  // shared bus bandwidth
+  uint32_t latency_cycles = 100;  // request to first data
+  uint32_t burst_bytes = 64;      // transfers round up to whole bursts
+};
+
+// Dynamic energy per event (docs/energy.md). Defaults are 45 nm figures
+// (Horowitz, ISSCC 2014); the cache's scales with sqrt(size) from 1 MiB.
+struct EnergyConfig {
+  double mac_pj = 0.3;                      // int8 multiply (0.2) + 32-bit accumulate (0.1)
+  double binary_word_pj = 0.2;              // XOR + popcount of a word + accumulate (estimate)
+  double cache_pj_per_byte_at_1mib = 12.5;  // 64-bit access of a 1 MB SRAM: 100 pJ
+  double dram_pj_per_byte = 162.5;          // 64-bit DRAM access: 1.3 nJ (the low end)
 };
 
 struct StoreConfig {
-  uint32_t batch_bytes = 4096;        // seed 003: results leave in batches of this size
+  uint32_t batch_bytes = 4096;  // seed 003: results leave in batches of this size
 };
 
 struct HardwareConfig {
@@ -52,6 +60,7 @@ struct HardwareConfig {
   CacheConfig cache;
   DramConfig dram;
   StoreConfig store;
+  EnergyConfig energy;
   Buffering buffering = Buffering::PingPong;
   SchedulerPolicy policy = SchedulerPolicy::Strict;
   ComputeMode compute_mode = ComputeMode::ZeroSkip;

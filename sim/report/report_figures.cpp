@@ -4,6 +4,8 @@
 #include <functional>
 #include <stdexcept>
 
+#include "sim/report/energy.h"
+
 namespace npusim {
 
 const std::vector<std::string> kReportCounters = {
@@ -46,11 +48,30 @@ const std::vector<FigureField> kFigureFields = {
     {"store_busy", &Figures::store_busy},
     {"dram_bus_busy", &Figures::dram_bus_busy},
     {"cache_reuse", &Figures::cache_reuse},
+    {"energy_uj", &Figures::energy_uj},
+    {"compute_energy_uj", &Figures::compute_energy_uj},
+    {"cache_energy_uj", &Figures::cache_energy_uj},
+    {"dram_energy_uj", &Figures::dram_energy_uj},
 };
 
 namespace {
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+
+Energy energy_of_layer(const RunSummary& s, uint32_t layer) {
+  const StatsRegistry& st = *s.stats;
+  const auto at = [&](const char* name) { return st.get(name).at(layer); };
+  return layer_energy(*s.hw, s.network->layers[layer].is_binary(), at("compute.macs_performed"),
+                      at("cache.read_bytes") + at("cache.write_bytes"),
+                      at("dram.read_bytes") + at("dram.write_bytes"));
+}
+
+void set_energy(Figures& f, const Energy& e) {
+  f.energy_uj = e.total_pj() * 1e-6;
+  f.compute_energy_uj = e.compute_pj * 1e-6;
+  f.cache_energy_uj = e.cache_pj * 1e-6;
+  f.dram_energy_uj = e.dram_pj * 1e-6;
+}
 
 // The single definition of every derived figure; `value` reads a counter for
 // the layer or for the whole run.
@@ -96,13 +117,20 @@ void validate_summary(const RunSummary& s) {
 
 Figures layer_figures(const RunSummary& s, uint32_t layer) {
   const StatsRegistry& st = *s.stats;
-  return derive(*s.hw, st.get("layer.cycles").at(layer),
-                [&](const std::string& n) { return st.get(n).at(layer); });
+  Figures f = derive(*s.hw, st.get("layer.cycles").at(layer),
+                     [&](const std::string& n) { return st.get(n).at(layer); });
+  set_energy(f, energy_of_layer(s, layer));
+  return f;
 }
 
 Figures total_figures(const RunSummary& s) {
   const StatsRegistry& st = *s.stats;
-  return derive(*s.hw, s.total_cycles, [&](const std::string& n) { return st.get(n).total(); });
+  Figures f =
+      derive(*s.hw, s.total_cycles, [&](const std::string& n) { return st.get(n).total(); });
+  Energy total;
+  for (uint32_t l = 0; l < st.layers(); ++l) total += energy_of_layer(s, l);
+  set_energy(f, total);
+  return f;
 }
 
 std::string shape_string(const LayerConfig& l) {

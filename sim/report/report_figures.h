@@ -26,6 +26,12 @@ struct Figures {
   double store_busy = 0;       // store.busy_cycles / cycles
   double dram_bus_busy = 0;    // dram.bus_busy_cycles / cycles
   double cache_reuse = 0;      // cache.read_bytes / max(1, cache.write_bytes)
+  // Dynamic energy in microjoules (sim/report/energy.h); the run's is the sum
+  // of its layers' (compute energy depends on each layer's dtype).
+  double energy_uj = 0;
+  double compute_energy_uj = 0;
+  double cache_energy_uj = 0;
+  double dram_energy_uj = 0;
 };
 
 // The floating-point figures by name, in a fixed order (JSON keys, CSV columns).

@@ -156,6 +156,10 @@ void print_summary_table(std::ostream& out, const RunSummary& s) {
   out << "cache            : peak " << kib(st.get("cache.peak_occupancy_bytes").total())
       << " KiB of " << kib(hw.cache_bytes()) << " KiB, reuse " << fmt("%.2f", tot.cache_reuse)
       << "x\n";
+  const auto share = [&](double part) { return pct(tot.energy_uj > 0 ? part / tot.energy_uj : 0); };
+  out << "energy           : " << fmt("%.3f", tot.energy_uj) << " uJ dynamic (compute "
+      << share(tot.compute_energy_uj) << " %, cache " << share(tot.cache_energy_uj) << " %, DRAM "
+      << share(tot.dram_energy_uj) << " %), from the per-event costs of hw energy.*\n";
   out << "wall time        : " << fmt("%.3f", s.wall_seconds) << " s";
   if (s.wall_seconds > 0)
     out << " (" << si(static_cast<double>(s.total_cycles) / s.wall_seconds)

@@ -126,7 +126,8 @@ TEST_CASE("a sweep writes one row per point and the Pareto front and each point 
                                                   R"(/configs/networks/tiny3.json",
       "parameters": [{"pointer": "/cache/size_kib", "values": [64, 256]},
                      {"pointer": "/compute/array_rows", "values": [8, 16, 32]}],
-      "constraints": [{"expr": "compute.array_rows <= 16 || cache.size_kib > 64"}])");
+      "constraints": [{"expr": "compute.array_rows <= 16 || cache.size_kib > 64"}],
+      "objectives": ["cycles", "energy_uj"])");
   const std::string out = temp_dir() + "/grid";
   const auto r = run_cli("sweep " + spec + " --out " + out + " -j 2");
   INFO(r.err);
@@ -148,8 +149,13 @@ TEST_CASE("a sweep writes one row per point and the Pareto front and each point 
     CHECK(std::stoull(row.at("sram_bytes")) == std::stoull(row.at("cache.size_kib")) * 1024);
     CHECK(std::stoull(row.at("dram_bytes")) ==
           std::stoull(row.at("dram_read_bytes")) + std::stoull(row.at("dram_write_bytes")));
-    CHECK(fs::exists(out + "/points/" + id + "/report.json"));
     CHECK(fs::exists(out + "/points/" + id + "/log"));
+    // The energy column is the point's report figure (docs/energy.md).
+    const nlohmann::json report =
+        nlohmann::json::parse(slurp(out + "/points/" + id + "/report.json"));
+    CHECK(std::stod(row.at("energy_uj")) ==
+          Approx(report.at("totals").at("energy_uj").get<double>()));
+    CHECK(std::stod(row.at("energy_uj")) > 0);
   }
   CHECK(ok == 5);
   const auto front = read_csv(out + "/pareto.csv");

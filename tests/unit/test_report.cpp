@@ -156,6 +156,28 @@ TEST_CASE("report: run totals use total_cycles, not the sum of overlapping spans
   CHECK_FALSE(b.within(4501));
 }
 
+TEST_CASE("report: energy per layer by its dtype, the run's the sum of its layers'", "[report]") {
+  Fixture f;
+  f.net.layers[1].dtype = DataType::Binary;  // its "MACs" are word steps at binary_word_pj
+  // Default costs: 0.3 pJ per MAC, 0.2 per word step, 12.5 pJ/B in the 1 MiB
+  // cache, 162.5 pJ/B of DRAM.
+  const Figures a = layer_figures(f.s, 0);
+  CHECK(a.compute_energy_uj == Approx(32000 * 0.3 * 1e-6));  // 9600 pJ
+  CHECK(a.cache_energy_uj == Approx(4000 * 12.5 * 1e-6));    // 3000 + 1000 B: 50000 pJ
+  CHECK(a.dram_energy_uj == Approx(3072 * 162.5 * 1e-6));    // 2048 + 1024 B: 499200 pJ
+  CHECK(a.energy_uj == Approx(0.5588));
+  const Figures b = layer_figures(f.s, 1);
+  CHECK(b.compute_energy_uj == Approx(96000 * 0.2 * 1e-6));  // 19200 pJ
+  CHECK(b.energy_uj == Approx(0.77425));                     // 19200 + 500 * 12.5 + 4608 * 162.5 pJ
+  const Figures t = total_figures(f.s);
+  CHECK(t.energy_uj == Approx(0.5588 + 0.77425));
+  CHECK(t.compute_energy_uj == Approx(0.0288));
+  CHECK_THAT(table_of(f.s), Contains("energy           : 1.333 uJ dynamic (compute 2.2 %"));
+  // A quarter of the cache costs half per byte (sqrt scaling).
+  f.hw.cache.size_kib = 256;
+  CHECK(layer_figures(f.s, 0).cache_energy_uj == Approx(4000 * 6.25 * 1e-6));
+}
+
 TEST_CASE("report: zero cycles give zero ratios, not NaN", "[report]") {
   Fixture f;
   f.s.total_cycles = 0;

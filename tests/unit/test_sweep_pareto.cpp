@@ -15,7 +15,7 @@ namespace {
 PointResult ok(double cycles, double sram, double util = 0.5) {
   PointResult r;
   r.status = Status::Ok;
-  r.metrics = {cycles, cycles / 1000, util, util, 100, 50, 150, sram, 1024, 0.1};
+  r.metrics = {cycles, cycles / 1000, util, util, 100, 50, 150, 2.5, sram, 1024, 0.1};
   return r;
 }
 
@@ -65,13 +65,14 @@ TEST_CASE("results.csv has one row per point with every parameter and the metric
   const std::string csv = results_csv(spec, points, results);
   const std::string header =
       "id,compute.array_rows,scheduler.policy,status,cycles,time_us,hw_mac_util,"
-      "useful_mac_util,dram_read_bytes,dram_write_bytes,dram_bytes,sram_bytes,macs_per_cycle,"
+      "useful_mac_util,dram_read_bytes,dram_write_bytes,dram_bytes,energy_uj,sram_bytes,macs_per_"
+      "cycle,"
       "wall_s,reason\n";
   CHECK(csv.substr(0, header.size()) == header);
   CHECK_THAT(csv, Catch::Contains("00000000000000aa,16,early,ok,2613831,2613.831,0.25,0.25,100,"
-                                  "50,150,1048576,1024,0.1,\n"));
+                                  "50,150,2.5,1048576,1024,0.1,\n"));
   CHECK_THAT(csv,
-             Catch::Contains("00000000000000bb,32,\"a,b\",timeout,,,,,,,,,,,timeout after 5 s\n"));
+             Catch::Contains("00000000000000bb,32,\"a,b\",timeout,,,,,,,,,,,,timeout after 5 s\n"));
   CHECK(csv_field("plain text") == "plain text");
   CHECK(csv_field("x,\"y\"") == "\"x,\"\"y\"\"\"");
 }
@@ -82,6 +83,7 @@ TEST_CASE("metrics come from report.json", "[sweep]") {
                          {"time_us", 1.0},
                          {"hw_mac_util", 0.5},
                          {"useful_mac_util", 0.4},
+                         {"energy_uj", 12.5},
                          {"counters", {{"dram.read_bytes", 300}, {"dram.write_bytes", 100}}}}},
                        {"hardware",
                         {{"cache", {{"size_kib", 512}}},
@@ -89,7 +91,8 @@ TEST_CASE("metrics come from report.json", "[sweep]") {
                        {"wall_seconds", 0.25}};
   const PointResult r = result_from_report(report);
   CHECK(r.status == Status::Ok);
-  CHECK(r.metrics == std::vector<double>{1000, 1.0, 0.5, 0.4, 300, 100, 400, 524288, 256, 0.25});
+  CHECK(r.metrics ==
+        std::vector<double>{1000, 1.0, 0.5, 0.4, 300, 100, 400, 12.5, 524288, 256, 0.25});
   CHECK_THROWS_WITH(result_from_report(json{{"totals", json::object()}}),
                     Catch::Contains("report.json lacks"));
 }

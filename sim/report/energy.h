@@ -1,0 +1,29 @@
+// The energy estimate: dynamic energy from event counts, one formula here
+// (docs/energy.md). Each event costs what the hardware config's "energy"
+// section says; the defaults are 45 nm figures (Horowitz, ISSCC 2014).
+//   compute = MACs performed * mac_pj        (binary layers: word steps * binary_word_pj)
+//   cache   = (cache bytes read + written) * cache_pj_per_byte_at_1mib * sqrt(size_kib / 1024)
+//   DRAM    = (DRAM bytes read + written, whole bursts) * dram_pj_per_byte
+// Static (leakage) energy and the host's work are not modelled.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/config/hardware_config.h"
+
+namespace npusim {
+
+struct Energy {
+  double compute_pj = 0, cache_pj = 0, dram_pj = 0;
+  double total_pj() const { return compute_pj + cache_pj + dram_pj; }
+  Energy& operator+=(const Energy& o);
+};
+
+// Picojoules per cache byte at the configured cache size.
+double cache_pj_per_byte(const HardwareConfig& hw);
+
+// The energy of one layer's events.
+Energy layer_energy(const HardwareConfig& hw, bool binary, uint64_t macs_performed,
+                    uint64_t cache_bytes, uint64_t dram_bytes);
+
+}  // namespace npusim
