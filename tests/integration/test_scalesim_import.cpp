@@ -9,9 +9,7 @@ using namespace npusim;
 
 namespace {
 
-const char* kHeader =
-    "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
-    "Strides,\n";
+const char* kHeader = test::kScaleSimHeader;
 
 }  // namespace
 

@@ -17,13 +17,7 @@ NetworkConfig workload(const std::string& json_text) {
 }
 
 ConfigError workload_error(const nlohmann::json& j) {
-  try {
-    parse_workload(j, "net.json");
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("expected a ConfigError");
-  throw std::logic_error("unreachable");
+  return config_error_from([&] { parse_workload(j, "net.json"); });
 }
 
 std::string temp_dir() {

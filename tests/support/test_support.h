@@ -2,7 +2,9 @@
 // npusim binary as a child process, and check the timing invariants.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "sim/config/config_error.h"
@@ -14,9 +16,25 @@ namespace npusim::test {
 // Parses a layer or network given as JSON text (as if read from "<test>").
 NetworkConfig workload(const std::string& json_text);
 
-// The ConfigError parse_workload throws on `j` read as "net.json"; the test
-// fails when it throws none.
+// The ConfigError `parse` throws; the test fails when it throws none.
+template <class F>
+ConfigError config_error_from(F&& parse) {
+  try {
+    parse();
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("expected a ConfigError");
+  throw std::logic_error("unreachable");
+}
+
+// The ConfigError parse_workload throws on `j` read as "net.json".
 ConfigError workload_error(const nlohmann::json& j);
+
+// The header row of a SCALE-Sim convolution topology CSV.
+inline const char* kScaleSimHeader =
+    "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+    "Strides,\n";
 
 struct CliResult {
   int exit_code = -1;

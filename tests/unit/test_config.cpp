@@ -16,22 +16,12 @@
 
 using nlohmann::json;
 using namespace npusim;
+using npusim::test::config_error_from;
 using npusim::test::workload_error;
 
 namespace {
 
 const std::string kSourceDir = NPUSIM_SOURCE_DIR;
-
-template <class F>
-ConfigError config_error_from(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("expected a ConfigError");
-  throw std::logic_error("unreachable");
-}
 
 ConfigError hw_error(const json& j) {
   return config_error_from([&] { parse_hardware_config(j, "hw.json"); });

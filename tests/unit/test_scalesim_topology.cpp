@@ -14,18 +14,10 @@ using namespace npusim;
 namespace {
 
 ConfigError topology_error(const std::string& text) {
-  try {
-    parse_scalesim_topology(text, "net.csv");
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("expected a ConfigError");
-  throw std::logic_error("unreachable");
+  return test::config_error_from([&] { parse_scalesim_topology(text, "net.csv"); });
 }
 
-const char* kHeader =
-    "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
-    "Strides,\n";
+const char* kHeader = test::kScaleSimHeader;
 
 }  // namespace
 
