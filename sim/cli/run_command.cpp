@@ -46,6 +46,17 @@ HardwareConfig run_hardware(const RunArguments& a, const nlohmann::json* program
 
 int compare_policies(const RunArguments& a);
 
+// A layer name as a file name: path separators and control characters become
+// '_', and a leading '.' is kept from hiding the file (SCALE-Sim topologies
+// have names such as "Embedding/Pooling").
+std::string file_safe(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
+  if (!out.empty() && out[0] == '.') out[0] = '_';
+  return out;
+}
+
 int run(const RunArguments& a) {
   if (a.quiet) spdlog::set_level(spdlog::level::warn);
   if (a.compare_policies) return compare_policies(a);
@@ -86,7 +97,7 @@ int run(const RunArguments& a) {
   if (!a.out_dir.empty()) {
     write_report_files(a.out_dir, result->summary);
     for (size_t l = 0; l < result->outputs.size(); ++l)
-      write_npy(a.out_dir + "/" + result->network.layers[l].name + ".output.npy",
+      write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",
                 result->outputs[l]);
     spdlog::info("wrote reports to {}", a.out_dir);
   }

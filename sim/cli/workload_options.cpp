@@ -6,7 +6,8 @@ namespace npusim::cli {
 
 void add_workload_options(CLI::App* cmd, WorkloadOptions& options) {
   cmd->add_option("workload", options.workload,
-                  "Layer or network JSON (default: the embedded ResNet-18 convolution layers)")
+                  "Layer or network JSON, or a SCALE-Sim topology .csv (default: the embedded "
+                  "ResNet-18 convolution layers)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--hw", options.hw_file,
                   "Hardware JSON (default: the built-in defaults, identical to "

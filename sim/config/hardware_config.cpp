@@ -163,7 +163,9 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(energy_param("energy.mac_pj", &EnergyConfig::mac_pj,
                              "Energy of one int8 MAC the array performs (docs/energy.md)"));
     t.push_back(energy_param("energy.binary_word_pj", &EnergyConfig::binary_word_pj,
-                             "Energy of one binary word step (XOR, popcount, accumulate)"));
+                             "Energy of one 32-bit binary word step (XOR, popcount, accumulate); a "
+                             "b-bit step costs b/32 "
+                             "of it"));
     t.push_back(energy_param("energy.cache_pj_per_byte_at_1mib",
                              &EnergyConfig::cache_pj_per_byte_at_1mib,
                              "Energy per cache byte read or written at 1 MiB; scales with "

@@ -43,8 +43,8 @@ struct DramConfig {
 // Dynamic energy per event (docs/energy.md). Defaults are 45 nm figures
 // (Horowitz, ISSCC 2014); the cache's scales with sqrt(size) from 1 MiB.
 struct EnergyConfig {
-  double mac_pj = 0.3;                      // int8 multiply (0.2) + 32-bit accumulate (0.1)
-  double binary_word_pj = 0.2;              // XOR + popcount of a word + accumulate (estimate)
+  double mac_pj = 0.3;          // int8 multiply (0.2) + 32-bit accumulate (0.1)
+  double binary_word_pj = 0.2;  // XOR + popcount of a 32-bit word + accumulate (estimate)
   double cache_pj_per_byte_at_1mib = 12.5;  // 64-bit access of a 1 MB SRAM: 100 pJ
   double dram_pj_per_byte = 162.5;          // 64-bit DRAM access: 1.3 nJ (the low end)
 };

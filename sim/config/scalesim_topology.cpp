@@ -24,6 +24,13 @@ std::string trim(const std::string& s) {
   return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
+// The cells as a header line, cut at 120 characters.
+std::string joined(const std::vector<std::string>& cells) {
+  std::string out;
+  for (const std::string& c : cells) out += (out.empty() ? "" : ", ") + c;
+  return out.size() > 120 ? out.substr(0, 117) + "..." : out;
+}
+
 std::vector<std::string> split_cells(const std::string& line) {
   std::vector<std::string> cells;
   std::stringstream in(line);
@@ -60,7 +67,11 @@ const std::vector<Column> kGemmColumns = {{"H", "M"}, {"K", "N"}, {"C", "K"}};
 
 class TopologyReader {
  public:
-  TopologyReader(const std::string& text, const std::string& file) : file_(file) {
+  TopologyReader(const std::string& raw, const std::string& file) : file_(file) {
+    // Spreadsheets write a UTF-8 byte-order mark and \r\n or bare \r line ends.
+    std::string text = raw.rfind("\xEF\xBB\xBF", 0) == 0 ? raw.substr(3) : raw;
+    for (size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\r') text[i] = i + 1 < text.size() && text[i + 1] == '\n' ? ' ' : '\n';
     std::stringstream in(text);
     std::string line;
     for (size_t number = 1; std::getline(in, line); ++number) {
@@ -115,7 +126,7 @@ class TopologyReader {
       fail(row, "",
            "a SCALE-Sim header: \"Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter "
            "Width, Channels, Num Filter, Strides\" or \"Layer name, M, N, K\"",
-           "\"" + row.cells[0] + (row.cells.size() > 1 ? ", " + row.cells[1] : "") + ", ...\"");
+           "\"" + joined(row.cells) + "\" (" + std::to_string(row.cells.size()) + " columns)");
     columns_ = gemm ? kGemmColumns : kConvColumns;
     // A ninth convolution column that names a stride is the column stride.
     if (conv && names.size() > 8 && names[8].find("stride") != std::string::npos)

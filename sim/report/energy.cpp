@@ -18,10 +18,13 @@ double cache_pj_per_byte(const HardwareConfig& hw) {
   return hw.energy.cache_pj_per_byte_at_1mib * std::sqrt(double(hw.cache.size_kib) / 1024.0);
 }
 
-Energy layer_energy(const HardwareConfig& hw, bool binary, uint64_t macs_performed,
+Energy layer_energy(const HardwareConfig& hw, uint32_t binary_bits, uint64_t macs_performed,
                     uint64_t cache_bytes, uint64_t dram_bytes) {
   Energy e;
-  e.compute_pj = double(macs_performed) * (binary ? hw.energy.binary_word_pj : hw.energy.mac_pj);
+  // binary_word_pj is for a 32-bit word: XOR and popcount grow with the width.
+  const double per_step =
+      binary_bits != 0 ? hw.energy.binary_word_pj * binary_bits / 32.0 : hw.energy.mac_pj;
+  e.compute_pj = double(macs_performed) * per_step;
   e.cache_pj = double(cache_bytes) * cache_pj_per_byte(hw);
   e.dram_pj = double(dram_bytes) * hw.energy.dram_pj_per_byte;
   return e;

@@ -1,7 +1,8 @@
 // The energy estimate: dynamic energy from event counts, one formula here
 // (docs/energy.md). Each event costs what the hardware config's "energy"
 // section says; the defaults are 45 nm figures (Horowitz, ISSCC 2014).
-//   compute = MACs performed * mac_pj        (binary layers: word steps * binary_word_pj)
+//   compute = MACs performed * mac_pj
+//             (binary layers: b-bit word steps * binary_word_pj * b / 32)
 //   cache   = (cache bytes read + written) * cache_pj_per_byte_at_1mib * sqrt(size_kib / 1024)
 //   DRAM    = (DRAM bytes read + written, whole bursts) * dram_pj_per_byte
 // Static (leakage) energy and the host's work are not modelled.
@@ -22,8 +23,9 @@ struct Energy {
 // Picojoules per cache byte at the configured cache size.
 double cache_pj_per_byte(const HardwareConfig& hw);
 
-// The energy of one layer's events.
-Energy layer_energy(const HardwareConfig& hw, bool binary, uint64_t macs_performed,
+// The energy of one layer's events; `binary_bits` is b for a binary layer
+// (its MAC counter counts b-bit word steps), 0 for an int8 layer.
+Energy layer_energy(const HardwareConfig& hw, uint32_t binary_bits, uint64_t macs_performed,
                     uint64_t cache_bytes, uint64_t dram_bytes);
 
 }  // namespace npusim

@@ -61,7 +61,8 @@ double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 Energy energy_of_layer(const RunSummary& s, uint32_t layer) {
   const StatsRegistry& st = *s.stats;
   const auto at = [&](const char* name) { return st.get(name).at(layer); };
-  return layer_energy(*s.hw, s.network->layers[layer].is_binary(), at("compute.macs_performed"),
+  const LayerConfig& L = s.network->layers[layer];
+  return layer_energy(*s.hw, L.is_binary() ? L.binary.bits : 0, at("compute.macs_performed"),
                       at("cache.read_bytes") + at("cache.write_bytes"),
                       at("dram.read_bytes") + at("dram.write_bytes"));
 }

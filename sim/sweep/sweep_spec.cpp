@@ -7,6 +7,7 @@
 #include "sim/config/config_error.h"
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
+#include "sim/config/scalesim_topology.h"
 #include "sim/config/workload_config.h"
 #include "sim/sweep/expansion.h"
 #include "sim/sweep/results.h"
@@ -229,7 +230,11 @@ SweepSpec parse_sweep(const json& j, const std::string& file) {
   parse_hardware_config(spec.base_hw, spec.base_hw_origin);  // a bad base fails here
   if (r.has("workload")) {
     spec.workload_path = resolve_path(r.require_string("workload"), file);
-    spec.workload = load_json_file(spec.workload_path);
+    // A SCALE-Sim topology becomes its JSON network, so workload parameters
+    // point into the same keys as for a JSON file.
+    spec.workload = is_scalesim_topology(spec.workload_path)
+                        ? to_json(load_workload(spec.workload_path))
+                        : load_json_file(spec.workload_path);
     parse_workload(spec.workload, spec.workload_path);
   }
   const json* params = r.find("parameters");

@@ -39,3 +39,17 @@ TEST_CASE("a bad topology cell is an error naming its line and column", "[scales
   CHECK_THAT(r.err, Catch::Contains(path + ":3: at /Channels: expected an integer in 1..65536, "
                                            "found \"-16\""));
 }
+
+TEST_CASE("a sweep takes a topology as its workload and varies its layers", "[scalesim][sweep]") {
+  const std::string csv = test::write_temp_file(
+      "sweep_topology.csv", std::string(kHeader) + "c1,10,10,3,3,8,16,1,\nc2,8,8,3,3,16,8,1,\n");
+  const std::string spec = test::write_temp_file(
+      "topology_sweep.json", R"({"name": "topology_sweep", "workload": ")" + csv + R"(",
+        "parameters": [{"pointer": "/layers/1/K", "target": "workload", "values": [8, 24]}],
+        "objectives": ["cycles", "energy_uj"]})");
+  const std::string out = test::temp_dir() + "/topology_sweep";
+  const auto r = test::run_cli("sweep " + spec + " --out " + out + " -j 2");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("2/2 points ok"));
+}

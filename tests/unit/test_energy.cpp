@@ -7,16 +7,18 @@ using namespace npusim;
 
 TEST_CASE("energy: each event costs its configured picojoules", "[energy]") {
   HardwareConfig hw;  // 0.3 pJ/MAC, 0.2 pJ/word step, 12.5 pJ/B at 1 MiB, 162.5 pJ/B DRAM
-  const Energy e = layer_energy(hw, /*binary=*/false, 1000, 2000, 640);
+  const Energy e = layer_energy(hw, /*binary_bits=*/0, 1000, 2000, 640);
   CHECK(e.compute_pj == Approx(300));
   CHECK(e.cache_pj == Approx(25000));
   CHECK(e.dram_pj == Approx(104000));
   CHECK(e.total_pj() == Approx(129300));
-  CHECK(layer_energy(hw, /*binary=*/true, 1000, 0, 0).compute_pj == Approx(200));
+  CHECK(layer_energy(hw, /*binary_bits=*/32, 1000, 0, 0).compute_pj == Approx(200));
+  // A 64-bit word step does twice a 32-bit one's XOR and popcount work.
+  CHECK(layer_energy(hw, /*binary_bits=*/64, 1000, 0, 0).compute_pj == Approx(400));
 
   hw.energy.mac_pj = 1.5;
   hw.energy.dram_pj_per_byte = 10;
-  const Energy custom = layer_energy(hw, false, 1000, 0, 640);
+  const Energy custom = layer_energy(hw, 0, 1000, 0, 640);
   CHECK(custom.compute_pj == Approx(1500));
   CHECK(custom.dram_pj == Approx(6400));
 

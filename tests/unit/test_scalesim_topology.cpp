@@ -123,3 +123,25 @@ TEST_CASE("load_workload reads a .csv file as a topology", "[scalesim][config]")
   REQUIRE(net.layers.size() == 2);
   CHECK(net.chained[1]);  // a: 10 - 3 + 1 = 8
 }
+
+TEST_CASE("a byte-order mark and CRLF or CR line ends read like plain lines",
+          "[scalesim][config]") {
+  const std::string rows = "a,10,10,3,3,8,16,1,\nb,8,8,3,3,16,8,1,\n";
+  const NetworkConfig plain = parse_scalesim_topology(std::string(kHeader) + rows, "t.csv");
+  std::string crlf, cr;
+  for (char c : std::string(kHeader) + rows) {
+    crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    cr += c == '\n' ? '\r' : c;
+  }
+  for (const std::string& text : {"\xEF\xBB\xBF" + crlf, cr}) {
+    const NetworkConfig net = parse_scalesim_topology(text, "t.csv");
+    REQUIRE(net.layers.size() == 2);
+    CHECK(net.layers[1].name == "b");
+    CHECK(net.layers[1].C == plain.layers[1].C);
+    CHECK(net.chained == plain.chained);
+  }
+  // The mark is not part of the first column's name in errors.
+  const ConfigError e = topology_error("\xEF\xBB\xBF" + std::string(kHeader) +
+                                       "a,8,8,3,3,4,8,1,\na,8,8,3,3,4,8,1,\n");
+  CHECK(e.pointer() == "/Layer name");
+}
