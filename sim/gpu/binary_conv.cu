@@ -31,8 +31,7 @@ __global__ void binary_conv_kernel(ConvGeometry g, const Word* __restrict__ inpu
 
   const uint32_t lane = threadIdx.x, warp = threadIdx.y;
   const uint32_t t = warp * kWarp + lane, threads = blockDim.x * blockDim.y;
-  const uint32_t n = blockIdx.z / g.out_groups, og = blockIdx.z % g.out_groups;
-  const uint32_t by = blockIdx.y, bx = blockIdx.x;
+  const auto [n, og, by, bx] = block_place(g, blockIdx.z, blockIdx.y, blockIdx.x);
 
   int32_t acc[kMaxThreadTile][kMaxThreadTile][kMaxChannelsPerLane] = {};
   for (uint32_t g0 = 0; g0 < g.in_groups; g0 += g.groups_per_stage) {

@@ -27,8 +27,7 @@ __global__ void direct_conv_kernel(ConvGeometry g, const T* __restrict__ input,
 
   const uint32_t lane = threadIdx.x, warp = threadIdx.y;
   const uint32_t t = warp * kWarp + lane, threads = blockDim.x * blockDim.y;
-  const uint32_t n = blockIdx.z / g.out_groups, og = blockIdx.z % g.out_groups;
-  const uint32_t by = blockIdx.y, bx = blockIdx.x;
+  const auto [n, og, by, bx] = block_place(g, blockIdx.z, blockIdx.y, blockIdx.x);
 
   Acc acc[kMaxThreadTile][kMaxThreadTile] = {};
   for (uint32_t c0 = 0; c0 < g.c; c0 += g.groups_per_stage) {

@@ -28,7 +28,7 @@ PackedTensor binary_conv(const PackedTensor& input, const PackedTensor& weights,
   std::vector<Tile> acc(plan.threads_per_block);  // each thread's registers
 
   for (uint32_t z = 0; z < plan.grid_z; ++z) {  // blockIdx.z = n * out_groups + out_group
-    const uint32_t n = z / g.out_groups, og = z % g.out_groups;
+    const uint32_t n = block_place(g, z, 0, 0).n, og = block_place(g, z, 0, 0).og;
     for (uint32_t by = 0; by < plan.grid_y; ++by) {
       for (uint32_t bx = 0; bx < plan.grid_x; ++bx) {
         for (Tile& t : acc)
@@ -83,7 +83,7 @@ void direct_conv(const std::vector<T>& in, const std::vector<T>& w, T pad, const
   using Tile = Acc[kMaxThreadTile][kMaxThreadTile];
   std::vector<Tile> acc(plan.threads_per_block);
   for (uint32_t z = 0; z < plan.grid_z; ++z) {
-    const uint32_t n = z / g.out_groups, og = z % g.out_groups;
+    const uint32_t n = block_place(g, z, 0, 0).n, og = block_place(g, z, 0, 0).og;
     for (uint32_t by = 0; by < plan.grid_y; ++by) {
       for (uint32_t bx = 0; bx < plan.grid_x; ++bx) {
         for (Tile& t : acc)

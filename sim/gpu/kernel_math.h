@@ -54,6 +54,17 @@ struct ConvGeometry {
 
 // ---- index math -----------------------------------------------------------
 
+// Where a block works: blockIdx.z = n * out_groups + og, blockIdx.y / .x the
+// output row / column tile; threadIdx.x is the lane and .y the warp, and
+// thread t = warp * 32 + lane of `threads` stages shared memory.
+struct BlockPlace {
+  uint32_t n = 0, og = 0, by = 0, bx = 0;
+};
+NPUSIM_HD inline BlockPlace block_place(const ConvGeometry& g, uint32_t block_z, uint32_t block_y,
+                                        uint32_t block_x) {
+  return {block_z / g.out_groups, block_z % g.out_groups, block_y, block_x};
+}
+
 // Input footprint of `outputs` output rows (or columns): the halo the kernel
 // window adds beyond the strided output positions.
 NPUSIM_HD inline uint32_t footprint(uint32_t outputs, uint32_t stride, uint32_t kernel) {
