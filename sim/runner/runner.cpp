@@ -160,12 +160,20 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   if (options.progress)
     spdlog::info("compiled {} layers into {} instructions", layers, r.program.instructions.size());
 
-  // The reference depends only on the layers' data and the program's output
-  // formats, never on the simulation, so it runs on a second thread while
-  // the model simulates (both only read `data` and the program).
+    // The reference depends only on the layers' data and the program's output
+    // formats, never on the simulation, so it runs on a second thread while
+    // the model simulates (both only read `data` and the program). Sanitizer
+    // builds compute it after the simulation instead: with a second thread,
+    // LeakSanitizer at exit sometimes takes a SystemC coroutine stack for the
+    // main thread's and crashes reading it ("Tracer caught signal 11").
+#ifdef NPUSIM_SANITIZE_BUILD
+  constexpr std::launch kReferencePolicy = std::launch::deferred;
+#else
+  constexpr std::launch kReferencePolicy = std::launch::async;
+#endif
   std::future<std::vector<TensorI8>> expected;
   if (!options.timing_only)
-    expected = std::async(std::launch::async, reference_outputs, std::cref(r.network),
+    expected = std::async(kReferencePolicy, reference_outputs, std::cref(r.network),
                           std::cref(r.program), std::cref(data));
 
   r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
