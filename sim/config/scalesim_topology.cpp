@@ -172,7 +172,8 @@ class TopologyReader {
     const size_t index = std::stoul(rest.substr(0, slash));
     if (index >= line_of_.size()) return e;
     const std::string key = slash == std::string::npos ? "" : rest.substr(slash + 1);
-    std::string column = key.empty() ? "" : "/" + key;
+    // A check on the whole layer (a tensor too large) points at the row's name.
+    std::string column = "/" + (key.empty() ? header_.at(0) : key);
     for (size_t c = 0; c < columns_.size(); ++c)
       if (key == columns_[c].key) column = "/" + header_.at(c + 1);
     if (key == "padding") column = "";  // imported as 0: the IFMAP size is the fix

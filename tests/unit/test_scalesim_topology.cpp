@@ -145,3 +145,11 @@ TEST_CASE("a byte-order mark and CRLF or CR line ends read like plain lines",
                                        "a,8,8,3,3,4,8,1,\na,8,8,3,3,4,8,1,\n");
   CHECK(e.pointer() == "/Layer name");
 }
+
+TEST_CASE("a check on the whole layer points at the row's name", "[scalesim][config]") {
+  // 4096 x 4096 x 64 int8 is 1 GiB of input, over the 256 MiB tensor limit.
+  const ConfigError e = topology_error(std::string(kHeader) + "big,4096,4096,1,1,64,8,1,\n");
+  CHECK(e.file() == "net.csv:2");
+  CHECK(e.pointer() == "/Layer name");
+  CHECK_THAT(e.expected(), Catch::Contains("input tensor"));
+}
