@@ -61,6 +61,11 @@ uint64_t StoreEngine::store(const Instruction& in) {
                             in.k_end,          in.out_row_begin, in.out_row_end};
   const uint32_t k_count = in.k_count();
   const uint64_t latency = dram->latency_cycles();
+  // Seed 001's output generator, configured once from the layer's registers
+  // (plain values: nothing on the heap across the waits below): it places
+  // every element, and its layout decides how the batches split into runs.
+  const OutputLayout layout = output_layout_of(L);
+  const OutputAddressGenerator place(agu_config(L), layout);
   uint64_t last_ack = now_cycles(), standalone = latency;
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
@@ -75,9 +80,8 @@ uint64_t StoreEngine::store(const Instruction& in) {
                       uint32_t(rows.end - in.out_row_begin), now, reader);
     }
     if (options_.functional) {
-      // Seed 001's output generator places every element: int8 NHWC or NCHW,
-      // or one bit of a packed N(K/b)HWb word.
-      const OutputAddressGenerator place(agu_config(L), output_layout_of(L));
+      // Every element where the generator says: int8 NHWC or NCHW, or one
+      // bit of a packed N(K/b)HWb word.
       int8_t* out = dram->image(L.output_address, L.output_bytes());
       for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
         const int32_t* sums = results.row(uint32_t(oh - in.out_row_begin));
@@ -106,7 +110,7 @@ uint64_t StoreEngine::store(const Instruction& in) {
     // batch's rows of one word group contiguously: one segment per group the
     // k-tile covers.
     const bool whole = k_count == L.K;
-    const bool planar = L.output_bits == 0 && L.output_layout == TensorLayout::Nchw;
+    const bool planar = layout == OutputLayout::kNchw;
     const bool whole_planes = rows.count() == int64_t(L.out_h);
     const uint32_t ob = L.output_bits;
     const uint64_t word_groups = ob == 0 ? 0 : (in.k_end - 1) / ob - in.k_begin / ob + 1;
