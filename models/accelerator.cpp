@@ -19,6 +19,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const HardwareConfig& hw,
       load_("load_engine", hw, options, stats),
       compute_("compute_engine", hw, options, stats),
       store_("store_engine", hw, options, stats),
+      vector_("vector_unit", hw, options, stats),
       bound_compute_(stats.declare("bound.compute_cycles", "cycles",
                                    "lower bound: array work cycles / compute units")),
       bound_memory_(stats.declare("bound.memory_cycles", "cycles",
@@ -32,13 +33,13 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const HardwareConfig& hw,
                                         "kernel coefficients of the layer, K*R*S*C");
   for (uint32_t l = 0; l < program.layers.size(); ++l) {
     const LayerDescriptor& L = program.layers[l];
-    const uint64_t all = uint64_t(L.K) * L.R * L.S * L.C;
+    const uint64_t all = runs_on_array(L.op) ? uint64_t(L.K) * L.R * L.S * L.group_channels() : 0;
     uint64_t nz = 0;
     for (uint32_t n : L.kernel_nonzeros) nz += n;
     coefficients.add(l, all);
     nonzeros.add(l, L.kernel_nonzeros.empty() ? all : nz);
   }
-  for (Engine* e : std::initializer_list<Engine*>{&load_, &compute_, &store_}) {
+  for (Engine* e : std::initializer_list<Engine*>{&load_, &compute_, &store_, &vector_}) {
     e->scheduler(controller_);
     e->dram(dram_);
     e->cache(cache_);
@@ -68,10 +69,13 @@ void Accelerator::finalize_bounds() {
   const Counter& load = stats_.get("load.standalone_cycles");
   const Counter& compute = stats_.get("compute.standalone_cycles");
   const Counter& store = stats_.get("store.standalone_cycles");
+  const Counter& vector_work = stats_.get("vector.work_cycles");
+  const Counter& vector = stats_.get("vector.standalone_cycles");
   for (uint32_t l = 0; l < stats_.layers(); ++l) {
-    bound_compute_.add(l, cost::ceil_div(work.at(l), hw_.compute.units));
+    // A vector operator's lanes bound it the way the array bounds a convolution.
+    bound_compute_.add(l, cost::ceil_div(work.at(l), hw_.compute.units) + vector_work.at(l));
     bound_memory_.add(l, bus.at(l));
-    bound_serial_.add(l, load.at(l) + compute.at(l) + store.at(l));
+    bound_serial_.add(l, load.at(l) + compute.at(l) + store.at(l) + vector.at(l));
   }
 }
 

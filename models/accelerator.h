@@ -14,6 +14,7 @@
 #include "models/internal_cache.h"
 #include "models/load_engine.h"
 #include "models/store_engine.h"
+#include "models/vector_unit.h"
 
 namespace npusim {
 
@@ -49,6 +50,7 @@ class Accelerator : public sc_core::sc_module {
   LoadEngine load_;
   ComputeEngine compute_;
   StoreEngine store_;
+  VectorUnit vector_;
   Counter& bound_compute_;
   Counter& bound_memory_;
   Counter& bound_serial_;

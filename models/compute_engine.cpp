@@ -52,7 +52,8 @@ void ComputeEngine::compute(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   // Per kernel: its coefficients (int8), or its packed words (binary: one
   // lane step each, so the MAC counters count word steps).
-  const uint64_t coefficients = uint64_t(L.R) * L.S * (L.binary ? L.groups() : L.C);
+  const uint64_t coefficients =
+      L.binary ? uint64_t(L.R) * L.S * L.groups() : L.kernel_coefficients();
   const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
   const TileTag input_tag{int32_t(in.layer), in.batch, 0, 0, piece_rows.begin, piece_rows.end};
   const TileTag weight_tag{int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1};
@@ -77,6 +78,7 @@ void ComputeEngine::compute(const Instruction& in) {
     stream_bytes += L.kernel_bytes(in.k_begin + k);
   }
 
+  const std::vector<uint32_t> dense_counts(in.k_count(), uint32_t(coefficients));
   uint64_t standalone = 0;
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
@@ -99,21 +101,29 @@ void ComputeEngine::compute(const Instruction& in) {
       if (s == 0) {  // the decompressor expands the tile's kernel streams once
         kernels_.resize(uint64_t(in.k_count()) * coefficients);
         for (uint32_t k = 0; k < in.k_count(); ++k)
-          decompress_kernel(weights.row(k), L.weight_format, L.R, L.S, L.C,
-                            L.kernel_bytes(in.k_begin + k), kernels_.data() + k * coefficients);
+          decompress_kernel(
+              weights.row(k), L.weight_format, L.R, L.S, L.group_channels(),
+              L.kernel_bytes(in.k_begin + k), kernels_.data() + k * coefficients,
+              L.quantized ? int8_t(L.quant.weight_zero_point_of(in.k_begin + k)) : int8_t(0));
       }
-      compute_rows(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
+      if (L.quantized)
+        compute_rows_quantized(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
+      else
+        compute_rows(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
     }
 
     const uint64_t pixels = uint64_t(out.count()) * L.out_w;
     const uint64_t dense_array =
         L.binary ? cost::binary_stage_cycles(hw_.compute, pixels, in.k_count(), uint64_t(L.R) * L.S,
                                              L.groups())
-                 : cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients);
-    const uint64_t array = (skip_zeros ? cost::zero_skip_stage_cycles(hw_.compute, pixels,
-                                                                      nonzeros.data(), in.k_count())
-                                       : dense_array) +
-                           (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
+        : L.quantized ? operator_array_cycles(L, in, pixels, dense_counts.data())
+                      : cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients);
+    const uint64_t skipping =
+        !skip_zeros ? dense_array
+        : L.quantized
+            ? operator_array_cycles(L, in, pixels, nonzeros.data())
+            : cost::zero_skip_stage_cycles(hw_.compute, pixels, nonzeros.data(), in.k_count());
+    const uint64_t array = skipping + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
     dense_work_cycles_.add(in.layer,
                            dense_array + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0));
     const uint64_t read_bytes = uint64_t(need.count()) * L.tile_row_bytes() + stream_bytes;
@@ -138,6 +148,63 @@ void ComputeEngine::compute(const Instruction& in) {
   standalone_cycles_.add(in.layer, standalone);
   input.release();
   cache->occupancy_changed(in.layer);
+}
+
+uint64_t ComputeEngine::operator_array_cycles(const LayerDescriptor& L, const Instruction& in,
+                                              uint64_t pixels, const uint32_t* counts) const {
+  if (L.op == OpKind::MatMul)
+    return cost::matmul_stage_cycles(hw_.compute, pixels, counts, in.k_count());
+  return cost::grouped_stage_cycles(hw_.compute, pixels, counts, in.k_begin, in.k_count(),
+                                    L.K / L.conv_groups);
+}
+
+void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instruction& in,
+                                           const ByteTile& input, SumTile& results,
+                                           uint32_t row_begin, uint32_t row_end) {
+  // Graph operators: 9-bit operands (x - x_zp) * (w - w_zp), a kernel of group
+  // g reading channels [g*C/groups, (g+1)*C/groups), taps dilated, rows and
+  // columns strided apart. Tile rows are padded input rows (pad_left + W +
+  // pad_right pixels of all C channels), padding holding x_zp.
+  const uint32_t Cg = L.group_channels(), kernels_per_group = L.K / L.conv_groups;
+  const uint64_t coefficients = L.kernel_coefficients();
+  const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
+  const uint32_t k_count = in.k_count();
+  const int32_t x_zp = L.quant.inputs[0].zero_point;
+  const bool x_unsigned = L.quant.inputs[0].type == QuantType::Uint8;
+  const bool w_unsigned = L.quant.weight_type == QuantType::Uint8;
+  // Each kernel's coefficients minus its zero point, once per stage.
+  centered_.resize(uint64_t(k_count) * coefficients);
+  for (uint32_t k = 0; k < k_count; ++k) {
+    const int32_t w_zp = L.quant.weight_zero_point_of(in.k_begin + k);
+    for (uint64_t i = 0; i < coefficients; ++i) {
+      const int8_t w = kernels_[k * coefficients + i];
+      centered_[k * coefficients + i] =
+          int16_t((w_unsigned ? int32_t(uint8_t(w)) : int32_t(w)) - w_zp);
+    }
+  }
+  const uint32_t sw = col_stride(L), dh = dil_h(L), dw = dil_w(L);
+  for (uint32_t oh = row_begin; oh < row_end; ++oh) {
+    int32_t* out_row = results.row(oh - in.out_row_begin);
+    const int64_t first_in_row = int64_t(oh) * L.stride - L.padding - piece_rows.begin;
+    for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+      int32_t* sums = out_row + uint64_t(ow) * k_count;
+      for (uint32_t k = 0; k < k_count; ++k) {
+        const uint64_t c0 = uint64_t((in.k_begin + k) / kernels_per_group) * Cg;
+        const int16_t* kernel = centered_.data() + k * coefficients;
+        int32_t acc = 0;
+        for (uint32_t r = 0; r < L.R; ++r) {
+          const int8_t* row = input.row(uint32_t(first_in_row + int64_t(r) * dh));
+          for (uint32_t t = 0; t < L.S; ++t) {
+            const int8_t* px = row + (uint64_t(ow) * sw + uint64_t(t) * dw) * L.C + c0;
+            const int16_t* w = kernel + (uint64_t(r) * L.S + t) * Cg;
+            for (uint32_t c = 0; c < Cg; ++c)
+              acc += ((x_unsigned ? int32_t(uint8_t(px[c])) : int32_t(px[c])) - x_zp) * w[c];
+          }
+        }
+        sums[k] = acc;
+      }
+    }
+  }
 }
 
 void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in,

@@ -29,7 +29,17 @@ class ComputeEngine : public Engine {
   void compute_rows(const LayerDescriptor& L, const Instruction& in, const ByteTile& input,
                     SumTile& results, uint32_t row_begin, uint32_t row_end);
 
+  // Graph operators: zero points, groups, dilation, column stride (docs/graphs.md).
+  void compute_rows_quantized(const LayerDescriptor& L, const Instruction& in,
+                              const ByteTile& input, SumTile& results, uint32_t row_begin,
+                              uint32_t row_end);
+  // A graph operator's array cycles for one stage (grouped convolution or
+  // matmul cost formula) given each kernel's coefficient count.
+  uint64_t operator_array_cycles(const LayerDescriptor& L, const Instruction& in, uint64_t pixels,
+                                 const uint32_t* counts) const;
+
   std::vector<int8_t> kernels_;           // the current tile's decompressed kernels (K,R,S,C)
+  std::vector<int16_t> centered_;         // graph operators: kernels minus their zero points
   std::vector<uint64_t> binary_kernels_;  // a binary tile's kernels as packed words
 
   Counter& busy_;

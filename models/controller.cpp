@@ -41,6 +41,7 @@ Controller::Controller(sc_core::sc_module_name name, const HardwareConfig& hw,
   queues_.push_back({"store engine", {}, 0, -1, {}});
   for (uint32_t u = 0; u < hw.compute.units; ++u)
     queues_.push_back({"compute unit " + std::to_string(u), {}, 0, -1, {}});
+  queues_.push_back({"vector unit", {}, 0, -1, {}});
   for (const Instruction& in : program.instructions) {
     if (in.engine() == EngineKind::Compute && in.unit >= hw.compute.units)
       throw std::invalid_argument("instruction " + describe(in, program) + " names compute unit " +
@@ -57,6 +58,8 @@ Controller::Queue& Controller::queue_of(const Instruction& in) {
       return queues_[0];
     case EngineKind::Store:
       return queues_[1];
+    case EngineKind::Vector:
+      return queues_.back();
     case EngineKind::Compute:
       break;
   }
@@ -64,9 +67,10 @@ Controller::Queue& Controller::queue_of(const Instruction& in) {
 }
 
 const Instruction* Controller::next(EngineKind engine, uint32_t unit) {
-  Queue& q = engine == EngineKind::Load    ? queues_[0]
-             : engine == EngineKind::Store ? queues_[1]
-                                           : queues_.at(2 + unit);
+  Queue& q = engine == EngineKind::Load     ? queues_[0]
+             : engine == EngineKind::Store  ? queues_[1]
+             : engine == EngineKind::Vector ? queues_.back()
+                                            : queues_.at(2 + unit);
   if (q.cursor >= q.ids.size()) return nullptr;
   return &program_.instructions[q.ids[q.cursor++]];
 }
@@ -173,6 +177,7 @@ void Controller::count_overlap(uint32_t layer) {
   for (const Instruction& in : program_.instructions) {
     const InstructionState& s = state_[in.id];
     if (in.layer != layer || s.started_at == kNotYet || s.released_at == kNotYet) continue;
+    if (in.engine() == EngineKind::Vector) continue;  // a vector operator runs on one engine
     auto& e = edges[static_cast<int>(in.engine())];
     e.push_back({s.started_at, +1});
     e.push_back({s.released_at, -1});

@@ -43,4 +43,35 @@ uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
   return coefficient_passes * ceil_div(pixels, compute.array_cols);
 }
 
+uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                              const uint32_t* nonzeros, uint32_t k_begin, uint32_t k_count,
+                              uint32_t kernels_per_group) {
+  uint64_t cycles = 0;
+  for (uint32_t k = 0; k < k_count;) {
+    // The run of the tile's kernels that share kernel k's group.
+    const uint32_t group_end = ((k_begin + k) / kernels_per_group + 1) * kernels_per_group;
+    const uint32_t run = std::min(k_count, group_end - k_begin) - k;
+    cycles += zero_skip_stage_cycles(compute, pixels, nonzeros + k, run);
+    k += run;
+  }
+  return cycles;
+}
+
+uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
+                             const uint32_t* nonzeros, uint32_t k_count) {
+  const uint64_t fold = compute.array_cols / std::min<uint64_t>(rows_m, compute.array_cols);
+  const uint64_t lockstep = uint64_t(compute.array_rows) * fold;
+  const uint64_t cols_per_fold = compute.array_cols / fold;
+  uint64_t coefficient_passes = 0;
+  for (uint64_t g = 0; g < k_count; g += lockstep) {
+    const uint64_t end = std::min<uint64_t>(k_count, g + lockstep);
+    coefficient_passes += *std::max_element(nonzeros + g, nonzeros + end);
+  }
+  return coefficient_passes * ceil_div(rows_m, cols_per_fold);
+}
+
+uint64_t vector_stage_cycles(const VectorConfig& vector, uint64_t element_ops) {
+  return ceil_div(element_ops, vector.lanes);
+}
+
 }  // namespace npusim::cost

@@ -49,6 +49,33 @@ uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
 uint64_t binary_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uint64_t k_count,
                              uint64_t taps, uint64_t words_per_tap);
 
+// Grouped convolution (depthwise when each group has one kernel): the
+// array broadcasts one input tile to all its rows, and a group's kernels read
+// only that group's channels, so rows work together only on kernels of one
+// group. The tile's kernels [k_begin, k_begin + k_count) split into runs of
+// one group each; each run costs zero_skip_stage_cycles on its own:
+//   sum over runs of sum over its array_rows-blocks of max nonzeros * ceil(pixels / array_cols)
+// Depthwise (one kernel per group): sum_k nonzeros[k] * ceil(pixels / array_cols),
+// one array row busy. With one group this equals zero_skip_stage_cycles.
+uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                              const uint32_t* nonzeros, uint32_t k_begin, uint32_t k_count,
+                              uint32_t kernels_per_group);
+
+// Matrix multiply over M = rows_m input rows (a batch-1 fully connected
+// layer has M = 1). When M < array_cols the idle columns fold: the array
+// takes fold = floor(array_cols / M) groups of array_rows output features at
+// once, each on cols / fold columns:
+//   fold = floor(cols / min(M, cols)); lockstep = rows * fold
+//   sum over blocks of `lockstep` features of max nonzeros * ceil(M / floor(cols / fold))
+// With M >= cols (fold 1) this equals zero_skip_stage_cycles with pixels = M.
+uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
+                             const uint32_t* nonzeros, uint32_t k_count);
+
+// Vector unit cycles for `element_ops` element operations (a pooling window
+// tap, one addend of an add, one element copied by concat):
+//   ceil(element_ops / lanes)
+uint64_t vector_stage_cycles(const VectorConfig& vector, uint64_t element_ops);
+
 // MACs the array performs in that stage (padding taps included).
 inline uint64_t compute_stage_macs(uint64_t pixels, uint64_t k_count,
                                    uint64_t coefficients_per_kernel) {

@@ -8,13 +8,13 @@
 namespace npusim {
 
 void decompress_kernel(const int8_t* stream, WeightFormat format, uint32_t R, uint32_t S,
-                       uint32_t C, uint64_t stream_bytes, int8_t* dense) {
+                       uint32_t C, uint64_t stream_bytes, int8_t* dense, int8_t zero) {
   const uint64_t taps = uint64_t(R) * S;
   if (format == WeightFormat::Raw) {
     std::memcpy(dense, stream, taps * C);
     return;
   }
-  std::memset(dense, 0, taps * C);
+  std::memset(dense, zero, taps * C);  // skipped coefficients equal the zero point
   uint64_t at = 0;
   auto next = [&]() -> uint8_t {
     if (at >= stream_bytes) throw SimulationError("kernel stream ends early");

@@ -13,6 +13,6 @@ namespace npusim {
 // into `dense`. Reads exactly kernel_stream_bytes(...) bytes of `stream`.
 // Throws SimulationError on a malformed stream (count or tap out of range).
 void decompress_kernel(const int8_t* stream, WeightFormat format, uint32_t R, uint32_t S,
-                       uint32_t C, uint64_t stream_bytes, int8_t* dense);
+                       uint32_t C, uint64_t stream_bytes, int8_t* dense, int8_t zero = 0);
 
 }  // namespace npusim

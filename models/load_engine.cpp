@@ -140,7 +140,9 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
 uint64_t LoadEngine::agu_init(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   try {
-    validate(agu_config(L));
+    // The generator's plain view; a graph operator's general geometry rides
+    // in its extra registers (the config parser checked it).
+    if (!L.general) validate(agu_config(L));
   } catch (const std::invalid_argument& e) {
     throw SimulationError(scheduler->who(in, 0) +
                           ": address generator rejects the layer: " + e.what());
@@ -207,6 +209,10 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   ByteTile& half = cache->input_half(in.unit, in.half);
   half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end}, uint32_t(rows.count()),
                   padded_row, options_.functional);
+  // Padding holds the input zero point (graph operators; 0 otherwise).
+  if (options_.functional && L.pad_byte() != 0)
+    for (int64_t r = rows.begin; r < rows.end; ++r)
+      std::memset(half.row(uint32_t(r - rows.begin)), L.pad_byte(), padded_row);
   cache->occupancy_changed(in.layer);
   int64_t loaded_end = rows.begin;
   uint64_t last = now_cycles();
@@ -226,10 +232,10 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     } else if (options_.functional && planar) {
       copy_planar_rows(L, in.batch, real_first, real_end, half, rows.begin);
     } else if (options_.functional) {
-      // Padding rows stay zero; real rows land after `padding` zero columns.
+      // Padding rows keep the pad value; real rows land after the left padding.
       for (int64_t r = real_first; r < real_end; ++r) {
         const uint64_t src = L.input_address + (uint64_t(in.batch) * L.H + uint64_t(r)) * dram_row;
-        std::memcpy(half.row(uint32_t(r - rows.begin)) + uint64_t(L.padding) * L.C,
+        std::memcpy(half.row(uint32_t(r - rows.begin)) + uint64_t(pad_l(L)) * L.C,
                     dram->image(src, dram_row), dram_row);
       }
     }

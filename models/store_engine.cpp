@@ -1,6 +1,9 @@
 #include "models/store_engine.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
 
 #include "models/cost_model.h"
 #include "models/layer_addressing.h"
@@ -23,6 +26,16 @@ int8_t binarise(int32_t sum, int32_t threshold, int32_t flip) {
 }
 
 }  // namespace
+
+int32_t requantise_float32(int32_t acc, float multiplier, int32_t zero_point, int32_t lo,
+                           int32_t hi) {
+  // As ONNX Runtime's requantiser: scale in float32, clamp in the
+  // zero-point-shifted domain, round half to even, add the zero point.
+  float v = float(acc) * multiplier;
+  v = std::max(v, float(lo - zero_point));
+  v = std::min(v, float(hi - zero_point));
+  return int32_t(std::nearbyintf(v)) + zero_point;
+}
 
 StoreEngine::StoreEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
                          EngineOptions options, StatsRegistry& stats)
@@ -65,7 +78,10 @@ uint64_t StoreEngine::store(const Instruction& in) {
   // (plain values: nothing on the heap across the waits below): it places
   // every element, and its layout decides how the batches split into runs.
   const OutputLayout layout = output_layout_of(L);
-  const OutputAddressGenerator place(agu_config(L), layout);
+  // Graph operators store NHWC elements of 1 or 4 bytes at direct addresses;
+  // the generator serves the plain layers' layouts.
+  std::optional<OutputAddressGenerator> place;
+  if (!L.quantized) place.emplace(agu_config(L), layout);
   uint64_t last_ack = now_cycles(), standalone = latency;
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
@@ -79,7 +95,9 @@ uint64_t StoreEngine::store(const Instruction& in) {
       results.require(results_tag, uint32_t(rows.begin - in.out_row_begin),
                       uint32_t(rows.end - in.out_row_begin), now, reader);
     }
-    if (options_.functional) {
+    if (options_.functional && L.quantized) {
+      store_operator_rows(L, in, params, results, rows);
+    } else if (options_.functional) {
       // Every element where the generator says: int8 NHWC or NCHW, or one
       // bit of a packed N(K/b)HWb word.
       int8_t* out = dram->image(L.output_address, L.output_bytes());
@@ -92,7 +110,7 @@ uint64_t StoreEngine::store(const Instruction& in) {
             const int32_t sum = sums[uint64_t(ow) * k_count + k];
             const int8_t v =
                 L.binary ? binarise(sum, p[0], p[1]) : requantise(sum, p[0], p[1], L.shift, L.relu);
-            const ElementAddress at = place.address(in.batch, uint32_t(oh), ow, in.k_begin + k);
+            const ElementAddress at = place->address(in.batch, uint32_t(oh), ow, in.k_begin + k);
             int8_t& byte = out[uint64_t(at.byte) - L.output_address];
             if (L.output_bits == 0)
               byte = v;
@@ -115,11 +133,13 @@ uint64_t StoreEngine::store(const Instruction& in) {
     const uint32_t ob = L.output_bits;
     const uint64_t word_groups = ob == 0 ? 0 : (in.k_end - 1) / ob - in.k_begin / ob + 1;
     const Grant read = cache->access(in.layer, false, pixels * k_count * 4, now);
-    const Grant bus = ob != 0  ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
-                      : planar ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
-                                                whole_planes ? pixels * k_count : pixels)
-                               : dram->transfer(in.layer, true, whole ? 1 : pixels,
-                                                whole ? pixels * k_count : k_count);
+
+    const Grant bus =
+        ob != 0  ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
+        : planar ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
+                                  whole_planes ? pixels * k_count : pixels)
+                 : dram->transfer(in.layer, true, whole ? 1 : pixels,
+                                  (whole ? pixels * k_count : k_count) * L.output_element_bytes());
     const uint64_t in_write_buffer = std::max(bus.end, read.end);
     const uint64_t ack = in_write_buffer + latency;
     dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count, ack);
@@ -133,6 +153,39 @@ uint64_t StoreEngine::store(const Instruction& in) {
   results.release();
   cache->occupancy_changed(in.layer);
   return last_ack;
+}
+
+}  // namespace npusim
+
+namespace npusim {
+
+void StoreEngine::store_operator_rows(const LayerDescriptor& L, const Instruction& in,
+                                      const SumTile& params, const SumTile& results,
+                                      RowRange rows) {
+  const uint32_t k_count = in.k_count();
+  const uint32_t bytes = L.output_element_bytes();
+  const TensorQuant& out = L.quant.output;
+  const int32_t lo = std::max(quant_min(out.type), L.quant.clamp_lo);
+  const int32_t hi = std::min(quant_max(out.type), L.quant.clamp_hi);
+  for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
+    const int32_t* sums = results.row(uint32_t(oh - in.out_row_begin));
+    for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+      const uint64_t pixel = (uint64_t(in.batch) * L.out_h + uint64_t(oh)) * L.out_w + ow;
+      int8_t* dst =
+          dram->image(L.output_address + (pixel * L.K + in.k_begin) * bytes, k_count * bytes);
+      for (uint32_t k = 0; k < k_count; ++k) {
+        const int32_t* p = params.row(in.k_begin + k);  // {bias, multiplier bits}
+        const int32_t acc = sums[uint64_t(ow) * k_count + k] + p[0];
+        if (bytes == 4) {
+          std::memcpy(dst + uint64_t(k) * 4, &acc, 4);
+          continue;
+        }
+        float multiplier;
+        std::memcpy(&multiplier, &p[1], 4);
+        dst[k] = int8_t(requantise_float32(acc, multiplier, out.zero_point, lo, hi));
+      }
+    }
+  }
 }
 
 }  // namespace npusim

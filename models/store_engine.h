@@ -5,12 +5,19 @@
 // docs/binary.md), each element placed by seed 001's output address
 // generator, in batches of store.batch_bytes (seed 003's threshold), one stage
 // per batch. A write is in the bus write buffer when its data has crossed the
-// bus and reaches memory `latency` cycles later.
+// bus and reaches memory `latency` cycles later. Graph operators requantise
+// as ONNX does (requantise_float32) or keep raw int32 sums (docs/graphs.md).
 #pragma once
 
 #include "models/engine.h"
 
 namespace npusim {
+
+// The float32 requantiser of graph operators (ONNX QLinearConv as ONNX
+// Runtime computes it): v = float(acc) * multiplier, clamped to
+// [lo - zp, hi - zp], rounded half to even, plus zp.
+int32_t requantise_float32(int32_t acc, float multiplier, int32_t zero_point, int32_t lo,
+                           int32_t hi);
 
 class StoreEngine : public Engine {
  public:
@@ -22,6 +29,10 @@ class StoreEngine : public Engine {
   void run();
   // Returns the cycle the last batch reaches memory.
   uint64_t store(const Instruction& in);
+  // A graph operator's rows: bias added, then float32 requantisation to
+  // int8/uint8 or the raw int32 sums, NHWC.
+  void store_operator_rows(const LayerDescriptor& L, const Instruction& in, const SumTile& params,
+                           const SumTile& results, RowRange rows);
 
   Counter& busy_;
   Counter& instructions_;

@@ -99,6 +99,10 @@ int run(const RunArguments& a) {
     for (size_t l = 0; l < result->outputs.size(); ++l)
       write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",
                 result->outputs[l]);
+    // Graph operators: int32 values whatever the tensor's type (uint8 does not fit int8).
+    for (size_t l = 0; l < result->operator_outputs.size(); ++l)
+      write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",
+                result->operator_outputs[l]);
     spdlog::info("wrote reports to {}", a.out_dir);
   }
   if (!result->ok()) {

@@ -6,15 +6,21 @@
 
 namespace npusim {
 
-KernelStream encode_kernels(const TensorI8& w, ComputeMode mode) {
+KernelStream encode_kernels(const TensorI8& w, ComputeMode mode,
+                            const std::vector<int8_t>& zero_of_kernel) {
   if (w.shape.size() != 4) throw std::invalid_argument("weights must be K,R,S,C");
   const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], C = w.shape[3];
   KernelStream s;
   uint64_t total_nonzeros = 0;
   s.nonzeros.assign(K, 0);
   const uint64_t kernel = uint64_t(R) * S * C;
+  // A kernel's "zero" is its weight zero point (0 for plain int8 layers):
+  // coefficients equal to it contribute (w - zp) = 0 and are skipped.
+  const auto zero = [&](uint32_t k) {
+    return zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k];
+  };
   for (uint32_t k = 0; k < K; ++k)
-    for (uint64_t i = 0; i < kernel; ++i) s.nonzeros[k] += w.data[k * kernel + i] != 0;
+    for (uint64_t i = 0; i < kernel; ++i) s.nonzeros[k] += w.data[k * kernel + i] != zero(k);
   for (uint32_t n : s.nonzeros) total_nonzeros += n;
 
   const uint64_t entries_bytes = uint64_t(K) * C + 2 * total_nonzeros;
@@ -35,7 +41,7 @@ KernelStream encode_kernels(const TensorI8& w, ComputeMode mode) {
       for (uint32_t r = 0; r < R; ++r)
         for (uint32_t x = 0; x < S; ++x) {
           const int8_t v = w.data[((uint64_t(k) * R + r) * S + x) * C + c];
-          if (v == 0) continue;
+          if (v == zero(k)) continue;
           s.bytes.push_back(v);
           s.bytes.push_back(static_cast<int8_t>(static_cast<uint8_t>(r * S + x)));
           ++count;
@@ -64,8 +70,12 @@ KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits) {
 
 KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
                                   ComputeMode mode) {
-  return layer.is_binary() ? encode_binary_kernels(weights, layer.binary.bits)
-                           : encode_kernels(weights, mode);
+  if (layer.is_binary()) return encode_binary_kernels(weights, layer.binary.bits);
+  std::vector<int8_t> zeros;
+  if (layer.quantized)
+    for (uint32_t k = 0; k < layer.K; ++k)
+      zeros.push_back(int8_t(layer.quant.weight_zero_point_of(k)));
+  return encode_kernels(weights, mode, zeros);
 }
 
 }  // namespace npusim

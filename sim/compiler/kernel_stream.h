@@ -24,7 +24,8 @@ struct KernelStream {
 
 // weights: K,R,S,C. `mode` Dense always uses raw (the ablation machine has no
 // decompressor). Entries need R*S <= 255 (tap index and count are one byte each).
-KernelStream encode_kernels(const TensorI8& weights, ComputeMode mode);
+KernelStream encode_kernels(const TensorI8& weights, ComputeMode mode,
+                            const std::vector<int8_t>& zero_of_kernel = {});
 
 // A binary layer's kernels (weights K,R,S,C of -1/+1): for each (k, r, s),
 // ceil(C/bits) words of `bits` channel bits (bit 1 = +1, padding bits 0),

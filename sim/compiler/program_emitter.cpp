@@ -39,25 +39,36 @@ class Emitter {
   Program run() {
     const CachePartition part = partition_cache(net_, hw_);
     uint64_t dram = 0;
+    // A graph's input tensors lie first, each NHWC (docs/graphs.md).
+    for (const GraphInput& g : net_.graph_inputs) {
+      program_.graph_input_addresses.push_back(dram);
+      dram = align64(dram + uint64_t(g.N) * g.H * g.W * g.C);
+    }
+    for (size_t l = 0; l < net_.layers.size(); ++l)
+      if (runs_on_array(net_.layers[l].op)) array_ops_.push_back(uint32_t(l));
     for (size_t l = 0; l < net_.layers.size(); ++l) {
       const LayerConfig& L = net_.layers[l];
+      if (!runs_on_array(L.op)) {
+        LayerDescriptor d = describe_vector_op(L);
+        place_inputs(d, l, dram);
+        d.output_address = dram;
+        dram = align64(dram + d.output_bytes());
+        program_.layers.push_back(d);
+        emit_vector_op(static_cast<uint32_t>(l));
+        continue;
+      }
       const uint32_t output_bits = output_bits_of(net_, l);
       const LayerTilingPlan plan = plan_layer(L, hw_, part, output_bits);
       if (!plan.fits) throw CompileError("layer " + L.name + " does not fit: " + plan.why);
       LayerDescriptor d = describe_layer(L, plan, part);
       d.output_bits = output_bits;
-      const bool chained = l > 0 && net_.chained[l];
-      if (chained && !d.binary && program_.layers[l - 1].output_layout != d.input_layout)
+      const int32_t producer = net_.producer_of(l);
+      const bool chained = producer >= 0;
+      if (chained && !d.binary && program_.layers[size_t(producer)].output_layout != d.input_layout)
         throw CompileError("layer " + L.name + " reads its input " + to_string(d.input_layout) +
-                           " but " + program_.layers[l - 1].name + " stores it " +
-                           to_string(program_.layers[l - 1].output_layout));
-      if (chained) {
-        d.input_address = program_.layers[l - 1].output_address;
-        d.input_from_layer = static_cast<int32_t>(l - 1);
-      } else {
-        d.input_address = dram;
-        dram = align64(dram + L.input_bytes());
-      }
+                           " but " + program_.layers[size_t(producer)].name + " stores it " +
+                           to_string(program_.layers[size_t(producer)].output_layout));
+      place_inputs(d, l, dram);
       d.weights_address = dram;
       dram = align64(dram + L.weight_bytes());
       d.params_address = dram;
@@ -68,10 +79,10 @@ class Emitter {
       d.lowered_address = dram;
       dram = align64(dram + uint64_t(d.N) * d.lowered_bytes_per_image());
       program_.layers.push_back(d);
-      if (l == 0)
-        for (uint32_t set = 0; set < register_sets() && set < net_.layers.size(); ++set)
-          emit_agu_init(set);
-      emit_layer(static_cast<uint32_t>(l), plan, chained);
+      if (l == array_ops_.front())
+        for (uint32_t i = 0; i < register_sets() && i < array_ops_.size(); ++i)
+          emit_agu_init(array_ops_[i]);
+      emit_layer(static_cast<uint32_t>(l), plan, producer);
     }
     program_.dram_bytes = dram;
     validate_program(program_);
@@ -96,6 +107,7 @@ class Emitter {
     d.pad_mode = L.binary.padding;
     d.input_layout = L.input_layout;
     d.output_layout = L.output_layout;
+    copy_operator_fields(L, d);
     d.k_tile = plan.k_tile;
     d.rows_per_piece = plan.rows_per_piece;
     d.rows_per_compute_stage = plan.rows_per_compute_stage;
@@ -103,6 +115,67 @@ class Emitter {
     d.weight_region_bytes = part.weight_region_bytes;
     d.params_region_bytes = part.params_region_bytes;
     return d;
+  }
+
+  // The operator fields a descriptor carries from its graph operator.
+  static void copy_operator_fields(const LayerConfig& L, LayerDescriptor& d) {
+    d.op = L.op;
+    d.quantized = L.quantized;
+    d.general = L.general;
+    d.conv_groups = L.groups;
+    d.quant = L.quant;
+    d.ceil_mode = L.ceil_mode;
+    d.count_include_pad = L.count_include_pad;
+  }
+
+  LayerDescriptor describe_vector_op(const LayerConfig& L) const {
+    LayerDescriptor d;
+    d.name = L.name;
+    d.N = L.N, d.C = L.C, d.H = L.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;
+    d.stride = L.stride, d.padding = L.padding, d.out_h = L.out_h(), d.out_w = L.out_w();
+    d.relu = false;
+    copy_operator_fields(L, d);
+    return d;
+  }
+
+  // Output rows per VECTOR instruction: as many as fit the vector unit's
+  // region with the input rows they read (every input) and their output.
+  // Global pooling streams its input a row at a time beside K int32 sums.
+  uint32_t vector_rows_per_instruction(const LayerDescriptor& d) const {
+    const uint64_t region = uint64_t(hw_.vector.buffer_kib) * 1024;
+    const auto bytes = [&](uint32_t rows) {
+      if (d.op == OpKind::GlobalAveragePool) return uint64_t(d.W) * d.C + uint64_t(d.K) * 4;
+      uint64_t input_channels = d.C;
+      for (const auto& m : d.more_inputs) input_channels += m.C;
+      const RowRange in = input_rows_for(d, 0, rows);
+      return uint64_t(in.count()) * d.W * input_channels + uint64_t(rows) * d.out_w * d.K;
+    };
+    if (bytes(1) > region)
+      throw CompileError("operator " + d.name + " does not fit: one output row needs " +
+                         std::to_string(bytes(1)) + " B of the vector unit's region of " +
+                         std::to_string(region) + " B (raise vector.buffer_kib)");
+    uint32_t rows = 1;
+    while (rows < d.out_h && bytes(rows + 1) <= region) ++rows;
+    return rows;
+  }
+
+  void emit_vector_op(uint32_t l) {
+    const LayerDescriptor& d = program_.layers[l];
+    const uint32_t rows = vector_rows_per_instruction(d);
+    const uint32_t pieces = (d.out_h + rows - 1) / rows;
+    const uint32_t per = (d.out_h + pieces - 1) / pieces;  // equal pieces
+    for (uint32_t n = 0; n < d.N; ++n)
+      for (uint32_t r0 = 0; r0 < d.out_h; r0 += per) {
+        const uint32_t r1 = std::min(d.out_h, r0 + per);
+        Instruction& v = add(Opcode::Vector, l);
+        set_tile(v, 0, 0, n, 0, d.K, r0, r1, 1);
+        const RowRange need =
+            d.op == OpKind::GlobalAveragePool ? RowRange{0, d.H} : input_rows_for(d, r0, r1);
+        if (d.input_from_layer >= 0) add_memory_deps(v, uint32_t(d.input_from_layer), n, need);
+        for (const auto& m : d.more_inputs)
+          if (m.from_layer >= 0) add_memory_deps(v, uint32_t(m.from_layer), n, need);
+        stores_[l].push_back({v.id, n, r0, r1});
+      }
   }
 
   Instruction& add(Opcode op, uint32_t layer) {
@@ -124,7 +197,7 @@ class Emitter {
     return (rows + rows_per_stage - 1) / rows_per_stage;
   }
 
-  void emit_layer(uint32_t l, const LayerTilingPlan& plan, bool chained) {
+  void emit_layer(uint32_t l, const LayerTilingPlan& plan, int32_t producer) {
     const LayerDescriptor& d = program_.layers[l];
     const uint32_t bank = l % 2;
     Instruction& params = add(Opcode::LoadParams, l);
@@ -158,11 +231,14 @@ class Emitter {
           set_tile(load, unit, half, n, k0, k1, r0, r1, stages);
           depend(load, last_compute_of_half_[unit][half], DependencyKind::BufferSpace);
           depend(load, agu_init_of_layer_[l], DependencyKind::Data);
-          if (chained) add_memory_deps(load, l - 1, n, input_rows_for(d, r0, r1));
+          if (producer >= 0)
+            add_memory_deps(load, uint32_t(producer), n, input_rows_for(d, r0, r1));
           const uint32_t load_id = load.id;
           last_fetch_of_layer_[l] = load_id;
-          if (first_fetch && pingpong && l + 1 >= 2 && l + 1 < net_.layers.size())
-            emit_agu_init(l + 1);
+          // The next array operator's register set is written while this one streams.
+          const uint32_t ordinal = array_ordinal(l);
+          if (first_fetch && pingpong && ordinal + 1 >= 2 && ordinal + 1 < array_ops_.size())
+            emit_agu_init(array_ops_[ordinal + 1]);
 
           Instruction& compute = add(Opcode::Compute, l);
           set_tile(compute, unit, half, n, k0, k1, r0, r1, stages);
@@ -189,19 +265,53 @@ class Emitter {
 
   uint32_t register_sets() const { return hw_.buffering == Buffering::PingPong ? 2 : 1; }
 
-  // AGU_INIT of layer l into its register set; the set is free once the
-  // last fetch of the layer that used it before has completed.
+  // AGU_INIT of array operator l into its register set (its ordinal among the
+  // array operators modulo the sets); the set is free once the last fetch of
+  // the operator that used it before has completed.
   void emit_agu_init(uint32_t l) {
     const uint32_t sets = register_sets();
+    const uint32_t ordinal = array_ordinal(l);
     Instruction& init = add(Opcode::AguInit, l);
-    init.half = l % sets;
+    init.half = ordinal % sets;
     init.k_begin = 0, init.k_end = net_.layers[l].K;
-    if (l >= sets) {
-      const auto previous = last_fetch_of_layer_.find(l - sets);
+    if (ordinal >= sets) {
+      const auto previous = last_fetch_of_layer_.find(array_ops_[ordinal - sets]);
       if (previous != last_fetch_of_layer_.end())
         depend(init, previous->second, DependencyKind::BufferSpace);
     }
     agu_init_of_layer_[l] = init.id;
+  }
+
+  uint32_t array_ordinal(uint32_t l) const {
+    return uint32_t(std::lower_bound(array_ops_.begin(), array_ops_.end(), l) - array_ops_.begin());
+  }
+
+  // Where each input tensor lies: a producer's output, a graph input, or (a
+  // layer list's unchained layer) a fresh tensor of its own.
+  void place_inputs(LayerDescriptor& d, size_t l, uint64_t& dram) {
+    const auto address_of = [&](const TensorSource& s) {
+      return s.op >= 0 ? program_.layers[size_t(s.op)].output_address
+                       : program_.graph_input_addresses[size_t(s.graph_input)];
+    };
+    if (!net_.is_graph()) {
+      if (l > 0 && net_.chained[l]) {
+        d.input_address = program_.layers[l - 1].output_address;
+        d.input_from_layer = static_cast<int32_t>(l - 1);
+      } else {
+        d.input_address = dram;
+        dram = align64(dram + net_.layers[l].input_bytes());
+      }
+      return;
+    }
+    const std::vector<TensorSource>& sources = net_.sources[l];
+    d.input_address = address_of(sources[0]);
+    d.input_from_layer = sources[0].op;
+    for (size_t i = 1; i < sources.size(); ++i) {
+      const TensorSource& s = sources[i];
+      const uint32_t C =
+          s.op >= 0 ? net_.layers[size_t(s.op)].K : net_.graph_inputs[size_t(s.graph_input)].C;
+      d.more_inputs.push_back({address_of(s), s.op, C});
+    }
   }
 
   static void set_tile(Instruction& in, uint32_t unit, uint32_t half, uint32_t n, uint32_t k0,
@@ -232,6 +342,7 @@ class Emitter {
   std::map<uint32_t, std::vector<StoreRecord>> stores_;
   std::map<uint32_t, uint32_t> agu_init_of_layer_;
   std::map<uint32_t, uint32_t> last_fetch_of_layer_;
+  std::vector<uint32_t> array_ops_;  // indices of the operators that run on the array
 };
 
 }  // namespace

@@ -8,7 +8,7 @@ namespace {
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 uint64_t input_rows_needed(const LayerConfig& L, uint32_t out_rows) {
-  return uint64_t(out_rows - 1) * L.stride + L.R;
+  return uint64_t(out_rows - 1) * L.stride + window_h(L);
 }
 
 }  // namespace
@@ -19,7 +19,7 @@ uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadA
   uint64_t input = 0;
   switch (L.is_binary() ? LoadAccess::Im2col : access) {
     case LoadAccess::Im2col:
-      input = input_rows_needed(L, rows) * (uint64_t(L.W) + 2 * L.padding) * L.pixel_bytes();
+      input = input_rows_needed(L, rows) * (uint64_t(L.W) + pad_l(L) + pad_r(L)) * L.pixel_bytes();
       break;
     case LoadAccess::Mec:
       input = input_rows_needed(L, rows) * L.out_w() * SC;
@@ -38,7 +38,14 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
     max_k = std::max<uint64_t>(max_k, L.K);
   }
   CachePartition p;
-  const uint64_t cache = hw.cache_bytes();
+  // A graph with vector operators reserves the vector unit's working region.
+  uint64_t cache = hw.cache_bytes();
+  for (const LayerConfig& L : net.layers)
+    if (!runs_on_array(L.op)) {
+      p.vector_region_bytes = uint64_t(hw.vector.buffer_kib) * 1024;
+      cache = cache > p.vector_region_bytes ? cache - p.vector_region_bytes : 0;
+      break;
+    }
   // Weights get at most half the cache; what they do not need goes to the halves.
   p.weight_region_bytes = std::min(cache / 2, max_weights);
   p.params_region_bytes = 2 * max_k * 8;
@@ -55,7 +62,8 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
                            const CachePartition& part, uint32_t output_bits) {
   LayerTilingPlan plan;
   const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
-  const uint64_t kernel_bytes = uint64_t(L.R) * L.S * L.pixel_bytes();
+  const uint64_t kernel_bytes =
+      uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
   const uint64_t by_weights = part.weight_region_bytes / kernel_bytes;
   const uint64_t by_accumulator = acc_bytes / (uint64_t(L.out_w()) * 4);
   uint64_t k_limit = std::min<uint64_t>({L.K, by_weights, by_accumulator});

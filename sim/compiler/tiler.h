@@ -23,6 +23,7 @@ struct CachePartition {
   uint64_t weight_region_bytes = 0;
   uint64_t params_region_bytes = 0;  // two banks (layer parity), each max K * 8
   uint64_t half_bytes = 0;           // one ping-pong half of one unit
+  uint64_t vector_region_bytes = 0;  // the vector unit's working region (0: no vector ops)
 };
 
 // A mapping that does not fit is a value, not an abort: `fits` is false and

@@ -160,6 +160,15 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(uint_param("store.batch_bytes", &H::store, &StoreConfig::batch_bytes, "B", 1,
                            16777216,
                            "Results leave in batches of at least this many bytes (whole rows)"));
+    t.push_back(uint_param("vector.lanes", &H::vector, &VectorConfig::lanes, "elements/cycle", 1,
+                           65536, "Vector unit lanes: int8 elements it combines per cycle"));
+    t.push_back(uint_param("vector.latency_cycles", &H::vector, &VectorConfig::latency_cycles,
+                           "cycles", 0, 100000,
+                           "Vector unit pipeline fill, paid once per vector instruction"));
+    t.push_back(uint_param("vector.buffer_kib", &H::vector, &VectorConfig::buffer_kib, "KiB", 1,
+                           65536,
+                           "Cache region the vector unit works in (reserved only when a graph "
+                           "has vector operators)"));
     t.push_back(energy_param("energy.mac_pj", &EnergyConfig::mac_pj,
                              "Energy of one int8 MAC the array performs (docs/energy.md)"));
     t.push_back(energy_param("energy.binary_word_pj", &EnergyConfig::binary_word_pj,

@@ -49,6 +49,15 @@ struct EnergyConfig {
   double dram_pj_per_byte = 162.5;          // 64-bit DRAM access: 1.3 nJ (the low end)
 };
 
+// The vector unit (docs/timing.md#vector-unit): pooling, elementwise add and
+// concat of graph workloads, `lanes` elements per cycle, through its own
+// working buffer in the internal cache.
+struct VectorConfig {
+  uint32_t lanes = 32;          // elements (int8 lanes) processed per cycle
+  uint32_t latency_cycles = 4;  // pipeline fill once per vector instruction
+  uint32_t buffer_kib = 64;     // its working region of the cache (graphs with vector ops)
+};
+
 struct StoreConfig {
   uint32_t batch_bytes = 4096;  // seed 003: results leave in batches of this size
 };
@@ -60,6 +69,7 @@ struct HardwareConfig {
   CacheConfig cache;
   DramConfig dram;
   StoreConfig store;
+  VectorConfig vector;
   EnergyConfig energy;
   Buffering buffering = Buffering::PingPong;
   SchedulerPolicy policy = SchedulerPolicy::Strict;

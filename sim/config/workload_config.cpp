@@ -400,6 +400,7 @@ uint32_t auto_requant_shift(uint64_t reduction_size) {
 NetworkConfig parse_workload(const json& j, const std::string& file) {
   NetworkConfig net;
   std::vector<LayoutRequest> layouts;
+  if (j.is_object() && j.contains("operators")) return parse_graph_workload(j, file);
   if (j.is_object() && j.contains("layers")) {
     JsonReader reader(j, file);
     net.name = reader.get_string("name", file_stem(file, "network"));
@@ -437,11 +438,13 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
     std::string hint;
     if (j.is_object()) {
       for (const auto& item : j.items()) {
-        if (hint.empty()) hint = nearest_key(item.key(), {"layers", "type"});
+        if (hint.empty()) hint = nearest_key(item.key(), {"layers", "type", "operators"});
       }
     }
     throw ConfigError(
-        file, "", "a layer ({\"type\": \"conv2d\", ...}) or a network ({\"layers\": [...]})",
+        file, "",
+        "a layer ({\"type\": \"conv2d\", ...}), a network ({\"layers\": [...]}) or a graph "
+        "({\"operators\": [...]})",
         j.is_object() ? "object without \"type\" or \"layers\"" : describe_json(j), hint);
   }
   net.chained = compute_chaining(net.layers);
@@ -463,6 +466,7 @@ NetworkConfig load_workload(const std::string& path) {
 }
 
 json to_json(const NetworkConfig& net) {
+  if (net.is_graph()) return json::parse(net.graph_json);
   json layers = json::array();
   for (const LayerConfig& l : net.layers) {
     json layer = {{"type", "conv2d"},

@@ -60,12 +60,106 @@ const char* to_string(SparsityConfig::Pattern p);
 enum class TensorLayout { Nhwc, Nchw };
 const char* to_string(TensorLayout l);
 
+// Graph operators (docs/graphs.md), each with the semantics of its ONNX
+// counterpart: conv (QLinearConv / ConvInteger), matmul (QLinearMatMul /
+// MatMulInteger, Gemm with bias), maxpool, averagepool (QLinearAveragePool),
+// globalaveragepool (QLinearGlobalAveragePool), add (QLinearAdd), concat
+// (QLinearConcat). Conv and matmul run on the array; the rest on the vector unit.
+enum class OpKind { Conv, MatMul, MaxPool, AveragePool, GlobalAveragePool, Add, Concat };
+const char* to_string(OpKind k);
+inline bool runs_on_array(OpKind k) { return k == OpKind::Conv || k == OpKind::MatMul; }
+
+// Element types of quantised tensors: int8, uint8, or raw int32 accumulators.
+enum class QuantType { Int8, Uint8, Int32 };
+const char* to_string(QuantType t);
+inline int32_t quant_min(QuantType t) { return t == QuantType::Uint8 ? 0 : -128; }
+inline int32_t quant_max(QuantType t) { return t == QuantType::Uint8 ? 255 : 127; }
+
+// One per-tensor quantisation (scale, zero point) of an activation tensor.
+struct TensorQuant {
+  QuantType type = QuantType::Int8;
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+// The quantised arithmetic of a graph operator (LayerConfig::quantized).
+struct OpQuant {
+  std::vector<TensorQuant> inputs;  // one per input tensor
+  QuantType weight_type = QuantType::Int8;
+  std::vector<float> weight_scale;         // 1 (per tensor) or K (per output channel)
+  std::vector<int32_t> weight_zero_point;  // 1 or K
+  TensorQuant output;
+  // Fused activation, resolved to output units (docs/graphs.md#activation).
+  int32_t clamp_lo = INT32_MIN, clamp_hi = INT32_MAX;
+  bool bias = true;  // an int32 bias added to the accumulator
+  float weight_scale_of(uint32_t k) const {
+    return weight_scale.size() == 1 ? weight_scale[0] : weight_scale[k];
+  }
+  int32_t weight_zero_point_of(uint32_t k) const {
+    return weight_zero_point.size() == 1 ? weight_zero_point[0] : weight_zero_point[k];
+  }
+};
+
+// The general geometry of a layer or descriptor `L` (fields stride, padding,
+// general): column stride, left/bottom/right pads and dilations, which equal
+// stride, padding and 1 for a plain layer (no `general`).
+template <class L>
+uint32_t col_stride(const L& l) {
+  return l.general ? l.general->stride_w : l.stride;
+}
+template <class L>
+uint32_t pad_l(const L& l) {
+  return l.general ? l.general->pad_left : l.padding;
+}
+template <class L>
+uint32_t pad_b(const L& l) {
+  return l.general ? l.general->pad_bottom : l.padding;
+}
+template <class L>
+uint32_t pad_r(const L& l) {
+  return l.general ? l.general->pad_right : l.padding;
+}
+template <class L>
+uint32_t dil_h(const L& l) {
+  return l.general ? l.general->dilation_h : 1;
+}
+template <class L>
+uint32_t dil_w(const L& l) {
+  return l.general ? l.general->dilation_w : 1;
+}
+// Rows (columns) of input one output pixel's window spans: dilation*(R-1)+1.
+template <class L>
+uint32_t window_h(const L& l) {
+  return dil_h(l) * (l.R - 1) + 1;
+}
+template <class L>
+uint32_t window_w(const L& l) {
+  return dil_w(l) * (l.S - 1) + 1;
+}
+
 struct LayerConfig {
   std::string name;
   uint32_t N = 1, C = 0, H = 0, W = 0;  // input
   uint32_t K = 0, R = 0, S = 0;         // K output channels, R x S kernel (rows x cols)
-  uint32_t stride = 1;
-  uint32_t padding = 0;  // symmetric, rows and columns
+  uint32_t stride = 1;                  // rows (and columns unless stride_w says otherwise)
+  uint32_t padding = 0;                 // top (and every side for a plain layer)
+  // The general geometry of graph operators (docs/graphs.md), used when
+  // `general` is set; a plain layer has equal strides, every pad = padding,
+  // no dilation. Read it through the accessors below.
+  struct Geometry {
+    uint32_t stride_w = 1, pad_left = 0, pad_bottom = 0, pad_right = 0;
+    uint32_t dilation_h = 1, dilation_w = 1;
+  };
+  std::optional<Geometry> general;
+  uint32_t groups = 1;
+  // Graph operators: which operator, and ONNX-exact quantised arithmetic
+  // (zero points, float32 requantisation). False: a plain layer list's int8
+  // layer with the fixed-point requantiser.
+  OpKind op = OpKind::Conv;
+  bool quantized = false;
+  OpQuant quant;
+  bool ceil_mode = false;          // pools
+  bool count_include_pad = false;  // averagepool
   DataType dtype = DataType::Int8;
   bool relu = true;
   RequantConfig requant;
@@ -89,9 +183,31 @@ struct LayerConfig {
   LoadAccess access_on(const HardwareConfig& hw) const {
     return is_binary() ? LoadAccess::Im2col : access.value_or(hw.load_access);
   }
-  uint32_t out_h() const { return (H + 2 * padding - R) / stride + 1; }
-  uint32_t out_w() const { return (W + 2 * padding - S) / stride + 1; }
-  uint64_t macs() const { return uint64_t(N) * K * out_h() * out_w() * uint64_t(C) * R * S; }
+  // Plain: symmetric padding, equal strides, no dilation, one group (what
+  // every access mode, binary layers and the GPU path support).
+  bool plain_geometry() const {
+    return col_stride(*this) == stride && pad_l(*this) == padding && pad_b(*this) == padding &&
+           pad_r(*this) == padding && dil_h(*this) == 1 && dil_w(*this) == 1 && groups == 1 &&
+           !ceil_mode;
+  }
+  uint32_t out_h() const {
+    const uint64_t span = window_h(*this), padded = uint64_t(H) + padding + pad_b(*this);
+    return padded < span ? 0
+                         : uint32_t((padded - span + (ceil_mode ? stride - 1 : 0)) / stride + 1);
+  }
+  uint32_t out_w() const {
+    const uint64_t span = window_w(*this), padded = uint64_t(W) + pad_l(*this) + pad_r(*this);
+    const uint32_t sw = col_stride(*this);
+    return padded < span ? 0 : uint32_t((padded - span + (ceil_mode ? sw - 1 : 0)) / sw + 1);
+  }
+  // Input channels one kernel reads (C / groups).
+  uint32_t group_channels() const { return C / groups; }
+  // Dense array MACs; 0 for the vector unit's operators.
+  uint64_t macs() const {
+    return runs_on_array(op)
+               ? uint64_t(N) * K * out_h() * out_w() * uint64_t(group_channels()) * R * S
+               : 0;
+  }
   // Bytes of one input pixel (all C channels) in DRAM: C int8 bytes, or
   // ceil(C/b) packed words of b/8 bytes for a binary layer.
   uint64_t pixel_bytes() const {
@@ -99,8 +215,31 @@ struct LayerConfig {
   }
   // DRAM bytes of the input and the weights (packed for a binary layer).
   uint64_t input_bytes() const { return uint64_t(N) * H * W * pixel_bytes(); }
-  uint64_t weight_bytes() const { return uint64_t(K) * R * S * pixel_bytes(); }
-  uint64_t output_bytes() const { return uint64_t(N) * out_h() * out_w() * K; }
+  uint64_t weight_bytes() const {
+    return runs_on_array(op) ? uint64_t(K) * R * S * (groups > 1 ? group_channels() : pixel_bytes())
+                             : 0;
+  }
+  uint32_t output_element_bytes() const {
+    return quantized && quant.output.type == QuantType::Int32 ? 4 : 1;
+  }
+  uint64_t output_bytes() const {
+    return uint64_t(N) * out_h() * out_w() * K * output_element_bytes();
+  }
+};
+
+// A graph workload's input tensor (seeded data over its dtype's range).
+struct GraphInput {
+  std::string name;
+  uint32_t N = 1, C = 0, H = 0, W = 0;
+  TensorQuant quant;
+  uint64_t seed = 1;
+};
+
+// Where one input of an operator comes from: another operator's output
+// (op >= 0) or a graph input (graph_input >= 0).
+struct TensorSource {
+  int32_t op = -1;
+  int32_t graph_input = -1;
 };
 
 struct NetworkConfig {
@@ -108,6 +247,20 @@ struct NetworkConfig {
   std::vector<LayerConfig> layers;
   // For layer i > 0: true when it consumes layer i-1's output tensor.
   std::vector<bool> chained;
+  // Graph workloads ("operators"): layers are operators in a topological
+  // order; each names its input tensors. Empty for layer lists.
+  std::vector<GraphInput> graph_inputs;
+  std::vector<std::vector<TensorSource>> sources;  // per layer (graph only)
+  std::vector<std::string> tensor_names;           // per layer: its output tensor
+  std::vector<std::string> outputs;                // graph outputs (tensor names)
+  std::string graph_json;                          // the graph as read (what to_json writes back)
+  bool is_graph() const { return !sources.empty(); }
+  // The operator whose output layer l reads first, or -1 (a graph input or
+  // its own seeded input).
+  int32_t producer_of(size_t l) const {
+    if (is_graph()) return sources[l].empty() ? -1 : sources[l][0].op;
+    return l > 0 && chained[l] ? int32_t(l - 1) : -1;
+  }
 };
 
 // The format layer `l`'s store writes: its consumer's (the next layer when
@@ -119,6 +272,9 @@ uint32_t output_bits_of(const NetworkConfig& net, size_t l);
 // ({"layers": [...]}) becomes a NetworkConfig. Relative .npy paths resolve
 // against the config file's folder. Throws ConfigError.
 NetworkConfig parse_workload(const nlohmann::json& j, const std::string& file);
+// A graph workload ({"operators": [...]}, docs/graphs.md). Throws ConfigError
+// naming the file, the JSON pointer and the tensor or operator.
+NetworkConfig parse_graph_workload(const nlohmann::json& j, const std::string& file);
 // load_workload also reads SCALE-Sim topology CSVs (a path ending in .csv;
 // sim/config/scalesim_topology.h).
 NetworkConfig load_workload(const std::string& path);

@@ -17,6 +17,8 @@ EngineKind Instruction::engine() const {
       return EngineKind::Compute;
     case Opcode::Store:
       return EngineKind::Store;
+    case Opcode::Vector:
+      return EngineKind::Vector;
   }
   return EngineKind::Load;
 }
@@ -35,6 +37,8 @@ const char* to_string(Opcode op) {
       return "store";
     case Opcode::AguInit:
       return "agu_init";
+    case Opcode::Vector:
+      return "vector";
   }
   return "?";
 }
@@ -51,19 +55,32 @@ uint64_t layouts_register(const LayerDescriptor& L) {
 std::vector<AguRegister> agu_registers(const LayerDescriptor& L) {
   // NCHW rows are W components of one channel plane; NHWC rows hold all C.
   const bool planar = !L.binary && L.input_layout == TensorLayout::Nchw;
-  return {{"input_w", L.W},
-          {"input_h", L.H},
-          {"channels", L.C},
-          {"row_stride", uint64_t(L.W) * (planar ? 1 : L.pixel_bytes())},
-          {"element_bits", L.binary ? 1u : 8u},
-          {"filters", L.K},
-          {"filter_w", L.S},
-          {"filter_h", L.R},
-          {"stride", L.stride},
-          {"padding", L.padding},
-          {"input_base", L.input_address},
-          {"output_base", L.output_address},
-          {"layouts", layouts_register(L)}};
+  std::vector<AguRegister> regs = {{"input_w", L.W},
+                                   {"input_h", L.H},
+                                   {"channels", L.C},
+                                   {"row_stride", uint64_t(L.W) * (planar ? 1 : L.pixel_bytes())},
+                                   {"element_bits", L.binary ? 1u : 8u},
+                                   {"filters", L.K},
+                                   {"filter_w", L.S},
+                                   {"filter_h", L.R},
+                                   {"stride", L.stride},
+                                   {"padding", L.padding},
+                                   {"input_base", L.input_address},
+                                   {"output_base", L.output_address},
+                                   {"layouts", layouts_register(L)}};
+  // Graph operators add their general geometry and the padding value (the
+  // input zero point); plain layers keep the 13 registers above.
+  if (L.quantized)
+    for (const AguRegister& r : std::vector<AguRegister>{{"stride_w", col_stride(L)},
+                                                         {"pad_left", pad_l(L)},
+                                                         {"pad_bottom", pad_b(L)},
+                                                         {"pad_right", pad_r(L)},
+                                                         {"dilation_h", dil_h(L)},
+                                                         {"dilation_w", dil_w(L)},
+                                                         {"groups", L.conv_groups},
+                                                         {"pad_value", uint8_t(L.pad_byte())}})
+      regs.push_back(r);
+  return regs;
 }
 
 const char* to_string(EngineKind e) {
@@ -74,6 +91,8 @@ const char* to_string(EngineKind e) {
       return "compute";
     case EngineKind::Store:
       return "store";
+    case EngineKind::Vector:
+      return "vector";
   }
   return "?";
 }
@@ -115,7 +134,7 @@ std::string describe(const Instruction& in, const Program& p) {
 RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end) {
   RowRange r;
   r.begin = int64_t(row_begin) * layer.stride - layer.padding;
-  r.end = int64_t(row_end - 1) * layer.stride - layer.padding + layer.R;
+  r.end = int64_t(row_end - 1) * layer.stride - layer.padding + window_h(layer);
   return r;
 }
 
@@ -175,7 +194,11 @@ void validate_program(const Program& p) {
       if (in.half > 1)
         fail(in, in.op == Opcode::AguInit ? "register set must be 0 or 1" : "half must be 0 or 1");
     }
-    if (in.op == Opcode::LoadInput || in.op == Opcode::Compute || in.op == Opcode::Store) {
+    if (runs_on_array(L.op) == (in.op == Opcode::Vector))
+      fail(in, in.op == Opcode::Vector ? "a vector instruction on an array operator"
+                                       : "an array instruction on a vector-unit operator");
+    if (in.op == Opcode::LoadInput || in.op == Opcode::Compute || in.op == Opcode::Store ||
+        in.op == Opcode::Vector) {
       if (in.out_row_begin >= in.out_row_end || in.out_row_end > L.out_h)
         fail(in, "output rows outside [0, out_h)");
       if (in.stages > in.row_count()) fail(in, "more stages than output rows");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,10 @@
 
 namespace npusim {
 
-enum class Opcode : uint8_t { LoadParams, LoadWeights, LoadInput, Compute, Store, AguInit };
-enum class EngineKind : uint8_t { Load, Compute, Store };
+// VECTOR runs one of the vector unit's operators (pooling, add, concat) over
+// a range of output rows, reading its inputs from DRAM and writing its output back.
+enum class Opcode : uint8_t { LoadParams, LoadWeights, LoadInput, Compute, Store, AguInit, Vector };
+enum class EngineKind : uint8_t { Load, Compute, Store, Vector };
 
 // Why an instruction waits for another: for its data in the cache, for buffer
 // space the producer still uses (write-after-read), or for data in DRAM.
@@ -89,11 +92,43 @@ struct LayerDescriptor {
   // input_layout is its producer's output_layout.
   TensorLayout input_layout = TensorLayout::Nhwc;
   TensorLayout output_layout = TensorLayout::Nhwc;
+  // Graph operators (docs/graphs.md): the operator, its general geometry
+  // (read through col_stride(), pad_l(), ... of workload_config.h), groups,
+  // and its quantised arithmetic: zero points, the fused output range, and
+  // per output channel the float32 requantisation multiplier
+  // x_scale * w_scale[k] / y_scale (the parameter bank holds {bias, multiplier bits}).
+  OpKind op = OpKind::Conv;
+  bool quantized = false;
+  std::optional<LayerConfig::Geometry> general;
+  uint32_t conv_groups = 1;  // convolution groups (groups() counts packed binary words)
+  OpQuant quant;
+  bool ceil_mode = false, count_include_pad = false;
+  // The second and later inputs of add and concat: where they lie in DRAM and
+  // which operator stores them (-1: a graph input).
+  struct MoreInput {
+    uint64_t address = 0;
+    int32_t from_layer = -1;
+    uint32_t C = 0;
+  };
+  std::vector<MoreInput> more_inputs;
+
+  // Channels one kernel reads (C / groups) and its coefficients.
+  uint32_t group_channels() const { return C / conv_groups; }
+  uint64_t kernel_coefficients() const { return uint64_t(R) * S * group_channels(); }
+  // Bytes of one output element: 4 for raw int32 outputs, else 1.
+  uint32_t output_element_bytes() const {
+    return quantized && quant.output.type == QuantType::Int32 ? 4 : 1;
+  }
+  // The byte the load engine pads with: the input zero point (0 for plain layers).
+  int8_t pad_byte() const {
+    return quantized && !quant.inputs.empty() ? int8_t(quant.inputs[0].zero_point) : int8_t(0);
+  }
 
   uint64_t kernel_bytes(uint32_t k) const {
     if (binary) return uint64_t(R) * S * pixel_bytes();
-    return kernel_stream_bytes(weight_format, R, S, C,
-                               kernel_nonzeros.empty() ? uint64_t(R) * S * C : kernel_nonzeros[k]);
+    const uint64_t dense = kernel_coefficients();
+    return kernel_stream_bytes(weight_format, R, S, group_channels(),
+                               kernel_nonzeros.empty() ? dense : kernel_nonzeros[k]);
   }
   // DRAM offset of kernel k's stream from weights_address (kernels are packed).
   uint64_t kernel_offset(uint32_t k) const;
@@ -104,10 +139,11 @@ struct LayerDescriptor {
   uint64_t pixel_bytes() const { return binary ? uint64_t(groups()) * (bits / 8) : C; }
   // Bytes of one output pixel (all K channels) as the store writes it.
   uint64_t output_pixel_bytes() const {
-    return output_bits == 0 ? K : uint64_t(K + output_bits - 1) / output_bits * (output_bits / 8);
+    return output_bits == 0 ? uint64_t(K) * output_element_bytes()
+                            : uint64_t(K + output_bits - 1) / output_bits * (output_bits / 8);
   }
   uint64_t output_bytes() const { return uint64_t(N) * out_h * out_w * output_pixel_bytes(); }
-  uint32_t padded_w() const { return W + 2 * padding; }
+  uint32_t padded_w() const { return W + pad_l(*this) + pad_r(*this); }
   uint64_t params_bytes() const { return uint64_t(K) * 8; }
   // im2col: OH*OW rows of R*S*C; MEC: OW strips of Hp*S*C; 0 on the fly.
   uint64_t lowered_bytes_per_image() const;
@@ -116,6 +152,12 @@ struct LayerDescriptor {
   // output row's OW im2col rows (host_im2col).
   uint64_t tile_row_bytes() const;
 };
+
+// The float32 requantisation multiplier of output channel k of a graph
+// operator, evaluated as ONNX Runtime does: (x_scale * w_scale[k]) / y_scale.
+inline float requant_multiplier(const OpQuant& q, uint32_t k) {
+  return q.inputs[0].scale * q.weight_scale_of(k) / q.output.scale;
+}
 
 // The address generator's initialisation registers for one layer (seed 001:
 // input x/y size, components, memory stride, component depth, filters, filter
@@ -150,8 +192,9 @@ struct Instruction {
 
 struct Program {
   std::vector<LayerDescriptor> layers;
-  std::vector<Instruction> instructions;  // in program order; id == index
-  uint64_t dram_bytes = 0;                // size of the DRAM image
+  std::vector<Instruction> instructions;        // in program order; id == index
+  uint64_t dram_bytes = 0;                      // size of the DRAM image
+  std::vector<uint64_t> graph_input_addresses;  // a graph's input tensors (NHWC)
 };
 
 const char* to_string(Opcode op);

@@ -43,7 +43,15 @@ void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const L
   for (uint32_t k = 0; k < L.K; ++k) {
     const uint64_t at = d.params_address + uint64_t(k) * 8;
     put_int32(image, at, d.binary ? data.threshold[k] : data.bias[k]);
-    put_int32(image, at + 4, d.binary ? int32_t(data.flip[k]) : L.requant.scale[k]);
+    // A graph operator's bank holds {bias, float32 requantisation multiplier}.
+    int32_t second = d.binary ? int32_t(data.flip[k]) : 0;
+    if (d.quantized) {
+      const float m = requant_multiplier(L.quant, k);
+      std::memcpy(&second, &m, 4);
+    } else if (!d.binary) {
+      second = L.requant.scale[k];
+    }
+    put_int32(image, at + 4, second);
   }
 }
 

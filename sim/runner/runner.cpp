@@ -10,6 +10,7 @@
 
 #include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/tiler.h"
+#include "sim/runner/graph_reference.h"
 #include "sim/runner/layer_io.h"
 #include "sim/workload/layer_data.h"
 
@@ -35,6 +36,33 @@ LayerCheck compare(const TensorI8& sim, const TensorI8& ref) {
   return check;
 }
 
+// A graph operator's values against its reference, N,H,W,K.
+LayerCheck compare_values(const TensorI32& sim, const TensorI32& ref) {
+  LayerCheck check;
+  check.checked = true;
+  check.digest = digest_hex(sim.data.data(), sim.size() * 4);
+  for (uint64_t i = 0; i < sim.size(); ++i) {
+    if (sim.data[i] != ref.data[i]) {
+      const uint32_t K = sim.shape[3], W = sim.shape[2], H = sim.shape[1];
+      std::ostringstream s;
+      s << "at [n=" << i / (uint64_t(H) * W * K) << ", h=" << (i / (uint64_t(W) * K)) % H
+        << ", w=" << (i / K) % W << ", k=" << i % K << "]: simulator " << sim.data[i]
+        << ", reference " << ref.data[i];
+      check.mismatch = s.str();
+      return check;
+    }
+  }
+  check.match = true;
+  return check;
+}
+
+// The data every graph input gets.
+std::vector<TensorI8> graph_input_data(const NetworkConfig& net) {
+  std::vector<TensorI8> inputs;
+  for (const GraphInput& g : net.graph_inputs) inputs.push_back(make_graph_input(g));
+  return inputs;
+}
+
 // Every layer's reference output, in the form its store writes. A chained
 // layer's input is its producer's reference output, never the simulator's,
 // so the check stays independent of the model.
@@ -57,6 +85,9 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
     throw ProgramError("the program has " + std::to_string(p.layers.size()) +
                        " layers but the workload has " + std::to_string(net.layers.size()));
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
+  uint64_t vector_region = 0;  // reserved when any operator runs on the vector unit
+  for (const LayerDescriptor& d : p.layers)
+    if (!runs_on_array(d.op)) vector_region = uint64_t(hw.vector.buffer_kib) * 1024;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
     const LayerConfig& L = net.layers[l];
@@ -64,7 +95,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
         d.S != L.S || d.stride != L.stride || d.padding != L.padding)
       throw ProgramError("layer " + d.name + ": the program's shape differs from the workload's");
     const uint64_t buffers = d.weight_region_bytes + d.params_region_bytes +
-                             uint64_t(hw.compute.units) * halves * d.half_bytes;
+                             uint64_t(hw.compute.units) * halves * d.half_bytes + vector_region;
     if (buffers > hw.cache_bytes())
       throw ProgramError("layer " + d.name + ": buffers over capacity: weights " +
                          std::to_string(d.weight_region_bytes) + " + params " +
@@ -72,7 +103,9 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                          std::to_string(hw.compute.units * halves) + " halves x " +
                          std::to_string(d.half_bytes) + " = " + std::to_string(buffers) +
                          " B > cache " + std::to_string(hw.cache_bytes()) + " B");
-    if (uint64_t(d.k_tile) * d.R * d.S * d.pixel_bytes() > d.weight_region_bytes)
+    const uint64_t kernel =
+        d.binary ? uint64_t(d.R) * d.S * d.pixel_bytes() : d.kernel_coefficients();
+    if (uint64_t(d.k_tile) * kernel > d.weight_region_bytes)
       throw ProgramError("layer " + d.name + ": a weight tile of " + std::to_string(d.k_tile) +
                          " kernels exceeds the weight region");
   }
@@ -118,10 +151,11 @@ void check_kernel_streams(const Program& p, const std::vector<KernelStream>& ker
 Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw) {
   Program program = compile_network(network, hw);
   for (size_t l = 0; l < network.layers.size(); ++l)
-    attach_kernel_stream(
-        program.layers[l],
-        encode_layer_kernels(network.layers[l], make_layer_data(network.layers[l], false).weights,
-                             hw.compute_mode));
+    if (runs_on_array(network.layers[l].op))
+      attach_kernel_stream(
+          program.layers[l],
+          encode_layer_kernels(network.layers[l], make_layer_data(network.layers[l], false).weights,
+                               hw.compute_mode));
   return program;
 }
 
@@ -141,11 +175,15 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   std::vector<LayerData> data;
   std::vector<KernelStream> kernels;
   data.reserve(layers);
+  const bool graph = r.network.is_graph();
   for (size_t l = 0; l < layers; ++l) {
-    data.push_back(make_layer_data(r.network.layers[l], l == 0 || !r.network.chained[l]));
-    kernels.push_back(
-        encode_layer_kernels(r.network.layers[l], data[l].weights, r.hw.compute_mode));
+    const LayerConfig& L = r.network.layers[l];
+    data.push_back(make_layer_data(L, !graph && (l == 0 || !r.network.chained[l])));
+    kernels.push_back(runs_on_array(L.op)
+                          ? encode_layer_kernels(L, data[l].weights, r.hw.compute_mode)
+                          : KernelStream{});
   }
+  const std::vector<TensorI8> graph_inputs = graph_input_data(r.network);
   if (options.program != nullptr) {
     r.program = *options.program;
     check_kernel_streams(r.program, kernels);
@@ -172,22 +210,40 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   constexpr std::launch kReferencePolicy = std::launch::async;
 #endif
   std::future<std::vector<TensorI8>> expected;
-  if (!options.timing_only)
+  std::future<std::vector<TensorI32>> expected_values;  // graph workloads
+  if (!options.timing_only && !graph)
     expected = std::async(kReferencePolicy, reference_outputs, std::cref(r.network),
                           std::cref(r.program), std::cref(data));
+  if (!options.timing_only && graph)
+    expected_values = std::async(kReferencePolicy, graph_reference_outputs, std::cref(r.network),
+                                 std::cref(data), std::cref(graph_inputs));
 
   r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
   quiet_systemc();
   Accelerator accelerator("npu", r.hw, r.program, *r.stats, {!options.timing_only}, r.timeline);
+  for (size_t i = 0; i < graph_inputs.size(); ++i)
+    std::memcpy(accelerator.dram_image().data() + r.program.graph_input_addresses[i],
+                graph_inputs[i].data.data(), graph_inputs[i].size());
   for (size_t l = 0; l < layers; ++l)
-    lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
-                  kernels[l]);
+    if (runs_on_array(r.network.layers[l].op))
+      lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
+                    kernels[l]);
   if (options.progress)
     spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
   r.outcome = accelerator.run();
 
   r.summary.checks.assign(layers, LayerCheck{});
-  if (!options.timing_only) {
+  if (!options.timing_only && graph) {
+    const std::vector<TensorI32> reference = expected_values.get();
+    if (r.outcome.status == RunOutcome::Status::Completed) {
+      if (options.progress) spdlog::info("checking outputs against the reference");
+      for (size_t l = 0; l < layers; ++l) {
+        TensorI32 simulated = read_operator_output(accelerator.dram_image(), r.program.layers[l]);
+        r.summary.checks[l] = compare_values(simulated, reference[l]);
+        if (options.keep_outputs) r.operator_outputs.push_back(std::move(simulated));
+      }
+    }
+  } else if (!options.timing_only) {
     // Joined whatever the outcome: the thread reads `data`, which must outlive it.
     const std::vector<TensorI8> reference = expected.get();
     if (r.outcome.status == RunOutcome::Status::Completed) {
@@ -209,7 +265,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     LayerTiling t;
     t.k_tile = d.k_tile;
     t.rows_per_piece = d.rows_per_piece;
-    t.pieces = (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;
+    t.pieces = d.rows_per_piece == 0 ? 0 : (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;
     t.half_bytes = d.half_bytes;
     r.summary.tiling.push_back(t);
   }

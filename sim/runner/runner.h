@@ -45,6 +45,8 @@ struct RunResult {
   RunOutcome outcome;
   RunSummary summary;             // points into the members above
   std::vector<TensorI8> outputs;  // N,Ho,Wo,K per layer when keep_outputs
+  // Graph workloads: each operator's output values (int8/uint8/int32), N,Ho,Wo,K.
+  std::vector<TensorI32> operator_outputs;
 
   // Completed, and (unless timing-only) every layer matches the reference.
   bool ok() const;

@@ -127,7 +127,42 @@ void apply_sparsity(TensorI8& w, const SparsityConfig& s, uint64_t seed) {
   }
 }
 
+// A graph operator's data (docs/graphs.md#data): array operators get K x R x
+// S x C/groups weights uniform over [-127, 127] (int8) or [0, 255] (uint8,
+// held as their bytes) and a bias uniform over [-1024, 1024] (or none); the
+// vector unit's operators have no data of their own.
+namespace {
+
+LayerData make_operator_data(const LayerConfig& layer) {
+  LayerData d;
+  if (!runs_on_array(layer.op)) return d;
+  const uint64_t base = layer.seed * 4;
+  d.weights = TensorI8({layer.K, layer.R, layer.S, layer.group_channels()});
+  SeededRandom rng(base + 1);
+  const bool u8 = layer.quant.weight_type == QuantType::Uint8;
+  for (int8_t& v : d.weights.data)
+    v = static_cast<int8_t>(u8 ? rng.uniform(0, 255) : rng.uniform(-127, 127));
+  if (!u8) apply_sparsity(d.weights, layer.sparsity, base);
+  d.bias.assign(layer.K, 0);
+  if (layer.quant.bias) {
+    SeededRandom b(base + 3);
+    for (int32_t& v : d.bias) v = static_cast<int32_t>(b.uniform(-1024, 1024));
+  }
+  return d;
+}
+
+}  // namespace
+
+TensorI8 make_graph_input(const GraphInput& in) {
+  TensorI8 t({in.N, in.H, in.W, in.C});
+  SeededRandom rng(in.seed * 4 + 2);
+  const int64_t lo = quant_min(in.quant.type), hi = quant_max(in.quant.type);
+  for (int8_t& v : t.data) v = static_cast<int8_t>(rng.uniform(lo, hi));
+  return t;
+}
+
 LayerData make_layer_data(const LayerConfig& layer, bool with_input) {
+  if (layer.quantized) return make_operator_data(layer);
   LayerData d;
   const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic
 

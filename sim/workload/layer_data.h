@@ -24,7 +24,11 @@ struct LayerData {
 // Deterministic across compilers and platforms (own PRNG, no std distributions).
 // `with_input` = false for a layer that consumes the previous layer's output.
 // Throws std::runtime_error naming the .npy file when its shape does not match.
+// A graph operator (layer.quantized) gets only its own weights and bias.
 LayerData make_layer_data(const LayerConfig& layer, bool with_input);
+// A graph input's seeded data, N,H,W,C bytes uniform over its dtype's range
+// (uint8 values held as their bytes).
+TensorI8 make_graph_input(const GraphInput& in);
 
 // splitmix64-based generator shared by all seeded data in npusim.
 class SeededRandom {

@@ -1,0 +1,170 @@
+#include "models/vector_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace npusim::vector_ops {
+namespace {
+
+int8_t saturate(float rounded, QuantType t) {
+  const float v = std::min(std::max(rounded, float(quant_min(t))), float(quant_max(t)));
+  return int8_t(int32_t(v));
+}
+
+// The window of output pixel (oh, ow), clipped to the real input: rows
+// [y0, y1) and columns [x0, x1) in steps of the dilation; `total` counts the
+// taps the padded window holds (count_include_pad).
+struct Window {
+  int64_t y0, y1, x0, x1;
+  uint64_t total;
+};
+
+Window window_of(const LayerDescriptor& L, uint32_t oh, uint32_t ow) {
+  const int64_t top = int64_t(oh) * L.stride - L.padding;
+  const int64_t left = int64_t(ow) * col_stride(L) - pad_l(L);
+  Window w{top, top + int64_t(window_h(L)), left, left + int64_t(window_w(L)), 0};
+  // ONNX averages over the window clipped to the padded input.
+  const int64_t bottom = std::min<int64_t>(w.y1, int64_t(L.H) + pad_b(L));
+  const int64_t right = std::min<int64_t>(w.x1, int64_t(L.W) + pad_r(L));
+  w.total = uint64_t(bottom - top) * uint64_t(right - left);
+  return w;
+}
+
+void max_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
+  const uint32_t dh = dil_h(L), dw = dil_w(L);
+  for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+    const Window w = window_of(L, oh, ow);
+    for (uint32_t k = 0; k < L.K; ++k) {
+      int32_t best = INT32_MIN;
+      for (int64_t y = w.y0; y < w.y1; y += dh)
+        for (int64_t c = w.x0; c < w.x1; c += dw)
+          if (y >= 0 && y < L.H && c >= 0 && c < L.W)
+            best = std::max(best, x.value((uint64_t(y) * L.W + uint64_t(c)) * L.C + k));
+      out[uint64_t(ow) * L.K + k] = int8_t(best);
+    }
+  }
+}
+
+// QLinearAveragePool: dequantise each tap, sum in float32 in row-major order,
+// divide by the tap count, quantise: nearbyint(avg / y_scale + y_zp).
+void average_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
+  const TensorQuant& y = L.quant.output;
+  for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+    const Window w = window_of(L, oh, ow);
+    const int64_t y0 = std::max<int64_t>(w.y0, 0), y1 = std::min<int64_t>(w.y1, L.H);
+    const int64_t x0 = std::max<int64_t>(w.x0, 0), x1 = std::min<int64_t>(w.x1, L.W);
+    // count_include_pad divides by the whole kernel, as ONNX Runtime does
+    // (even where a ceil-mode window runs past the end pad).
+    const uint64_t taps =
+        L.count_include_pad ? uint64_t(L.R) * L.S : uint64_t(y1 - y0) * uint64_t(x1 - x0);
+    for (uint32_t k = 0; k < L.K; ++k) {
+      float sum = 0.0f;
+      for (int64_t r = y0; r < y1; ++r)
+        for (int64_t c = x0; c < x1; ++c)
+          sum += float(x.value((uint64_t(r) * L.W + uint64_t(c)) * L.C + k) - x.quant.zero_point) *
+                 x.quant.scale;
+      const float avg = sum / float(taps);
+      out[uint64_t(ow) * L.K + k] =
+          saturate(std::nearbyintf(avg / y.scale + float(y.zero_point)), y.type);
+    }
+  }
+}
+
+// QLinearGlobalAveragePool: an int32 sum per channel less x_zp * H*W, then
+// the float32 requantiser with scale x_scale / (y_scale * H*W).
+void global_average_pool_row(const LayerDescriptor& L, const InputView& x, int8_t* out) {
+  const TensorQuant& y = L.quant.output;
+  const uint64_t pixels = uint64_t(L.H) * L.W;
+  const float scale = x.quant.scale / (y.scale * float(pixels));
+  for (uint32_t k = 0; k < L.K; ++k) {
+    int32_t acc = -x.quant.zero_point * int32_t(pixels);
+    for (uint64_t p = 0; p < pixels; ++p) acc += x.value(p * L.C + k);
+    float v = float(acc) * scale;
+    v = std::max(v, float(quant_min(y.type) - y.zero_point));
+    v = std::min(v, float(quant_max(y.type) - y.zero_point));
+    out[k] = int8_t(int32_t(std::nearbyintf(v)) + y.zero_point);
+  }
+}
+
+// QLinearAdd as ONNX Runtime's kernel computes it: with ratios ra = a_scale /
+// y_scale and rb = b_scale / y_scale, one float32 constant
+// c = y_zp - (ra * a_zp + rb * b_zp), then two fused multiply-adds
+// v = fma(a, ra, fma(b, rb, c)), rounded half to even, saturated and clamped.
+void add_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t* out) {
+  const TensorQuant& y = L.quant.output;
+  const float ratio_a = in[0].quant.scale / y.scale, ratio_b = in[1].quant.scale / y.scale;
+  const float zero_part =
+      ratio_a * float(in[0].quant.zero_point) + ratio_b * float(in[1].quant.zero_point);
+  const float constant = float(y.zero_point) - zero_part;
+  const int32_t lo = std::max(quant_min(y.type), L.quant.clamp_lo);
+  const int32_t hi = std::min(quant_max(y.type), L.quant.clamp_hi);
+  const uint64_t first = uint64_t(oh) * L.W * L.C, count = uint64_t(L.W) * L.C;
+  for (uint64_t i = 0; i < count; ++i) {
+    const float partial = std::fma(float(in[1].value(first + i)), ratio_b, constant);
+    const float sum = std::fma(float(in[0].value(first + i)), ratio_a, partial);
+    const int32_t v = int32_t(std::nearbyintf(sum));
+    out[i] = int8_t(std::min(std::max(v, lo), hi));
+  }
+}
+
+// QLinearConcat along channels: an input quantised like the output is
+// copied; another is requantised value by value:
+// nearbyint((x - x_zp) * x_scale / y_scale) + y_zp, saturated.
+void concat_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t* out) {
+  const TensorQuant& y = L.quant.output;
+  uint32_t k0 = 0;
+  for (size_t i = 0; i <= L.more_inputs.size(); ++i) {
+    const InputView& x = in[i];
+    const bool same =
+        x.quant.type == y.type && x.quant.scale == y.scale && x.quant.zero_point == y.zero_point;
+    for (uint32_t ow = 0; ow < L.out_w; ++ow)
+      for (uint32_t c = 0; c < x.C; ++c) {
+        const int32_t v = x.value((uint64_t(oh) * L.W + ow) * x.C + c);
+        const float real = float(v - x.quant.zero_point) * x.quant.scale;
+        out[uint64_t(ow) * L.K + k0 + c] =
+            same ? int8_t(v)
+                 : saturate(std::nearbyintf(real / y.scale) + float(y.zero_point), y.type);
+      }
+    k0 += x.C;
+  }
+}
+
+}  // namespace
+
+void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, int8_t* out_row) {
+  switch (L.op) {
+    case OpKind::MaxPool:
+      return max_pool_row(L, inputs[0], oh, out_row);
+    case OpKind::AveragePool:
+      // A window over the whole unpadded image is global pooling to ONNX Runtime.
+      if (L.R == L.H && L.S == L.W && L.padding == 0 && pad_l(L) == 0 && pad_b(L) == 0 &&
+          pad_r(L) == 0)
+        return global_average_pool_row(L, inputs[0], out_row);
+      return average_pool_row(L, inputs[0], oh, out_row);
+    case OpKind::GlobalAveragePool:
+      return global_average_pool_row(L, inputs[0], out_row);
+    case OpKind::Add:
+      return add_row(L, inputs, oh, out_row);
+    case OpKind::Concat:
+      return concat_row(L, inputs, oh, out_row);
+    case OpKind::Conv:
+    case OpKind::MatMul:
+      break;
+  }
+}
+
+uint64_t row_element_ops(const LayerDescriptor& L) {
+  const uint64_t elements = uint64_t(L.out_w) * L.K;
+  switch (L.op) {
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+      return elements * L.R * L.S;
+    case OpKind::Add:
+      return elements * 2;
+    default:
+      return elements;
+  }
+}
+
+}  // namespace npusim::vector_ops

@@ -1,0 +1,34 @@
+// The vector unit's arithmetic: what its lanes compute for one output pixel
+// of each graph operator it runs (max and average pooling, global average
+// pooling, quantised add, concat), on quantised bytes, with the float32
+// formulas ONNX Runtime uses (docs/quantization.md). Pure functions; the
+// engine (models/vector_unit.h) moves the data and charges the time.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/program/program.h"
+
+namespace npusim::vector_ops {
+
+// One input tensor as the unit sees it: NHWC bytes of image n, its channel
+// count and quantisation.
+struct InputView {
+  const int8_t* image = nullptr;  // N,H,W,C bytes of the batch being processed
+  uint32_t C = 0;
+  TensorQuant quant;
+  int32_t value(uint64_t i) const {
+    return quant.type == QuantType::Uint8 ? int32_t(uint8_t(image[i])) : int32_t(image[i]);
+  }
+};
+
+// Computes output row `oh` (all out_w pixels, all K channels, NHWC bytes into
+// `out_row`) of operator L from its inputs (one, or several for add/concat).
+void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, int8_t* out_row);
+
+// Element operations the row costs on the lanes (cost::vector_stage_cycles):
+// pooling: window taps per output element (R*S; global: H*W), add: 2 per
+// element, concat: 1 per element.
+uint64_t row_element_ops(const LayerDescriptor& L);
+
+}  // namespace npusim::vector_ops

@@ -1,0 +1,109 @@
+#include "models/vector_unit.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "models/cost_model.h"
+#include "models/vector_ops.h"
+
+namespace npusim {
+
+VectorUnit::VectorUnit(sc_core::sc_module_name name, const HardwareConfig& hw,
+                       EngineOptions options, StatsRegistry& stats)
+    : Engine(name, hw, options),
+      busy_(stats.declare("vector.busy_cycles", "cycles",
+                          "cycles the vector unit ran an instruction")),
+      instructions_(stats.declare("vector.instructions", "count", "vector instructions executed")),
+      work_cycles_(stats.declare("vector.work_cycles", "cycles",
+                                 "lane cycles by the cost formula, pipeline fill included")),
+      standalone_cycles_(stats.declare("vector.standalone_cycles", "cycles",
+                                       "cycles the vector instructions would take running alone")) {
+  SC_THREAD(run);
+}
+
+void VectorUnit::run() {
+  guarded([this] {
+    while (const Instruction* in = scheduler->next(EngineKind::Vector, 0)) {
+      scheduler->wait_until_ready(*in);
+      scheduler->instruction_started(*in);
+      const uint64_t start = now_cycles();
+      const uint64_t in_memory = execute(*in);
+      busy_.add(in->layer, now_cycles() - start);
+      instructions_.add(in->layer, 1);
+      scheduler->instruction_done(*in, in_memory);
+    }
+  });
+}
+
+uint64_t VectorUnit::execute(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  const uint64_t latency = dram->latency_cycles();
+  const uint64_t begin = now_cycles();
+  // The input rows the outputs read (global pooling: all of them), for
+  // every input tensor; rows outside the input are padding, never fetched.
+  const RowRange window = L.op == OpKind::GlobalAveragePool
+                              ? RowRange{0, L.H}
+                              : input_rows_for(L, in.out_row_begin, in.out_row_end);
+  const int64_t first = std::max<int64_t>(window.begin, 0);
+  const int64_t end = std::min<int64_t>(window.end, L.H);
+  const uint64_t rows = end > first ? uint64_t(end - first) : 0;
+  uint64_t read_bytes = 0, arrival = begin, bus_time = 0;
+  {
+    // Scoped: a thread still waiting when another one stops the run is never
+    // unwound, so no heap object may live across a wait.
+    std::vector<int32_t> producers = {L.input_from_layer};
+    std::vector<uint32_t> channels = {L.C};
+    for (const auto& m : L.more_inputs) producers.push_back(m.from_layer), channels.push_back(m.C);
+    for (size_t i = 0; i < producers.size(); ++i) {
+      if (producers[i] >= 0 && rows > 0)
+        dram->require_rows_stored(scheduler->who(in, 0), uint32_t(producers[i]), in.batch, first,
+                                  end);
+      const uint64_t bytes = rows * L.W * channels[i];
+      if (bytes == 0) continue;
+      const Grant bus = dram->transfer(in.layer, false, 1, bytes);
+      bus_time += bus.end - bus.start;
+      arrival = std::max(arrival, bus.end + latency);
+      read_bytes += bytes;
+    }
+    const Grant fill = cache->access(in.layer, true, read_bytes, begin + latency);
+    arrival = std::max(arrival, fill.end);
+
+    if (options_.functional) {
+      std::vector<vector_ops::InputView> views(producers.size());
+      const uint64_t image_pixels = uint64_t(L.H) * L.W;
+      for (size_t i = 0; i < producers.size(); ++i) {
+        const uint64_t base = i == 0 ? L.input_address : L.more_inputs[i - 1].address;
+        const uint64_t image_bytes = image_pixels * channels[i];
+        views[i].image = dram->image(base + in.batch * image_bytes, image_bytes);
+        views[i].C = channels[i];
+        views[i].quant = L.quant.inputs[i];
+      }
+      const uint64_t out_row = uint64_t(L.out_w) * L.K;
+      for (uint32_t oh = in.out_row_begin; oh < in.out_row_end; ++oh)
+        vector_ops::compute_row(
+            L, views.data(), oh,
+            dram->image(L.output_address + (uint64_t(in.batch) * L.out_h + oh) * out_row, out_row));
+    }
+  }
+
+  const uint64_t lanes =
+      cost::vector_stage_cycles(hw_.vector, vector_ops::row_element_ops(L) * in.row_count()) +
+      hw_.vector.latency_cycles;
+  work_cycles_.add(in.layer, lanes);
+  const uint64_t out_bytes = uint64_t(in.row_count()) * L.out_w * L.K;
+  const Grant read = cache->access(in.layer, false, read_bytes, arrival);
+  const Grant write = cache->access(in.layer, true, out_bytes, arrival);
+  const uint64_t computed = std::max({arrival + lanes, read.end, write.end});
+  wait_until_cycle(computed);
+  const Grant drain = cache->access(in.layer, false, out_bytes, computed);
+  const Grant bus = dram->transfer(in.layer, true, 1, out_bytes);
+  const uint64_t in_write_buffer = std::max(bus.end, drain.end);
+  const uint64_t ack = in_write_buffer + latency;
+  dram->rows_stored(in.layer, in.batch, in.out_row_begin, in.out_row_end, L.K, ack);
+  standalone_cycles_.add(in.layer, 2 * latency + bus_time + lanes + (bus.end - bus.start));
+  scheduler->stage_done(in, 0, begin, in_write_buffer, ack);
+  wait_until_cycle(in_write_buffer);
+  return ack;
+}
+
+}  // namespace npusim

@@ -1,0 +1,506 @@
+// Graph workloads (docs/graphs.md): named tensors and quantised operators
+// with ONNX semantics, parsed into a NetworkConfig whose layers are the
+// operators in file order (which must respect data flow) and whose `sources`
+// say where each operator's inputs come from.
+#include <cmath>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "sim/config/config_error.h"
+#include "sim/config/json_reader.h"
+#include "sim/config/workload_config.h"
+
+namespace npusim {
+namespace {
+
+using nlohmann::json;
+
+constexpr uint64_t kMaxDim = 65536;
+constexpr uint64_t kMaxOperators = 4096;
+constexpr uint64_t kMaxTensorElements = uint64_t(256) << 20;
+constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
+
+// What a parsed tensor looks like to its consumers.
+struct TensorInfo {
+  uint32_t N = 1, C = 0, H = 0, W = 0;
+  TensorQuant quant;
+  TensorSource source;
+  std::string pointer;  // where it was defined
+};
+
+QuantType parse_type(JsonReader& r, const std::string& key, bool allow_int32) {
+  std::vector<std::string> choices = {"int8", "uint8"};
+  if (allow_int32) choices.push_back("int32");
+  return static_cast<QuantType>(r.require_choice(key, choices));
+}
+
+float expect_scale(const json& v, const std::string& file, const std::string& pointer) {
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0.0 ||
+      !std::isfinite(float(v.get<double>())) || float(v.get<double>()) <= 0.0f)
+    throw ConfigError(file, pointer, "a positive finite float32 scale", describe_json(v));
+  return float(v.get<double>());
+}
+
+int32_t expect_zero_point(const json& v, const std::string& file, const std::string& pointer,
+                          QuantType t) {
+  const int64_t lo = quant_min(t), hi = quant_max(t);
+  const std::string expected = "integer zero point in " + std::to_string(lo) + ".." +
+                               std::to_string(hi) + " (" + to_string(t) + ")";
+  if (!v.is_number_integer()) throw ConfigError(file, pointer, expected, describe_json(v));
+  const int64_t z = v.is_number_unsigned()
+                        ? int64_t(std::min<uint64_t>(v.get<uint64_t>(), 1u << 20))
+                        : v.get<int64_t>();
+  if (z < lo || z > hi) throw ConfigError(file, pointer, expected, describe_json(v));
+  return int32_t(z);
+}
+
+// {"dtype", "scale", "zero_point"} of an activation tensor.
+TensorQuant read_tensor_quant(JsonReader& r, bool allow_int32) {
+  const std::string& file = r.file();
+  TensorQuant q;
+  q.type = parse_type(r, "dtype", allow_int32);
+  if (q.type == QuantType::Int32) {
+    for (const char* key : {"scale", "zero_point"})
+      if (const json* v = r.find(key))
+        r.fail(key, std::string("no \"") + key + "\" on an int32 output (raw accumulators)",
+               describe_json(*v));
+    return q;
+  }
+  const json* scale = r.find("scale");
+  if (!scale) r.fail("scale", "a positive finite float32 scale", "nothing (the key is missing)");
+  q.scale = expect_scale(*scale, file, r.pointer_to("scale"));
+  if (const json* zp = r.find("zero_point"))
+    q.zero_point = expect_zero_point(*zp, file, r.pointer_to("zero_point"), q.type);
+  return q;
+}
+
+TensorQuant parse_tensor_quant(const json& j, const std::string& file, const std::string& pointer,
+                               bool allow_int32) {
+  JsonReader r(j, file, pointer);
+  const TensorQuant q = read_tensor_quant(r, allow_int32);
+  r.finish();
+  return q;
+}
+
+// A weight quantisation: scale and zero point each one value or K values.
+void parse_weight_quant(const json& j, const std::string& file, const std::string& pointer,
+                        uint32_t K, OpQuant& q) {
+  JsonReader r(j, file, pointer);
+  q.weight_type = parse_type(r, "dtype", false);
+  const auto list = [&](const char* key, auto read, auto& out, auto fallback) {
+    const json* v = r.find(key);
+    out.clear();
+    if (!v) {
+      out.push_back(fallback);
+      return;
+    }
+    const std::string p = r.pointer_to(key);
+    if (v->is_array()) {
+      if (v->size() != K && v->size() != 1)
+        throw ConfigError(file, p, "one value or an array of K = " + std::to_string(K),
+                          describe_json(*v));
+      for (std::size_t k = 0; k < v->size(); ++k)
+        out.push_back(read((*v)[k], json_pointer_append(p, std::to_string(k))));
+    } else {
+      out.push_back(read(*v, p));
+    }
+  };
+  list(
+      "scale", [&](const json& v, const std::string& p) { return expect_scale(v, file, p); },
+      q.weight_scale, 1.0f);
+  if (!r.has("scale")) r.fail("scale", "a positive float scale or K of them", "nothing");
+  list(
+      "zero_point",
+      [&](const json& v, const std::string& p) {
+        return expect_zero_point(v, file, p, q.weight_type);
+      },
+      q.weight_zero_point, int32_t(0));
+  r.finish();
+}
+
+// A single integer for both axes, or [a, b].
+std::pair<uint32_t, uint32_t> parse_pair(JsonReader& r, const char* key, uint64_t min,
+                                         uint32_t fallback) {
+  const json* v = r.find(key);
+  if (!v) return {fallback, fallback};
+  const std::string p = r.pointer_to(key);
+  if (v->is_array()) {
+    if (v->size() != 2)
+      throw ConfigError(r.file(), p, "an integer or [rows, columns]", describe_json(*v));
+    return {uint32_t(expect_uint((*v)[0], r.file(), p + "/0", min, kMaxDim)),
+            uint32_t(expect_uint((*v)[1], r.file(), p + "/1", min, kMaxDim))};
+  }
+  const uint32_t x = uint32_t(expect_uint(*v, r.file(), p, min, kMaxDim));
+  return {x, x};
+}
+
+// "pads": p | [top, left, bottom, right].
+std::array<uint32_t, 4> parse_pads(JsonReader& r) {
+  const json* v = r.find("pads");
+  if (!v) return {0, 0, 0, 0};
+  const std::string p = r.pointer_to("pads");
+  if (v->is_array()) {
+    if (v->size() != 4)
+      throw ConfigError(r.file(), p, "an integer or [top, left, bottom, right]", describe_json(*v));
+    std::array<uint32_t, 4> pads{};
+    for (int i = 0; i < 4; ++i)
+      pads[i] = uint32_t(expect_uint((*v)[i], r.file(), p + "/" + std::to_string(i), 0, kMaxDim));
+    return pads;
+  }
+  const uint32_t x = uint32_t(expect_uint(*v, r.file(), p, 0, kMaxDim));
+  return {x, x, x, x};
+}
+
+// round half to even, as the activation bounds are quantised.
+int64_t round_even(double x) { return int64_t(std::nearbyint(x)); }
+
+void parse_activation(JsonReader& r, OpQuant& q) {
+  const json* v = r.find("activation");
+  const TensorQuant& out = q.output;
+  if (!v || out.type == QuantType::Int32) {
+    if (v && !(v->is_string() && v->get<std::string>() == "none"))
+      r.fail("activation", "no activation on an int32 output", describe_json(*v));
+    return;
+  }
+  double lo = -INFINITY, hi = INFINITY;
+  const std::string p = r.pointer_to("activation");
+  if (v->is_string()) {
+    const std::string a = v->get<std::string>();
+    if (a == "relu") {
+      lo = 0;
+    } else if (a == "relu6") {
+      lo = 0, hi = 6;
+    } else if (a != "none") {
+      throw ConfigError(r.file(), p, "\"none\", \"relu\", \"relu6\" or {\"clip\": [lo, hi]}",
+                        describe_json(*v), nearest_key(a, {"none", "relu", "relu6"}));
+    }
+  } else {
+    JsonReader c(*v, r.file(), p);
+    const json* clip = c.find("clip");
+    if (!clip || !clip->is_array() || clip->size() != 2 || !(*clip)[0].is_number() ||
+        !(*clip)[1].is_number() || (*clip)[0].get<double>() > (*clip)[1].get<double>())
+      c.fail("clip", "[lo, hi] with lo <= hi (real units)",
+             clip ? describe_json(*clip) : "nothing (the key is missing)");
+    lo = (*clip)[0].get<double>(), hi = (*clip)[1].get<double>();
+    c.finish();
+  }
+  const int64_t qmin = quant_min(out.type), qmax = quant_max(out.type);
+  const auto bound = [&](double x) {
+    if (std::isinf(x)) return x < 0 ? qmin : qmax;
+    return std::clamp<int64_t>(out.zero_point + round_even(x / double(out.scale)), qmin, qmax);
+  };
+  q.clamp_lo = int32_t(bound(lo));
+  q.clamp_hi = int32_t(bound(hi));
+}
+
+class GraphParser {
+ public:
+  GraphParser(const json& j, std::string file) : j_(j), file_(std::move(file)) {}
+
+  NetworkConfig run() {
+    JsonReader r(j_, file_);
+    net_.name = r.get_string("name", "graph");
+    seed_ = r.get_uint("seed", 0, kMaxSeed, 1);
+    r.get_string("description", "");
+    const json* inputs = r.find("inputs");
+    const json* ops = r.find("operators");
+    const json* outputs = r.find("outputs");
+    r.finish();
+    if (!inputs || !inputs->is_array())
+      r.fail("inputs", "an array of graph input tensors",
+             inputs ? describe_json(*inputs) : "nothing (the key is missing)");
+    for (std::size_t i = 0; i < inputs->size(); ++i) parse_input((*inputs)[i], i);
+    if (!ops->is_array() || ops->empty() || ops->size() > kMaxOperators)
+      r.fail("operators", "array of 1.." + std::to_string(kMaxOperators) + " operator objects",
+             describe_json(*ops));
+    for (std::size_t i = 0; i < ops->size(); ++i) parse_operator((*ops)[i], i);
+    std::vector<bool> read(net_.layers.size(), false);
+    for (const auto& s : net_.sources)
+      for (const TensorSource& t : s)
+        if (t.op >= 0) read[size_t(t.op)] = true;
+    if (outputs) {
+      if (!outputs->is_array() || outputs->empty())
+        r.fail("outputs", "a non-empty array of tensor names", describe_json(*outputs));
+      for (std::size_t i = 0; i < outputs->size(); ++i) {
+        const std::string p = "/outputs/" + std::to_string(i);
+        const std::string name = expect_string((*outputs)[i], file_, p, "tensor name");
+        const auto it = tensors_.find(name);
+        if (it == tensors_.end() || it->second.source.op < 0)
+          throw ConfigError(file_, p, "the name of a tensor an operator produces",
+                            "\"" + name + "\"", nearest_tensor(name));
+        net_.outputs.push_back(name);
+      }
+    } else {
+      for (size_t l = 0; l < net_.layers.size(); ++l)
+        if (!read[l]) net_.outputs.push_back(net_.tensor_names[l]);
+    }
+    net_.chained.assign(net_.layers.size(), false);
+    for (size_t l = 1; l < net_.layers.size(); ++l)
+      net_.chained[l] = net_.sources[l].size() == 1 && net_.sources[l][0].op == int32_t(l - 1);
+    return std::move(net_);
+  }
+
+ private:
+  std::string nearest_tensor(const std::string& name) const {
+    std::vector<std::string> names;
+    for (const auto& t : tensors_) names.push_back(t.first);
+    return nearest_key(name, names);
+  }
+
+  void define_tensor(const std::string& name, const std::string& pointer, TensorInfo info) {
+    if (name.empty()) throw ConfigError(file_, pointer, "a non-empty tensor name", "empty string");
+    const auto [it, inserted] = tensors_.emplace(name, info);
+    if (!inserted)
+      throw ConfigError(file_, pointer, "a tensor name defined once",
+                        "\"" + name + "\" (already defined at " + it->second.pointer + ")");
+    it->second.pointer = pointer;
+  }
+
+  void parse_input(const json& j, std::size_t i) {
+    const std::string p = "/inputs/" + std::to_string(i);
+    JsonReader r(j, file_, p);
+    GraphInput in;
+    in.name = r.require_string("name");
+    const json* shape = r.find("shape");
+    if (!shape || !shape->is_array() || shape->size() != 4)
+      r.fail("shape", "[N, C, H, W]", shape ? describe_json(*shape) : "nothing");
+    uint32_t dims[4];
+    for (int d = 0; d < 4; ++d)
+      dims[d] =
+          uint32_t(expect_uint((*shape)[d], file_, p + "/shape/" + std::to_string(d), 1, kMaxDim));
+    in.N = dims[0], in.C = dims[1], in.H = dims[2], in.W = dims[3];
+    if (uint64_t(in.N) * in.C * in.H * in.W > kMaxTensorElements)
+      r.fail("shape", "at most 2^28 elements", describe_json(*shape));
+    in.quant = read_tensor_quant(r, false);  // dtype, scale, zero_point beside the name
+    in.seed = r.get_uint("seed", 0, kMaxSeed, seed_ + 1000003 + i);
+    r.finish();
+    TensorInfo t{in.N, in.C, in.H, in.W, in.quant, {-1, int32_t(i)}, p};
+    define_tensor(in.name, p + "/name", t);
+    net_.graph_inputs.push_back(in);
+  }
+
+  void parse_operator(const json& j, std::size_t i) {
+    const std::string p = "/operators/" + std::to_string(i);
+    JsonReader r(j, file_, p);
+    LayerConfig L;
+    L.quantized = true;
+    L.name = r.get_string("name", "op" + std::to_string(i));
+    if (L.name.empty()) r.fail("name", "non-empty string", "empty string");
+    if (!names_.emplace(L.name, p).second)
+      r.fail("name", "a name no other operator uses",
+             "\"" + L.name + "\" (also at " + names_[L.name] + "/name)");
+    static const std::vector<std::string> kinds = {
+        "conv", "matmul", "maxpool", "averagepool", "globalaveragepool", "add", "concat"};
+    L.op = static_cast<OpKind>(r.require_choice("op", kinds));
+    L.seed = r.get_uint("seed", 0, kMaxSeed, seed_ + i);
+    // Inputs: tensors already defined (file order respects data flow).
+    const json* ins = r.find("inputs");
+    const size_t want_min = L.op == OpKind::Add ? 2 : L.op == OpKind::Concat ? 2 : 1;
+    const size_t want_max = L.op == OpKind::Add ? 2 : L.op == OpKind::Concat ? 64 : 1;
+    const std::string count = want_min == want_max
+                                  ? std::to_string(want_min)
+                                  : std::to_string(want_min) + ".." + std::to_string(want_max);
+    if (!ins || !ins->is_array() || ins->size() < want_min || ins->size() > want_max)
+      r.fail("inputs", "an array of " + count + " tensor names for " + kinds[size_t(L.op)],
+             ins ? describe_json(*ins) : "nothing (the key is missing)");
+    const std::string out_name = r.require_string("output");
+    std::vector<const TensorInfo*> in_tensors;
+    std::vector<TensorSource> sources;
+    for (std::size_t k = 0; k < ins->size(); ++k) {
+      const std::string ip = r.pointer_to("inputs") + "/" + std::to_string(k);
+      const std::string name = expect_string((*ins)[k], file_, ip, "tensor name");
+      const auto it = tensors_.find(name);
+      if (it == tensors_.end())
+        throw ConfigError(file_, ip,
+                          "a graph input or the output of an earlier operator (operators run in "
+                          "file order; a cycle or a later producer cannot be read)",
+                          "\"" + name + "\", which no earlier operator produces",
+                          nearest_tensor(name));
+      if (it->second.quant.type == QuantType::Int32)
+        throw ConfigError(file_, ip,
+                          "an int8 or uint8 tensor (int32 outputs are graph outputs only)",
+                          "\"" + name + "\" (int32)");
+      in_tensors.push_back(&it->second);
+      sources.push_back(it->second.source);
+      L.quant.inputs.push_back(it->second.quant);
+    }
+    const TensorInfo& x = *in_tensors[0];
+    L.N = x.N, L.C = x.C, L.H = x.H, L.W = x.W;
+    const auto fail_shape = [&](std::size_t k, const std::string& expected) {
+      const TensorInfo& t = *in_tensors[k];
+      throw ConfigError(file_, r.pointer_to("inputs") + "/" + std::to_string(k), expected,
+                        "\"" + (*ins)[k].get<std::string>() + "\" of shape [" +
+                            std::to_string(t.N) + ", " + std::to_string(t.C) + ", " +
+                            std::to_string(t.H) + ", " + std::to_string(t.W) + "]");
+    };
+    LayerConfig::Geometry g;
+    const bool array_op = runs_on_array(L.op);
+    switch (L.op) {
+      case OpKind::Conv: {
+        L.K = uint32_t(r.require_uint("K", 1, kMaxDim));
+        const auto [R, S] = parse_pair(r, "kernel", 1, 0);
+        if (R == 0) r.fail("kernel", "[R, S] or an integer", "nothing (the key is missing)");
+        L.R = R, L.S = S;
+        L.groups = uint32_t(r.get_uint("group", 1, kMaxDim, 1));
+        if (L.C % L.groups != 0 || L.K % L.groups != 0)
+          r.fail("group",
+                 "a divisor of C = " + std::to_string(L.C) + " and K = " + std::to_string(L.K),
+                 std::to_string(L.groups));
+        break;
+      }
+      case OpKind::MatMul:
+        L.K = uint32_t(r.require_uint("out_features", 1, kMaxDim));
+        L.R = L.S = 1;
+        break;
+      case OpKind::MaxPool:
+      case OpKind::AveragePool: {
+        const auto [R, S] = parse_pair(r, "kernel", 1, 0);
+        if (R == 0) r.fail("kernel", "[R, S] or an integer", "nothing (the key is missing)");
+        L.R = R, L.S = S;
+        L.K = L.C;
+        L.ceil_mode = r.get_bool("ceil_mode", false);
+        if (L.op == OpKind::AveragePool)
+          L.count_include_pad = r.get_bool("count_include_pad", false);
+        break;
+      }
+      case OpKind::GlobalAveragePool:
+        L.R = L.H, L.S = L.W, L.K = L.C;
+        break;
+      case OpKind::Add:
+        L.K = L.C;
+        if (in_tensors[1]->N != x.N || in_tensors[1]->C != x.C || in_tensors[1]->H != x.H ||
+            in_tensors[1]->W != x.W)
+          fail_shape(1, "a tensor of the first input's shape [" + std::to_string(x.N) + ", " +
+                            std::to_string(x.C) + ", " + std::to_string(x.H) + ", " +
+                            std::to_string(x.W) + "]");
+        L.R = L.S = 1;
+        break;
+      case OpKind::Concat: {
+        if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
+        L.K = 0;
+        for (std::size_t k = 0; k < in_tensors.size(); ++k) {
+          const TensorInfo& t = *in_tensors[k];
+          if (t.N != x.N || t.H != x.H || t.W != x.W)
+            fail_shape(k, "a tensor with the first input's N, H, W (" + std::to_string(x.N) + ", " +
+                              std::to_string(x.H) + ", " + std::to_string(x.W) + ")");
+          L.K += t.C;
+        }
+        L.R = L.S = 1;
+        break;
+      }
+    }
+    if (L.op == OpKind::Conv || L.op == OpKind::MaxPool || L.op == OpKind::AveragePool) {
+      const auto [sh, sw] = parse_pair(r, "stride", 1, 1);
+      const auto pads = parse_pads(r);
+      L.stride = sh, g.stride_w = sw;
+      L.padding = pads[0], g.pad_left = pads[1], g.pad_bottom = pads[2], g.pad_right = pads[3];
+      if (L.op != OpKind::AveragePool) {
+        const auto [dh, dw] = parse_pair(r, "dilation", 1, 1);
+        g.dilation_h = dh, g.dilation_w = dw;
+      }
+      for (int side = 0; side < 4; ++side) {
+        const uint32_t kernel = side % 2 == 0 ? L.R : L.S;
+        const uint32_t pad = pads[size_t(side)];
+        if (L.op != OpKind::Conv && pad >= kernel)
+          r.fail("pads", "pads smaller than the kernel (" + std::to_string(kernel) + ")",
+                 std::to_string(pad));
+      }
+    }
+    L.general = g;
+    if (L.op == OpKind::MatMul || L.op == OpKind::Add || L.op == OpKind::Concat ||
+        L.op == OpKind::GlobalAveragePool)
+      L.general = LayerConfig::Geometry{};
+    // Quantisation of the output and the weights.
+    if (L.op == OpKind::MaxPool) {
+      if (const json* o = r.find("out"))
+        r.fail("out", "no \"out\" on maxpool (its output keeps the input's quantisation)",
+               describe_json(*o));
+      L.quant.output = x.quant;
+    } else {
+      const json* o = r.find("out");
+      if (!o)
+        r.fail("out", "an output quantisation {\"dtype\", \"scale\", \"zero_point\"}", "nothing");
+      L.quant.output = parse_tensor_quant(*o, file_, r.pointer_to("out"), array_op);
+    }
+    if (array_op) {
+      const json* w = r.find("weights");
+      if (!w)
+        r.fail("weights", "a weight quantisation {\"dtype\", \"scale\", \"zero_point\"}",
+               "nothing");
+      parse_weight_quant(*w, file_, r.pointer_to("weights"), L.K, L.quant);
+      L.quant.bias = r.get_bool("bias", true);
+    }
+    if (array_op || L.op == OpKind::Add) {
+      parse_activation(r, L.quant);
+    }
+    // ONNX Runtime's contrib operators take and give one 8-bit type.
+    if (!array_op && L.op != OpKind::MaxPool)
+      for (std::size_t k = 0; k < in_tensors.size(); ++k)
+        if (in_tensors[k]->quant.type != L.quant.output.type)
+          throw ConfigError(file_, r.pointer_to("inputs") + "/" + std::to_string(k),
+                            std::string("a ") + to_string(L.quant.output.type) + " tensor (" +
+                                kinds[size_t(L.op)] +
+                                " reads and writes one type, as ONNX Runtime's operator does)",
+                            "\"" + (*ins)[k].get<std::string>() + "\" (" +
+                                to_string(in_tensors[k]->quant.type) + ")");
+    L.relu = false;
+    r.finish();
+    // Shapes.
+    if (L.out_h() == 0 || L.out_w() == 0)
+      r.fail(
+          L.op == OpKind::Conv || L.op == OpKind::MaxPool || L.op == OpKind::AveragePool ? "kernel"
+                                                                                         : "",
+          "a window that fits the padded input " + std::to_string(L.H) + "x" + std::to_string(L.W),
+          std::to_string(L.R) + "x" + std::to_string(L.S));
+    if (uint64_t(L.K) * L.R * L.S * L.group_channels() > kMaxTensorElements ||
+        uint64_t(L.N) * L.out_h() * L.out_w() * L.K > kMaxTensorElements)
+      r.fail("", "tensors of at most 2^28 elements", "a larger weight or output tensor");
+    TensorInfo out{L.N, L.K, L.out_h(), L.out_w(), L.quant.output, {int32_t(i), -1}, ""};
+    define_tensor(out_name, r.pointer_to("output"), out);
+    net_.tensor_names.push_back(out_name);
+    net_.sources.push_back(std::move(sources));
+    net_.layers.push_back(std::move(L));
+  }
+
+  const json& j_;
+  std::string file_;
+  uint64_t seed_ = 1;
+  NetworkConfig net_;
+  std::map<std::string, TensorInfo> tensors_;
+  std::map<std::string, std::string> names_;
+};
+
+}  // namespace
+
+const char* to_string(OpKind k) {
+  switch (k) {
+    case OpKind::Conv:
+      return "conv";
+    case OpKind::MatMul:
+      return "matmul";
+    case OpKind::MaxPool:
+      return "maxpool";
+    case OpKind::AveragePool:
+      return "averagepool";
+    case OpKind::GlobalAveragePool:
+      return "globalaveragepool";
+    case OpKind::Add:
+      return "add";
+    case OpKind::Concat:
+      break;
+  }
+  return "concat";
+}
+
+const char* to_string(QuantType t) {
+  return t == QuantType::Int8 ? "int8" : t == QuantType::Uint8 ? "uint8" : "int32";
+}
+
+NetworkConfig parse_graph_workload(const json& j, const std::string& file) {
+  NetworkConfig net = GraphParser(j, file).run();
+  net.graph_json = j.dump();
+  return net;
+}
+
+}  // namespace npusim

@@ -1,0 +1,151 @@
+// Independent reference implementations of quantised ONNX operators, with the
+// exact integer and float32 arithmetic of ONNX Runtime's CPU execution provider
+// (docs/quantization.md derives every formula and says where it was confirmed).
+// Plain loops over logical NCHW tensors: no im2col, no packing, no SIMD, so
+// agreement with a model or compiler means something. Checked bit for bit
+// against vectors produced by ONNX Runtime itself (tests/data/ort/, written by
+// tools/ort-vectors; tests/unit/test_reference_ort.cpp).
+//
+// Every function throws std::invalid_argument on bad shapes, types, attributes
+// or quantisation parameters; nothing is clamped or guessed silently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npusim::reference::qops {
+
+enum class ElemType { Int8, Uint8, Int32 };
+
+// Logical NCHW (ONNX order) for 4-D tensors, [M, K] for matmul operands; values held as int32.
+struct QTensor {
+  std::vector<uint32_t> shape;
+  std::vector<int32_t> data;
+  ElemType type = ElemType::Int8;
+};
+
+// Per-tensor (one entry) or per-channel (one entry per output channel) quantisation.
+struct Quant {
+  std::vector<float> scale;
+  std::vector<int32_t> zero_point;
+};
+
+struct ConvAttrs {
+  uint32_t group = 1;
+  uint32_t dilation[2] = {1, 1};
+  uint32_t stride[2] = {1, 1};
+  uint32_t pads[4] = {0, 0, 0, 0}; /* top, left, bottom, right = ONNX [h_begin, w_begin, h_end, w_end] */
+};
+
+struct PoolAttrs {
+  uint32_t kernel[2] = {1, 1};
+  uint32_t stride[2] = {1, 1};
+  uint32_t pads[4] = {0, 0, 0, 0};
+  uint32_t dilation[2] = {1, 1};
+  bool ceil_mode = false;
+  bool count_include_pad = false;
+};
+
+// A fused activation as an integer range in output quantised units (applied together with the
+// dtype's saturation).
+struct Clamp {
+  int32_t lo = INT32_MIN, hi = INT32_MAX;
+};
+
+// The requantisation rule of QLinearConv/QLinearMatMul: saturate(round_half_to_even(float(acc) *
+// multiplier) + zp), clamped to `clamp`.
+int32_t requantize(int32_t acc, float multiplier, int32_t zero_point, ElemType type,
+                   Clamp clamp = {});
+
+QTensor conv_integer(const QTensor& x, int32_t x_zp, const QTensor& w /*[K, C/group, R, S]*/,
+                     const std::vector<int32_t>& w_zp /*1 or K*/, const ConvAttrs& a);
+QTensor qlinear_conv(const QTensor& x, const Quant& xq, const QTensor& w,
+                     const Quant& wq /*1 or K*/, const std::vector<int32_t>& bias /*empty or K*/,
+                     const Quant& yq, ElemType y_type, const ConvAttrs& a, Clamp clamp = {});
+QTensor matmul_integer(const QTensor& a /*[M,K]*/, int32_t a_zp, const QTensor& b /*[K,N]*/,
+                       const std::vector<int32_t>& b_zp /*1 or N*/);
+QTensor qlinear_matmul(
+    const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq /*1 or N*/,
+    const std::vector<int32_t>& bias /*empty or N; Gemm-style int32 bias added to the accumulator*/,
+    const Quant& yq, ElemType y_type, Clamp clamp = {});
+QTensor max_pool(const QTensor& x, const PoolAttrs& a);  // keeps x's type; pads never win
+QTensor qlinear_average_pool(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
+                             const PoolAttrs& a);
+QTensor qlinear_global_average_pool(const QTensor& x, const Quant& xq, const Quant& yq,
+                                    ElemType y_type);
+QTensor qlinear_add(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq,
+                    const Quant& yq, ElemType y_type, Clamp clamp = {});
+QTensor qlinear_concat(const std::vector<QTensor>& xs, const std::vector<Quant>& xqs,
+                       const Quant& yq, ElemType y_type, uint32_t axis);
+
+// ---- Helpers (also used by the tests) ---------------------------------------------------
+
+// Smallest / largest value of an element type.
+int32_t type_min(ElemType t);
+int32_t type_max(ElemType t);
+const char* type_name(ElemType t);
+
+// Round a float to the nearest integer, ties to the even neighbour (IEEE roundTiesToEven,
+// what cvtps2dq / nearbyintf do in the default rounding mode). Written out with exact
+// double arithmetic, independent of the FPU rounding mode.
+double round_half_to_even(float v);
+
+// The saturating store: clamp v to the dtype's range intersected with `clamp`.
+int32_t saturate(int64_t v, ElemType type, Clamp clamp = {});
+
+// QuantizeLinear as ONNX Runtime's MLAS computes it: saturate(round_half_to_even(value /
+// scale) + zero_point), the division in float32.
+int32_t quantize_linear(float value, float scale, int32_t zero_point, ElemType type);
+
+// Output spatial size of a convolution or pool along one axis (floor or ceil mode), with
+// ONNX Runtime's rule that a ceil-mode window must start inside the input or the begin pad.
+uint32_t pooled_size(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                     uint32_t pad_begin, uint32_t pad_end, bool ceil_mode);
+
+// ---- Shared checks of the implementation files (qops.cpp, qconv.cpp, qpool.cpp,
+// qeltwise.cpp); not meant for callers -------------------------------------------------
+namespace detail {
+
+// Throws std::invalid_argument("qops::<op>: <what>").
+[[noreturn]] void fail(const char* op, const std::string& what);
+std::string dims(const std::vector<uint32_t>& shape);
+uint64_t element_count(const std::vector<uint32_t>& shape);
+
+// data.size() matches the shape, the rank is `rank` (0 = any), the type is one of the
+// 8-bit types (or Int32 when allow_int32) and every value lies in the type's range.
+void check_tensor(const char* op, const char* name, const QTensor& t, size_t rank,
+                  bool allow_int32 = false);
+void check_8bit(const char* op, const char* name, ElemType t);
+void check_zero_point(const char* op, const char* name, int32_t zp, ElemType t);
+void check_scale(const char* op, const char* name, float scale);
+
+// A per-tensor quantisation: exactly one scale and one zero point of type t.
+struct Single {
+  float scale;
+  int32_t zero_point;
+};
+Single single(const char* op, const char* name, const Quant& q, ElemType t);
+
+// Per-tensor or per-channel parameters expanded to `count` entries (1 or count given).
+std::vector<float> channel_scales(const char* op, const char* name, const Quant& q,
+                                  uint32_t count);
+std::vector<int32_t> channel_zero_points(const char* op, const char* name,
+                                         const std::vector<int32_t>& zp, ElemType t,
+                                         uint32_t count);
+
+// saturate(round_half_to_even(v) + zero_point) for any float v, infinities included.
+int32_t round_add_saturate(float v, int32_t zero_point, ElemType type, Clamp clamp = {});
+
+// The value of a float32 expression rounded to float32 right here. Passing a product
+// through this keeps the compiler from fusing it with a following add into one FMA
+// (GCC contracts by default where the target has FMA), which would round once where ONNX
+// Runtime rounds twice; it also drops x87 excess precision.
+inline float f32(float v) {
+  volatile float r = v;
+  return r;
+}
+
+}  // namespace detail
+
+}  // namespace npusim::reference::qops

@@ -1,0 +1,220 @@
+#include "sim/runner/graph_reference.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "sim/reference/qops.h"
+
+namespace npusim {
+namespace {
+
+namespace q = reference::qops;
+
+q::ElemType elem(QuantType t) {
+  return t == QuantType::Uint8  ? q::ElemType::Uint8
+         : t == QuantType::Int8 ? q::ElemType::Int8
+                                : q::ElemType::Int32;
+}
+
+q::Quant quant(const TensorQuant& t) { return {{t.scale}, {t.zero_point}}; }
+
+int32_t byte_value(int8_t b, QuantType t) {
+  return t == QuantType::Uint8 ? int32_t(uint8_t(b)) : int32_t(b);
+}
+
+// N,H,W,C bytes -> an NCHW reference tensor.
+q::QTensor to_nchw(const TensorI8& t, QuantType type) {
+  const uint32_t N = t.shape[0], H = t.shape[1], W = t.shape[2], C = t.shape[3];
+  q::QTensor r;
+  r.shape = {N, C, H, W};
+  r.type = elem(type);
+  r.data.resize(t.size());
+  for (uint32_t n = 0; n < N; ++n)
+    for (uint32_t y = 0; y < H; ++y)
+      for (uint32_t x = 0; x < W; ++x)
+        for (uint32_t c = 0; c < C; ++c)
+          r.data[((uint64_t(n) * C + c) * H + y) * W + x] =
+              byte_value(t.data[((uint64_t(n) * H + y) * W + x) * C + c], type);
+  return r;
+}
+
+q::QTensor nhwc_values_to_nchw(const TensorI32& t, QuantType type) {
+  const uint32_t N = t.shape[0], H = t.shape[1], W = t.shape[2], C = t.shape[3];
+  q::QTensor r;
+  r.shape = {N, C, H, W};
+  r.type = elem(type);
+  r.data.resize(t.size());
+  for (uint32_t n = 0; n < N; ++n)
+    for (uint32_t y = 0; y < H; ++y)
+      for (uint32_t x = 0; x < W; ++x)
+        for (uint32_t c = 0; c < C; ++c)
+          r.data[((uint64_t(n) * C + c) * H + y) * W + x] =
+              t.data[((uint64_t(n) * H + y) * W + x) * C + c];
+  return r;
+}
+
+TensorI32 nchw_to_nhwc_values(const q::QTensor& r) {
+  const uint32_t N = r.shape[0], C = r.shape[1], H = r.shape[2], W = r.shape[3];
+  TensorI32 t({N, H, W, C});
+  for (uint32_t n = 0; n < N; ++n)
+    for (uint32_t c = 0; c < C; ++c)
+      for (uint32_t y = 0; y < H; ++y)
+        for (uint32_t x = 0; x < W; ++x)
+          t.data[((uint64_t(n) * H + y) * W + x) * C + c] =
+              r.data[((uint64_t(n) * C + c) * H + y) * W + x];
+  return t;
+}
+
+// Weights K,R,S,C/groups bytes -> OIHW values.
+q::QTensor weights_oihw(const TensorI8& w, QuantType type) {
+  const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], Cg = w.shape[3];
+  q::QTensor r;
+  r.shape = {K, Cg, R, S};
+  r.type = elem(type);
+  r.data.resize(w.size());
+  for (uint32_t k = 0; k < K; ++k)
+    for (uint32_t y = 0; y < R; ++y)
+      for (uint32_t x = 0; x < S; ++x)
+        for (uint32_t c = 0; c < Cg; ++c)
+          r.data[((uint64_t(k) * Cg + c) * R + y) * S + x] =
+              byte_value(w.data[((uint64_t(k) * R + y) * S + x) * Cg + c], type);
+  return r;
+}
+
+q::Quant weight_quant(const OpQuant& oq) {
+  q::Quant w;
+  w.scale = oq.weight_scale;
+  w.zero_point = oq.weight_zero_point;
+  return w;
+}
+
+TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTensor& x) {
+  const OpQuant& oq = L.quant;
+  const q::Clamp clamp{oq.clamp_lo, oq.clamp_hi};
+  const bool raw = oq.output.type == QuantType::Int32;
+  const std::vector<int32_t> bias = oq.bias ? d.bias : std::vector<int32_t>{};
+  if (L.op == OpKind::MatMul) {
+    // [N, C, H, W] as N*H*W rows of C features; weights K,1,1,C as [C, K].
+    const uint32_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    q::QTensor a;
+    a.shape = {N * H * W, C};
+    a.type = x.type;
+    a.data.resize(x.data.size());
+    for (uint32_t n = 0; n < N; ++n)
+      for (uint32_t c = 0; c < C; ++c)
+        for (uint64_t p = 0; p < uint64_t(H) * W; ++p)
+          a.data[(n * uint64_t(H) * W + p) * C + c] = x.data[(uint64_t(n) * C + c) * H * W + p];
+    q::QTensor b;
+    b.shape = {C, L.K};
+    b.type = elem(oq.weight_type);
+    b.data.resize(uint64_t(C) * L.K);
+    for (uint32_t k = 0; k < L.K; ++k)
+      for (uint32_t c = 0; c < C; ++c)
+        b.data[uint64_t(c) * L.K + k] =
+            byte_value(d.weights.data[uint64_t(k) * C + c], oq.weight_type);
+    q::QTensor y;
+    if (raw) {
+      y = q::matmul_integer(a, oq.inputs[0].zero_point, b, oq.weight_zero_point);
+      if (!bias.empty())
+        for (uint64_t i = 0; i < y.data.size(); ++i) y.data[i] += bias[i % L.K];
+    } else {
+      y = q::qlinear_matmul(a, quant(oq.inputs[0]), b, weight_quant(oq), bias, quant(oq.output),
+                            elem(oq.output.type), clamp);
+    }
+    TensorI32 out({N, H, W, L.K});  // rows are NHWC pixels already
+    out.data = std::move(y.data);
+    return out;
+  }
+  q::ConvAttrs a;
+  a.group = L.groups;
+  a.dilation[0] = dil_h(L), a.dilation[1] = dil_w(L);
+  a.stride[0] = L.stride, a.stride[1] = col_stride(L);
+  a.pads[0] = L.padding, a.pads[1] = pad_l(L), a.pads[2] = pad_b(L), a.pads[3] = pad_r(L);
+  const q::QTensor w = weights_oihw(d.weights, oq.weight_type);
+  if (raw) {
+    q::QTensor y = q::conv_integer(x, oq.inputs[0].zero_point, w, oq.weight_zero_point, a);
+    if (!bias.empty()) {
+      const uint64_t plane = uint64_t(y.shape[2]) * y.shape[3];
+      for (uint64_t i = 0; i < y.data.size(); ++i) y.data[i] += bias[(i / plane) % L.K];
+    }
+    return nchw_to_nhwc_values(y);
+  }
+  return nchw_to_nhwc_values(q::qlinear_conv(x, quant(oq.inputs[0]), w, weight_quant(oq), bias,
+                                             quant(oq.output), elem(oq.output.type), a, clamp));
+}
+
+q::PoolAttrs pool_attrs(const LayerConfig& L) {
+  q::PoolAttrs a;
+  a.kernel[0] = L.R, a.kernel[1] = L.S;
+  a.stride[0] = L.stride, a.stride[1] = col_stride(L);
+  a.pads[0] = L.padding, a.pads[1] = pad_l(L), a.pads[2] = pad_b(L), a.pads[3] = pad_r(L);
+  a.dilation[0] = dil_h(L), a.dilation[1] = dil_w(L);
+  a.ceil_mode = L.ceil_mode;
+  a.count_include_pad = L.count_include_pad;
+  return a;
+}
+
+}  // namespace
+
+std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
+                                               const std::vector<LayerData>& data,
+                                               const std::vector<TensorI8>& graph_inputs) {
+  std::vector<TensorI32> outputs;
+  outputs.reserve(net.layers.size());
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    const LayerConfig& L = net.layers[l];
+    const OpQuant& oq = L.quant;
+    std::vector<q::QTensor> xs;
+    for (size_t i = 0; i < net.sources[l].size(); ++i) {
+      const TensorSource& s = net.sources[l][i];
+      xs.push_back(s.op >= 0 ? nhwc_values_to_nchw(outputs[size_t(s.op)], oq.inputs[i].type)
+                             : to_nchw(graph_inputs[size_t(s.graph_input)], oq.inputs[i].type));
+    }
+    const q::ElemType y_type = elem(oq.output.type);
+    switch (L.op) {
+      case OpKind::Conv:
+      case OpKind::MatMul:
+        outputs.push_back(run_array_op(L, data[l], xs[0]));
+        break;
+      case OpKind::MaxPool:
+        outputs.push_back(nchw_to_nhwc_values(q::max_pool(xs[0], pool_attrs(L))));
+        break;
+      case OpKind::AveragePool:
+        outputs.push_back(nchw_to_nhwc_values(q::qlinear_average_pool(
+            xs[0], quant(oq.inputs[0]), quant(oq.output), y_type, pool_attrs(L))));
+        break;
+      case OpKind::GlobalAveragePool:
+        outputs.push_back(nchw_to_nhwc_values(
+            q::qlinear_global_average_pool(xs[0], quant(oq.inputs[0]), quant(oq.output), y_type)));
+        break;
+      case OpKind::Add:
+        outputs.push_back(nchw_to_nhwc_values(
+            q::qlinear_add(xs[0], quant(oq.inputs[0]), xs[1], quant(oq.inputs[1]), quant(oq.output),
+                           y_type, q::Clamp{oq.clamp_lo, oq.clamp_hi})));
+        break;
+      case OpKind::Concat: {
+        std::vector<q::Quant> qs;
+        for (const TensorQuant& t : oq.inputs) qs.push_back(quant(t));
+        outputs.push_back(
+            nchw_to_nhwc_values(q::qlinear_concat(xs, qs, quant(oq.output), y_type, 1)));
+        break;
+      }
+    }
+  }
+  return outputs;
+}
+
+TensorI32 read_operator_output(const std::vector<int8_t>& image, const LayerDescriptor& d) {
+  TensorI32 out({d.N, d.out_h, d.out_w, d.K});
+  const int8_t* src = image.data() + d.output_address;
+  const QuantType type = d.quant.output.type;
+  for (uint64_t i = 0; i < out.size(); ++i) {
+    if (type == QuantType::Int32)
+      std::memcpy(&out.data[i], src + i * 4, 4);
+    else
+      out.data[i] = byte_value(src[i], type);
+  }
+  return out;
+}
+
+}  // namespace npusim

@@ -1,0 +1,25 @@
+// The per-run check of graph workloads: each operator's expected output,
+// computed by the independent ONNX-semantics reference (sim/reference/qops.h)
+// from its producers' *reference* outputs (never the simulator's), and the
+// simulator's output read back from its DRAM image. Both as NHWC values.
+#pragma once
+
+#include <vector>
+
+#include "sim/config/workload_config.h"
+#include "sim/program/program.h"
+#include "sim/tensor/tensor.h"
+#include "sim/workload/layer_data.h"
+
+namespace npusim {
+
+// One N,H,W,C tensor of every operator, in graph order. `graph_inputs` are
+// the inputs' data (N,H,W,C bytes; uint8 held as bytes).
+std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
+                                               const std::vector<LayerData>& data,
+                                               const std::vector<TensorI8>& graph_inputs);
+
+// The values operator `d` stored (int8, uint8 or int32 by its output type), N,H,W,K.
+TensorI32 read_operator_output(const std::vector<int8_t>& image, const LayerDescriptor& d);
+
+}  // namespace npusim
