@@ -25,6 +25,12 @@ struct CompileArguments {
 int compile(const CompileArguments& a) {
   const HardwareConfig hw = resolve_hardware(a.in);
   const NetworkConfig net = resolve_workload(a.in);
+  if (net.is_graph()) {
+    std::cerr << "error: " << net.name
+              << ": program files do not carry graph workloads yet (docs/graphs.md#limits); "
+                 "run the graph directly with npusim run\n";
+    return kBadInput;
+  }
   const Program program = compile_for_workload(net, hw);
   if (a.output.empty() || a.output == "-") {
     write_program_jsonl(std::cout, program, to_json(net), to_json(hw));

@@ -124,6 +124,10 @@ int run_gpu(const GpuArguments& a) {
   // Bad input is reported first, as by `npusim run` (exit 2).
   const HardwareConfig hw = resolve_hardware(a.in);
   const NetworkConfig net = resolve_workload(a.in);
+  if (net.is_graph())
+    throw std::invalid_argument(net.name +
+                                ": the CUDA path runs plain conv2d layers; graph workloads are "
+                                "not supported there yet (docs/graphs.md#limits)");
   if (a.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
 
   std::string why;

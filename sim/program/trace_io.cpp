@@ -248,6 +248,10 @@ class ProgramReader {
       if (!v) r.fail(key, "object", kMissing);
       try {
         if (std::string(key) == "workload") {
+          if (v->is_object() && v->contains("operators"))
+            r.fail(key, "a layer or layer-list workload (program files do not carry graph "
+                        "workloads yet: docs/graphs.md#limits)",
+                   "a graph workload (\"operators\")");
           network_ = parse_workload(*v, file);
           out_.workload = *v;
         } else {

@@ -32,10 +32,19 @@ nlohmann::json figures_json(const Figures& f) {
 }
 
 nlohmann::json shape_json(const LayerConfig& l) {
-  return {{"N", l.N},           {"C", l.C},           {"H", l.H},
-          {"W", l.W},           {"K", l.K},           {"R", l.R},
-          {"S", l.S},           {"stride", l.stride}, {"padding", l.padding},
-          {"out_h", l.out_h()}, {"out_w", l.out_w()}, {"dtype", to_string(l.dtype)}};
+  nlohmann::json j = {{"N", l.N},           {"C", l.C},           {"H", l.H},
+                      {"W", l.W},           {"K", l.K},           {"R", l.R},
+                      {"S", l.S},           {"stride", l.stride}, {"padding", l.padding},
+                      {"out_h", l.out_h()}, {"out_w", l.out_w()}, {"dtype", to_string(l.dtype)}};
+  if (l.quantized) {  // graph operators (docs/graphs.md)
+    j["op"] = to_string(l.op);
+    j["group"] = l.groups;
+    j["stride_w"] = col_stride(l);
+    j["pads"] = {l.padding, pad_l(l), pad_b(l), pad_r(l)};
+    j["dilation"] = {dil_h(l), dil_w(l)};
+    j["out_dtype"] = to_string(l.quant.output.type);
+  }
+  return j;
 }
 
 nlohmann::json tiling_json(const LayerTiling& t) {

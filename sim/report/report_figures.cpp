@@ -22,6 +22,7 @@ const std::vector<std::string> kReportCounters = {
     "store.busy_cycles",
     "store.instructions",
     "store.batches",
+    "vector.busy_cycles",
     "stall.data_dependency_cycles",
     "stall.buffer_space_cycles",
     "stall.memory_dependency_cycles",
@@ -46,6 +47,7 @@ const std::vector<FigureField> kFigureFields = {
     {"load_busy", &Figures::load_busy},
     {"compute_busy", &Figures::compute_busy},
     {"store_busy", &Figures::store_busy},
+    {"vector_busy", &Figures::vector_busy},
     {"dram_bus_busy", &Figures::dram_bus_busy},
     {"cache_reuse", &Figures::cache_reuse},
     {"energy_uj", &Figures::energy_uj},
@@ -89,6 +91,7 @@ Figures derive(const HardwareConfig& hw, uint64_t cycles,
   // compute.busy_cycles is summed over units, so divide by the units too.
   f.compute_busy = ratio(value("compute.busy_cycles"), double(hw.compute.units) * c);
   f.store_busy = ratio(value("store.busy_cycles"), c);
+  f.vector_busy = ratio(value("vector.busy_cycles"), c);
   f.dram_bus_busy = ratio(value("dram.bus_busy_cycles"), c);
   f.cache_reuse =
       ratio(value("cache.read_bytes"), std::max<double>(1.0, value("cache.write_bytes")));
@@ -135,7 +138,13 @@ Figures total_figures(const RunSummary& s) {
 }
 
 std::string shape_string(const LayerConfig& l) {
-  std::string out = l.N > 1 ? "n" + std::to_string(l.N) + " " : "";
+  // Graph operators lead with their operator (depthwise and grouped convs say so).
+  std::string out = !l.quantized           ? ""
+                    : l.op != OpKind::Conv ? std::string(to_string(l.op)) + " "
+                    : l.groups == 1        ? "conv "
+                    : l.groups == l.C && l.groups == l.K ? "dwconv "
+                                                         : "conv g" + std::to_string(l.groups) + " ";
+  if (l.N > 1) out += "n" + std::to_string(l.N) + " ";
   out += std::to_string(l.C) + "x" + std::to_string(l.H) + "x" + std::to_string(l.W);
   out += " k" + std::to_string(l.K) + " " + std::to_string(l.R) + "x" + std::to_string(l.S) + "/" +
          std::to_string(l.stride);

@@ -24,6 +24,7 @@ struct Figures {
   double load_busy = 0;        // load.busy_cycles / cycles
   double compute_busy = 0;     // compute.busy_cycles / (compute.units * cycles)
   double store_busy = 0;       // store.busy_cycles / cycles
+  double vector_busy = 0;      // vector.busy_cycles / cycles
   double dram_bus_busy = 0;    // dram.bus_busy_cycles / cycles
   double cache_reuse = 0;      // cache.read_bytes / max(1, cache.write_bytes)
   // Dynamic energy in microjoules (sim/report/energy.h); the run's is the sum

@@ -39,7 +39,7 @@ struct Column {
 const std::vector<Column> kColumns = {
     {"layer", true},     {"shape", true},  {"cycles", false}, {"time_us", false},
     {"mac%", false},     {"use%", false},  {"load%", false},  {"comp%", false},
-    {"store%", false},   {"dep", false},   {"mem", false},    {"buf", false},
+    {"store%", false},   {"vec%", false},  {"dep", false},   {"mem", false},    {"buf", false},
     {"bus", false},      {"port", false},  {"rd_KiB", false}, {"wr_KiB", false},
     {"peak_KiB", false}, {"tiling", true}, {"check", true},
 };
@@ -58,6 +58,7 @@ std::vector<std::string> row(const std::string& name, const std::string& shape, 
           pct(f.load_busy),
           pct(f.compute_busy),
           pct(f.store_busy),
+          pct(f.vector_busy),
           std::to_string(value("stall.data_dependency_cycles")),
           std::to_string(value("stall.memory_dependency_cycles")),
           std::to_string(value("stall.buffer_space_cycles")),

@@ -26,7 +26,8 @@ void print_sparsity_table(std::ostream& out, const RunSummary& s) {
     out << line;
   };
   for (uint32_t l = 0; l < st.layers(); ++l)
-    print(s.network->layers[l].name, nonzeros.at(l), coefficients.at(l), work.at(l), dense.at(l));
+    if (runs_on_array(s.network->layers[l].op))  // vector operators have no kernels
+      print(s.network->layers[l].name, nonzeros.at(l), coefficients.at(l), work.at(l), dense.at(l));
   print("total", nonzeros.total(), coefficients.total(), work.total(), dense.total());
   out << "speed-up: dense array cycles / zero-skip array cycles (compute only; the run's cycles "
          "also hold memory time); ideal: 1 / density\n\n";

@@ -33,6 +33,7 @@ const std::map<std::string, std::pair<uint64_t, uint64_t>> kValues = {
     {"store.busy_cycles", {100, 500}},
     {"store.instructions", {2, 4}},
     {"store.batches", {3, 5}},
+    {"vector.busy_cycles", {0, 250}},
     {"stall.data_dependency_cycles", {11, 21}},
     {"stall.buffer_space_cycles", {12, 22}},
     {"stall.memory_dependency_cycles", {13, 23}},
@@ -131,6 +132,8 @@ TEST_CASE("report: per-layer derived figures match hand-worked numbers", "[repor
   CHECK(b.hw_mac_util == Approx(0.75));  // 96000 / (64 * 2000)
   CHECK(b.useful_mac_util == Approx(0.5));
   CHECK(b.compute_busy == Approx(0.5));   // 2000 / (2 * 2000)
+  CHECK(a.vector_busy == Approx(0.0));
+  CHECK(b.vector_busy == Approx(0.125));  // 250 / 2000
   CHECK(b.cache_reuse == Approx(500.0));  // no cache writes: divide by 1
 }
 
@@ -144,6 +147,7 @@ TEST_CASE("report: run totals use total_cycles, not the sum of overlapping spans
   CHECK(t.load_busy == Approx(0.56));       // 1400 / 2500
   CHECK(t.compute_busy == Approx(0.7));     // 3500 / (2 * 2500)
   CHECK(t.store_busy == Approx(0.24));
+  CHECK(t.vector_busy == Approx(0.1));  // 250 / 2500
   CHECK(t.dram_bus_busy == Approx(0.32));
   CHECK(t.cache_reuse == Approx(3.5));  // 3500 / 1000
 
