@@ -87,14 +87,16 @@ void global_average_pool_row(const LayerDescriptor& L, const InputView& x, int8_
 }
 
 // QLinearAdd as ONNX Runtime's kernel computes it: with ratios ra = a_scale /
-// y_scale and rb = b_scale / y_scale, one float32 constant
-// c = y_zp - (ra * a_zp + rb * b_zp), then two fused multiply-adds
-// v = fma(a, ra, fma(b, rb, c)), rounded half to even, saturated and clamped.
+// y_scale and rb = b_scale / y_scale, one float32 constant c, then two fused
+// multiply-adds
+// v = fma(a, ra, fma(b, rb, c)), rounded half to even, saturated and clamped;
+// c = y_zp - fma(ra, a_zp, rb * b_zp) (docs/quantization.md).
 void add_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t* out) {
   const TensorQuant& y = L.quant.output;
   const float ratio_a = in[0].quant.scale / y.scale, ratio_b = in[1].quant.scale / y.scale;
+  // ONNX Runtime's released kernel contracts this constant into one fma too.
   const float zero_part =
-      ratio_a * float(in[0].quant.zero_point) + ratio_b * float(in[1].quant.zero_point);
+      std::fma(ratio_a, float(in[0].quant.zero_point), ratio_b * float(in[1].quant.zero_point));
   const float constant = float(y.zero_point) - zero_part;
   const int32_t lo = std::max(quant_min(y.type), L.quant.clamp_lo);
   const int32_t hi = std::min(quant_max(y.type), L.quant.clamp_hi);

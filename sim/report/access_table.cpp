@@ -39,7 +39,9 @@ void print_access_table(std::ostream& out, const RunSummary& s) {
     const uint64_t t[3] = {traffic[0]->at(l), traffic[1]->at(l), traffic[2]->at(l)};
     const uint64_t f[3] = {footprint[0]->at(l), footprint[1]->at(l), footprint[2]->at(l)};
     const LayerConfig& layer = s.network->layers[l];
-    if (!runs_on_array(layer.op)) continue;  // the vector unit reads no lowered input
+    // The vector unit reads no lowered input; the what-if figures of the other
+    // modes are plain-geometry formulas.
+    if (!runs_on_array(layer.op) || !layer.plain_geometry()) continue;
     const std::string layouts =
         std::string(layer.is_binary() ? "packed" : to_string(layer.input_layout)) + ">" +
         (output_bits_of(*s.network, l) != 0 ? "packed" : to_string(layer.output_layout));

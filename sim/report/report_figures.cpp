@@ -142,12 +142,17 @@ std::string shape_string(const LayerConfig& l) {
   std::string out = !l.quantized           ? ""
                     : l.op != OpKind::Conv ? std::string(to_string(l.op)) + " "
                     : l.groups == 1        ? "conv "
-                    : l.groups == l.C && l.groups == l.K ? "dwconv "
-                                                         : "conv g" + std::to_string(l.groups) + " ";
+                    : l.groups == l.C && l.groups == l.K
+                        ? "dwconv "
+                        : "conv g" + std::to_string(l.groups) + " ";
   if (l.N > 1) out += "n" + std::to_string(l.N) + " ";
   out += std::to_string(l.C) + "x" + std::to_string(l.H) + "x" + std::to_string(l.W);
   out += " k" + std::to_string(l.K) + " " + std::to_string(l.R) + "x" + std::to_string(l.S) + "/" +
          std::to_string(l.stride);
+  if (col_stride(l) != l.stride) out += "x" + std::to_string(col_stride(l));
+  if (dil_h(l) != 1 || dil_w(l) != 1)
+    out += " d" + std::to_string(dil_h(l)) +
+           (dil_w(l) != dil_h(l) ? "x" + std::to_string(dil_w(l)) : "");
   if (l.is_binary()) out += " binary";
   return out;
 }

@@ -37,11 +37,10 @@ struct Column {
 };
 
 const std::vector<Column> kColumns = {
-    {"layer", true},     {"shape", true},  {"cycles", false}, {"time_us", false},
-    {"mac%", false},     {"use%", false},  {"load%", false},  {"comp%", false},
-    {"store%", false},   {"vec%", false},  {"dep", false},   {"mem", false},    {"buf", false},
-    {"bus", false},      {"port", false},  {"rd_KiB", false}, {"wr_KiB", false},
-    {"peak_KiB", false}, {"tiling", true}, {"check", true},
+    {"layer", true},   {"shape", true},   {"cycles", false},   {"time_us", false}, {"mac%", false},
+    {"use%", false},   {"load%", false},  {"comp%", false},    {"store%", false},  {"vec%", false},
+    {"dep", false},    {"mem", false},    {"buf", false},      {"bus", false},     {"port", false},
+    {"rd_KiB", false}, {"wr_KiB", false}, {"peak_KiB", false}, {"tiling", true},   {"check", true},
 };
 
 // Cells from `shape` to `tiling` that come from counters, for one layer or the

@@ -1,0 +1,120 @@
+// Graph workloads end to end (docs/graphs.md): every operator's output equals
+// the independent ONNX-semantics reference bit for bit, on small graphs built
+// around the traps of quantised arithmetic and on the shipped whole networks,
+// and the timing invariants of DESIGN.md hold on them.
+#include <catch2/catch.hpp>
+
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+
+namespace {
+
+HardwareConfig default_hw() { return parse_hardware_config(nlohmann::json::object(), "<test>"); }
+
+// Runs `net` in full and requires every operator to match the reference.
+std::unique_ptr<RunResult> run_exact(const NetworkConfig& net, const HardwareConfig& hw) {
+  RunOptions options;
+  options.progress = false;
+  auto r = run_network(net, hw, options);
+  INFO(r->outcome.message);
+  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    INFO("operator " << net.layers[l].name << ": " << r->summary.checks[l].mismatch);
+    CHECK(r->summary.checks[l].checked);
+    CHECK(r->summary.checks[l].match);
+  }
+  test::check_invariants(*r);
+  return r;
+}
+
+// One graph holding every operator and the traps: a uint8 input with zero
+// point 128 against int8 weights (9-bit operands), padding that must hold the
+// zero point, asymmetric pads, dilation 2, depthwise and 4 groups, a stride
+// larger than the kernel, per-channel weight scales and zero points, uint8
+// weights with a zero point and raw int32 outputs (ConvInteger), average
+// pooling with and without the pads counted, concat of differently scaled
+// inputs, a residual add with ReLU, global pooling to 1x1 and a matmul on it.
+const char* kTrapGraph = R"({
+  "name": "traps",
+  "inputs": [{"name": "x", "shape": [1, 8, 11, 9], "dtype": "uint8", "scale": 0.02, "zero_point": 128}],
+  "operators": [
+    {"name": "c_asym", "op": "conv", "inputs": ["x"], "output": "a", "K": 8, "kernel": [3, 2],
+     "pads": [2, 0, 1, 3], "stride": [1, 2],
+     "weights": {"dtype": "int8", "scale": [0.01, 0.02, 0.015, 0.01, 0.03, 0.01, 0.02, 0.01], "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.04, "zero_point": 7}, "activation": "relu"},
+    {"name": "c_dil", "op": "conv", "inputs": ["x"], "output": "b", "K": 8, "kernel": 3,
+     "dilation": 2, "pads": 2, "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 120}},
+    {"name": "c_dw", "op": "conv", "inputs": ["b"], "output": "c", "K": 8, "kernel": 3, "group": 8,
+     "pads": 1, "weights": {"dtype": "int8", "scale": 0.02, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.03, "zero_point": 100}, "activation": "relu6"},
+    {"name": "c_g4", "op": "conv", "inputs": ["c"], "output": "d", "K": 12, "kernel": 3, "group": 4,
+     "pads": [1, 1, 1, 1], "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.06, "zero_point": 90}},
+    {"name": "c_wide_stride", "op": "conv", "inputs": ["x"], "output": "e", "K": 5, "kernel": 2,
+     "stride": 3, "weights": {"dtype": "int8", "scale": 0.01, "zero_point": [0, 1, -2, 3, 0]},
+     "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 128}},
+    {"name": "c_integer", "op": "conv", "inputs": ["x"], "output": "f", "K": 6, "kernel": 3, "pads": 1,
+     "bias": false, "weights": {"dtype": "uint8", "scale": 1, "zero_point": 131},
+     "out": {"dtype": "int32"}},
+    {"name": "mp", "op": "maxpool", "inputs": ["d"], "output": "g", "kernel": 3, "stride": 2, "pads": 1},
+    {"name": "ap_in", "op": "averagepool", "inputs": ["d"], "output": "h", "kernel": 3, "stride": 2,
+     "pads": 1, "count_include_pad": true, "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 80}},
+    {"name": "ap_ex", "op": "averagepool", "inputs": ["d"], "output": "i", "kernel": 3, "stride": 2,
+     "pads": 1, "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 80}},
+    {"name": "cat", "op": "concat", "inputs": ["g", "h", "i"], "output": "cat", "axis": 1,
+     "out": {"dtype": "uint8", "scale": 0.07, "zero_point": 60}},
+    {"name": "add", "op": "add", "inputs": ["h", "i"], "output": "j",
+     "out": {"dtype": "uint8", "scale": 0.04, "zero_point": 20}, "activation": "relu"},
+    {"name": "gap", "op": "globalaveragepool", "inputs": ["cat"], "output": "k",
+     "out": {"dtype": "uint8", "scale": 0.03, "zero_point": 40}},
+    {"name": "fc", "op": "matmul", "inputs": ["k"], "output": "y", "out_features": 37,
+     "weights": {"dtype": "int8", "scale": 0.004, "zero_point": 0},
+     "out": {"dtype": "int8", "scale": 0.08, "zero_point": -3}}
+  ]
+})";
+
+}  // namespace
+
+TEST_CASE("graph: every operator equals the ONNX-semantics reference bit for bit, traps included",
+          "[graph]") {
+  const NetworkConfig net = test::workload(kTrapGraph);
+  REQUIRE(net.layers.size() == 13);
+  run_exact(net, default_hw());
+}
+
+TEST_CASE("graph: bit-exact with a small cache, single buffering and the early policy", "[graph]") {
+  HardwareConfig hw = default_hw();
+  hw.cache.size_kib = 16;  // several pieces per operator
+  hw.vector.buffer_kib = 1;
+  hw.buffering = Buffering::Single;
+  hw.policy = SchedulerPolicy::Early;
+  const auto r = run_exact(test::workload(kTrapGraph), hw);
+  CHECK(r->stats->get("vector.instructions").at(6) > 1);  // maxpool ran in several pieces
+}
+
+TEST_CASE("graph: whole MobileNetV2 runs bit-exact", "[graph][network]") {
+  const NetworkConfig net = load_workload(NPUSIM_SOURCE_DIR "/configs/networks/mobilenet_v2.json");
+  REQUIRE(net.layers.size() == 64);
+  run_exact(net, default_hw());
+}
+
+// SystemC elaborates once per process: each policy runs as its own npusim.
+TEST_CASE("graph: on MobileNetV2 early <= strict and ping-pong <= single buffering",
+          "[graph][network]") {
+  const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/mobilenet_v2.json";
+  const auto cycles = [&](const std::string& args) {
+    return test::run_report("run " + net + " --timing-only " + args)["totals"]["cycles"]
+        .get<uint64_t>();
+  };
+  const uint64_t strict = cycles("--policy strict");
+  CHECK(cycles("--policy early") <= strict);
+  CHECK(strict <= cycles("--policy strict --buffering single"));
+}
+
+TEST_CASE("graph: whole ResNet-18 with pooling, adds and FC runs bit-exact", "[graph][network]") {
+  const NetworkConfig net = load_workload(NPUSIM_SOURCE_DIR "/configs/networks/resnet18_full.json");
+  REQUIRE(net.layers.size() == 31);
+  run_exact(net, default_hw());
+}
