@@ -178,3 +178,52 @@ TEST_CASE("binary_stage_cycles: the dense stage with C replaced by ceil(C/b) wor
   // The same stage in int8: 2 * 900 * 2 = 3600, 25x the b = 32 figure (100/4).
   CHECK(cost::compute_stage_cycles(c, 64, 40, 900) == 3600);
 }
+
+TEST_CASE("grouped stage: rows share work only within a group (depthwise uses one row)", "[cost]") {
+  const ComputeConfig c = array(4, 8);  // 4 rows (kernels), 8 columns (pixels)
+  // Depthwise: 6 kernels, one per group, 9 coefficients each, 20 pixels.
+  // Each kernel alone: 9 * ceil(20 / 8) = 9 * 3 = 27; six of them: 162.
+  const uint32_t dw[6] = {9, 9, 9, 9, 9, 9};
+  CHECK(cost::grouped_stage_cycles(c, 20, dw, 0, 6, 1) == 162);
+  // Four groups of 3 kernels each (12 kernels), tile [2, 9): kernels 2 | 3 4 5 | 6 7 8.
+  // Runs: {2} -> max 5; {3,4,5} -> one 4-row block, max 7; {6,7,8} -> max 3.
+  // (5 + 7 + 3) * ceil(20 / 8) = 15 * 3 = 45.
+  const uint32_t nz[7] = {5, 7, 1, 2, 3, 1, 2};
+  CHECK(cost::grouped_stage_cycles(c, 20, nz, 2, 7, 3) == 45);
+  // One group equals the zero-skip formula: blocks {5,7,1,2} max 7, {3,1,2} max 3 -> 10 * 3.
+  CHECK(cost::grouped_stage_cycles(c, 20, nz, 0, 7, 64) == 30);
+  CHECK(cost::grouped_stage_cycles(c, 20, nz, 0, 7, 64) ==
+        cost::zero_skip_stage_cycles(c, 20, nz, 7));
+}
+
+TEST_CASE("matmul stage: few input rows fold the idle columns onto more output features",
+          "[cost]") {
+  const ComputeConfig c = array(4, 8);
+  uint32_t nz[40];
+  for (uint32_t& n : nz) n = 16;  // 16 coefficients per output feature (K = 16)
+  // M = 1: fold = 8 / 1 = 8, 4 * 8 = 32 features at once on 1 column each:
+  // ceil(40 / 32) = 2 blocks * 16 * ceil(1 / 1) = 32 cycles.
+  CHECK(cost::matmul_stage_cycles(c, 1, nz, 40) == 32);
+  // M = 3: fold = floor(8 / 3) = 2, 8 features at once on floor(8 / 2) = 4 columns:
+  // 5 blocks * 16 * ceil(3 / 4) = 80.
+  CHECK(cost::matmul_stage_cycles(c, 3, nz, 40) == 80);
+  // M = 8 (no idle columns): the conv formula, 10 blocks of 4 rows * 16 * 1 = 160.
+  CHECK(cost::matmul_stage_cycles(c, 8, nz, 40) == 160);
+  CHECK(cost::matmul_stage_cycles(c, 8, nz, 40) == cost::zero_skip_stage_cycles(c, 8, nz, 40));
+  CHECK(cost::matmul_stage_cycles(c, 5, nz, 40) == 10 * 16 * 1);
+  // Rows and columns are not interchangeable: 16 features at M = 5 on a 2x8
+  // array (fold 1): ceil(16 / 2) = 8 blocks * 16 * ceil(5 / 8) = 128; on 8x2
+  // (fold 1): 2 blocks * 16 * ceil(5 / 2) = 96.
+  CHECK(cost::matmul_stage_cycles(array(2, 8), 5, nz, 16) == 128);
+  CHECK(cost::matmul_stage_cycles(array(8, 2), 5, nz, 16) == 96);
+}
+
+TEST_CASE("vector stage: element operations over the lanes, rounded up", "[cost]") {
+  VectorConfig v;
+  v.lanes = 24;
+  CHECK(cost::vector_stage_cycles(v, 0) == 0);
+  CHECK(cost::vector_stage_cycles(v, 24) == 1);
+  CHECK(cost::vector_stage_cycles(v, 25) == 2);
+  // A 3x3 max pool row of 56 outputs x 64 channels: 56 * 64 * 9 = 32256 ops / 24 = 1344.
+  CHECK(cost::vector_stage_cycles(v, 56 * 64 * 9) == 1344);
+}

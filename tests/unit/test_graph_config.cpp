@@ -1,0 +1,162 @@
+// Graph workloads (docs/graphs.md): what parses into which operator fields,
+// and every kind of bad graph gets a ConfigError naming the file, the JSON
+// pointer and the tensor or operator at fault.
+#include <catch2/catch.hpp>
+
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+using nlohmann::json;
+
+namespace {
+
+json input(const char* name = "x", const char* dtype = "uint8") {
+  return {{"name", name},
+          {"shape", {1, 8, 10, 12}},
+          {"dtype", dtype},
+          {"scale", 0.02},
+          {"zero_point", 128}};
+}
+
+json quant(const char* dtype = "uint8", double scale = 0.05, int zp = 0) {
+  return {{"dtype", dtype}, {"scale", scale}, {"zero_point", zp}};
+}
+
+json conv(const char* name, const char* in, const char* out, int K = 16) {
+  return {{"name", name},   {"op", "conv"},
+          {"inputs", {in}}, {"output", out},
+          {"K", K},         {"kernel", 3},
+          {"pads", 1},      {"weights", {{"dtype", "int8"}, {"scale", 0.01}, {"zero_point", 0}}},
+          {"out", quant()}};
+}
+
+json graph(json ops) { return {{"inputs", {input()}}, {"operators", std::move(ops)}}; }
+
+}  // namespace
+
+TEST_CASE("graph: operators get their ONNX geometry, quantisation and producers", "[graph]") {
+  json dw = conv("dw", "a", "b", 16);
+  dw["group"] = 16;
+  dw["stride"] = {2, 1};
+  dw["pads"] = {0, 1, 2, 3};
+  dw["dilation"] = 2;
+  dw["activation"] = "relu6";
+  dw["out"] = quant("uint8", 0.05, 10);
+  json add = {{"name", "sum"},
+              {"op", "add"},
+              {"inputs", {"b", "b"}},
+              {"output", "c"},
+              {"out", quant("uint8", 0.1, 3)}};
+  const NetworkConfig net = parse_workload(graph({conv("c1", "x", "a"), dw, add}), "g.json");
+  REQUIRE(net.is_graph());
+  REQUIRE(net.layers.size() == 3);
+  const LayerConfig& L = net.layers[1];
+  CHECK(L.op == OpKind::Conv);
+  CHECK(L.groups == 16);
+  CHECK(L.C == 16);  // from its producer's output
+  CHECK(L.H == 10);
+  CHECK(L.stride == 2);
+  CHECK(col_stride(L) == 1);
+  CHECK(L.padding == 0);
+  CHECK(pad_l(L) == 1);
+  CHECK(pad_b(L) == 2);
+  CHECK(pad_r(L) == 3);
+  CHECK(dil_h(L) == 2);
+  // out_h = (10 + 0 + 2 - (2*(3-1)+1)) / 2 + 1 = 4; out_w = (12 + 1 + 3 - 5) / 1 + 1 = 12
+  CHECK(L.out_h() == 4);
+  CHECK(L.out_w() == 12);
+  // relu6 on scale 0.05, zero point 10: [10 + 0, 10 + round(6 / 0.05) = 130]
+  CHECK(L.quant.clamp_lo == 10);
+  CHECK(L.quant.clamp_hi == 130);
+  CHECK(net.sources[1][0].op == 0);
+  CHECK(net.sources[0][0].graph_input == 0);
+  CHECK(net.sources[2].size() == 2);
+  CHECK(net.outputs == std::vector<std::string>{"c"});  // the one tensor nobody reads
+  // Dense MACs count C/groups channels: 16 kernels x 4x12 pixels x 1 channel x 9 taps.
+  CHECK(L.macs() == 16ull * 4 * 12 * 9);
+}
+
+TEST_CASE("graph: a tensor read before an operator produces it is an error at that input",
+          "[graph]") {
+  // A later producer (or a cycle: c1 reads b, which c2 makes from a, which c1 makes).
+  const ConfigError e = test::workload_error(graph({conv("c1", "b", "a"), conv("c2", "a", "b")}));
+  CHECK(e.file() == "net.json");
+  CHECK(e.pointer() == "/operators/0/inputs/0");
+  CHECK_THAT(e.found(), Catch::Contains("\"b\""));
+}
+
+TEST_CASE("graph: an add of two shapes is an error naming the second input", "[graph]") {
+  json add = {
+      {"name", "sum"}, {"op", "add"}, {"inputs", {"a", "x"}}, {"output", "c"}, {"out", quant()}};
+  const ConfigError e = test::workload_error(graph({conv("c1", "x", "a"), add}));
+  CHECK(e.pointer() == "/operators/1/inputs/1");
+  CHECK_THAT(e.found(), Catch::Contains("[1, 8, 10, 12]"));
+  CHECK_THAT(e.expected(), Catch::Contains("[1, 16, 10, 12]"));
+}
+
+TEST_CASE("graph: an unknown operator is an error suggesting the nearest one", "[graph]") {
+  json op = conv("c1", "x", "a");
+  op["op"] = "maxpol";
+  const ConfigError e = test::workload_error(graph({op}));
+  CHECK(e.pointer() == "/operators/0/op");
+  CHECK(e.hint() == "maxpool");
+}
+
+TEST_CASE("graph: zero points outside the dtype and bad scales are errors at their keys",
+          "[graph]") {
+  json op = conv("c1", "x", "a");
+  op["out"]["zero_point"] = 256;  // uint8 is 0..255
+  ConfigError e = test::workload_error(graph({op}));
+  CHECK(e.pointer() == "/operators/0/out/zero_point");
+  CHECK_THAT(e.expected(), Catch::Contains("0..255"));
+
+  op = conv("c1", "x", "a");
+  op["weights"]["zero_point"] = -129;
+  e = test::workload_error(graph({op}));
+  CHECK(e.pointer() == "/operators/0/weights/zero_point");
+
+  for (const json& bad : {json(0.0), json(-1.0), json("0.5"), json(1e300)}) {
+    op = conv("c1", "x", "a");
+    op["out"]["scale"] = bad;
+    e = test::workload_error(graph({op}));
+    CHECK(e.pointer() == "/operators/0/out/scale");
+    CHECK_THAT(e.expected(), Catch::Contains("positive finite"));
+  }
+  json in = graph({conv("c1", "x", "a")});
+  in["inputs"][0]["scale"] = -0.5;
+  CHECK(test::workload_error(in).pointer() == "/inputs/0/scale");
+}
+
+TEST_CASE("graph: ONNX type rules: an int32 tensor feeds nothing, add keeps one type", "[graph]") {
+  json raw = conv("c1", "x", "a");
+  raw["out"] = {{"dtype", "int32"}};
+  ConfigError e = test::workload_error(graph({raw, conv("c2", "a", "b")}));
+  CHECK(e.pointer() == "/operators/1/inputs/0");
+  CHECK_THAT(e.found(), Catch::Contains("int32"));
+
+  json add = {{"name", "sum"},
+              {"op", "add"},
+              {"inputs", {"a", "a"}},
+              {"output", "c"},
+              {"out", quant("int8")}};
+  e = test::workload_error(graph({conv("c1", "x", "a"), add}));
+  CHECK(e.pointer() == "/operators/1/inputs/0");
+  CHECK_THAT(e.expected(), Catch::Contains("int8"));
+}
+
+TEST_CASE("graph: groups must divide C and K, and names must be unique", "[graph]") {
+  json op = conv("c1", "x", "a", 16);
+  op["group"] = 3;  // C = 8
+  CHECK(test::workload_error(graph({op})).pointer() == "/operators/0/group");
+  ConfigError e = test::workload_error(graph({conv("c1", "x", "a"), conv("c1", "a", "b")}));
+  CHECK(e.pointer() == "/operators/1/name");
+  e = test::workload_error(graph({conv("c1", "x", "a"), conv("c2", "a", "a")}));
+  CHECK(e.pointer() == "/operators/1/output");
+}
+
+TEST_CASE("graph: a pooling window larger than the padded input is an error", "[graph]") {
+  json pool = {
+      {"name", "mp"}, {"op", "maxpool"}, {"inputs", {"x"}}, {"output", "m"}, {"kernel", {11, 3}}};
+  const ConfigError e = test::workload_error(graph({pool}));
+  CHECK(e.pointer() == "/operators/0/kernel");
+}
