@@ -179,9 +179,10 @@ struct LayerConfig {
 
   bool is_binary() const { return dtype == DataType::Binary; }
   // The mode this layer's input loads use: its own "access", else the
-  // hardware default; binary layers always generate on the fly.
+  // hardware default; binary layers and graph operators always generate on the fly.
   LoadAccess access_on(const HardwareConfig& hw) const {
-    return is_binary() ? LoadAccess::Im2col : access.value_or(hw.load_access);
+    // Graph operators read padded input rows (their zero point as padding).
+    return is_binary() || quantized ? LoadAccess::Im2col : access.value_or(hw.load_access);
   }
   // Plain: symmetric padding, equal strides, no dilation, one group (what
   // every access mode, binary layers and the GPU path support).
