@@ -183,9 +183,28 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
     }
   }
   const uint32_t sw = col_stride(L), dh = dil_h(L), dw = dil_w(L);
+  // The stage's input rows minus the zero point, once, as int16 (exact: 9 bits).
+  const uint64_t row_len = uint64_t(L.padded_w()) * L.C;
+  const int64_t lo = int64_t(row_begin) * L.stride - L.padding - piece_rows.begin;
+  const int64_t hi =
+      int64_t(row_end - 1) * L.stride - L.padding - piece_rows.begin + int64_t(L.R - 1) * dh + 1;
+  centered_input_.resize(uint64_t(hi - lo) * row_len);
+  for (int64_t r = lo; r < hi; ++r) {
+    const int8_t* from = input.row(uint32_t(r));
+    int16_t* to = centered_input_.data() + uint64_t(r - lo) * row_len;
+    for (uint64_t i = 0; i < row_len; ++i)
+      to[i] = int16_t((x_unsigned ? int32_t(uint8_t(from[i])) : int32_t(from[i])) - x_zp);
+  }
+  // One group and no column dilation: a kernel row is S*C contiguous values.
+  const bool contiguous = Cg == L.C && dw == 1;
+  const auto dot = [](const int16_t* x, const int16_t* w, uint64_t n) {
+    int32_t acc = 0;
+    for (uint64_t i = 0; i < n; ++i) acc += int32_t(x[i]) * int32_t(w[i]);
+    return acc;
+  };
   for (uint32_t oh = row_begin; oh < row_end; ++oh) {
     int32_t* out_row = results.row(oh - in.out_row_begin);
-    const int64_t first_in_row = int64_t(oh) * L.stride - L.padding - piece_rows.begin;
+    const int64_t first_in_row = int64_t(oh) * L.stride - L.padding - piece_rows.begin - lo;
     for (uint32_t ow = 0; ow < L.out_w; ++ow) {
       int32_t* sums = out_row + uint64_t(ow) * k_count;
       for (uint32_t k = 0; k < k_count; ++k) {
@@ -193,13 +212,16 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
         const int16_t* kernel = centered_.data() + k * coefficients;
         int32_t acc = 0;
         for (uint32_t r = 0; r < L.R; ++r) {
-          const int8_t* row = input.row(uint32_t(first_in_row + int64_t(r) * dh));
-          for (uint32_t t = 0; t < L.S; ++t) {
-            const int8_t* px = row + (uint64_t(ow) * sw + uint64_t(t) * dw) * L.C + c0;
-            const int16_t* w = kernel + (uint64_t(r) * L.S + t) * Cg;
-            for (uint32_t c = 0; c < Cg; ++c)
-              acc += ((x_unsigned ? int32_t(uint8_t(px[c])) : int32_t(px[c])) - x_zp) * w[c];
+          const int16_t* row =
+              centered_input_.data() + uint64_t(first_in_row + int64_t(r) * dh) * row_len;
+          if (contiguous) {
+            acc += dot(row + uint64_t(ow) * sw * L.C, kernel + uint64_t(r) * L.S * Cg,
+                       uint64_t(L.S) * Cg);
+            continue;
           }
+          for (uint32_t t = 0; t < L.S; ++t)
+            acc += dot(row + (uint64_t(ow) * sw + uint64_t(t) * dw) * L.C + c0,
+                       kernel + (uint64_t(r) * L.S + t) * Cg, Cg);
         }
         sums[k] = acc;
       }

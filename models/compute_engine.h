@@ -40,6 +40,7 @@ class ComputeEngine : public Engine {
 
   std::vector<int8_t> kernels_;           // the current tile's decompressed kernels (K,R,S,C)
   std::vector<int16_t> centered_;         // graph operators: kernels minus their zero points
+  std::vector<int16_t> centered_input_;   // graph operators: a stage's input rows minus x_zp
   std::vector<uint64_t> binary_kernels_;  // a binary tile's kernels as packed words
 
   Counter& busy_;
