@@ -16,14 +16,13 @@ namespace {
 using detail::fail;
 
 struct ConvGeometry {
-  uint32_t N, C, H, W;        // input
-  uint32_t K, Cg, R, S;       // weights: K output channels, Cg = C / group inputs each
-  uint32_t Kg;                // output channels per group
-  uint32_t Ho, Wo;            // output
+  uint32_t N, C, H, W;   // input
+  uint32_t K, Cg, R, S;  // weights: K output channels, Cg = C / group inputs each
+  uint32_t Kg;           // output channels per group
+  uint32_t Ho, Wo;       // output
 };
 
-ConvGeometry conv_geometry(const char* op, const QTensor& x, const QTensor& w,
-                           const ConvAttrs& a) {
+ConvGeometry conv_geometry(const char* op, const QTensor& x, const QTensor& w, const ConvAttrs& a) {
   detail::check_tensor(op, "x", x, 4);
   detail::check_tensor(op, "w", w, 4);
   ConvGeometry g{};
@@ -31,11 +30,11 @@ ConvGeometry conv_geometry(const char* op, const QTensor& x, const QTensor& w,
   g.K = w.shape[0], g.Cg = w.shape[1], g.R = w.shape[2], g.S = w.shape[3];
   if (a.group == 0) fail(op, "group must be >= 1");
   if (g.C % a.group != 0)
-    fail(op, "group " + std::to_string(a.group) + " does not divide the " +
-                 std::to_string(g.C) + " input channels");
+    fail(op, "group " + std::to_string(a.group) + " does not divide the " + std::to_string(g.C) +
+                 " input channels");
   if (g.K % a.group != 0)
-    fail(op, "group " + std::to_string(a.group) + " does not divide the " +
-                 std::to_string(g.K) + " output channels");
+    fail(op, "group " + std::to_string(a.group) + " does not divide the " + std::to_string(g.K) +
+                 " output channels");
   if (g.Cg != g.C / a.group)
     fail(op, "weights " + detail::dims(w.shape) + " need " + std::to_string(g.C / a.group) +
                  " input channels per group (input " + detail::dims(x.shape) + ", group " +
@@ -75,8 +74,10 @@ std::vector<int64_t> conv_accumulate(const ConvGeometry& g, const QTensor& x, in
             const uint32_t ci = group * g.Cg + c;
             for (uint32_t r = 0; r < g.R; ++r)
               for (uint32_t s = 0; s < g.S; ++s) {
-                const int64_t iy = int64_t(oy) * a.stride[0] - a.pads[0] + int64_t(r) * a.dilation[0];
-                const int64_t ix = int64_t(ox) * a.stride[1] - a.pads[1] + int64_t(s) * a.dilation[1];
+                const int64_t iy =
+                    int64_t(oy) * a.stride[0] - a.pads[0] + int64_t(r) * a.dilation[0];
+                const int64_t ix =
+                    int64_t(ox) * a.stride[1] - a.pads[1] + int64_t(s) * a.dilation[1];
                 const bool inside = iy >= 0 && iy < g.H && ix >= 0 && ix < g.W;
                 const int32_t xv =
                     inside ? x.data[((size_t(n) * g.C + ci) * g.H + size_t(iy)) * g.W + size_t(ix)]
@@ -99,8 +100,8 @@ MatMulGeometry matmul_geometry(const char* op, const QTensor& a, const QTensor& 
   detail::check_tensor(op, "a", a, 2);
   detail::check_tensor(op, "b", b, 2);
   if (a.shape[1] != b.shape[0])
-    fail(op, "inner dimensions differ: a " + detail::dims(a.shape) + ", b " +
-                 detail::dims(b.shape));
+    fail(op,
+         "inner dimensions differ: a " + detail::dims(a.shape) + ", b " + detail::dims(b.shape));
   return {a.shape[0], a.shape[1], b.shape[1]};
 }
 

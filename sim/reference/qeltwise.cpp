@@ -16,9 +16,13 @@ using detail::fail;
 // folds the zero points into one constant and evaluates, per element, two fused
 // multiply-adds on the raw stored values:
 //   ratio_a = a_scale / y_scale,  ratio_b = b_scale / y_scale                 (float32)
-//   fixed   = float(y_zp) - (ratio_a * a_zp + ratio_b * b_zp)                 (float32)
+//   fixed   = float(y_zp) - fma(ratio_a, a_zp, ratio_b * b_zp)                (float32)
 //   y       = saturate(round_half_to_even(fma(a, ratio_a, fma(b, ratio_b, fixed))))
-// std::fma rounds once, exactly as vfmadd does, so this is portable.
+// The source writes fixed as y_zp - (ratio_a * a_zp + ratio_b * b_zp); the released binary
+// computes it as the fma above (as a compiler contracting a * b + c into one FMA does, and
+// that file is built with FMA enabled), which the probe vectors
+// qlinear_add_probe_zp_constant_* confirm. std::fma rounds once, exactly as vfmadd does, so
+// this is portable.
 QTensor qlinear_add(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq,
                     const Quant& yq, ElemType y_type, Clamp clamp) {
   const char* op = "qlinear_add";
@@ -35,7 +39,8 @@ QTensor qlinear_add(const QTensor& a, const Quant& aq, const QTensor& b, const Q
 
   const float ratio_a = f32(as.scale / ys.scale);
   const float ratio_b = f32(bs.scale / ys.scale);
-  const float zp_part = f32(f32(ratio_a * float(as.zero_point)) + f32(ratio_b * float(bs.zero_point)));
+  const float zp_part =
+      std::fma(ratio_a, float(as.zero_point), f32(ratio_b * float(bs.zero_point)));
   const float fixed = f32(float(ys.zero_point) - zp_part);
 
   QTensor y{a.shape, std::vector<int32_t>(a.data.size()), y_type};

@@ -1,11 +1,11 @@
 // The scalar rules shared by every quantised operator: element ranges, rounding,
 // saturation, requantisation, QuantizeLinear and the pooled output size, plus the
 // argument checks. docs/quantization.md gives the derivations.
+#include "sim/reference/qops.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-
-#include "sim/reference/qops.h"
 
 namespace npusim::reference::qops {
 
@@ -39,8 +39,8 @@ void check_tensor(const char* op, const char* name, const QTensor& t, size_t ran
     fail(op, std::string(name) + " must have rank " + std::to_string(rank) + ", has shape " +
                  dims(t.shape));
   if (t.data.size() != element_count(t.shape))
-    fail(op, std::string(name) + " has " + std::to_string(t.data.size()) +
-                 " values for shape " + dims(t.shape));
+    fail(op, std::string(name) + " has " + std::to_string(t.data.size()) + " values for shape " +
+                 dims(t.shape));
   const int32_t lo = type_min(t.type), hi = type_max(t.type);
   for (size_t i = 0; i < t.data.size(); ++i)
     if (t.data[i] < lo || t.data[i] > hi)
@@ -50,14 +50,13 @@ void check_tensor(const char* op, const char* name, const QTensor& t, size_t ran
 
 void check_zero_point(const char* op, const char* name, int32_t zp, ElemType t) {
   if (zp < type_min(t) || zp > type_max(t))
-    fail(op, std::string(name) + " zero point " + std::to_string(zp) + " is outside " +
-                 type_name(t));
+    fail(op,
+         std::string(name) + " zero point " + std::to_string(zp) + " is outside " + type_name(t));
 }
 
 void check_scale(const char* op, const char* name, float scale) {
   if (!std::isfinite(scale) || !(scale > 0.0f))
-    fail(op, std::string(name) + " scale must be finite and positive, is " +
-                 std::to_string(scale));
+    fail(op, std::string(name) + " scale must be finite and positive, is " + std::to_string(scale));
 }
 
 Single single(const char* op, const char* name, const Quant& q, ElemType t) {
@@ -160,8 +159,7 @@ int32_t detail::round_add_saturate(float v, int32_t zero_point, ElemType type, C
   return saturate(int64_t(r) + zero_point, type, clamp);
 }
 
-int32_t requantize(int32_t acc, float multiplier, int32_t zero_point, ElemType type,
-                   Clamp clamp) {
+int32_t requantize(int32_t acc, float multiplier, int32_t zero_point, ElemType type, Clamp clamp) {
   detail::check_8bit("requantize", "output type", type);
   detail::check_zero_point("requantize", "output", zero_point, type);
   if (!std::isfinite(multiplier) || !(multiplier > 0.0f))

@@ -35,7 +35,8 @@ struct ConvAttrs {
   uint32_t group = 1;
   uint32_t dilation[2] = {1, 1};
   uint32_t stride[2] = {1, 1};
-  uint32_t pads[4] = {0, 0, 0, 0}; /* top, left, bottom, right = ONNX [h_begin, w_begin, h_end, w_end] */
+  // top, left, bottom, right = ONNX [h_begin, w_begin, h_end, w_end]
+  uint32_t pads[4] = {0, 0, 0, 0};
 };
 
 struct PoolAttrs {
@@ -58,6 +59,9 @@ struct Clamp {
 int32_t requantize(int32_t acc, float multiplier, int32_t zero_point, ElemType type,
                    Clamp clamp = {});
 
+// Convolution and matmul: acc = sum (x - x_zp) * (w - w_zp[k]) exactly, pads holding x_zp (so
+// they add 0); the QLinear forms add bias[k] and requantize with the float32 multiplier
+// (x_scale * w_scale[k]) / y_scale. The integer forms return Int32.
 QTensor conv_integer(const QTensor& x, int32_t x_zp, const QTensor& w /*[K, C/group, R, S]*/,
                      const std::vector<int32_t>& w_zp /*1 or K*/, const ConvAttrs& a);
 QTensor qlinear_conv(const QTensor& x, const Quant& xq, const QTensor& w,
@@ -70,12 +74,21 @@ QTensor qlinear_matmul(
     const std::vector<int32_t>& bias /*empty or N; Gemm-style int32 bias added to the accumulator*/,
     const Quant& yq, ElemType y_type, Clamp clamp = {});
 QTensor max_pool(const QTensor& x, const PoolAttrs& a);  // keeps x's type; pads never win
+// com.microsoft QLinearAveragePool: float32 dequantise / sum / divide / requantise with the
+// zero point added before rounding; a kernel covering the whole image without pads uses the
+// global-pool formula (as ORT). No dilation; y_type must equal x's type.
 QTensor qlinear_average_pool(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
                              const PoolAttrs& a);
+// com.microsoft QLinearGlobalAveragePool: integer sum of (x - x_zp) requantized with the float32
+// multiplier x_scale / (y_scale * H*W). Output [N, C, 1, 1]; y_type must equal x's type.
 QTensor qlinear_global_average_pool(const QTensor& x, const Quant& xq, const Quant& yq,
                                     ElemType y_type);
+// com.microsoft QLinearAdd as ORT's x86-64 AVX2/FMA kernel computes it (two FMAs on the raw
+// values plus a folded zero-point constant). Same shape and one type for a, b and y.
 QTensor qlinear_add(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq,
                     const Quant& yq, ElemType y_type, Clamp clamp = {});
+// com.microsoft QLinearConcat: each input through QuantizeLinear(x_scale * (x - x_zp)), or
+// copied when its scale and zero point equal the output's. One type for all; any axis.
 QTensor qlinear_concat(const std::vector<QTensor>& xs, const std::vector<Quant>& xqs,
                        const Quant& yq, ElemType y_type, uint32_t axis);
 
@@ -128,8 +141,7 @@ struct Single {
 Single single(const char* op, const char* name, const Quant& q, ElemType t);
 
 // Per-tensor or per-channel parameters expanded to `count` entries (1 or count given).
-std::vector<float> channel_scales(const char* op, const char* name, const Quant& q,
-                                  uint32_t count);
+std::vector<float> channel_scales(const char* op, const char* name, const Quant& q, uint32_t count);
 std::vector<int32_t> channel_zero_points(const char* op, const char* name,
                                          const std::vector<int32_t>& zp, ElemType t,
                                          uint32_t count);

@@ -91,8 +91,7 @@ QTensor qlinear_global_average_pool(const QTensor& x, const Quant& xq, const Qua
   // MLAS: scale = ScaleInput / (ScaleOutput * (float)ImageSize), refused outside
   // [2^-32, 256) or for images of 2^24 values and more.
   const float multiplier = f32(xs.scale / f32(ys.scale * float(image)));
-  if (image == 0 || image >= (uint64_t(1) << 24) || multiplier < 0x1.0p-32f ||
-      multiplier >= 256.0f)
+  if (image == 0 || image >= (uint64_t(1) << 24) || multiplier < 0x1.0p-32f || multiplier >= 256.0f)
     fail(op, "x_scale / (y_scale * H*W) = " + std::to_string(multiplier) +
                  " or the image size is outside ONNX Runtime's range");
   std::vector<uint32_t> shape = x.shape;
@@ -139,8 +138,10 @@ QTensor qlinear_average_pool(const QTensor& x, const Quant& xq, const Quant& yq,
           // The window clipped to the input; the pads add nothing to the sum.
           const int64_t h0 = int64_t(oy) * a.stride[0] - a.pads[0];
           const int64_t w0 = int64_t(ox) * a.stride[1] - a.pads[1];
-          const int64_t hstart = std::max<int64_t>(h0, 0), hend = std::min<int64_t>(h0 + a.kernel[0], g.H);
-          const int64_t wstart = std::max<int64_t>(w0, 0), wend = std::min<int64_t>(w0 + a.kernel[1], g.W);
+          const int64_t hstart = std::max<int64_t>(h0, 0),
+                        hend = std::min<int64_t>(h0 + a.kernel[0], g.H);
+          const int64_t wstart = std::max<int64_t>(w0, 0),
+                        wend = std::min<int64_t>(w0 + a.kernel[1], g.W);
           float sum = 0.0f;
           for (int64_t h = hstart; h < hend; ++h)
             for (int64_t w = wstart; w < wend; ++w) sum = f32(sum + real[at(g, n, c, h, w)]);
@@ -152,7 +153,7 @@ QTensor qlinear_average_pool(const QTensor& x, const Quant& xq, const Quant& yq,
           const float avg = f32(sum / float(count));
           // quantize_value: nearbyintf(y / y_scale + y_zero_point), the zero point added in
           // float32 before rounding.
-          const float v = f32(f32(avg * f32(1.0f / ys.scale)) + float(ys.zero_point));
+          const float v = f32(f32(avg / ys.scale) + float(ys.zero_point));
           y.data[o++] = detail::round_add_saturate(v, 0, y_type);
         }
   return y;
