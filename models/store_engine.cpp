@@ -37,6 +37,13 @@ int32_t requantise_float32(int32_t acc, float multiplier, int32_t zero_point, in
   return int32_t(std::nearbyintf(v)) + zero_point;
 }
 
+int32_t requantise_fixed_point(int32_t acc, uint32_t scale, uint32_t shift, int32_t zero_point,
+                               int32_t lo, int32_t hi) {
+  int64_t v = int64_t(acc) * scale;
+  if (shift > 0) v = (v + (int64_t(1) << (shift - 1))) >> shift;  // round half up
+  return int32_t(std::clamp<int64_t>(v + zero_point, lo, hi));
+}
+
 StoreEngine::StoreEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
                          EngineOptions options, StatsRegistry& stats)
     : Engine(name, hw, options),
@@ -178,6 +185,11 @@ void StoreEngine::store_operator_rows(const LayerDescriptor& L, const Instructio
         const int32_t acc = sums[uint64_t(ow) * k_count + k] + p[0];
         if (bytes == 4) {
           std::memcpy(dst + uint64_t(k) * 4, &acc, 4);
+          continue;
+        }
+        if (L.requantiser == Requantiser::FixedPoint) {
+          dst[k] = int8_t(requantise_fixed_point(acc, uint32_t(p[1]) & 0xffff, uint32_t(p[1]) >> 16,
+                                                 out.zero_point, lo, hi));
           continue;
         }
         float multiplier;

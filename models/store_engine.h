@@ -18,6 +18,10 @@ namespace npusim {
 // [lo - zp, hi - zp], rounded half to even, plus zp.
 int32_t requantise_float32(int32_t acc, float multiplier, int32_t zero_point, int32_t lo,
                            int32_t hi);
+// The integer requantiser (store.requantiser fixed_point): (acc * scale +
+// 2^(shift-1)) >> shift (round half up), plus zp, clamped to [lo, hi].
+int32_t requantise_fixed_point(int32_t acc, uint32_t scale, uint32_t shift, int32_t zero_point,
+                               int32_t lo, int32_t hi);
 
 class StoreEngine : public Engine {
  public:

@@ -62,6 +62,7 @@ class Emitter {
       if (!plan.fits) throw CompileError("layer " + L.name + " does not fit: " + plan.why);
       LayerDescriptor d = describe_layer(L, plan, part);
       d.output_bits = output_bits;
+      d.requantiser = hw_.requantiser;
       const int32_t producer = net_.producer_of(l);
       const bool chained = producer >= 0;
       if (chained && !d.binary && program_.layers[size_t(producer)].output_layout != d.input_layout)

@@ -160,6 +160,11 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(uint_param("store.batch_bytes", &H::store, &StoreConfig::batch_bytes, "B", 1,
                            16777216,
                            "Results leave in batches of at least this many bytes (whole rows)"));
+    t.push_back(choice_param("store.requantiser", &H::requantiser,
+                             {Requantiser::Float32, Requantiser::FixedPoint},
+                             "How graph operators' int32 sums are requantised: float32 as ONNX "
+                             "Runtime does, or a 16-bit integer multiplier and a shift "
+                             "(docs/graphs.md#requantisers)"));
     t.push_back(uint_param("vector.lanes", &H::vector, &VectorConfig::lanes, "elements/cycle", 1,
                            65536, "Vector unit lanes: int8 elements it combines per cycle"));
     t.push_back(uint_param("vector.latency_cycles", &H::vector, &VectorConfig::latency_cycles,
@@ -203,6 +208,10 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
 const char* to_string(Buffering b) { return b == Buffering::PingPong ? "pingpong" : "single"; }
 
 const char* to_string(ComputeMode m) { return m == ComputeMode::ZeroSkip ? "zero_skip" : "dense"; }
+
+const char* to_string(Requantiser r) {
+  return r == Requantiser::Float32 ? "float32" : "fixed_point";
+}
 
 const char* to_string(LoadAccess a) {
   return a == LoadAccess::Im2col ? "im2col" : a == LoadAccess::HostIm2col ? "host_im2col" : "mec";

@@ -17,6 +17,9 @@ enum class ComputeMode { ZeroSkip, Dense };
 // (docs/address-generator.md): generated on the fly from the input (im2col),
 // materialised by the host as im2col rows (host_im2col) or as the MEC strips.
 enum class LoadAccess { Im2col, HostIm2col, Mec };
+// How the store requantises a graph operator's int32 sums (docs/graphs.md#requantisers):
+// float32 as ONNX Runtime does, or an integer multiplier and shift.
+enum class Requantiser { Float32, FixedPoint };
 
 struct ComputeConfig {
   uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
@@ -75,6 +78,7 @@ struct HardwareConfig {
   SchedulerPolicy policy = SchedulerPolicy::Strict;
   ComputeMode compute_mode = ComputeMode::ZeroSkip;
   LoadAccess load_access = LoadAccess::Im2col;
+  Requantiser requantiser = Requantiser::Float32;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
@@ -91,6 +95,7 @@ nlohmann::json to_json(const HardwareConfig& hw);
 const char* to_string(Buffering b);
 const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
+const char* to_string(Requantiser r);
 const char* to_string(LoadAccess a);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).

@@ -1,6 +1,7 @@
 #include "sim/program/program.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -41,6 +42,18 @@ const char* to_string(Opcode op) {
       return "vector";
   }
   return "?";
+}
+
+FixedPointMultiplier fixed_point_multiplier(float m) {
+  FixedPointMultiplier f;
+  for (uint32_t shift = 47;; --shift) {
+    const double scaled = std::round(double(m) * std::ldexp(1.0, int(shift)));
+    if (scaled <= 65535.0 || shift == 0) {
+      f.scale = uint32_t(std::min(scaled, 65535.0));
+      f.shift = shift;
+      return f;
+    }
+  }
 }
 
 uint64_t layouts_register(const LayerDescriptor& L) {

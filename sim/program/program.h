@@ -103,6 +103,8 @@ struct LayerDescriptor {
   uint32_t conv_groups = 1;  // convolution groups (groups() counts packed binary words)
   OpQuant quant;
   bool ceil_mode = false, count_include_pad = false;
+  // How the store requantises (the hardware's store.requantiser, a layer register).
+  Requantiser requantiser = Requantiser::Float32;
   // The second and later inputs of add and concat: where they lie in DRAM and
   // which operator stores them (-1: a graph input).
   struct MoreInput {
@@ -158,6 +160,19 @@ struct LayerDescriptor {
 inline float requant_multiplier(const OpQuant& q, uint32_t k) {
   return q.inputs[0].scale * q.weight_scale_of(k) / q.output.scale;
 }
+
+// store.requantiser fixed_point: the multiplier m as scale / 2^shift with a
+// 16-bit scale (the integer requantiser of plain layers), choosing the
+// largest shift in 0..47 with round(m * 2^shift) <= 65535 (round half away
+// from zero; a multiplier of 65535.5 or more saturates at scale 65535, shift 0).
+// The store then computes (acc * scale + 2^(shift-1)) >> shift + zp, i.e.
+// rounds half up, and clamps. In the parameter bank: scale | shift << 16.
+struct FixedPointMultiplier {
+  uint32_t scale = 0;
+  uint32_t shift = 0;
+  int32_t packed() const { return int32_t(scale | shift << 16); }
+};
+FixedPointMultiplier fixed_point_multiplier(float m);
 
 // The address generator's initialisation registers for one layer (seed 001:
 // input x/y size, components, memory stride, component depth, filters, filter

@@ -1,5 +1,6 @@
 #include "sim/runner/graph_reference.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -88,10 +89,34 @@ q::Quant weight_quant(const OpQuant& oq) {
   return w;
 }
 
-TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTensor& x) {
+// The fixed-point requantiser written out for the check: floor((acc * scale
+// + 2^(shift-1)) / 2^shift) + zp, clamped to the dtype and the activation.
+int32_t fixed_point_reference(int64_t acc, const FixedPointMultiplier& f, const OpQuant& oq) {
+  const int64_t product = acc * int64_t(f.scale);
+  const int64_t den = int64_t(1) << f.shift;
+  const int64_t num = product + den / 2;  // den / 2 is 0 when shift is 0
+  const int64_t floored = num >= 0 ? num / den : -((-num + den - 1) / den);
+  const int64_t lo = std::max(quant_min(oq.output.type), oq.clamp_lo);
+  const int64_t hi = std::min(quant_max(oq.output.type), oq.clamp_hi);
+  return int32_t(std::min(std::max(floored + oq.output.zero_point, lo), hi));
+}
+
+// Requantises raw N,H,W,K sums (bias included) with the fixed-point requantiser.
+TensorI32 fixed_point_outputs(TensorI32 raw, const OpQuant& oq, uint32_t K) {
+  for (uint64_t i = 0; i < raw.size(); ++i)
+    raw.data[i] = fixed_point_reference(
+        raw.data[i], fixed_point_multiplier(requant_multiplier(oq, uint32_t(i % K))), oq);
+  return raw;
+}
+
+TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTensor& x,
+                       Requantiser requantiser) {
   const OpQuant& oq = L.quant;
   const q::Clamp clamp{oq.clamp_lo, oq.clamp_hi};
-  const bool raw = oq.output.type == QuantType::Int32;
+  const bool fixed_point =
+      requantiser == Requantiser::FixedPoint && oq.output.type != QuantType::Int32;
+  // Fixed point: the raw sums here, requantised below.
+  const bool raw = oq.output.type == QuantType::Int32 || fixed_point;
   const std::vector<int32_t> bias = oq.bias ? d.bias : std::vector<int32_t>{};
   if (L.op == OpKind::MatMul) {
     // [N, C, H, W] as N*H*W rows of C features; weights K,1,1,C as [C, K].
@@ -123,7 +148,7 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
     }
     TensorI32 out({N, H, W, L.K});  // rows are NHWC pixels already
     out.data = std::move(y.data);
-    return out;
+    return fixed_point ? fixed_point_outputs(std::move(out), oq, L.K) : out;
   }
   q::ConvAttrs a;
   a.group = L.groups;
@@ -137,7 +162,8 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
       const uint64_t plane = uint64_t(y.shape[2]) * y.shape[3];
       for (uint64_t i = 0; i < y.data.size(); ++i) y.data[i] += bias[(i / plane) % L.K];
     }
-    return nchw_to_nhwc_values(y);
+    return fixed_point ? fixed_point_outputs(nchw_to_nhwc_values(y), oq, L.K)
+                       : nchw_to_nhwc_values(y);
   }
   return nchw_to_nhwc_values(q::qlinear_conv(x, quant(oq.inputs[0]), w, weight_quant(oq), bias,
                                              quant(oq.output), elem(oq.output.type), a, clamp));
@@ -158,7 +184,8 @@ q::PoolAttrs pool_attrs(const LayerConfig& L) {
 
 std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
                                                const std::vector<LayerData>& data,
-                                               const std::vector<TensorI8>& graph_inputs) {
+                                               const std::vector<TensorI8>& graph_inputs,
+                                               Requantiser requantiser) {
   std::vector<TensorI32> outputs;
   outputs.reserve(net.layers.size());
   for (size_t l = 0; l < net.layers.size(); ++l) {
@@ -174,7 +201,7 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
     switch (L.op) {
       case OpKind::Conv:
       case OpKind::MatMul:
-        outputs.push_back(run_array_op(L, data[l], xs[0]));
+        outputs.push_back(run_array_op(L, data[l], xs[0], requantiser));
         break;
       case OpKind::MaxPool:
         outputs.push_back(nchw_to_nhwc_values(q::max_pool(xs[0], pool_attrs(L))));

@@ -14,10 +14,13 @@
 namespace npusim {
 
 // One N,H,W,C tensor of every operator, in graph order. `graph_inputs` are
-// the inputs' data (N,H,W,C bytes; uint8 held as bytes).
+// the inputs' data (N,H,W,C bytes; uint8 held as bytes). With the
+// fixed-point requantiser, convolutions and matmuls requantise their raw
+// sums with it (written out here, apart from the store engine's).
 std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
                                                const std::vector<LayerData>& data,
-                                               const std::vector<TensorI8>& graph_inputs);
+                                               const std::vector<TensorI8>& graph_inputs,
+                                               Requantiser requantiser);
 
 // The values operator `d` stored (int8, uint8 or int32 by its output type), N,H,W,K.
 TensorI32 read_operator_output(const std::vector<int8_t>& image, const LayerDescriptor& d);

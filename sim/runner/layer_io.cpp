@@ -43,9 +43,12 @@ void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const L
   for (uint32_t k = 0; k < L.K; ++k) {
     const uint64_t at = d.params_address + uint64_t(k) * 8;
     put_int32(image, at, d.binary ? data.threshold[k] : data.bias[k]);
-    // A graph operator's bank holds {bias, float32 requantisation multiplier}.
+    // A graph operator's bank holds {bias, float32 multiplier} or, with the
+    // fixed-point requantiser, {bias, scale | shift << 16}.
     int32_t second = d.binary ? int32_t(data.flip[k]) : 0;
-    if (d.quantized) {
+    if (d.quantized && d.requantiser == Requantiser::FixedPoint) {
+      second = fixed_point_multiplier(requant_multiplier(L.quant, k)).packed();
+    } else if (d.quantized) {
       const float m = requant_multiplier(L.quant, k);
       std::memcpy(&second, &m, 4);
     } else if (!d.binary) {

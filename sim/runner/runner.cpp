@@ -216,7 +216,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
                           std::cref(r.program), std::cref(data));
   if (!options.timing_only && graph)
     expected_values = std::async(kReferencePolicy, graph_reference_outputs, std::cref(r.network),
-                                 std::cref(data), std::cref(graph_inputs));
+                                 std::cref(data), std::cref(graph_inputs), r.hw.requantiser);
 
   r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
   quiet_systemc();

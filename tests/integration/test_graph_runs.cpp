@@ -118,3 +118,10 @@ TEST_CASE("graph: whole ResNet-18 with pooling, adds and FC runs bit-exact", "[g
   REQUIRE(net.layers.size() == 31);
   run_exact(net, default_hw());
 }
+
+TEST_CASE("graph: the fixed-point requantiser is bit-exact against its written-out reference",
+          "[graph]") {
+  HardwareConfig hw = default_hw();
+  hw.requantiser = Requantiser::FixedPoint;
+  run_exact(test::workload(kTrapGraph), hw);
+}
