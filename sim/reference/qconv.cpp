@@ -1,8 +1,19 @@
 // ConvInteger, QLinearConv, MatMulInteger and QLinearMatMul (docs/quantization.md).
-// Direct loops over logical NCHW tensors and [K, C/group, R, S] weights. A padding tap
-// reads the input zero point, exactly as if the input had been padded with it, so it
-// contributes (x_zp - x_zp) * (w - w_zp) = 0. Accumulation is exact (int64), and a
-// result that would not fit ONNX Runtime's int32 accumulator is an error, not a wrap.
+// Logical NCHW tensors and [K, C/group, R, S] weights. A padding tap reads the input zero
+// point, exactly as if the input had been padded with it, so it contributes
+// (x_zp - x_zp) * (w - w_zp) = 0. Accumulation is exact, and a result that would not fit
+// ONNX Runtime's int32 accumulator is an error, not a wrap.
+//
+// The convolution is computed as a GEMM per image and group: an im2col matrix of the
+// centred input, rows j = (c, r, s) in the weights' OIHW order and columns p = (oy, ox),
+// multiplied by the centred weights [Kg, Cg*R*S]. Every operand (x - x_zp, w - w_zp) lies in
+// -255..255, so int16 holds it exactly and each product is at most 255*255 = 65025 in
+// magnitude; any partial sum of J such products is then below 2^31 while J <= 33025, and the
+// int32 accumulator is exact (kInt32Taps). Longer sums accumulate in int64. The direct
+// loops (conv_accumulate_naive, matmul_accumulate_naive) are kept as the definition the GEMM
+// is tested against (tests/unit/test_reference_fast_conv.cpp).
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -60,9 +71,10 @@ int32_t to_int32(const char* op, int64_t acc) {
 // acc[n, k, oy, ox] = sum over the group's input channels c and taps (r, s) of
 //   (xv - x_zp) * (w[k, c, r, s] - w_zp[k]),
 // xv = x[n, g*Cg + c, oy*sh - pad_top + r*dh, ox*sw - pad_left + s*dw], or x_zp outside.
-std::vector<int64_t> conv_accumulate(const ConvGeometry& g, const QTensor& x, int32_t x_zp,
-                                     const QTensor& w, const std::vector<int32_t>& w_zp,
-                                     const ConvAttrs& a) {
+// The direct loops, one int64 product per tap: the definition the GEMM is checked against.
+std::vector<int64_t> conv_accumulate_direct(const ConvGeometry& g, const QTensor& x, int32_t x_zp,
+                                            const QTensor& w, const std::vector<int32_t>& w_zp,
+                                            const ConvAttrs& a) {
   std::vector<int64_t> acc(size_t(g.N) * g.K * g.Ho * g.Wo, 0);
   for (uint32_t n = 0; n < g.N; ++n)
     for (uint32_t k = 0; k < g.K; ++k) {
@@ -92,6 +104,105 @@ std::vector<int64_t> conv_accumulate(const ConvGeometry& g, const QTensor& x, in
   return acc;
 }
 
+// The longest sum the int32 accumulator holds exactly: every operand (x - x_zp, w - w_zp)
+// lies in -255..255, so a product is at most 65025 in magnitude and any partial sum of J
+// products at most J * 65025, which stays below 2^31 up to J = 33025.
+constexpr size_t kInt32Taps = 33025;
+static_assert(int64_t(kInt32Taps) * 255 * 255 <= INT32_MAX, "int32 accumulation must be exact");
+static_assert(int64_t(kInt32Taps + 1) * 255 * 255 > INT32_MAX, "kInt32Taps is the largest");
+
+// Output pixels (conv) or columns (matmul) per GEMM pass: the pass's slice of the im2col
+// matrix (J x kColumnTile int16) is read once per output channel, so it should stay cached.
+constexpr size_t kColumnTile = 256;
+
+// C[m][p] += sum over j of A[m][j] * B[j][p], for m < M and p < P. A is M x J (row stride J),
+// B is J x P with row stride ldb, C has row stride ldc. The innermost loop runs over p,
+// contiguous in B and C (an axpy the compiler vectorises); four rows of B are folded into
+// each pass so C is loaded and stored once per four taps. Every value added to C is the sum
+// of a subset of the J products, so it is exact in Acc whenever the full sum is bounded as
+// kInt32Taps says (the caller picks int64 otherwise).
+template <typename Acc>
+void gemm_accumulate(const int16_t* A, const int16_t* B, Acc* C, size_t M, size_t J, size_t P,
+                     size_t ldb, size_t ldc) {
+  for (size_t m = 0; m < M; ++m) {
+    const int16_t* a = A + m * J;
+    Acc* c = C + m * ldc;
+    size_t j = 0;
+    for (; j + 4 <= J; j += 4) {
+      const Acc a0 = a[j], a1 = a[j + 1], a2 = a[j + 2], a3 = a[j + 3];
+      const int16_t* b0 = B + j * ldb;
+      const int16_t* b1 = b0 + ldb;
+      const int16_t* b2 = b1 + ldb;
+      const int16_t* b3 = b2 + ldb;
+      for (size_t p = 0; p < P; ++p)
+        c[p] += a0 * Acc(b0[p]) + a1 * Acc(b1[p]) + a2 * Acc(b2[p]) + a3 * Acc(b3[p]);
+    }
+    for (; j < J; ++j) {
+      const Acc aj = a[j];
+      const int16_t* bj = B + j * ldb;
+      for (size_t p = 0; p < P; ++p) c[p] += aj * Acc(bj[p]);
+    }
+  }
+}
+
+// The same sums as conv_accumulate_direct, as one GEMM per image n and group:
+//   acc[n, group*Kg + k, p] = sum over j of wc[k, j] * col[j, p]
+// with j = (c, r, s) in the weights' OIHW order, p = oy * Wo + ox,
+//   wc[k, j]  = w[group*Kg + k, c, r, s] - w_zp[group*Kg + k]
+//   col[j, p] = x[n, group*Cg + c, iy, ix] - x_zp, iy = oy*sh - pad_top + r*dh,
+//               ix = ox*sw - pad_left + s*dw, and 0 where (iy, ix) is outside the input
+// (the padding holds x_zp). The columns are built kColumnTile pixels at a time.
+template <typename Acc>
+std::vector<int64_t> conv_gemm(const ConvGeometry& g, const QTensor& x, int32_t x_zp,
+                               const QTensor& w, const std::vector<int32_t>& w_zp,
+                               const ConvAttrs& a) {
+  const size_t J = size_t(g.Cg) * g.R * g.S;  // taps per output value
+  const size_t P = size_t(g.Ho) * g.Wo;       // output pixels per image
+  std::vector<int16_t> wc(size_t(g.K) * J);   // [K, J], row k = w[k] - w_zp[k]
+  for (size_t k = 0; k < g.K; ++k)
+    for (size_t j = 0; j < J; ++j) wc[k * J + j] = int16_t(w.data[k * J + j] - w_zp[k]);
+
+  std::vector<Acc> acc(size_t(g.N) * g.K * P, 0);  // [N, K, P]
+  const size_t tile = std::min(P, kColumnTile);
+  std::vector<int16_t> col(J * tile);          // [J, len], row stride len
+  std::vector<int64_t> top(tile), left(tile);  // input position of each pixel's tap (0, 0)
+  for (uint32_t n = 0; n < g.N; ++n)
+    for (uint32_t group = 0; group < a.group; ++group)
+      for (size_t p0 = 0; p0 < P; p0 += tile) {
+        const size_t len = std::min(tile, P - p0);
+        for (size_t t = 0; t < len; ++t) {
+          const size_t oy = (p0 + t) / g.Wo, ox = (p0 + t) % g.Wo;
+          top[t] = int64_t(oy) * a.stride[0] - a.pads[0];
+          left[t] = int64_t(ox) * a.stride[1] - a.pads[1];
+        }
+        for (uint32_t c = 0; c < g.Cg; ++c) {
+          const int32_t* plane =
+              x.data.data() + (size_t(n) * g.C + size_t(group) * g.Cg + c) * g.H * g.W;
+          for (uint32_t r = 0; r < g.R; ++r)
+            for (uint32_t s = 0; s < g.S; ++s) {
+              int16_t* row = col.data() + ((size_t(c) * g.R + r) * g.S + s) * len;
+              const int64_t dy = int64_t(r) * a.dilation[0], dx = int64_t(s) * a.dilation[1];
+              for (size_t t = 0; t < len; ++t) {
+                const int64_t iy = top[t] + dy, ix = left[t] + dx;
+                const bool inside = iy >= 0 && iy < g.H && ix >= 0 && ix < g.W;
+                row[t] = inside ? int16_t(plane[size_t(iy) * g.W + size_t(ix)] - x_zp) : 0;
+              }
+            }
+        }
+        gemm_accumulate<Acc>(wc.data() + size_t(group) * g.Kg * J, col.data(),
+                             acc.data() + (size_t(n) * g.K + size_t(group) * g.Kg) * P + p0, g.Kg,
+                             J, len, /*ldb=*/len, /*ldc=*/P);
+      }
+  return std::vector<int64_t>(acc.begin(), acc.end());
+}
+
+std::vector<int64_t> conv_accumulate_gemm(const ConvGeometry& g, const QTensor& x, int32_t x_zp,
+                                          const QTensor& w, const std::vector<int32_t>& w_zp,
+                                          const ConvAttrs& a) {
+  if (size_t(g.Cg) * g.R * g.S <= kInt32Taps) return conv_gemm<int32_t>(g, x, x_zp, w, w_zp, a);
+  return conv_gemm<int64_t>(g, x, x_zp, w, w_zp, a);
+}
+
 struct MatMulGeometry {
   uint32_t M, K, N;
 };
@@ -105,9 +216,10 @@ MatMulGeometry matmul_geometry(const char* op, const QTensor& a, const QTensor& 
   return {a.shape[0], a.shape[1], b.shape[1]};
 }
 
-// acc[m, n] = sum over k of (a[m, k] - a_zp) * (b[k, n] - b_zp[n]).
-std::vector<int64_t> matmul_accumulate(const MatMulGeometry& g, const QTensor& a, int32_t a_zp,
-                                       const QTensor& b, const std::vector<int32_t>& b_zp) {
+// acc[m, n] = sum over k of (a[m, k] - a_zp) * (b[k, n] - b_zp[n]), by direct loops.
+std::vector<int64_t> matmul_accumulate_direct(const MatMulGeometry& g, const QTensor& a,
+                                              int32_t a_zp, const QTensor& b,
+                                              const std::vector<int32_t>& b_zp) {
   std::vector<int64_t> acc(size_t(g.M) * g.N, 0);
   for (uint32_t m = 0; m < g.M; ++m)
     for (uint32_t n = 0; n < g.N; ++n) {
@@ -120,6 +232,28 @@ std::vector<int64_t> matmul_accumulate(const MatMulGeometry& g, const QTensor& a
   return acc;
 }
 
+// The same sums as one GEMM of the centred operands, kColumnTile columns of b at a time:
+//   acc[m, n] = sum over k of ac[m, k] * bc[k, n], ac = a - a_zp, bc[k, n] = b[k, n] - b_zp[n].
+template <typename Acc>
+std::vector<int64_t> matmul_gemm(const MatMulGeometry& g, const QTensor& a, int32_t a_zp,
+                                 const QTensor& b, const std::vector<int32_t>& b_zp) {
+  std::vector<int16_t> ac(size_t(g.M) * g.K), bc(size_t(g.K) * g.N);
+  for (size_t i = 0; i < ac.size(); ++i) ac[i] = int16_t(a.data[i] - a_zp);
+  for (size_t k = 0; k < g.K; ++k)
+    for (size_t n = 0; n < g.N; ++n) bc[k * g.N + n] = int16_t(b.data[k * g.N + n] - b_zp[n]);
+  std::vector<Acc> acc(size_t(g.M) * g.N, 0);
+  for (size_t n0 = 0; n0 < g.N; n0 += kColumnTile)
+    gemm_accumulate<Acc>(ac.data(), bc.data() + n0, acc.data() + n0, g.M, g.K,
+                         std::min(kColumnTile, g.N - n0), /*ldb=*/g.N, /*ldc=*/g.N);
+  return std::vector<int64_t>(acc.begin(), acc.end());
+}
+
+std::vector<int64_t> matmul_accumulate_gemm(const MatMulGeometry& g, const QTensor& a, int32_t a_zp,
+                                            const QTensor& b, const std::vector<int32_t>& b_zp) {
+  if (g.K <= kInt32Taps) return matmul_gemm<int32_t>(g, a, a_zp, b, b_zp);
+  return matmul_gemm<int64_t>(g, a, a_zp, b, b_zp);
+}
+
 // multiplier = in_scale * w_scale / out_scale in float32, in that order (ORT's
 // ComputeOutputScale: (X_scale * W_scale[i]) / Y_scale).
 float output_multiplier(float in_scale, float w_scale, float out_scale) {
@@ -128,13 +262,73 @@ float output_multiplier(float in_scale, float w_scale, float out_scale) {
 
 }  // namespace
 
+// ---- The accumulators on their own, for the tests (qops.h, namespace detail) ----------
+
+namespace detail {
+
+namespace {
+
+struct ConvArgs {
+  ConvGeometry g;
+  std::vector<int32_t> w_zp;  // one per output channel
+};
+
+ConvArgs conv_args(const char* op, const QTensor& x, int32_t x_zp, const QTensor& w,
+                   const std::vector<int32_t>& w_zp, const ConvAttrs& a) {
+  ConvArgs args{conv_geometry(op, x, w, a), {}};
+  check_zero_point(op, "x", x_zp, x.type);
+  args.w_zp = channel_zero_points(op, "w", w_zp, w.type, args.g.K);
+  return args;
+}
+
+struct MatMulArgs {
+  MatMulGeometry g;
+  std::vector<int32_t> b_zp;  // one per column
+};
+
+MatMulArgs matmul_args(const char* op, const QTensor& a, int32_t a_zp, const QTensor& b,
+                       const std::vector<int32_t>& b_zp) {
+  MatMulArgs args{matmul_geometry(op, a, b), {}};
+  check_zero_point(op, "a", a_zp, a.type);
+  args.b_zp = channel_zero_points(op, "b", b_zp, b.type, args.g.N);
+  return args;
+}
+
+}  // namespace
+
+std::vector<int64_t> conv_accumulate(const QTensor& x, int32_t x_zp, const QTensor& w,
+                                     const std::vector<int32_t>& w_zp, const ConvAttrs& a) {
+  const ConvArgs args = conv_args("conv_accumulate", x, x_zp, w, w_zp, a);
+  return conv_accumulate_gemm(args.g, x, x_zp, w, args.w_zp, a);
+}
+
+std::vector<int64_t> conv_accumulate_naive(const QTensor& x, int32_t x_zp, const QTensor& w,
+                                           const std::vector<int32_t>& w_zp, const ConvAttrs& a) {
+  const ConvArgs args = conv_args("conv_accumulate_naive", x, x_zp, w, w_zp, a);
+  return conv_accumulate_direct(args.g, x, x_zp, w, args.w_zp, a);
+}
+
+std::vector<int64_t> matmul_accumulate(const QTensor& a, int32_t a_zp, const QTensor& b,
+                                       const std::vector<int32_t>& b_zp) {
+  const MatMulArgs args = matmul_args("matmul_accumulate", a, a_zp, b, b_zp);
+  return matmul_accumulate_gemm(args.g, a, a_zp, b, args.b_zp);
+}
+
+std::vector<int64_t> matmul_accumulate_naive(const QTensor& a, int32_t a_zp, const QTensor& b,
+                                             const std::vector<int32_t>& b_zp) {
+  const MatMulArgs args = matmul_args("matmul_accumulate_naive", a, a_zp, b, b_zp);
+  return matmul_accumulate_direct(args.g, a, a_zp, b, args.b_zp);
+}
+
+}  // namespace detail
+
 QTensor conv_integer(const QTensor& x, int32_t x_zp, const QTensor& w,
                      const std::vector<int32_t>& w_zp, const ConvAttrs& a) {
   const char* op = "conv_integer";
   const ConvGeometry g = conv_geometry(op, x, w, a);
   detail::check_zero_point(op, "x", x_zp, x.type);
   const std::vector<int32_t> wzp = detail::channel_zero_points(op, "w", w_zp, w.type, g.K);
-  const std::vector<int64_t> acc = conv_accumulate(g, x, x_zp, w, wzp, a);
+  const std::vector<int64_t> acc = conv_accumulate_gemm(g, x, x_zp, w, wzp, a);
   QTensor y{{g.N, g.K, g.Ho, g.Wo}, std::vector<int32_t>(acc.size()), ElemType::Int32};
   for (size_t i = 0; i < acc.size(); ++i) y.data[i] = to_int32(op, acc[i]);
   return y;
@@ -152,15 +346,17 @@ QTensor qlinear_conv(const QTensor& x, const Quant& xq, const QTensor& w, const 
   const std::vector<int32_t> wzp = detail::channel_zero_points(op, "w", wq.zero_point, w.type, g.K);
   if (!bias.empty() && bias.size() != g.K)
     fail(op, "bias needs " + std::to_string(g.K) + " values, has " + std::to_string(bias.size()));
-  const std::vector<int64_t> acc = conv_accumulate(g, x, xs.zero_point, w, wzp, a);
+  const std::vector<int64_t> acc = conv_accumulate_gemm(g, x, xs.zero_point, w, wzp, a);
   QTensor y{{g.N, g.K, g.Ho, g.Wo}, std::vector<int32_t>(acc.size()), y_type};
   const size_t plane = size_t(g.Ho) * g.Wo;
-  for (size_t i = 0; i < acc.size(); ++i) {
-    const uint32_t k = uint32_t((i / plane) % g.K);
-    const int32_t total = to_int32(op, acc[i] + (bias.empty() ? 0 : bias[k]));
-    y.data[i] = requantize(total, output_multiplier(xs.scale, ws[k], ys.scale), ys.zero_point,
-                           y_type, clamp);
-  }
+  for (uint32_t n = 0; n < g.N; ++n)
+    for (uint32_t k = 0; k < g.K; ++k) {
+      const float multiplier = output_multiplier(xs.scale, ws[k], ys.scale);
+      const int64_t b = bias.empty() ? 0 : bias[k];
+      const size_t begin = (size_t(n) * g.K + k) * plane;
+      for (size_t i = begin; i < begin + plane; ++i)
+        y.data[i] = requantize(to_int32(op, acc[i] + b), multiplier, ys.zero_point, y_type, clamp);
+    }
   return y;
 }
 
@@ -170,7 +366,7 @@ QTensor matmul_integer(const QTensor& a, int32_t a_zp, const QTensor& b,
   const MatMulGeometry g = matmul_geometry(op, a, b);
   detail::check_zero_point(op, "a", a_zp, a.type);
   const std::vector<int32_t> bzp = detail::channel_zero_points(op, "b", b_zp, b.type, g.N);
-  const std::vector<int64_t> acc = matmul_accumulate(g, a, a_zp, b, bzp);
+  const std::vector<int64_t> acc = matmul_accumulate_gemm(g, a, a_zp, b, bzp);
   QTensor y{{g.M, g.N}, std::vector<int32_t>(acc.size()), ElemType::Int32};
   for (size_t i = 0; i < acc.size(); ++i) y.data[i] = to_int32(op, acc[i]);
   return y;
@@ -188,7 +384,7 @@ QTensor qlinear_matmul(const QTensor& a, const Quant& aq, const QTensor& b, cons
   const std::vector<int32_t> bzp = detail::channel_zero_points(op, "b", bq.zero_point, b.type, g.N);
   if (!bias.empty() && bias.size() != g.N)
     fail(op, "bias needs " + std::to_string(g.N) + " values, has " + std::to_string(bias.size()));
-  const std::vector<int64_t> acc = matmul_accumulate(g, a, as.zero_point, b, bzp);
+  const std::vector<int64_t> acc = matmul_accumulate_gemm(g, a, as.zero_point, b, bzp);
   QTensor y{{g.M, g.N}, std::vector<int32_t>(acc.size()), y_type};
   for (size_t i = 0; i < acc.size(); ++i) {
     const uint32_t n = uint32_t(i % g.N);

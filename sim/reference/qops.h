@@ -1,8 +1,11 @@
 // Independent reference implementations of quantised ONNX operators, with the
 // exact integer and float32 arithmetic of ONNX Runtime's CPU execution provider
 // (docs/quantization.md derives every formula and says where it was confirmed).
-// Plain loops over logical NCHW tensors: no im2col, no packing, no SIMD, so
-// agreement with a model or compiler means something. Checked bit for bit
+// Plain loops over logical NCHW tensors, except that convolution and matmul
+// accumulate as a GEMM over an im2col matrix (exact integers, checked against
+// their direct loops, detail::conv_accumulate_naive); no packing, no hand-written
+// SIMD, and no code shared with the simulator's models, so agreement with a
+// model or compiler means something. Checked bit for bit
 // against vectors produced by ONNX Runtime itself (tests/data/ort/, written by
 // tools/ort-vectors; tests/unit/test_reference_ort.cpp).
 //
@@ -157,6 +160,21 @@ inline float f32(float v) {
   volatile float r = v;
   return r;
 }
+
+// ---- The exact accumulators of conv_integer / matmul_integer before the int32 check, for
+// the tests (qconv.cpp): acc as defined above, [N, K, Ho, Wo] and [M, N]; w_zp / b_zp per
+// tensor or per output channel / column; arguments checked as by conv_integer /
+// matmul_integer. The plain forms are what the operators use (a GEMM over an im2col matrix of
+// the centred input); the _naive forms are the direct loops, one int64 product per tap, that
+// they are tested against (tests/unit/test_reference_fast_conv.cpp).
+std::vector<int64_t> conv_accumulate(const QTensor& x, int32_t x_zp, const QTensor& w,
+                                     const std::vector<int32_t>& w_zp, const ConvAttrs& a);
+std::vector<int64_t> conv_accumulate_naive(const QTensor& x, int32_t x_zp, const QTensor& w,
+                                           const std::vector<int32_t>& w_zp, const ConvAttrs& a);
+std::vector<int64_t> matmul_accumulate(const QTensor& a, int32_t a_zp, const QTensor& b,
+                                       const std::vector<int32_t>& b_zp);
+std::vector<int64_t> matmul_accumulate_naive(const QTensor& a, int32_t a_zp, const QTensor& b,
+                                             const std::vector<int32_t>& b_zp);
 
 }  // namespace detail
 
