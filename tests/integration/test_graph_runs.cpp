@@ -125,3 +125,9 @@ TEST_CASE("graph: the fixed-point requantiser is bit-exact against its written-o
   hw.requantiser = Requantiser::FixedPoint;
   run_exact(test::workload(kTrapGraph), hw);
 }
+
+TEST_CASE("graph: whole ResNet-50 with pooling, adds and FC runs bit-exact", "[graph][network]") {
+  const NetworkConfig net = load_workload(NPUSIM_SOURCE_DIR "/configs/networks/resnet50_full.json");
+  REQUIRE(net.layers.size() == 72);
+  run_exact(net, default_hw());
+}
