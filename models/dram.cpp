@@ -7,12 +7,13 @@
 namespace npusim {
 
 Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
-           StatsRegistry& stats, Timeline& timeline)
+           StatsRegistry& stats, Timeline& timeline, bool with_image)
     : sc_module(name),
       config_(config),
       timeline_(timeline),
       program_(program),
-      image_(program.dram_bytes, 0),
+      // Timing-only runs move no bytes: no image (and no page faults zeroing it).
+      image_(with_image ? program.dram_bytes : 0, 0),
       read_bytes_(stats.declare("dram.read_bytes", "bytes", "bytes read from DRAM (whole bursts)")),
       write_bytes_(
           stats.declare("dram.write_bytes", "bytes", "bytes written to DRAM (whole bursts)")),

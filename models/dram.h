@@ -18,7 +18,7 @@ namespace npusim {
 class Dram : public sc_core::sc_module, public DramIf {
  public:
   Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
-       StatsRegistry& stats, Timeline& timeline);
+       StatsRegistry& stats, Timeline& timeline, bool with_image = true);
 
   int8_t* image(uint64_t address, uint64_t bytes) override;
   Grant transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) override;
