@@ -178,12 +178,15 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   const bool graph = r.network.is_graph();
   for (size_t l = 0; l < layers; ++l) {
     const LayerConfig& L = r.network.layers[l];
-    data.push_back(make_layer_data(L, !graph && (l == 0 || !r.network.chained[l])));
+    // Timing-only needs the weights (their non-zero counts time zero-skip), not the inputs.
+    data.push_back(
+        make_layer_data(L, !options.timing_only && !graph && (l == 0 || !r.network.chained[l])));
     kernels.push_back(runs_on_array(L.op)
                           ? encode_layer_kernels(L, data[l].weights, r.hw.compute_mode)
                           : KernelStream{});
   }
-  const std::vector<TensorI8> graph_inputs = graph_input_data(r.network);
+  const std::vector<TensorI8> graph_inputs =
+      options.timing_only ? std::vector<TensorI8>{} : graph_input_data(r.network);
   if (options.program != nullptr) {
     r.program = *options.program;
     check_kernel_streams(r.program, kernels);
@@ -221,10 +224,10 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
   quiet_systemc();
   Accelerator accelerator("npu", r.hw, r.program, *r.stats, {!options.timing_only}, r.timeline);
-  for (size_t i = 0; i < graph_inputs.size(); ++i)
+  for (size_t i = 0; !options.timing_only && i < graph_inputs.size(); ++i)
     std::memcpy(accelerator.dram_image().data() + r.program.graph_input_addresses[i],
                 graph_inputs[i].data.data(), graph_inputs[i].size());
-  for (size_t l = 0; l < layers; ++l)
+  for (size_t l = 0; !options.timing_only && l < layers; ++l)
     if (runs_on_array(r.network.layers[l].op))
       lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
                     kernels[l]);
