@@ -23,63 +23,54 @@ int32_t byte_value(int8_t b, QuantType t) {
   return t == QuantType::Uint8 ? int32_t(uint8_t(b)) : int32_t(b);
 }
 
+// Moves a channels-last tensor [A, H, W, C] to channels-first [A, C, H, W]
+// (the reference's order), or back with `to_channels_first` false, mapping
+// each value through `value`.
+template <class In, class F>
+std::vector<int32_t> transpose(const std::vector<In>& in, uint32_t A, uint32_t H, uint32_t W,
+                               uint32_t C, bool to_channels_first, F value) {
+  std::vector<int32_t> out(in.size());
+  for (uint32_t a = 0; a < A; ++a)
+    for (uint32_t y = 0; y < H; ++y)
+      for (uint32_t x = 0; x < W; ++x)
+        for (uint32_t c = 0; c < C; ++c) {
+          const uint64_t last = ((uint64_t(a) * H + y) * W + x) * C + c;
+          const uint64_t first = ((uint64_t(a) * C + c) * H + y) * W + x;
+          if (to_channels_first)
+            out[first] = value(in[last]);
+          else
+            out[last] = value(in[first]);
+        }
+  return out;
+}
+
 // N,H,W,C bytes -> an NCHW reference tensor.
 q::QTensor to_nchw(const TensorI8& t, QuantType type) {
   const uint32_t N = t.shape[0], H = t.shape[1], W = t.shape[2], C = t.shape[3];
-  q::QTensor r;
-  r.shape = {N, C, H, W};
-  r.type = elem(type);
-  r.data.resize(t.size());
-  for (uint32_t n = 0; n < N; ++n)
-    for (uint32_t y = 0; y < H; ++y)
-      for (uint32_t x = 0; x < W; ++x)
-        for (uint32_t c = 0; c < C; ++c)
-          r.data[((uint64_t(n) * C + c) * H + y) * W + x] =
-              byte_value(t.data[((uint64_t(n) * H + y) * W + x) * C + c], type);
-  return r;
+  return {{N, C, H, W},
+          transpose(t.data, N, H, W, C, true, [type](int8_t b) { return byte_value(b, type); }),
+          elem(type)};
 }
 
 q::QTensor nhwc_values_to_nchw(const TensorI32& t, QuantType type) {
   const uint32_t N = t.shape[0], H = t.shape[1], W = t.shape[2], C = t.shape[3];
-  q::QTensor r;
-  r.shape = {N, C, H, W};
-  r.type = elem(type);
-  r.data.resize(t.size());
-  for (uint32_t n = 0; n < N; ++n)
-    for (uint32_t y = 0; y < H; ++y)
-      for (uint32_t x = 0; x < W; ++x)
-        for (uint32_t c = 0; c < C; ++c)
-          r.data[((uint64_t(n) * C + c) * H + y) * W + x] =
-              t.data[((uint64_t(n) * H + y) * W + x) * C + c];
-  return r;
+  return {
+      {N, C, H, W}, transpose(t.data, N, H, W, C, true, [](int32_t v) { return v; }), elem(type)};
 }
 
 TensorI32 nchw_to_nhwc_values(const q::QTensor& r) {
   const uint32_t N = r.shape[0], C = r.shape[1], H = r.shape[2], W = r.shape[3];
   TensorI32 t({N, H, W, C});
-  for (uint32_t n = 0; n < N; ++n)
-    for (uint32_t c = 0; c < C; ++c)
-      for (uint32_t y = 0; y < H; ++y)
-        for (uint32_t x = 0; x < W; ++x)
-          t.data[((uint64_t(n) * H + y) * W + x) * C + c] =
-              r.data[((uint64_t(n) * C + c) * H + y) * W + x];
+  t.data = transpose(r.data, N, H, W, C, false, [](int32_t v) { return v; });
   return t;
 }
 
-// Weights K,R,S,C/groups bytes -> OIHW values.
+// Weights K,R,S,C/groups bytes -> OIHW values (the same move, K as the outer axis).
 q::QTensor weights_oihw(const TensorI8& w, QuantType type) {
   const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], Cg = w.shape[3];
-  q::QTensor r;
-  r.shape = {K, Cg, R, S};
-  r.type = elem(type);
-  r.data.resize(w.size());
-  for (uint32_t k = 0; k < K; ++k)
-    for (uint32_t y = 0; y < R; ++y)
-      for (uint32_t x = 0; x < S; ++x)
-        for (uint32_t c = 0; c < Cg; ++c)
-          r.data[((uint64_t(k) * Cg + c) * R + y) * S + x] =
-              byte_value(w.data[((uint64_t(k) * R + y) * S + x) * Cg + c], type);
-  return r;
+  return {{K, Cg, R, S},
+          transpose(w.data, K, R, S, Cg, true, [type](int8_t b) { return byte_value(b, type); }),
+          elem(type)};
 }
 
 q::Quant weight_quant(const OpQuant& oq) {
