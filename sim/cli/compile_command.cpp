@@ -36,6 +36,7 @@ int compile(const CompileArguments& a) {
     write_program_jsonl(std::cout, program, to_json(net), to_json(hw));
     return kOk;
   }
+  refuse_to_overwrite("-o", a.output, input_files(a.in, net));
   make_parent_dirs(a.output);
   std::ofstream out(a.output);
   if (!out) throw std::runtime_error("cannot open " + a.output + " for writing");

@@ -213,10 +213,10 @@ void add_gpu_command(CLI::App& app, std::function<int()>& action) {
   add_workload_options(cmd, args->in);
   cmd->add_option("--repeats", args->repeats,
                   "Timed launches per kernel; the median is reported (default 20)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--json", args->json_file, "Also write the comparison as JSON to this file");
   cmd->add_option("--device", args->device, "CUDA device index (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd->add_flag("-q,--quiet", args->quiet, "Only warnings and errors on stderr");
   cmd->callback([args, &action] { action = [args] { return run_gpu_mapping_errors(*args); }; });
 }

@@ -1,12 +1,16 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "sim/cli/commands.h"
 #include "sim/compiler/tiler.h"
 #include "sim/config/config_error.h"
+#include "sim/config/json_reader.h"
 
 namespace npusim::cli {
 
@@ -29,10 +33,30 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A misspelt subcommand: say which one was meant rather than "not expected".
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (argc > 1 && argv[1][0] != '-' &&
+        std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string hint = nearest_key(argv[1], names);
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+      std::cerr << "error: unknown command \"" << argv[1] << "\""
+                << (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)")
+                << "; commands: " << list << "\n";
+      return kBadInput;
+    }
     return app.exit(e) == 0 ? kOk : kBadInput;
   }
   try {
-    return action ? action() : kOk;
+    const int code = action ? action() : kOk;
+    // Results that never reached stdout (a full disk, /dev/full) are a failure.
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "error: cannot write to standard output\n";
+      return kBadInput;
+    }
+    return code;
   } catch (const ConfigError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return kBadInput;

@@ -6,6 +6,7 @@
 
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
 #include "sim/regress/regress.h"
 
 namespace npusim::cli {
@@ -32,7 +33,7 @@ void add_regress_command(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--timeout-s", o->timeout_s,
                   "Kill a case after this many seconds (a case's own timeout_s wins)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--out", o->out_dir,
                   "Results folder: each case's run outputs, log and result (default "
                   "<suite>/.regress-out)");

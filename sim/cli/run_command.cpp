@@ -1,6 +1,7 @@
 // `npusim run`: simulate a layer or network on a hardware config and report.
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/model_tensors.h"
 #include "sim/cli/workload_options.h"
 #include "sim/config/json_reader.h"
 #include "sim/program/trace_io.h"
@@ -57,8 +59,23 @@ std::string file_safe(const std::string& name) {
   return out;
 }
 
+// --save-outputs needs somewhere to write and outputs to write (issue 21, item 12).
+void check_save_outputs(const RunArguments& a) {
+  if (!a.save_outputs) return;
+  if (a.out_dir.empty()) throw std::runtime_error("--save-outputs needs --out DIR to write into");
+  if (a.timing_only)
+    throw std::runtime_error(
+        "--save-outputs with --timing-only: a timing-only run computes no "
+        "outputs; drop one of the two");
+  if (a.compare_policies)
+    throw std::runtime_error(
+        "--save-outputs with --compare-policies is not supported: save "
+        "each policy's outputs with its own run --policy P --out DIR");
+}
+
 int run(const RunArguments& a) {
   if (a.quiet) spdlog::set_level(spdlog::level::warn);
+  check_save_outputs(a);
   if (a.compare_policies) return compare_policies(a);
   std::unique_ptr<ProgramFile> replay;
   if (!a.program_file.empty()) {
@@ -69,9 +86,17 @@ int run(const RunArguments& a) {
     replay = std::make_unique<ProgramFile>(read_program_jsonl(a.program_file));
   }
   const HardwareConfig hw = run_hardware(a, replay ? &replay->hardware : nullptr);
+  std::vector<OnnxOutput> model_outputs;  // an ONNX model's graph outputs
   const NetworkConfig net = replay ? parse_workload(replay->workload, a.program_file + " (header)")
-                                   : resolve_workload(a.in);
+                                   : resolve_workload(a.in, &model_outputs);
   spdlog::info("running {} ({} layers) on hardware '{}'", net.name, net.layers.size(), hw.name);
+  // No output may replace a file this run reads (issue 21, item 13).
+  const std::vector<std::string> inputs = input_files(a.in, net, a.program_file);
+  refuse_to_overwrite("--trace", a.trace_file, inputs);
+  if (!a.out_dir.empty())
+    for (const char* name : {"report.json", "layers.csv", "stats.json", "stats.txt",
+                             "hw.resolved.json", "workload.resolved.json"})
+      refuse_to_overwrite("--out", a.out_dir + "/" + name, inputs);
 
   RunOptions options;
   options.timing_only = a.timing_only;
@@ -99,6 +124,8 @@ int run(const RunArguments& a) {
     for (size_t l = 0; l < result->outputs.size(); ++l)
       write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",
                 result->outputs[l]);
+    if (!model_outputs.empty() && !result->operator_outputs.empty())
+      write_model_tensors(a.out_dir, result->network, model_outputs, result->operator_outputs);
     // Graph operators: int32 values whatever the tensor's type (uint8 does not fit int8).
     for (size_t l = 0; l < result->operator_outputs.size(); ++l)
       write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",
@@ -138,6 +165,7 @@ int compare_policies(const RunArguments& a) {
   if (!a.buffering.empty()) base += " --buffering " + a.buffering;
   if (a.timing_only) base += " --timing-only";
   const std::string dir = a.out_dir.empty() ? make_temp_dir() : a.out_dir;
+  std::filesystem::create_directories(dir);  // --out creates its folder in every mode
   nlohmann::json reports;
   for (const char* policy : {"strict", "early"}) {
     const std::string out = dir + "/" + policy;

@@ -9,6 +9,7 @@
 
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
 #include "sim/sweep/backends.h"
 #include "sim/sweep/point_process.h"
 
@@ -119,13 +120,13 @@ void add_sweep_command(CLI::App& app, std::function<int()>& action) {
       ->check(CLI::IsMember({"local", "slurm"}));
   cmd->add_option("--timeout-s", args->timeout_s,
                   "Per-point wall-clock limit in seconds; a point past it is recorded as timeout")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd->add_option("--sbatch-arg", args->sbatch_args,
                   "Extra sbatch argument for --backend slurm, e.g. --sbatch-arg=--partition=short "
                   "(repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--poll-s", args->poll_s, "Slurm queue polling interval (default 2 s)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_flag("--dry-run", args->dry_run,
                 "Print the points (CSV, pruned ones included) and run nothing");
   cmd->add_flag("-q,--quiet", args->quiet, "No per-point progress lines");

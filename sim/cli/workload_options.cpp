@@ -1,20 +1,30 @@
 #include "sim/cli/workload_options.h"
 
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
 #include "sim/config/json_reader.h"
 
 namespace npusim::cli {
 
 void add_workload_options(CLI::App* cmd, WorkloadOptions& options) {
   cmd->add_option("workload", options.workload,
-                  "Layer or network JSON, or a SCALE-Sim topology .csv (default: the embedded "
-                  "ResNet-18 convolution layers)")
+                  "Layer, network or graph JSON, a SCALE-Sim topology .csv, or a quantised ONNX "
+                  "model (.onnx) (default: the embedded ResNet-18 convolution layers)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--hw", options.hw_file,
                   "Hardware JSON (default: the built-in defaults, identical to "
                   "configs/hw/default.json)")
       ->check(CLI::ExistingFile);
+  // One value per --set: `--set k=v layer.json` must not take the workload as an override.
   cmd->add_option("--set", options.overrides,
-                  "Override one hardware field, e.g. --set compute.array_rows=16 (repeatable)");
+                  "Override one hardware field, e.g. --set compute.array_rows=16 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--input", options.inputs,
+                  "An ONNX model's graph input from a .npy file, NAME=FILE.npy, in the input's "
+                  "dtype and NCHW shape (repeatable; inputs not given get seeded values)")
+      ->allow_extra_args(false);
 }
 
 HardwareConfig resolve_hardware(const WorkloadOptions& options,
@@ -35,8 +45,72 @@ HardwareConfig resolve_hardware(const WorkloadOptions& options,
   return parse_hardware_config(j, origin);
 }
 
-NetworkConfig resolve_workload(const WorkloadOptions& options) {
+NetworkConfig resolve_workload(const WorkloadOptions& options,
+                               std::vector<OnnxOutput>* onnx_outputs) {
+  if (!options.workload.empty() && is_onnx_model(options.workload)) {
+    std::map<std::string, std::string> files;
+    for (const std::string& assignment : options.inputs) {
+      const auto eq = assignment.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size())
+        throw std::invalid_argument("--input " + assignment + ": expected NAME=FILE.npy");
+      files[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+    }
+    OnnxModel model = import_onnx(options.workload, files);
+    if (onnx_outputs != nullptr) *onnx_outputs = model.outputs;
+    return std::move(model.network);
+  }
+  if (!options.inputs.empty())
+    throw std::invalid_argument(
+        "--input is for ONNX models; a JSON workload names its data itself");
   return options.workload.empty() ? default_network() : load_workload(options.workload);
 }
+
+std::vector<std::string> input_files(const WorkloadOptions& options, const NetworkConfig& net,
+                                     const std::string& program_file) {
+  std::vector<std::string> files = {options.workload, options.hw_file, program_file};
+  for (const std::string& assignment : options.inputs)  // --input NAME=FILE.npy
+    if (assignment.find('=') != std::string::npos)
+      files.push_back(assignment.substr(assignment.find('=') + 1));
+  for (const LayerConfig& l : net.layers)
+    for (const std::string* npy : {&l.weights_npy, &l.input_npy, &l.bias_npy})
+      files.push_back(*npy);
+  return files;
+}
+
+void refuse_to_overwrite(const std::string& option, const std::string& output,
+                         const std::vector<std::string>& inputs) {
+  if (output.empty() || output == "-") return;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (!input.empty() && std::filesystem::equivalent(output, input, ec) && !ec)
+      throw std::runtime_error(option + " " + output + ": refusing to overwrite " + input +
+                               ", which this command reads; write the output elsewhere");
+  }
+}
+
+namespace {
+
+// A number parsed from `text`, or an error message for it.
+CLI::Validator number_at_least(double min, bool inclusive, const std::string& name) {
+  return CLI::Validator(
+      [min, inclusive, name](std::string& text) -> std::string {
+        double value = 0;
+        std::size_t used = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || used == 0) return "expected a number, found \"" + text + "\"";
+        if (inclusive ? value >= min : value > min) return {};
+        return "expected " + name + ", found " + text;
+      },
+      inclusive ? "NUMBER >= 0" : "NUMBER > 0");
+}
+
+}  // namespace
+
+CLI::Validator positive_number() { return number_at_least(0, false, "a number > 0"); }
+CLI::Validator non_negative_number() { return number_at_least(0, true, "a number >= 0"); }
 
 }  // namespace npusim::cli

@@ -9,6 +9,7 @@
 
 #include "sim/config/hardware_config.h"
 #include "sim/config/workload_config.h"
+#include "sim/frontend/onnx_import.h"
 
 namespace npusim::cli {
 
@@ -16,6 +17,7 @@ struct WorkloadOptions {
   std::string workload;                // empty: the embedded ResNet-18
   std::string hw_file;                 // empty: the built-in defaults
   std::vector<std::string> overrides;  // --set path=value
+  std::vector<std::string> inputs;     // --input NAME=FILE.npy (ONNX models)
 };
 
 // Adds the positional workload, --hw and --set to `cmd`.
@@ -28,6 +30,25 @@ HardwareConfig resolve_hardware(const WorkloadOptions& options,
                                 const nlohmann::json* fallback = nullptr,
                                 const std::string& fallback_origin = {});
 
-NetworkConfig resolve_workload(const WorkloadOptions& options);
+// The workload: a JSON or CSV file, an ONNX model (with --input files; its
+// outputs' relation to the simulated tensors into `onnx_outputs` when given),
+// or the embedded default.
+NetworkConfig resolve_workload(const WorkloadOptions& options,
+                               std::vector<OnnxOutput>* onnx_outputs = nullptr);
+
+// The files a run or a compile reads: the workload, --hw, a replayed program,
+// --input files and every .npy the workload names (empty entries are skipped).
+std::vector<std::string> input_files(const WorkloadOptions& options, const NetworkConfig& net,
+                                     const std::string& program_file = {});
+
+// Throws std::runtime_error when writing `output` (from option `option`, e.g.
+// "--trace") would replace one of `inputs` (the same file, or a link to it).
+void refuse_to_overwrite(const std::string& option, const std::string& output,
+                         const std::vector<std::string>& inputs);
+
+// Numeric option checks whose messages state the range in plain words (CLI11's
+// PositiveNumber prints the whole double range, 300 digits).
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
 
 }  // namespace npusim::cli

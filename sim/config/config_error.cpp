@@ -10,9 +10,11 @@ std::string format_message(const std::string& file, const std::string& pointer,
                            const std::string& expected, const std::string& found,
                            const std::string& hint) {
   // The root's JSON pointer is the empty string; "(root)" reads better than "at :".
+  // A pointer through a huge bad key is cut for the message (pointer() keeps it whole).
+  const std::string shown = pointer.size() > 200 ? pointer.substr(0, 197) + "..." : pointer;
   std::string text = (file.empty() ? std::string("<config>") : file) + ": at " +
-                     (pointer.empty() ? std::string("(root)") : pointer) + ": expected " +
-                     expected + ", found " + found;
+                     (shown.empty() ? std::string("(root)") : shown) + ": expected " + expected +
+                     ", found " + found;
   if (!hint.empty()) text += " (did you mean \"" + hint + "\"?)";
   return text;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
 #include "sim/config/workload_config.h"
@@ -270,7 +271,7 @@ class GraphParser {
       dims[d] =
           uint32_t(expect_uint((*shape)[d], file_, p + "/shape/" + std::to_string(d), 1, kMaxDim));
     in.N = dims[0], in.C = dims[1], in.H = dims[2], in.W = dims[3];
-    if (uint64_t(in.N) * in.C * in.H * in.W > kMaxTensorElements)
+    if (saturating_product({in.N, in.C, in.H, in.W}) > kMaxTensorElements)
       r.fail("shape", "at most 2^28 elements", describe_json(*shape));
     in.quant = read_tensor_quant(r, false);  // dtype, scale, zero_point beside the name
     in.seed = r.get_uint("seed", 0, kMaxSeed, seed_ + 1000003 + i);
@@ -453,8 +454,8 @@ class GraphParser {
                                                                                          : "",
           "a window that fits the padded input " + std::to_string(L.H) + "x" + std::to_string(L.W),
           std::to_string(L.R) + "x" + std::to_string(L.S));
-    if (uint64_t(L.K) * L.R * L.S * L.group_channels() > kMaxTensorElements ||
-        uint64_t(L.N) * L.out_h() * L.out_w() * L.K > kMaxTensorElements)
+    if (saturating_product({L.K, L.R, L.S, L.group_channels()}) > kMaxTensorElements ||
+        saturating_product({L.N, L.out_h(), L.out_w(), L.K}) > kMaxTensorElements)
       r.fail("", "tensors of at most 2^28 elements", "a larger weight or output tensor");
     TensorInfo out{L.N, L.K, L.out_h(), L.out_w(), L.quant.output, {int32_t(i), -1}, ""};
     define_tensor(out_name, r.pointer_to("output"), out);

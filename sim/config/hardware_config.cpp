@@ -222,6 +222,7 @@ const char* to_string(SchedulerPolicy p) {
 }
 
 HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
+  check_json_depth(j, file);  // callers copy it (sweeps, program headers)
   HardwareConfig hw;
   JsonReader root(j, file);
   // Sections are read lazily; an absent section keeps all its defaults.

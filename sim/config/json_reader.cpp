@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <sstream>
+#include <unordered_map>
 #include <utility>
 
 #include "sim/config/config_error.h"
@@ -15,6 +19,11 @@ namespace {
 using nlohmann::json;
 
 std::string in_quotes(const std::string& text) { return "\"" + text + "\""; }
+
+// A key as shown in a message: cut, so that one huge bad key cannot flood the terminal.
+std::string short_key(const std::string& key) {
+  return key.size() > 60 ? key.substr(0, 57) + "..." : key;
+}
 
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
   std::string out;
@@ -100,25 +109,31 @@ std::string describe_json(const json& value) {
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   // Optimal string alignment: Levenshtein plus adjacent transposition ("arary" -> "array").
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  // Three rolling rows: O(|b|) memory whatever the lengths (callers bound them too).
+  std::vector<std::size_t> two_back(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        cur[j] = std::min(cur[j], two_back[j - 2] + 1);
       }
     }
+    std::swap(two_back, prev);
+    std::swap(prev, cur);
   }
-  return d[a.size()][b.size()];
+  return prev[b.size()];
 }
 
 std::string nearest_key(const std::string& key, const std::vector<std::string>& candidates) {
+  // Bounded work whatever the input: a 4 MiB bad key must not build a 4 MiB x n
+  // table. A key far longer than every valid one is no typo of any of them.
+  if (key.size() > kMaxSuggestedKeyLength) return {};
   // A different case is always a typo ("n" for "N", "Stride" for "stride").
   for (const auto& candidate : candidates) {
-    if (to_lower(candidate) == to_lower(key)) return candidate;
+    if (candidate.size() == key.size() && to_lower(candidate) == to_lower(key)) return candidate;
   }
   // Otherwise allow about one edit per three characters; one-letter keys only
   // match by case, or every one-letter key would "suggest" every other one.
@@ -127,6 +142,10 @@ std::string nearest_key(const std::string& key, const std::vector<std::string>& 
   std::string best;
   std::size_t best_distance = allowed + 1;
   for (const auto& candidate : candidates) {
+    // The distance is at least the difference in length: skip hopeless (and long) candidates.
+    const std::size_t gap = candidate.size() > key.size() ? candidate.size() - key.size()
+                                                          : key.size() - candidate.size();
+    if (gap > allowed) continue;
     const std::size_t distance = edit_distance(key, candidate);
     if (distance < best_distance) {
       best = candidate;
@@ -254,23 +273,209 @@ void JsonReader::finish() const {
   for (const auto& item : object_.items()) {
     if (std::find(known_.begin(), known_.end(), item.key()) != known_.end()) continue;
     throw ConfigError(file_, pointer_to(item.key()), "one of the keys " + join(known_, ", "),
-                      "unknown key " + in_quotes(item.key()), nearest_key(item.key(), known_));
+                      "unknown key " + in_quotes(short_key(item.key())),
+                      nearest_key(item.key(), known_));
   }
 }
 
-json load_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, "", "a readable JSON file", "a file that cannot be opened");
+namespace {
+
+// A char iterator that records how far the parser has read, so that the
+// parse callback can say where a key is (nlohmann's callback gets no position).
+class TrackingIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  TrackingIterator() = default;
+  TrackingIterator(const char* p, const char** seen) : p_(p), seen_(seen) {}
+  reference operator*() const {
+    *seen_ = p_;
+    return *p_;
+  }
+  TrackingIterator& operator++() {
+    ++p_;
+    return *this;
+  }
+  TrackingIterator operator++(int) {
+    TrackingIterator old = *this;
+    ++p_;
+    return old;
+  }
+  bool operator==(const TrackingIterator& other) const { return p_ == other.p_; }
+  bool operator!=(const TrackingIterator& other) const { return p_ != other.p_; }
+
+ private:
+  const char* p_ = nullptr;
+  const char** seen_ = nullptr;
+};
+
+// "line 3, column 12" of byte `offset` in `text` (both counted from 1, as
+// nlohmann's syntax errors count them).
+std::string line_column(const std::string& text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// The open containers while parsing: per object its keys (with the byte
+// offset where each was read) and the key being read; per array the index of
+// the element being read.
+struct Frame {
+  bool is_object = false;
+  std::unordered_map<std::string, std::size_t> keys;
+  std::string key;
+  std::size_t index = 0;
+};
+
+std::string frames_pointer(const std::vector<Frame>& frames, std::size_t count) {
+  std::string pointer;
+  for (std::size_t i = 0; i < count; ++i) {
+    pointer = json_pointer_append(
+        pointer, frames[i].is_object ? frames[i].key : std::to_string(frames[i].index));
+  }
+  return pointer;
+}
+
+}  // namespace
+
+json parse_json_text(const std::string& text, const std::string& origin) {
+  const char* seen = text.data();
+  std::vector<Frame> frames;
+  const auto offset = [&] { return static_cast<std::size_t>(seen - text.data()); };
+  // The value just completed is one more element of an enclosing array.
+  const auto completed = [&] {
+    if (!frames.empty() && !frames.back().is_object) ++frames.back().index;
+  };
+  const json::parser_callback_t check = [&](int /*depth*/, json::parse_event_t event,
+                                            json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (frames.size() >= kMaxJsonDepth) {
+          throw ConfigError(origin, frames_pointer(frames, frames.size()),
+                            "JSON nested at most " + std::to_string(kMaxJsonDepth) + " levels deep",
+                            "deeper nesting at " + line_column(text, offset()));
+        }
+        frames.emplace_back();
+        frames.back().is_object = event == json::parse_event_t::object_start;
+        break;
+      case json::parse_event_t::key: {
+        Frame& frame = frames.back();
+        frame.key = parsed.get<std::string>();
+        // The key's closing quote is the last character read; point at its opening one
+        // (a key written with escapes keeps the closing quote's place).
+        std::size_t at = offset();
+        if (at >= frame.key.size() + 1 && text[at - frame.key.size() - 1] == '"')
+          at -= frame.key.size() + 1;
+        const auto [it, inserted] = frame.keys.emplace(frame.key, at);
+        if (!inserted) {
+          throw ConfigError(
+              origin, frames_pointer(frames, frames.size()), "each key at most once in an object",
+              "\"" + short_key(frame.key) + "\" twice: at " + line_column(text, it->second) +
+                  " and again at " + line_column(text, at) + " (the same pointer)");
+        }
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames.pop_back();
+        completed();
+        break;
+      case json::parse_event_t::value:
+        completed();
+        break;
+    }
+    return true;
+  };
   try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
+    return json::parse(TrackingIterator(text.data(), &seen),
+                       TrackingIterator(text.data() + text.size(), &seen), check);
+  } catch (const json::exception& e) {
+    // A syntax error (parse_error), or a number too large for a double
+    // (out_of_range 406, found by fuzzing: "1e400" escaped as a raw json error).
     // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 5: ...";
-    // keep the part after the bracketed id.
+    // keep the part after the bracketed id, and say where when nlohmann does not.
     std::string message = e.what();
     const auto bracket = message.find("] ");
     if (bracket != std::string::npos) message = message.substr(bracket + 2);
-    throw ConfigError(path, "", "valid JSON", message);
+    if (message.find("at line ") == std::string::npos)
+      message += " at " + line_column(text, offset());
+    throw ConfigError(origin, "", "valid JSON", message);
   }
+}
+
+void check_json_depth(const json& value, const std::string& file, const std::string& pointer) {
+  // Depth-first with an explicit stack of (value, depth, pointer).
+  struct Item {
+    const json* value;
+    std::size_t depth;
+    std::string pointer;
+  };
+  std::vector<Item> stack{{&value, 0, pointer}};
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    if (!item.value->is_structured()) continue;
+    if (item.depth >= kMaxJsonDepth) {
+      throw ConfigError(file, item.pointer,
+                        "JSON nested at most " + std::to_string(kMaxJsonDepth) + " levels deep",
+                        "deeper nesting");
+    }
+    if (item.value->is_object()) {
+      for (const auto& child : item.value->items()) {
+        if (child.value().is_structured())
+          stack.push_back(
+              {&child.value(), item.depth + 1, json_pointer_append(item.pointer, child.key())});
+      }
+    } else {
+      for (std::size_t i = 0; i < item.value->size(); ++i) {
+        const json& child = (*item.value)[i];
+        if (child.is_structured())
+          stack.push_back(
+              {&child, item.depth + 1, json_pointer_append(item.pointer, std::to_string(i))});
+      }
+    }
+  }
+}
+
+std::string read_input_file(const std::string& path, const std::string& what, uint64_t max_bytes) {
+  if (path.empty()) throw ConfigError("<empty path>", "", what, "an empty file name");
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status)) {
+    throw ConfigError(path, "", what, "a file that cannot be opened");
+  }
+  if (std::filesystem::is_directory(status)) throw ConfigError(path, "", what, "a directory");
+  if (!std::filesystem::is_regular_file(status)) {
+    throw ConfigError(path, "", what, "not a regular file");
+  }
+  const uint64_t size = std::filesystem::file_size(path, error);
+  if (!error && size > max_bytes) {
+    throw ConfigError(path, "", what + " of at most " + std::to_string(max_bytes) + " bytes",
+                      std::to_string(size) + " bytes");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, "", what, "a file that cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path, "", what, "a file that cannot be read");
+  return text.str();
+}
+
+json load_json_file(const std::string& path) {
+  return parse_json_text(read_input_file(path, "a readable JSON file"), path);
 }
 
 void apply_override(json& config, const std::string& assignment, const std::string& file) {
@@ -301,8 +506,9 @@ void apply_override(json& config, const std::string& assignment, const std::stri
   }
 
   // The value is JSON when it parses as JSON, else a bare string (--set buffering=single).
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;
+  // JSON values go through the same depth and duplicate-key checks as files.
+  json value =
+      json::accept(text) ? parse_json_text(text, file + " (override " + path + ")") : json(text);
 
   json* node = &config;
   std::string pointer;

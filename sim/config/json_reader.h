@@ -74,8 +74,39 @@ class JsonReader {
   std::vector<std::string> known_;  // in the order asked for, which is the documented order
 };
 
-// Reads and parses a JSON file; a missing file or a syntax error (with its line
-// and column) becomes a ConfigError naming `path`.
+// Limits on JSON input (docs/robustness.md#limits). Parsing is iterative, but
+// copying, comparing, dumping and destroying a JSON value recurse once per
+// level, so nesting is capped wherever JSON enters: 128 levels is far more
+// than any npusim file uses (a graph workload needs 5).
+constexpr std::size_t kMaxJsonDepth = 128;
+// A key longer than this gets no "did you mean" (edit distance is quadratic).
+constexpr std::size_t kMaxSuggestedKeyLength = 64;
+
+// Parses JSON text read from `origin` (a file name, "file:line", ...). Beyond
+// plain JSON it rejects, as a ConfigError naming `origin`, the JSON pointer,
+// and the line and column: a syntax error; nesting deeper than kMaxJsonDepth;
+// and an object that holds a key twice (the pointer of the key, and the lines
+// and columns of both occurrences), which would otherwise silently keep the
+// last value.
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
+
+// Throws ConfigError(file, pointer of the first too-deep value, ...) when
+// `value` nests deeper than kMaxJsonDepth (containers count one level each).
+// Iterative: safe on any depth. For JSON that did not come from
+// parse_json_text (built in memory, or handed over by a caller).
+void check_json_depth(const nlohmann::json& value, const std::string& file,
+                      const std::string& pointer = {});
+
+// The bytes of an input file. A missing or unreadable path, a directory or
+// another non-regular file, or a file larger than `max_bytes` becomes a
+// ConfigError naming `path`; `what` says what the file should be ("a readable
+// JSON file").
+std::string read_input_file(const std::string& path, const std::string& what,
+                            uint64_t max_bytes = uint64_t(1) << 30);
+
+// Reads and parses a JSON file with parse_json_text; a missing file, a syntax
+// error (with its line and column), a duplicate key or too deep nesting
+// becomes a ConfigError naming `path`.
 nlohmann::json load_json_file(const std::string& path);
 
 // Applies one command-line override `path=value` to a config before parsing.

@@ -50,6 +50,41 @@ std::string squeeze(const std::string& s) {
   return out;
 }
 
+// True when `s` is well-formed UTF-8 (no overlong forms, surrogates or code points > U+10FFFF).
+bool valid_utf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t extra = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      extra = 1;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + extra >= s.size()) return false;  // cut short
+    for (size_t k = 1; k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    static const uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
 struct Row {
   size_t line = 0;
   std::vector<std::string> cells;
@@ -147,6 +182,9 @@ class TopologyReader {
 
   json read_row(const Row& row) {
     if (row.cells[0].empty()) fail(row, "/" + header_[0], "a layer name", "an empty cell");
+    // Names end up in JSON reports, which must be UTF-8: fail here, not after the run.
+    if (!valid_utf8(row.cells[0]))
+      fail(row, "/" + header_[0], "a layer name in UTF-8", "bytes that are not UTF-8");
     json layer = {{"name", row.cells[0]}, {"padding", 0}};
     for (size_t c = 0; c < columns_.size(); ++c) layer[columns_[c].key] = number(row, c + 1);
     if (columns_.size() == kGemmColumns.size()) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
 #include "sim/config/scalesim_topology.h"
@@ -46,16 +47,6 @@ std::string resolve_path(const std::string& path, const std::string& config_file
   const std::filesystem::path dir = std::filesystem::path(config_file).parent_path();
   if (p.is_absolute() || dir.empty()) return path;
   return (dir / p).lexically_normal().string();
-}
-
-std::string product_text(std::initializer_list<uint64_t> factors) {
-  std::string text;
-  uint64_t product = 1;
-  for (uint64_t f : factors) {
-    text += (text.empty() ? "" : "*") + std::to_string(f);
-    product *= f;
-  }
-  return text + " = " + std::to_string(product) + " bytes";
 }
 
 void parse_requant(JsonReader& layer_reader, LayerConfig& layer) {
@@ -168,15 +159,17 @@ void validate_layer(const LayerConfig& l, const JsonReader& reader) {
   // Tensor limits name no single field, so they point at the layer itself.
   const std::string limit = " <= " + std::to_string(kMaxTensorBytes) + " bytes (256 MiB)";
   // Element counts, not DRAM bytes: the host holds every tensor unpacked as int8.
-  if (uint64_t(l.N) * l.H * l.W * l.C > kMaxTensorBytes) {
-    reader.fail("", "input tensor N*H*W*C" + limit, product_text({l.N, l.H, l.W, l.C}));
+  // Overflow-checked: 65536^4 saturates instead of wrapping to 0 (docs/robustness.md).
+  if (saturating_product({l.N, l.H, l.W, l.C}) > kMaxTensorBytes) {
+    reader.fail("", "input tensor N*H*W*C" + limit, product_text({l.N, l.H, l.W, l.C}, "bytes"));
   }
-  if (uint64_t(l.K) * l.R * l.S * l.C > kMaxTensorBytes) {
-    reader.fail("", "weight tensor K*R*S*C" + limit, product_text({l.K, l.R, l.S, l.C}));
+  if (saturating_product({l.K, l.R, l.S, l.C}) > kMaxTensorBytes) {
+    reader.fail("", "weight tensor K*R*S*C" + limit, product_text({l.K, l.R, l.S, l.C}, "bytes"));
   }
-  if (l.output_bytes() > kMaxTensorBytes) {
+  if (saturating_product({l.N, l.out_h(), l.out_w(), l.K, l.output_element_bytes()}) >
+      kMaxTensorBytes) {
     reader.fail("", "output tensor N*out_h*out_w*K" + limit,
-                product_text({l.N, l.out_h(), l.out_w(), l.K}));
+                product_text({l.N, l.out_h(), l.out_w(), l.K}, "bytes"));
   }
 }
 
@@ -398,6 +391,7 @@ uint32_t auto_requant_shift(uint64_t reduction_size) {
 }
 
 NetworkConfig parse_workload(const json& j, const std::string& file) {
+  check_json_depth(j, file);  // JSON handed over in memory (a program header, a sweep)
   NetworkConfig net;
   std::vector<LayoutRequest> layouts;
   if (j.is_object() && j.contains("operators")) return parse_graph_workload(j, file);
@@ -454,13 +448,8 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
 
 NetworkConfig load_workload(const std::string& path) {
   if (is_scalesim_topology(path)) {
-    std::ifstream in(path);
-    if (!in)
-      throw ConfigError(path, "", "a readable SCALE-Sim topology CSV",
-                        "a file that cannot be opened");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_scalesim_topology(text.str(), path);
+    return parse_scalesim_topology(read_input_file(path, "a readable SCALE-Sim topology CSV"),
+                                   path);
   }
   return parse_workload(load_json_file(path), path);
 }

@@ -31,6 +31,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -210,10 +211,8 @@ class ProgramReader {
   std::string where(const Line& line) const { return path_ + ":" + std::to_string(line.number); }
 
   void load_lines() {
-    std::ifstream in(path_);
-    if (!in)
-      throw ConfigError(path_, "", "a readable program file (JSON lines)",
-                        "a file that cannot be opened");
+    // Rejects a directory, a missing file and an oversized one with a clear error.
+    std::istringstream in(read_input_file(path_, "a readable program file (JSON lines)"));
     std::string text;
     for (size_t number = 1; std::getline(in, text); ++number) {
       if (!text.empty() && text.back() == '\r') text.pop_back();
@@ -222,11 +221,11 @@ class ProgramReader {
       Line line;
       line.number = number;
       try {
-        line.value = json::parse(text);
-      } catch (const json::parse_error& e) {
-        std::string message = e.what();
-        const auto bracket = message.find("] ");
-        if (bracket != std::string::npos) message = message.substr(bracket + 2);
+        // Also rejects a duplicate key and nesting deeper than kMaxJsonDepth.
+        line.value = parse_json_text(text, where(line));
+      } catch (const ConfigError& e) {
+        if (!e.pointer().empty() || e.expected() != "valid JSON") throw;
+        std::string message = e.found();
         const auto at_line = message.find("at line 1, ");  // the line is known; keep the column
         if (at_line != std::string::npos) message.erase(at_line + 3, 8);
         line.parse_error = message;
@@ -249,8 +248,9 @@ class ProgramReader {
       try {
         if (std::string(key) == "workload") {
           if (v->is_object() && v->contains("operators"))
-            r.fail(key, "a layer or layer-list workload (program files do not carry graph "
-                        "workloads yet: docs/graphs.md#limits)",
+            r.fail(key,
+                   "a layer or layer-list workload (program files do not carry graph "
+                   "workloads yet: docs/graphs.md#limits)",
                    "a graph workload (\"operators\")");
           network_ = parse_workload(*v, file);
           out_.workload = *v;

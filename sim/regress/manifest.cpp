@@ -99,6 +99,11 @@ Case parse_case(const json& j, const std::string& file, const std::string& point
                 describe_json(*reader.find("name")));
   c.description = reader.get_string("description", "");
   c.workload = resolve(dir, reader.require_string("workload"));
+  if (c.workload.empty()) reader.fail("workload", "a path to a workload file", "empty string");
+  // An empty "hw" would silently run the default hardware: leave the key out for that.
+  if (reader.has("hw") && reader.get_string("hw", "").empty())
+    reader.fail("hw", "a path to a hardware file (leave \"hw\" out for the default hardware)",
+                "empty string");
   c.hw = resolve(dir, reader.get_string("hw", ""));
   c.sets = string_array(reader, "set");
   check_sets(c.sets, reader);

@@ -210,6 +210,8 @@ std::string dotted_name(const std::string& path) {
 }
 
 SweepSpec parse_sweep(const json& j, const std::string& file) {
+  // Before anything copies it: an inline base_hw 100,000 deep would overflow the stack.
+  check_json_depth(j, file);
   JsonReader r(j, file);
   SweepSpec spec;
   spec.file = file;

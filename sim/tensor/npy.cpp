@@ -210,7 +210,22 @@ TensorI8 read_npy_int8(const std::string& path) {
 // the machines npusim runs on, so seeing it means the wrong file.
 TensorI32 read_npy_int32(const std::string& path) { return read_npy<int32_t>(path, {"<i4"}); }
 
+TensorU8 read_npy_uint8(const std::string& path) {
+  return read_npy<uint8_t>(path, {"|u1", "<u1", ">u1", "u1"});
+}
+
 void write_npy(const std::string& path, const TensorI8& t) { write_npy_impl(path, t, "|i1"); }
+void write_npy(const std::string& path, const TensorU8& t) { write_npy_impl(path, t, "|u1"); }
+
+void write_npy_float(const std::string& path, const std::vector<uint32_t>& shape,
+                     const std::vector<float>& values) {
+  // The bit patterns as uint32, written little-endian like every other dtype.
+  Tensor<uint32_t> bits;
+  bits.shape = shape;
+  bits.data.resize(values.size());
+  std::memcpy(bits.data.data(), values.data(), values.size() * 4);
+  write_npy_impl(path, bits, "<f4");
+}
 void write_npy(const std::string& path, const TensorI32& t) { write_npy_impl(path, t, "<i4"); }
 
 std::string digest_hex(const void* data, uint64_t bytes) {

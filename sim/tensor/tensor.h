@@ -24,13 +24,19 @@ struct Tensor {
 
 using TensorI8 = Tensor<int8_t>;
 using TensorI32 = Tensor<int32_t>;
+using TensorU8 = Tensor<uint8_t>;
 
 // Throws std::runtime_error naming the file on any format problem
 // (wrong dtype, Fortran order, truncated data, unsupported version).
 TensorI8 read_npy_int8(const std::string& path);
 TensorI32 read_npy_int32(const std::string& path);
+TensorU8 read_npy_uint8(const std::string& path);
 void write_npy(const std::string& path, const TensorI8& t);
 void write_npy(const std::string& path, const TensorI32& t);
+void write_npy(const std::string& path, const TensorU8& t);
+// float32 ('<f4'), for dequantised model outputs.
+void write_npy_float(const std::string& path, const std::vector<uint32_t>& shape,
+                     const std::vector<float>& values);
 
 // FNV-1a 64-bit digest of the raw bytes, printed as 16 hex digits.
 std::string digest_hex(const void* data, uint64_t bytes);

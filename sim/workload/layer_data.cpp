@@ -138,6 +138,17 @@ LayerData make_operator_data(const LayerConfig& layer) {
   if (!runs_on_array(layer.op)) return d;
   const uint64_t base = layer.seed * 4;
   d.weights = TensorI8({layer.K, layer.R, layer.S, layer.group_channels()});
+  if (!layer.weight_values.empty()) {  // a model's own weights and bias
+    if (layer.weight_values.size() != d.weights.size())
+      throw std::runtime_error("operator '" + layer.name + "': " +
+                               std::to_string(layer.weight_values.size()) +
+                               " weight values for a K x R x S x C/groups = " +
+                               std::to_string(d.weights.size()) + " tensor");
+    d.weights.data = layer.weight_values;
+    d.bias = layer.bias_values;
+    d.bias.resize(layer.K, 0);
+    return d;
+  }
   SeededRandom rng(base + 1);
   const bool u8 = layer.quant.weight_type == QuantType::Uint8;
   for (int8_t& v : d.weights.data)
@@ -155,6 +166,14 @@ LayerData make_operator_data(const LayerConfig& layer) {
 
 TensorI8 make_graph_input(const GraphInput& in) {
   TensorI8 t({in.N, in.H, in.W, in.C});
+  if (!in.values.empty()) {
+    if (in.values.size() != t.size())
+      throw std::runtime_error("graph input '" + in.name + "': " + std::to_string(in.values.size()) +
+                               " values for an N x H x W x C = " + std::to_string(t.size()) +
+                               " tensor");
+    t.data = in.values;
+    return t;
+  }
   SeededRandom rng(in.seed * 4 + 2);
   const int64_t lo = quant_min(in.quant.type), hi = quant_max(in.quant.type);
   for (int8_t& v : t.data) v = static_cast<int8_t>(rng.uniform(lo, hi));

@@ -4,6 +4,8 @@
 // matrix, and on every layer with R*S > 1 generating im2col on the fly reads
 // fewer DRAM bytes than loading the host's materialised im2col matrix.
 #include <catch2/catch.hpp>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "tests/support/test_support.h"
@@ -18,6 +20,18 @@ nlohmann::json report(const std::string& workload, const std::string& access) {
 
 uint64_t counter(const nlohmann::json& layer, const std::string& name) {
   return layer.at("counters").at(name).get<uint64_t>();
+}
+
+// True when one line of `text` matches `pattern` whole. Line by line, not
+// Catch::Matches("(.|\n)*...(.|\n)*"): libstdc++'s regex recurses once per
+// character there and overflows the stack on a long report (ASan's larger
+// frames make it crash on this very test).
+bool has_line_matching(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_match(line, re)) return true;
+  return false;
 }
 
 }  // namespace
@@ -88,10 +102,9 @@ TEST_CASE("the report reproduces the patent's 5x5x3 example: 75 of 243 bytes", "
   CHECK(counter(l, "load.mec_matrix_bytes") == 3 * 5 * 3 * 3);
   const auto table = npusim::test::run_cli("run " + layer);
   REQUIRE(table.exit_code == 0);
-  CHECK_THAT(
-      table.out,
-      Catch::Matches(
-          "(.|\n)*\npatent +im2col +nhwc>nhwc +0\\.1 +0\\.2 +0\\.1 +30\\.9% +55\\.6%(.|\n)*"));
+  INFO(table.out);
+  CHECK(has_line_matching(table.out,
+                          "patent +im2col +nhwc>nhwc +0\\.1 +0\\.2 +0\\.1 +30\\.9% +55\\.6%.*"));
 }
 
 TEST_CASE("load.access per layer: each layer reads in its own mode, bit-exact", "[access]") {
@@ -120,7 +133,8 @@ TEST_CASE("load.access per layer: each layer reads in its own mode, bit-exact", 
   CHECK(counter(all_mec.at("layers")[2], "load.input_dram_bytes") ==
         counter(L[2], "load.mec_matrix_bytes"));
   const auto table = npusim::test::run_cli("run " + net);
-  CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nb +host_im2col +nhwc>nhwc +[0-9](.|\n)*"));
+  INFO(table.out);
+  CHECK(has_line_matching(table.out, "b +host_im2col +nhwc>nhwc +[0-9].*"));
 }
 
 TEST_CASE("a bad per-layer access is a config error naming the pointer", "[access]") {

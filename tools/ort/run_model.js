@@ -8,7 +8,9 @@
 //            "cases": [{"name": ..., "model": "path/to/model.onnx",
 //                       "feeds": {"x": {"dtype": "uint8", "shape": [..], "data": [..]}}}]}
 // RESULTS:  {"onnxruntime": "<version>",
-//            "cases": [{"name": ..., "runs": {"<level>": {"dtype", "shape", "data"}}}]}
+//            "cases": [{"name": ..., "runs": {"<level>": {"dtype", "shape", "data",
+//                                                         "outputs": {name: {...}}}}}]}
+//            (dtype/shape/data: the first output; "outputs": every output by name)
 // Each case runs once per graph optimisation level, single-threaded, so the
 // caller can check that the optimised graph (e.g. the NHWC rewrite of the
 // quantised ops) computes the same bits as the plain kernels.
@@ -34,8 +36,12 @@ async function runCase(c, level) {
     feeds[name] = new ort.Tensor(t.dtype, Array_.from(t.data), t.shape);
   }
   const outputs = await session.run(feeds);
+  const asJson = (t) => ({dtype: t.type, shape: Array.from(t.dims, Number), data: Array.from(t.data, Number)});
   const y = outputs[session.outputNames[0]];
-  const result = {dtype: y.type, shape: Array.from(y.dims, Number), data: Array.from(y.data, Number)};
+  const result = asJson(y);
+  // Every output by name (tools/ort-compare reads these; the first is also above).
+  result.outputs = {};
+  for (const name of session.outputNames) result.outputs[name] = asJson(outputs[name]);
   if (typeof session.release === 'function') await session.release();
   return result;
 }

@@ -1,0 +1,90 @@
+#include "sim/cli/model_tensors.h"
+
+#include <stdexcept>
+
+#include "sim/workload/layer_data.h"
+
+namespace npusim::cli {
+namespace {
+
+// N,H,W,C values -> N,C,H,W order.
+std::vector<int32_t> to_nchw(const std::vector<int32_t>& nhwc, uint32_t N, uint32_t H, uint32_t W,
+                             uint32_t C) {
+  std::vector<int32_t> out(nhwc.size());
+  for (uint32_t n = 0; n < N; ++n)
+    for (uint32_t y = 0; y < H; ++y)
+      for (uint32_t x = 0; x < W; ++x)
+        for (uint32_t c = 0; c < C; ++c)
+          out[((uint64_t(n) * C + c) * H + y) * W + x] =
+              nhwc[((uint64_t(n) * H + y) * W + x) * C + c];
+  return out;
+}
+
+void write_values(const std::string& path, const std::vector<uint32_t>& shape, QuantType type,
+                  const std::vector<int32_t>& values) {
+  if (type == QuantType::Uint8) {
+    TensorU8 t;
+    t.shape = shape;
+    t.data.assign(values.begin(), values.end());
+    write_npy(path, t);
+  } else if (type == QuantType::Int8) {
+    TensorI8 t;
+    t.shape = shape;
+    t.data.assign(values.begin(), values.end());
+    write_npy(path, t);
+  } else {
+    TensorI32 t;
+    t.shape = shape;
+    t.data = values;
+    write_npy(path, t);
+  }
+}
+
+}  // namespace
+
+void write_model_tensors(const std::string& dir, const NetworkConfig& net,
+                         const std::vector<OnnxOutput>& outputs,
+                         const std::vector<TensorI32>& values) {
+  for (const GraphInput& in : net.graph_inputs) {
+    const TensorI8 data = make_graph_input(in);
+    std::vector<int32_t> v;
+    for (int8_t b : data.data)
+      v.push_back(in.quant.type == QuantType::Uint8 ? int32_t(uint8_t(b)) : b);
+    const std::vector<int32_t> nchw = to_nchw(v, in.N, in.H, in.W, in.C);
+    const std::string path = dir + "/" + in.name + ".input.npy";
+    if (!in.quantized_from_float) {
+      write_values(path, {in.N, in.C, in.H, in.W}, in.quant.type, nchw);
+      continue;
+    }
+    // A float input: the real values its QuantizeLinear maps back to exactly
+    // these integers, (q - zero point) * scale.
+    std::vector<float> real(nchw.size());
+    for (size_t i = 0; i < nchw.size(); ++i)
+      real[i] = float(nchw[i] - in.quant.zero_point) * in.quant.scale;
+    write_npy_float(path, {in.N, in.C, in.H, in.W}, real);
+  }
+  for (const OnnxOutput& o : outputs) {
+    size_t l = 0;
+    while (l < net.tensor_names.size() && net.tensor_names[l] != o.tensor) ++l;
+    if (l == net.tensor_names.size() || l >= values.size())
+      throw std::logic_error("output " + o.name + ": no operator computes " + o.tensor);
+    const LayerConfig& L = net.layers[l];
+    const uint32_t N = L.N, H = L.out_h(), W = L.out_w(), K = L.K;
+    const std::vector<int32_t> nchw = to_nchw(values[l].data, N, H, W, K);
+    // A matmul's output is [N, F] in the model (H = W = 1 here).
+    const std::vector<uint32_t> shape = L.op == OpKind::MatMul && H == 1 && W == 1
+                                            ? std::vector<uint32_t>{N, K}
+                                            : std::vector<uint32_t>{N, K, H, W};
+    const std::string path = dir + "/" + o.name + ".npy";
+    if (!o.dequantize) {
+      write_values(path, shape, L.quant.output.type, nchw);
+      continue;
+    }
+    // DequantizeLinear: (q - zero_point) * scale in float32.
+    std::vector<float> real(nchw.size());
+    for (size_t i = 0; i < nchw.size(); ++i) real[i] = float(nchw[i] - o.zero_point) * o.scale;
+    write_npy_float(path, shape, real);
+  }
+}
+
+}  // namespace npusim::cli

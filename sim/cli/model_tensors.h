@@ -1,0 +1,21 @@
+// --save-outputs for ONNX models: each graph input the run used as
+// <name>.input.npy and each graph output as <name>.npy, in the model's dtype
+// and shape (NCHW, or [N, F] after a matmul; float32 for a DequantizeLinear
+// output), so another runtime's outputs compare directly (tools/ort-compare).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/workload_config.h"
+#include "sim/frontend/onnx_import.h"
+#include "sim/tensor/tensor.h"
+
+namespace npusim::cli {
+
+// `values`: each operator's output values, N,H,W,K (RunResult::operator_outputs).
+void write_model_tensors(const std::string& dir, const NetworkConfig& net,
+                         const std::vector<OnnxOutput>& outputs,
+                         const std::vector<TensorI32>& values);
+
+}  // namespace npusim::cli

@@ -1,0 +1,41 @@
+// The ONNX front-end (docs/onnx.md): reads a quantised ONNX model in the
+// QOperator form (QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger,
+// QGemm, QLinearAdd, QLinearAveragePool, QLinearGlobalAveragePool,
+// QLinearConcat, MaxPool, Flatten/Reshape to [N, C]; QuantizeLinear of a
+// graph input, DequantizeLinear of a graph output) with Debian's libonnx
+// protobuf definitions and turns it into a graph workload whose operators
+// carry the model's own weights, biases, scales and zero points. Anything
+// else is an error naming the node.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/config/workload_config.h"
+
+namespace npusim {
+
+// How a graph output of the model relates to the simulated tensor it comes
+// from: the same tensor, or its DequantizeLinear (float32) on the host.
+struct OnnxOutput {
+  std::string name;         // the model's output name
+  std::string tensor;       // the quantised tensor the simulator computes
+  bool dequantize = false;  // float32 = (q - zero_point) * scale
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+struct OnnxModel {
+  NetworkConfig network;
+  std::vector<OnnxOutput> outputs;
+};
+
+// `inputs`: graph input name -> .npy file (--input NAME=FILE.npy), in the
+// input's dtype and ONNX shape; inputs not named get seeded values. Throws
+// ConfigError naming the file and the node (its name and op type).
+OnnxModel import_onnx(const std::string& path, const std::map<std::string, std::string>& inputs);
+
+bool is_onnx_model(const std::string& path);
+
+}  // namespace npusim

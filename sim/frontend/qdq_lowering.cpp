@@ -1,0 +1,228 @@
+#include "sim/frontend/qdq_lowering.h"
+
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace npusim {
+namespace {
+
+// A DequantizeLinear: its quantised input and the names of its scale and zero point.
+struct Dequantized {
+  std::string tensor, scale, zero_point;
+};
+
+bool is_float_compute(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "Conv", "MatMul", "Gemm", "Add", "AveragePool", "GlobalAveragePool", "MaxPool", "Concat"};
+  return ops.count(op) != 0;
+}
+
+float float_constant(const onnx::GraphProto& g, const std::string& name, float fallback) {
+  for (const onnx::TensorProto& t : g.initializer())
+    if (t.name() == name && t.data_type() == onnx::TensorProto_DataType_FLOAT) {
+      if (t.float_data_size() > 0) return t.float_data(0);
+      if (t.raw_data().size() >= 4) {
+        float v;
+        std::memcpy(&v, t.raw_data().data(), 4);
+        return v;
+      }
+    }
+  return fallback;
+}
+
+class Lowering {
+ public:
+  explicit Lowering(onnx::GraphProto& g) : g_(g) {
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const std::string& in : g.node(i).input()) ++readers_[in];
+    for (const onnx::ValueInfoProto& o : g.output()) ++readers_[o.name()];
+  }
+
+  int run() {
+    std::vector<onnx::NodeProto> out;
+    std::set<int> consumed;
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const onnx::NodeProto& n = g_.node(i);
+      if (n.op_type() == "DequantizeLinear" && n.input_size() >= 2)
+        dq_[n.output(0)] = {n.input(0), n.input(1), n.input_size() > 2 ? n.input(2) : ""};
+      if ((n.op_type() == "Flatten" || n.op_type() == "Reshape") && dq_.count(n.input(0))) {
+        // Flatten the quantised tensor instead; the float one is then unused.
+        onnx::NodeProto moved = n;
+        const Dequantized d = dq_[n.input(0)];
+        moved.set_input(0, d.tensor);
+        moved.set_output(0, n.output(0) + ".quantized");
+        dq_[n.output(0)] = {moved.output(0), d.scale, d.zero_point};
+        out.push_back(moved);
+        consumed.insert(i);
+        continue;
+      }
+      if (consumed.count(i)) continue;
+      if (!is_float_compute(n.op_type())) {
+        out.push_back(n);
+        continue;
+      }
+      onnx::NodeProto lowered;
+      std::vector<int> used;
+      if (lower(i, lowered, used)) {
+        for (int u : used) consumed.insert(u);
+        out.push_back(lowered);
+        ++count_;
+      } else {
+        out.push_back(n);
+      }
+    }
+    // Drop the DequantizeLinear nodes nothing reads any more.
+    std::map<std::string, int> reads;
+    for (const onnx::NodeProto& n : out)
+      for (const std::string& in : n.input()) ++reads[in];
+    for (const onnx::ValueInfoProto& o : g_.output()) ++reads[o.name()];
+    g_.clear_node();
+    for (const onnx::NodeProto& n : out) {
+      const bool dead_dq = (n.op_type() == "DequantizeLinear" || n.op_type() == "Flatten" ||
+                            n.op_type() == "Reshape") &&
+                           reads[n.output(0)] == 0;
+      if (!dead_dq) *g_.add_node() = n;
+    }
+    return count_;
+  }
+
+ private:
+  // The single node reading `tensor`, or -1.
+  int sole_reader(const std::string& tensor, int after) const {
+    const auto r = readers_.find(tensor);
+    if (r == readers_.end() || r->second != 1) return -1;
+    for (int i = after + 1; i < g_.node_size(); ++i)
+      for (const std::string& in : g_.node(i).input())
+        if (in == tensor) return i;
+    return -1;
+  }
+
+  bool lower(int index, onnx::NodeProto& q, std::vector<int>& used) {
+    const onnx::NodeProto& f = g_.node(index);
+    // The output chain: [Relu | Clip] -> QuantizeLinear.
+    int next = sole_reader(f.output(0), index);
+    if (next < 0) return false;
+    float clip_min = -std::numeric_limits<float>::infinity(), clip_max = -clip_min;
+    bool clipped = false;
+    if (g_.node(next).op_type() == "Relu" || g_.node(next).op_type() == "Clip") {
+      const onnx::NodeProto& act = g_.node(next);
+      clipped = true;
+      clip_min = 0.0f;
+      if (act.op_type() == "Clip") {
+        clip_min = act.input_size() > 1 && !act.input(1).empty()
+                       ? float_constant(g_, act.input(1), clip_min)
+                       : clip_min;
+        clip_max = act.input_size() > 2 && !act.input(2).empty()
+                       ? float_constant(g_, act.input(2), clip_max)
+                       : clip_max;
+        for (const auto& a : act.attribute()) {
+          if (a.name() == "min") clip_min = a.f();
+          if (a.name() == "max") clip_max = a.f();
+        }
+      }
+      used.push_back(next);
+      next = sole_reader(act.output(0), next);
+      if (next < 0) return false;
+    }
+    const onnx::NodeProto& qn = g_.node(next);
+    if (qn.op_type() != "QuantizeLinear" || qn.input_size() < 2) return false;
+    used.push_back(next);
+    const std::string& op = f.op_type();
+    // Every input dequantised (an optional bias too).
+    for (const std::string& in : f.input())
+      if (!in.empty() && !dq_.count(in)) return false;
+    const auto x = [&](int i) { return dq_.at(f.input(i)); };
+    const std::string ys = qn.input(1), yz = qn.input_size() > 2 ? qn.input(2) : "";
+    q = onnx::NodeProto();
+    q.set_name(f.name().empty() ? op + "_" + std::to_string(index) : f.name());
+    q.add_output(qn.output(0));
+    for (const auto& a : f.attribute()) *q.add_attribute() = a;
+    const auto in3 = [&](const Dequantized& d) {
+      q.add_input(d.tensor), q.add_input(d.scale), q.add_input(d.zero_point);
+    };
+    if (op == "Conv") {
+      q.set_op_type("QLinearConv");
+      in3(x(0)), in3(x(1));
+      q.add_input(ys), q.add_input(yz);
+      if (f.input_size() > 2 && !f.input(2).empty()) q.add_input(x(2).tensor);
+    } else if (op == "MatMul") {
+      q.set_op_type("QLinearMatMul");
+      in3(x(0)), in3(x(1));
+      q.add_input(ys), q.add_input(yz);
+    } else if (op == "Gemm") {
+      q.set_op_type("QGemm");
+      q.set_domain("com.microsoft");
+      in3(x(0)), in3(x(1));
+      q.add_input(f.input_size() > 2 && !f.input(2).empty() ? x(2).tensor : "");
+      q.add_input(ys), q.add_input(yz);
+    } else if (op == "Add") {
+      q.set_op_type("QLinearAdd");
+      q.set_domain("com.microsoft");
+      in3(x(0)), in3(x(1));
+      q.add_input(ys), q.add_input(yz);
+    } else if (op == "AveragePool" || op == "GlobalAveragePool") {
+      q.set_op_type("QLinear" + op);
+      q.set_domain("com.microsoft");
+      in3(x(0));
+      q.add_input(ys), q.add_input(yz);
+    } else if (op == "Concat") {
+      q.set_op_type("QLinearConcat");
+      q.set_domain("com.microsoft");
+      q.add_input(ys), q.add_input(yz);
+      for (int i = 0; i < f.input_size(); ++i) in3(x(i));
+    } else if (op == "MaxPool") {
+      // Max commutes with (de)quantisation only when both use one scale and
+      // zero point (as ONNX Runtime requires to fuse it); otherwise leave it.
+      const Dequantized& d = x(0);
+      if (float_constant(g_, d.scale, -1.0f) != float_constant(g_, ys, -2.0f) ||
+          int_constant(d.zero_point) != int_constant(yz))
+        return false;
+      q.set_op_type("MaxPool");
+      q.add_input(d.tensor);
+    } else {
+      return false;
+    }
+    auto* from = q.add_attribute();  // the report names the model's own node type
+    from->set_name("npusim_qdq_op");
+    from->set_type(onnx::AttributeProto_AttributeType_STRING);
+    from->set_s(op);
+    if (clipped) {
+      auto* lo = q.add_attribute();
+      lo->set_name("npusim_clip_min");
+      lo->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+      lo->set_f(clip_min);
+      auto* hi = q.add_attribute();
+      hi->set_name("npusim_clip_max");
+      hi->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+      hi->set_f(clip_max);
+    }
+    return true;
+  }
+
+  // An 8-bit or int32 scalar initialiser's value (0 when absent, as ONNX's default zero point).
+  int64_t int_constant(const std::string& name) const {
+    for (const onnx::TensorProto& t : g_.initializer()) {
+      if (t.name() != name) continue;
+      if (t.int32_data_size() > 0) return t.int32_data(0);
+      if (!t.raw_data().empty())
+        return t.data_type() == onnx::TensorProto_DataType_UINT8 ? int64_t(uint8_t(t.raw_data()[0]))
+                                                                 : int64_t(int8_t(t.raw_data()[0]));
+    }
+    return 0;
+  }
+
+  onnx::GraphProto& g_;
+  std::map<std::string, int> readers_;
+  std::map<std::string, Dequantized> dq_;
+  int count_ = 0;
+};
+
+}  // namespace
+
+int lower_qdq(onnx::GraphProto& graph) { return Lowering(graph).run(); }
+
+}  // namespace npusim

@@ -1,0 +1,21 @@
+// QDQ form -> QOperator form, before import (docs/onnx.md#qdq). A float
+// operator whose inputs all come from DequantizeLinear nodes and whose output
+// goes (through an optional Relu or Clip) into one QuantizeLinear becomes the
+// integer operator ONNX Runtime fuses the pattern into: Conv -> QLinearConv,
+// MatMul -> QLinearMatMul, Gemm -> QGemm, Add -> QLinearAdd, AveragePool /
+// GlobalAveragePool -> QLinearAveragePool / QLinearGlobalAveragePool, Concat
+// -> QLinearConcat, MaxPool -> MaxPool on the quantised tensor. A Relu or Clip
+// in between is kept as the attributes npusim_clip_min / npusim_clip_max
+// (real units) on the new node, and the original op type as npusim_qdq_op. Flatten / Reshape of a
+// dequantised tensor move to the quantised one. Nodes outside these patterns are left as they are
+// (the importer then names what it cannot run).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+namespace npusim {
+
+// Rewrites `graph` in place; returns how many patterns it lowered.
+int lower_qdq(onnx::GraphProto& graph);
+
+}  // namespace npusim

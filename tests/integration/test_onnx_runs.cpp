@@ -1,0 +1,137 @@
+// ONNX models end to end (docs/onnx.md): quantised QOperator models written by
+// tools/gen-onnx-models run bit-exact against the project's reference, write
+// their outputs in the model's dtype and shape, and equal ONNX Runtime's
+// outputs bit for bit (tools/ort-compare). Skipped where python3-onnx or
+// onnxruntime-node is not installed (tools/install-deps --onnx installs both).
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+
+namespace {
+
+const std::string kRoot = NPUSIM_SOURCE_DIR;
+
+// Writes the named models into a fresh folder; "" when python3-onnx is missing.
+std::string generate(const std::string& names) {
+  if (std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) return "";
+  const std::string dir = test::temp_dir() + "/onnx";
+  const std::string cmd = kRoot + "/tools/gen-onnx-models " + dir + " " + names + " > /dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return dir;
+}
+
+bool have_ort() {
+  return std::filesystem::exists(kRoot + "/tools/ort/node_modules/onnxruntime-node") &&
+         std::system("node --version > /dev/null 2>&1") == 0;
+}
+
+// The .npy header's descr and shape, as text.
+std::string npy_header(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::string head(128, '\0');
+  f.read(head.data(), 128);
+  return head;
+}
+
+}  // namespace
+
+TEST_CASE("onnx: the operator model runs bit-exact and writes outputs in ONNX dtype and shape",
+          "[onnx]") {
+  const std::string dir = generate("ops qdq_boundary");
+  if (dir.empty()) {
+    WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
+    return;
+  }
+  const std::string out = test::temp_dir() + "/onnx_ops";
+  const test::CliResult r =
+      test::run_cli("run " + dir + "/ops.onnx -q --out " + out + " --save-outputs");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (13 layers)"));
+  // Rows named by node name and op type.
+  CHECK_THAT(r.out, Catch::Contains("c_dw") && Catch::Contains("QLinearConv") &&
+                        Catch::Contains("QLinearAdd") && Catch::Contains("QGemm"));
+  // ConvInteger's int32 NCHW output, the matmul's [N, F], the input the run used.
+  CHECK_THAT(npy_header(out + "/f.npy"),
+             Catch::Contains("'<i4'") && Catch::Contains("(1, 6, 11, 9)"));
+  CHECK_THAT(npy_header(out + "/y.npy"), Catch::Contains("'|u1'") && Catch::Contains("(1, 37)"));
+  CHECK_THAT(npy_header(out + "/x.input.npy"), Catch::Contains("(1, 8, 11, 9)"));
+
+  // A float input quantised by QuantizeLinear, a float output from DequantizeLinear.
+  const test::CliResult q =
+      test::run_cli("run " + dir + "/qdq_boundary.onnx -q --out " + out + "q --save-outputs");
+  REQUIRE(q.exit_code == 0);
+  CHECK_THAT(npy_header(out + "q/y.float.npy"), Catch::Contains("'<f4'"));
+  CHECK_THAT(npy_header(out + "q/x.float.input.npy"), Catch::Contains("'<f4'"));
+}
+
+TEST_CASE("onnx: --input feeds a graph input from .npy and a wrong name is an error", "[onnx]") {
+  const std::string dir = generate("ops");
+  if (dir.empty()) {
+    WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
+    return;
+  }
+  const std::string out = test::temp_dir() + "/onnx_in";
+  REQUIRE(test::run_cli("run " + dir + "/ops.onnx -q --out " + out + " --save-outputs").exit_code ==
+          0);
+  // Feeding back the seeded input gives the same outputs (same digest line).
+  const test::CliResult again = test::run_cli("run " + dir + "/ops.onnx -q --input x=" + out +
+                                              "/x.input.npy --out " + out + "2 --save-outputs");
+  REQUIRE(again.exit_code == 0);
+  std::ifstream a(out + "/y.npy", std::ios::binary), b(out + "2/y.npy", std::ios::binary);
+  const std::string ya((std::istreambuf_iterator<char>(a)), {}),
+      yb((std::istreambuf_iterator<char>(b)), {});
+  CHECK(ya == yb);
+  const test::CliResult bad =
+      test::run_cli("run " + dir + "/ops.onnx -q --input nope=" + out + "/x.input.npy");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("nope") && Catch::Contains("graph input"));
+}
+
+TEST_CASE("onnx: the operator model and MobileNetV2 equal ONNX Runtime bit for bit", "[onnx]") {
+  const std::string dir = generate("ops mobilenet_v2");
+  if (dir.empty() || !have_ort()) {
+    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  for (const char* model : {"ops", "mobilenet_v2"}) {
+    const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model + ".onnx --npusim " +
+                            NPUSIM_BINARY + " > " + test::temp_dir() + "/cmp.txt 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream f(test::temp_dir() + "/cmp.txt");
+    const std::string text((std::istreambuf_iterator<char>(f)), {});
+    INFO(text);
+    CHECK(status == 0);
+    CHECK_THAT(text, Catch::Contains("bit-exact"));
+  }
+}
+
+TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's fused kernels",
+          "[onnx]") {
+  const std::string dir = generate("ops_qdq mobilenet_v2_qdq");
+  if (dir.empty() || !have_ort()) {
+    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  // With every graph optimisation ONNX Runtime fuses each DequantizeLinear -> op ->
+  // QuantizeLinear pattern into its integer kernel, which is what npusim computes;
+  // unoptimised, it runs the float operators and differs by a few steps (docs/onnx.md).
+  for (const char* model : {"ops_qdq", "mobilenet_v2_qdq"}) {
+    const test::CliResult r = test::run_cli("run " + dir + "/" + model + ".onnx -q");
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference"));
+    const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model +
+                            ".onnx --levels all --npusim " + NPUSIM_BINARY + " > " +
+                            test::temp_dir() + "/cmpq.txt 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream f(test::temp_dir() + "/cmpq.txt");
+    const std::string text((std::istreambuf_iterator<char>(f)), {});
+    INFO(text);
+    CHECK(status == 0);
+  }
+}

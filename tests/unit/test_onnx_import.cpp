@@ -1,0 +1,198 @@
+// The ONNX front-end (docs/onnx.md): a QOperator model becomes graph
+// operators carrying the model's own weights, bias, scales and zero points,
+// and every kind of model it cannot run is an error naming the file and the
+// node. The models are built here with the ONNX protobuf API.
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "sim/config/config_error.h"
+#include "sim/frontend/onnx_import.h"
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+
+namespace {
+
+struct ModelBuilder {
+  onnx::ModelProto model;
+  onnx::GraphProto* g;
+
+  explicit ModelBuilder(int64_t opset = 13) {
+    model.set_ir_version(8);
+    auto* o = model.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    auto* ms = model.add_opset_import();
+    ms->set_domain("com.microsoft");
+    ms->set_version(1);
+    g = model.mutable_graph();
+    g->set_name("test_model");
+  }
+  void input(const std::string& name, int type, std::vector<int64_t> dims,
+             const std::string& dynamic = "") {
+    auto* v = g->add_input();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    for (int64_t d : dims) {
+      auto* dim = t->mutable_shape()->add_dim();
+      if (d < 0)
+        dim->set_dim_param(dynamic);
+      else
+        dim->set_dim_value(d);
+    }
+  }
+  void output(const std::string& name) { g->add_output()->set_name(name); }
+  void scalar_float(const std::string& name, float v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+    t->add_float_data(v);
+  }
+  void ints(const std::string& name, int type, std::vector<int64_t> dims,
+            std::vector<int32_t> values) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int32_t v : values) t->add_int32_data(v);
+  }
+  onnx::NodeProto* node(const std::string& op, std::vector<std::string> in,
+                        std::vector<std::string> out, const std::string& name,
+                        const std::string& domain = "") {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    n->set_domain(domain);
+    for (auto& i : in) n->add_input(i);
+    for (auto& o : out) n->add_output(o);
+    return n;
+  }
+  std::string save(const std::string& file) const {
+    const std::string path = test::temp_dir() + "/" + file;
+    std::ofstream f(path, std::ios::binary);
+    model.SerializeToOstream(&f);
+    return path;
+  }
+};
+
+// x uint8 [1, 2, 4, 3] -> QLinearConv 3 kernels 3x3 pads 1 -> y uint8.
+ModelBuilder conv_model() {
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto_DataType_UINT8, {1, 2, 4, 3});
+  m.scalar_float("xs", 0.02f);
+  m.ints("xz", onnx::TensorProto_DataType_UINT8, {}, {128});
+  std::vector<int32_t> w(3 * 2 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = int32_t(i % 7) - 3;  // w[k][c][r][s] = i % 7 - 3
+  m.ints("w", onnx::TensorProto_DataType_INT8, {3, 2, 3, 3}, w);
+  auto* ws = m.g->add_initializer();
+  ws->set_name("ws");
+  ws->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  ws->add_dims(3);
+  for (float s : {0.01f, 0.02f, 0.03f}) ws->add_float_data(s);
+  m.ints("wz", onnx::TensorProto_DataType_INT8, {}, {0});
+  m.scalar_float("ys", 0.05f);
+  m.ints("yz", onnx::TensorProto_DataType_UINT8, {}, {10});
+  m.ints("b", onnx::TensorProto_DataType_INT32, {3}, {5, -6, 7});
+  auto* n =
+      m.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"}, {"y"}, "conv");
+  auto* pads = n->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto_AttributeType_INTS);
+  for (int p : {1, 0, 1, 2}) pads->add_ints(p);
+  m.output("y");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("onnx: QLinearConv becomes a conv with the model's weights, bias and quantisation",
+          "[onnx]") {
+  const OnnxModel m = import_onnx(conv_model().save("conv.onnx"), {});
+  REQUIRE(m.network.layers.size() == 1);
+  const LayerConfig& L = m.network.layers[0];
+  CHECK(L.name == "conv");
+  CHECK(L.source_op == "QLinearConv");
+  CHECK(L.K == 3);
+  CHECK(L.C == 2);
+  CHECK(L.padding == 1);
+  CHECK(pad_l(L) == 0);
+  CHECK(pad_r(L) == 2);
+  CHECK(L.out_w() == (3 + 0 + 2 - 3) / 1 + 1);
+  CHECK(L.quant.inputs[0].zero_point == 128);
+  CHECK(L.quant.output.zero_point == 10);
+  CHECK(L.quant.weight_scale == std::vector<float>{0.01f, 0.02f, 0.03f});
+  CHECK(L.bias_values == std::vector<int32_t>{5, -6, 7});
+  // OIHW -> K,R,S,C: w[k=1][c=1][r=2][s=0] (ONNX index 1*18 + 1*9 + 2*3 + 0 = 33, 33 % 7 - 3 = 2)
+  // lies at ((1*3 + 2)*3 + 0)*2 + 1 = 31.
+  CHECK(int(L.weight_values[31]) == 2);
+  CHECK(m.network.graph_inputs[0].quant.type == QuantType::Uint8);
+  CHECK(m.network.graph_inputs[0].quant.scale == 0.02f);
+  REQUIRE(m.outputs.size() == 1);
+  CHECK(m.outputs[0].tensor == "y");
+}
+
+TEST_CASE("onnx: an unsupported operator is an error naming the node and what is supported",
+          "[onnx]") {
+  ModelBuilder m = conv_model();
+  m.node("Softmax", {"y"}, {"z"}, "soft");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("soft.onnx"), {}); });
+  CHECK_THAT(e.pointer(), Catch::Contains("soft") && Catch::Contains("Softmax"));
+  CHECK_THAT(e.expected(), Catch::Contains("QLinearConv"));
+}
+
+TEST_CASE("onnx: a float Conv between quantised tensors is refused, not run in float", "[onnx]") {
+  ModelBuilder m = conv_model();
+  m.node("Conv", {"y", "w"}, {"z"}, "float_conv");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("fconv.onnx"), {}); });
+  CHECK_THAT(e.pointer(), Catch::Contains("'float_conv' (Conv)"));
+}
+
+TEST_CASE("onnx: a missing initialiser is an error at the node and input", "[onnx]") {
+  ModelBuilder m = conv_model();
+  m.g->mutable_node(0)->set_input(4, "no_such_scale");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("missing.onnx"), {}); });
+  CHECK_THAT(e.pointer(), Catch::Contains("conv"));
+  CHECK_THAT(e.expected(), Catch::Contains("no_such_scale"));
+}
+
+TEST_CASE("onnx: a truncated or non-ONNX file is a clear error", "[onnx]") {
+  const std::string path = conv_model().save("whole.onnx");
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = test::write_temp_file("cut.onnx", bytes.substr(0, bytes.size() / 2));
+  ConfigError e = test::config_error_from([&] { import_onnx(cut, {}); });
+  CHECK(e.file() == cut);
+  const std::string text = test::write_temp_file("text.onnx", "this is not a model\n");
+  e = test::config_error_from([&] { import_onnx(text, {}); });
+  CHECK_THAT(e.expected(), Catch::Contains("ONNX model"));
+}
+
+TEST_CASE("onnx: a dynamic dimension, an opset outside 10..19 and a zero scale are errors",
+          "[onnx]") {
+  ModelBuilder dynamic;
+  dynamic.input("x", onnx::TensorProto_DataType_UINT8, {-1, 2, 4, 3}, "batch");
+  ConfigError e = test::config_error_from([&] { import_onnx(dynamic.save("dyn.onnx"), {}); });
+  CHECK_THAT(e.found(), Catch::Contains("batch"));
+
+  ModelBuilder old = conv_model();
+  old.model.mutable_opset_import(0)->set_version(9);
+  e = test::config_error_from([&] { import_onnx(old.save("old.onnx"), {}); });
+  CHECK_THAT(e.found(), Catch::Contains("opset 9"));
+
+  ModelBuilder zero = conv_model();
+  for (auto& t : *zero.g->mutable_initializer())
+    if (t.name() == "ys") t.set_float_data(0, 0.0f);
+  e = test::config_error_from([&] { import_onnx(zero.save("zero.onnx"), {}); });
+  CHECK_THAT(e.expected(), Catch::Contains("positive finite"));
+}
+
+TEST_CASE("onnx: a zero point whose type differs from its tensor's is an error", "[onnx]") {
+  ModelBuilder m = conv_model();
+  for (auto& t : *m.g->mutable_initializer())
+    if (t.name() == "wz") t.set_data_type(onnx::TensorProto_DataType_UINT8);
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("zptype.onnx"), {}); });
+  CHECK_THAT(e.expected(), Catch::Contains("int8 zero point"));
+}
