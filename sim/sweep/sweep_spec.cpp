@@ -232,6 +232,13 @@ SweepSpec parse_sweep(const json& j, const std::string& file) {
   parse_hardware_config(spec.base_hw, spec.base_hw_origin);  // a bad base fails here
   if (r.has("workload")) {
     spec.workload_path = resolve_path(r.require_string("workload"), file);
+    // A sweep varies its workload's JSON; an ONNX model has none to vary.
+    const std::string& w = spec.workload_path;
+    if (w.size() > 5 && w.compare(w.size() - 5, 5, ".onnx") == 0)
+      r.fail("workload",
+             "a JSON or SCALE-Sim CSV workload (ONNX models are not sweep workloads yet: "
+             "docs/onnx.md#limits)",
+             "an ONNX model \"" + w + "\"");
     // A SCALE-Sim topology becomes its JSON network, so workload parameters
     // point into the same keys as for a JSON file.
     spec.workload = is_scalesim_topology(spec.workload_path)

@@ -10,6 +10,7 @@
 
 #include "sim/config/config_error.h"
 #include "sim/sweep/expansion.h"
+#include "tests/support/test_support.h"
 
 using nlohmann::json;
 using namespace npusim;
@@ -174,4 +175,14 @@ TEST_CASE("bad sweep files name the file and the JSON pointer", "[sweep]") {
   CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/cache/size_kib", "values": [8]},
                           {"pointer": "cache.size_kib", "values": [16]}]})"),
              Catch::Contains("/parameters/1/pointer"));
+}
+
+TEST_CASE("an ONNX model as a sweep workload is an error naming the key and the limit", "[sweep]") {
+  const ConfigError e = test::config_error_from([] {
+    parse_sweep(json::parse(R"({"workload": "model.onnx",
+                                "parameters": [{"pointer": "/cache/size_kib", "values": [512]}]})"),
+                "s.json");
+  });
+  CHECK(e.pointer() == "/workload");
+  CHECK_THAT(e.expected(), Catch::Contains("ONNX models are not sweep workloads yet"));
 }
