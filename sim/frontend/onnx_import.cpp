@@ -162,18 +162,20 @@ class Importer {
         break;
       }
       case onnx::TensorProto_DataType_INT32:
-        if (t.has_raw_data())
+        if (t.has_raw_data()) {
           read_raw<int32_t>(raw, n, c.ints, need);
-        else
-          need(uint64_t(t.int32_data_size()), 4),
-              c.ints.assign(t.int32_data().begin(), t.int32_data().end());
+        } else {
+          need(uint64_t(t.int32_data_size()), 4);
+          c.ints.assign(t.int32_data().begin(), t.int32_data().end());
+        }
         break;
       case onnx::TensorProto_DataType_INT64:
-        if (t.has_raw_data())
+        if (t.has_raw_data()) {
           read_raw<int64_t>(raw, n, c.ints, need);
-        else
-          need(uint64_t(t.int64_data_size()), 8),
-              c.ints.assign(t.int64_data().begin(), t.int64_data().end());
+        } else {
+          need(uint64_t(t.int64_data_size()), 8);
+          c.ints.assign(t.int64_data().begin(), t.int64_data().end());
+        }
         break;
       default:
         break;  // only an error if a node reads it
