@@ -1,12 +1,12 @@
 #include "models/store_engine.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <optional>
 
 #include "models/cost_model.h"
 #include "models/layer_addressing.h"
+#include "models/requantiser.h"
 
 namespace npusim {
 namespace {
@@ -26,23 +26,6 @@ int8_t binarise(int32_t sum, int32_t threshold, int32_t flip) {
 }
 
 }  // namespace
-
-int32_t requantise_float32(int32_t acc, float multiplier, int32_t zero_point, int32_t lo,
-                           int32_t hi) {
-  // As ONNX Runtime's requantiser: scale in float32, clamp in the
-  // zero-point-shifted domain, round half to even, add the zero point.
-  float v = float(acc) * multiplier;
-  v = std::max(v, float(lo - zero_point));
-  v = std::min(v, float(hi - zero_point));
-  return int32_t(std::nearbyintf(v)) + zero_point;
-}
-
-int32_t requantise_fixed_point(int32_t acc, uint32_t scale, uint32_t shift, int32_t zero_point,
-                               int32_t lo, int32_t hi) {
-  int64_t v = int64_t(acc) * scale;
-  if (shift > 0) v = (v + (int64_t(1) << (shift - 1))) >> shift;  // round half up
-  return int32_t(std::clamp<int64_t>(v + zero_point, lo, hi));
-}
 
 StoreEngine::StoreEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
                          EngineOptions options, StatsRegistry& stats)
@@ -140,7 +123,6 @@ uint64_t StoreEngine::store(const Instruction& in) {
     const uint32_t ob = L.output_bits;
     const uint64_t word_groups = ob == 0 ? 0 : (in.k_end - 1) / ob - in.k_begin / ob + 1;
     const Grant read = cache->access(in.layer, false, pixels * k_count * 4, now);
-
     const Grant bus =
         ob != 0  ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
         : planar ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
@@ -161,10 +143,6 @@ uint64_t StoreEngine::store(const Instruction& in) {
   cache->occupancy_changed(in.layer);
   return last_ack;
 }
-
-}  // namespace npusim
-
-namespace npusim {
 
 void StoreEngine::store_operator_rows(const LayerDescriptor& L, const Instruction& in,
                                       const SumTile& params, const SumTile& results,

@@ -6,22 +6,12 @@
 // generator, in batches of store.batch_bytes (seed 003's threshold), one stage
 // per batch. A write is in the bus write buffer when its data has crossed the
 // bus and reaches memory `latency` cycles later. Graph operators requantise
-// as ONNX does (requantise_float32) or keep raw int32 sums (docs/graphs.md).
+// with models/requantiser.h or keep raw int32 sums (docs/graphs.md).
 #pragma once
 
 #include "models/engine.h"
 
 namespace npusim {
-
-// The float32 requantiser of graph operators (ONNX QLinearConv as ONNX
-// Runtime computes it): v = float(acc) * multiplier, clamped to
-// [lo - zp, hi - zp], rounded half to even, plus zp.
-int32_t requantise_float32(int32_t acc, float multiplier, int32_t zero_point, int32_t lo,
-                           int32_t hi);
-// The integer requantiser (store.requantiser fixed_point): (acc * scale +
-// 2^(shift-1)) >> shift (round half up), plus zp, clamped to [lo, hi].
-int32_t requantise_fixed_point(int32_t acc, uint32_t scale, uint32_t shift, int32_t zero_point,
-                               int32_t lo, int32_t hi);
 
 class StoreEngine : public Engine {
  public:

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/requantiser.h"
+
 namespace npusim::vector_ops {
 namespace {
 
@@ -11,23 +13,16 @@ int8_t saturate(float rounded, QuantType t) {
   return int8_t(int32_t(v));
 }
 
-// The window of output pixel (oh, ow), clipped to the real input: rows
-// [y0, y1) and columns [x0, x1) in steps of the dilation; `total` counts the
-// taps the padded window holds (count_include_pad).
+// The window of output pixel (oh, ow) in input coordinates: rows [y0, y1)
+// and columns [x0, x1), padding included, stepped by the dilation.
 struct Window {
   int64_t y0, y1, x0, x1;
-  uint64_t total;
 };
 
 Window window_of(const LayerDescriptor& L, uint32_t oh, uint32_t ow) {
   const int64_t top = int64_t(oh) * L.stride - L.padding;
   const int64_t left = int64_t(ow) * col_stride(L) - pad_l(L);
-  Window w{top, top + int64_t(window_h(L)), left, left + int64_t(window_w(L)), 0};
-  // ONNX averages over the window clipped to the padded input.
-  const int64_t bottom = std::min<int64_t>(w.y1, int64_t(L.H) + pad_b(L));
-  const int64_t right = std::min<int64_t>(w.x1, int64_t(L.W) + pad_r(L));
-  w.total = uint64_t(bottom - top) * uint64_t(right - left);
-  return w;
+  return {top, top + int64_t(window_h(L)), left, left + int64_t(window_w(L))};
 }
 
 void max_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
@@ -79,10 +74,8 @@ void global_average_pool_row(const LayerDescriptor& L, const InputView& x, int8_
   for (uint32_t k = 0; k < L.K; ++k) {
     int32_t acc = -x.quant.zero_point * int32_t(pixels);
     for (uint64_t p = 0; p < pixels; ++p) acc += x.value(p * L.C + k);
-    float v = float(acc) * scale;
-    v = std::max(v, float(quant_min(y.type) - y.zero_point));
-    v = std::min(v, float(quant_max(y.type) - y.zero_point));
-    out[k] = int8_t(int32_t(std::nearbyintf(v)) + y.zero_point);
+    out[k] =
+        int8_t(requantise_float32(acc, scale, y.zero_point, quant_min(y.type), quant_max(y.type)));
   }
 }
 

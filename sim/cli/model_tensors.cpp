@@ -2,23 +2,13 @@
 
 #include <stdexcept>
 
-#include "sim/workload/layer_data.h"
+#include "sim/tensor/layout.h"
 
 namespace npusim::cli {
 namespace {
 
 // N,H,W,C values -> N,C,H,W order.
-std::vector<int32_t> to_nchw(const std::vector<int32_t>& nhwc, uint32_t N, uint32_t H, uint32_t W,
-                             uint32_t C) {
-  std::vector<int32_t> out(nhwc.size());
-  for (uint32_t n = 0; n < N; ++n)
-    for (uint32_t y = 0; y < H; ++y)
-      for (uint32_t x = 0; x < W; ++x)
-        for (uint32_t c = 0; c < C; ++c)
-          out[((uint64_t(n) * C + c) * H + y) * W + x] =
-              nhwc[((uint64_t(n) * H + y) * W + x) * C + c];
-  return out;
-}
+std::vector<int32_t> to_nchw(TensorI32 nhwc) { return nhwc_to_nchw(nhwc).data; }
 
 void write_values(const std::string& path, const std::vector<uint32_t>& shape, QuantType type,
                   const std::vector<int32_t>& values) {
@@ -44,13 +34,16 @@ void write_values(const std::string& path, const std::vector<uint32_t>& shape, Q
 
 void write_model_tensors(const std::string& dir, const NetworkConfig& net,
                          const std::vector<OnnxOutput>& outputs,
+                         const std::vector<TensorI8>& inputs,
                          const std::vector<TensorI32>& values) {
-  for (const GraphInput& in : net.graph_inputs) {
-    const TensorI8 data = make_graph_input(in);
-    std::vector<int32_t> v;
-    for (int8_t b : data.data)
-      v.push_back(in.quant.type == QuantType::Uint8 ? int32_t(uint8_t(b)) : b);
-    const std::vector<int32_t> nchw = to_nchw(v, in.N, in.H, in.W, in.C);
+  for (size_t g = 0; g < net.graph_inputs.size(); ++g) {
+    const GraphInput& in = net.graph_inputs[g];
+    TensorI32 v({in.N, in.H, in.W, in.C});
+    for (uint64_t i = 0; i < v.size(); ++i) {
+      const int8_t b = inputs[g].data[i];
+      v.data[i] = in.quant.type == QuantType::Uint8 ? int32_t(uint8_t(b)) : b;
+    }
+    const std::vector<int32_t> nchw = to_nchw(std::move(v));
     const std::string path = dir + "/" + in.name + ".input.npy";
     if (!in.quantized_from_float) {
       write_values(path, {in.N, in.C, in.H, in.W}, in.quant.type, nchw);
@@ -70,7 +63,7 @@ void write_model_tensors(const std::string& dir, const NetworkConfig& net,
       throw std::logic_error("output " + o.name + ": no operator computes " + o.tensor);
     const LayerConfig& L = net.layers[l];
     const uint32_t N = L.N, H = L.out_h(), W = L.out_w(), K = L.K;
-    const std::vector<int32_t> nchw = to_nchw(values[l].data, N, H, W, K);
+    const std::vector<int32_t> nchw = to_nchw(values[l]);
     // A matmul's output is [N, F] in the model (H = W = 1 here).
     const std::vector<uint32_t> shape = L.op == OpKind::MatMul && H == 1 && W == 1
                                             ? std::vector<uint32_t>{N, K}

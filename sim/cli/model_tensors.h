@@ -13,9 +13,11 @@
 
 namespace npusim::cli {
 
-// `values`: each operator's output values, N,H,W,K (RunResult::operator_outputs).
+// `inputs`: each graph input's N,H,W,C bytes the run used
+// (RunResult::graph_inputs); `values`: each operator's output values, N,H,W,K
+// (RunResult::operator_outputs).
 void write_model_tensors(const std::string& dir, const NetworkConfig& net,
                          const std::vector<OnnxOutput>& outputs,
-                         const std::vector<TensorI32>& values);
+                         const std::vector<TensorI8>& inputs, const std::vector<TensorI32>& values);
 
 }  // namespace npusim::cli

@@ -125,7 +125,8 @@ int run(const RunArguments& a) {
       write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",
                 result->outputs[l]);
     if (!model_outputs.empty() && !result->operator_outputs.empty())
-      write_model_tensors(a.out_dir, result->network, model_outputs, result->operator_outputs);
+      write_model_tensors(a.out_dir, result->network, model_outputs, result->graph_inputs,
+                          result->operator_outputs);
     // Graph operators: int32 values whatever the tensor's type (uint8 does not fit int8).
     for (size_t l = 0; l < result->operator_outputs.size(); ++l)
       write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",

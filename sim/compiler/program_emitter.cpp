@@ -49,7 +49,7 @@ class Emitter {
     for (size_t l = 0; l < net_.layers.size(); ++l) {
       const LayerConfig& L = net_.layers[l];
       if (!runs_on_array(L.op)) {
-        LayerDescriptor d = describe_vector_op(L);
+        LayerDescriptor d = describe_common(L, part);
         place_inputs(d, l, dram);
         d.output_address = dram;
         dram = align64(dram + d.output_bytes());
@@ -62,7 +62,6 @@ class Emitter {
       if (!plan.fits) throw CompileError("layer " + L.name + " does not fit: " + plan.why);
       LayerDescriptor d = describe_layer(L, plan, part);
       d.output_bits = output_bits;
-      d.requantiser = hw_.requantiser;
       const int32_t producer = net_.producer_of(l);
       const bool chained = producer >= 0;
       if (chained && !d.binary && program_.layers[size_t(producer)].output_layout != d.input_layout)
@@ -93,13 +92,31 @@ class Emitter {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  LayerDescriptor describe_layer(const LayerConfig& L, const LayerTilingPlan& plan,
-                                 const CachePartition& part) const {
+  // What every operator's descriptor carries: name, shape and geometry, the
+  // graph operator's fields, and the network-wide cache partition.
+  static LayerDescriptor describe_common(const LayerConfig& L, const CachePartition& part) {
     LayerDescriptor d;
     d.name = L.name;
     d.N = L.N, d.C = L.C, d.H = L.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;
     d.stride = L.stride, d.padding = L.padding, d.out_h = L.out_h(), d.out_w = L.out_w();
     d.relu = L.relu;
+    d.op = L.op;
+    d.quantized = L.quantized;
+    d.general = L.general;
+    d.conv_groups = L.groups;
+    d.quant = L.quant;
+    d.ceil_mode = L.ceil_mode;
+    d.count_include_pad = L.count_include_pad;
+    d.half_bytes = part.half_bytes;
+    d.weight_region_bytes = part.weight_region_bytes;
+    d.params_region_bytes = part.params_region_bytes;
+    d.vector_region_bytes = part.vector_region_bytes;
+    return d;
+  }
+
+  LayerDescriptor describe_layer(const LayerConfig& L, const LayerTilingPlan& plan,
+                                 const CachePartition& part) const {
+    LayerDescriptor d = describe_common(L, part);
     d.shift = L.requant.shift;
     // Binary layers load their packed rows on the fly (docs/binary.md).
     d.access = L.access_on(hw_);
@@ -108,34 +125,10 @@ class Emitter {
     d.pad_mode = L.binary.padding;
     d.input_layout = L.input_layout;
     d.output_layout = L.output_layout;
-    copy_operator_fields(L, d);
+    d.requantiser = hw_.requantiser;
     d.k_tile = plan.k_tile;
     d.rows_per_piece = plan.rows_per_piece;
     d.rows_per_compute_stage = plan.rows_per_compute_stage;
-    d.half_bytes = part.half_bytes;
-    d.weight_region_bytes = part.weight_region_bytes;
-    d.params_region_bytes = part.params_region_bytes;
-    return d;
-  }
-
-  // The operator fields a descriptor carries from its graph operator.
-  static void copy_operator_fields(const LayerConfig& L, LayerDescriptor& d) {
-    d.op = L.op;
-    d.quantized = L.quantized;
-    d.general = L.general;
-    d.conv_groups = L.groups;
-    d.quant = L.quant;
-    d.ceil_mode = L.ceil_mode;
-    d.count_include_pad = L.count_include_pad;
-  }
-
-  LayerDescriptor describe_vector_op(const LayerConfig& L) const {
-    LayerDescriptor d;
-    d.name = L.name;
-    d.N = L.N, d.C = L.C, d.H = L.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;
-    d.stride = L.stride, d.padding = L.padding, d.out_h = L.out_h(), d.out_w = L.out_w();
-    d.relu = false;
-    copy_operator_fields(L, d);
     return d;
   }
 

@@ -408,10 +408,7 @@ class GraphParser {
                  std::to_string(pad));
       }
     }
-    L.general = g;
-    if (L.op == OpKind::MatMul || L.op == OpKind::Add || L.op == OpKind::Concat ||
-        L.op == OpKind::GlobalAveragePool)
-      L.general = LayerConfig::Geometry{};
+    L.general = g;  // the defaults (stride 1, no pads) for the operators without geometry
     // Quantisation of the output and the weights.
     if (L.op == OpKind::MaxPool) {
       if (const json* o = r.find("out"))

@@ -159,6 +159,7 @@ struct LayerConfig {
   bool quantized = false;
   OpQuant quant;
   bool ceil_mode = false;          // pools
+  bool count_include_pad = false;  // averagepool
   // Graph operators from a model file (ONNX): their own data instead of
   // seeded values. Weights K x R x S x C/groups bytes (uint8 as their bytes),
   // bias K values; empty: seeded. `source_op` is the model's operator type
@@ -166,7 +167,6 @@ struct LayerConfig {
   std::vector<int8_t> weight_values;
   std::vector<int32_t> bias_values;
   std::string source_op;
-  bool count_include_pad = false;  // averagepool
   DataType dtype = DataType::Int8;
   bool relu = true;
   RequantConfig requant;
@@ -241,7 +241,7 @@ struct GraphInput {
   uint32_t N = 1, C = 0, H = 0, W = 0;
   TensorQuant quant;
   uint64_t seed = 1;
-  std::vector<int8_t> values;  // N,H,W,C bytes from a file (--input, ONNX); empty: seeded
+  std::vector<int8_t> values;         // N,H,W,C bytes from a file (--input, ONNX); empty: seeded
   bool quantized_from_float = false;  // an ONNX float input the model's QuantizeLinear quantises
 };
 

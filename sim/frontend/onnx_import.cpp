@@ -12,6 +12,7 @@
 
 #include "sim/config/config_error.h"
 #include "sim/frontend/qdq_lowering.h"
+#include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
 
 namespace npusim {
@@ -238,29 +239,20 @@ class Importer {
                         "the quantised input (" + std::string(to_string(in.quant.type)) +
                             ") of float input \"" + name + "\" as .npy",
                         "a float input (quantise it first: (x / scale) + zero point, rounded)");
-    std::vector<uint32_t> shape;
-    std::vector<int8_t> nchw;
+    TensorI8 nchw;  // uint8 values held as their bytes
     if (in.quant.type == QuantType::Uint8) {
       const TensorU8 t = read_npy_uint8(file);
-      shape = t.shape;
-      nchw.assign(t.data.begin(), t.data.end());
+      nchw.shape = t.shape;
+      nchw.data.assign(t.data.begin(), t.data.end());
     } else {
-      const TensorI8 t = read_npy_int8(file);
-      shape = t.shape;
-      nchw = t.data;
+      nchw = read_npy_int8(file);
     }
-    if (shape != std::vector<uint32_t>{in.N, in.C, in.H, in.W})
+    if (nchw.shape != std::vector<uint32_t>{in.N, in.C, in.H, in.W})
       throw ConfigError(file, "",
                         "shape [" + std::to_string(in.N) + ", " + std::to_string(in.C) + ", " +
                             std::to_string(in.H) + ", " + std::to_string(in.W) + "] (NCHW)",
                         "another shape");
-    in.values.resize(nchw.size());
-    for (uint32_t n = 0; n < in.N; ++n)
-      for (uint32_t c = 0; c < in.C; ++c)
-        for (uint32_t y = 0; y < in.H; ++y)
-          for (uint32_t x = 0; x < in.W; ++x)
-            in.values[((uint64_t(n) * in.H + y) * in.W + x) * in.C + c] =
-                nchw[((uint64_t(n) * in.C + c) * in.H + y) * in.W + x];
+    in.values = nchw_to_nhwc(nchw).data;
   }
 
   // ---- nodes ---------------------------------------------------------------
@@ -539,15 +531,10 @@ class Importer {
         L.bias_values.assign(b.ints.begin(), b.ints.end());
       }
     }
-    // OIHW -> K, R, S, C/group bytes.
-    const uint32_t Cg = L.C / L.groups;
-    L.weight_values.resize(w.count());
-    for (uint32_t k = 0; k < L.K; ++k)
-      for (uint32_t c = 0; c < Cg; ++c)
-        for (uint32_t r = 0; r < L.R; ++r)
-          for (uint32_t s = 0; s < L.S; ++s)
-            L.weight_values[((uint64_t(k) * L.R + r) * L.S + s) * Cg + c] =
-                int8_t(w.ints[((uint64_t(k) * Cg + c) * L.R + r) * L.S + s]);
+    // OIHW -> K, R, S, C/group bytes: the channels-last move, K as the outer axis.
+    TensorI8 oihw({L.K, L.C / L.groups, L.R, L.S});
+    for (uint64_t i = 0; i < oihw.size(); ++i) oihw.data[i] = int8_t(w.ints[i]);
+    L.weight_values = nchw_to_nhwc(oihw).data;
     add_layer(n, std::move(L), {xa.source});
   }
 

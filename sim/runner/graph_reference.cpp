@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/reference/qops.h"
+#include "sim/tensor/layout.h"
 
 namespace npusim {
 namespace {
@@ -23,54 +24,25 @@ int32_t byte_value(int8_t b, QuantType t) {
   return t == QuantType::Uint8 ? int32_t(uint8_t(b)) : int32_t(b);
 }
 
-// Moves a channels-last tensor [A, H, W, C] to channels-first [A, C, H, W]
-// (the reference's order), or back with `to_channels_first` false, mapping
-// each value through `value`.
-template <class In, class F>
-std::vector<int32_t> transpose(const std::vector<In>& in, uint32_t A, uint32_t H, uint32_t W,
-                               uint32_t C, bool to_channels_first, F value) {
-  std::vector<int32_t> out(in.size());
-  for (uint32_t a = 0; a < A; ++a)
-    for (uint32_t y = 0; y < H; ++y)
-      for (uint32_t x = 0; x < W; ++x)
-        for (uint32_t c = 0; c < C; ++c) {
-          const uint64_t last = ((uint64_t(a) * H + y) * W + x) * C + c;
-          const uint64_t first = ((uint64_t(a) * C + c) * H + y) * W + x;
-          if (to_channels_first)
-            out[first] = value(in[last]);
-          else
-            out[last] = value(in[first]);
-        }
-  return out;
-}
-
-// N,H,W,C bytes -> an NCHW reference tensor.
-q::QTensor to_nchw(const TensorI8& t, QuantType type) {
-  const uint32_t N = t.shape[0], H = t.shape[1], W = t.shape[2], C = t.shape[3];
-  return {{N, C, H, W},
-          transpose(t.data, N, H, W, C, true, [type](int8_t b) { return byte_value(b, type); }),
-          elem(type)};
+// Channels-last bytes (N,H,W,C, or weights K,R,S,C/groups) -> the reference's
+// channels-first values (N,C,H,W, or OIHW).
+q::QTensor channels_first(const TensorI8& t, QuantType type) {
+  const TensorI8 moved = nhwc_to_nchw(t);
+  q::QTensor r{moved.shape, std::vector<int32_t>(moved.size()), elem(type)};
+  for (uint64_t i = 0; i < moved.size(); ++i) r.data[i] = byte_value(moved.data[i], type);
+  return r;
 }
 
 q::QTensor nhwc_values_to_nchw(const TensorI32& t, QuantType type) {
-  const uint32_t N = t.shape[0], H = t.shape[1], W = t.shape[2], C = t.shape[3];
-  return {
-      {N, C, H, W}, transpose(t.data, N, H, W, C, true, [](int32_t v) { return v; }), elem(type)};
+  TensorI32 moved = nhwc_to_nchw(t);
+  return {std::move(moved.shape), std::move(moved.data), elem(type)};
 }
 
 TensorI32 nchw_to_nhwc_values(const q::QTensor& r) {
-  const uint32_t N = r.shape[0], C = r.shape[1], H = r.shape[2], W = r.shape[3];
-  TensorI32 t({N, H, W, C});
-  t.data = transpose(r.data, N, H, W, C, false, [](int32_t v) { return v; });
-  return t;
-}
-
-// Weights K,R,S,C/groups bytes -> OIHW values (the same move, K as the outer axis).
-q::QTensor weights_oihw(const TensorI8& w, QuantType type) {
-  const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], Cg = w.shape[3];
-  return {{K, Cg, R, S},
-          transpose(w.data, K, R, S, Cg, true, [type](int8_t b) { return byte_value(b, type); }),
-          elem(type)};
+  TensorI32 t;
+  t.shape = r.shape;
+  t.data = r.data;
+  return nchw_to_nhwc(t);
 }
 
 q::Quant weight_quant(const OpQuant& oq) {
@@ -112,14 +84,7 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
   if (L.op == OpKind::MatMul) {
     // [N, C, H, W] as N*H*W rows of C features; weights K,1,1,C as [C, K].
     const uint32_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
-    q::QTensor a;
-    a.shape = {N * H * W, C};
-    a.type = x.type;
-    a.data.resize(x.data.size());
-    for (uint32_t n = 0; n < N; ++n)
-      for (uint32_t c = 0; c < C; ++c)
-        for (uint64_t p = 0; p < uint64_t(H) * W; ++p)
-          a.data[(n * uint64_t(H) * W + p) * C + c] = x.data[(uint64_t(n) * C + c) * H * W + p];
+    const q::QTensor a{{N * H * W, C}, nchw_to_nhwc_values(x).data, x.type};
     q::QTensor b;
     b.shape = {C, L.K};
     b.type = elem(oq.weight_type);
@@ -146,7 +111,7 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
   a.dilation[0] = dil_h(L), a.dilation[1] = dil_w(L);
   a.stride[0] = L.stride, a.stride[1] = col_stride(L);
   a.pads[0] = L.padding, a.pads[1] = pad_l(L), a.pads[2] = pad_b(L), a.pads[3] = pad_r(L);
-  const q::QTensor w = weights_oihw(d.weights, oq.weight_type);
+  const q::QTensor w = channels_first(d.weights, oq.weight_type);
   if (raw) {
     q::QTensor y = q::conv_integer(x, oq.inputs[0].zero_point, w, oq.weight_zero_point, a);
     if (!bias.empty()) {
@@ -185,8 +150,9 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
     std::vector<q::QTensor> xs;
     for (size_t i = 0; i < net.sources[l].size(); ++i) {
       const TensorSource& s = net.sources[l][i];
-      xs.push_back(s.op >= 0 ? nhwc_values_to_nchw(outputs[size_t(s.op)], oq.inputs[i].type)
-                             : to_nchw(graph_inputs[size_t(s.graph_input)], oq.inputs[i].type));
+      xs.push_back(s.op >= 0
+                       ? nhwc_values_to_nchw(outputs[size_t(s.op)], oq.inputs[i].type)
+                       : channels_first(graph_inputs[size_t(s.graph_input)], oq.inputs[i].type));
     }
     const q::ElemType y_type = elem(oq.output.type);
     switch (L.op) {

@@ -17,37 +17,20 @@
 namespace npusim {
 namespace {
 
-LayerCheck compare(const TensorI8& sim, const TensorI8& ref) {
+// An output (N,H,W,K: a layer's int8 bytes, or a graph operator's int32
+// values) against its reference: the digest, and the first difference.
+template <typename T>
+LayerCheck compare(const Tensor<T>& sim, const Tensor<T>& ref) {
   LayerCheck check;
   check.checked = true;
-  check.digest = digest_hex(sim.data.data(), sim.size());
+  check.digest = digest_hex(sim.data.data(), sim.size() * sizeof(T));
   for (uint64_t i = 0; i < sim.size(); ++i) {
     if (sim.data[i] != ref.data[i]) {
       const uint32_t K = sim.shape[3], W = sim.shape[2], H = sim.shape[1];
       std::ostringstream s;
       s << "at [n=" << i / (uint64_t(H) * W * K) << ", h=" << (i / (uint64_t(W) * K)) % H
-        << ", w=" << (i / K) % W << ", k=" << i % K << "]: simulator " << int(sim.data[i])
-        << ", reference " << int(ref.data[i]);
-      check.mismatch = s.str();
-      return check;
-    }
-  }
-  check.match = true;
-  return check;
-}
-
-// A graph operator's values against its reference, N,H,W,K.
-LayerCheck compare_values(const TensorI32& sim, const TensorI32& ref) {
-  LayerCheck check;
-  check.checked = true;
-  check.digest = digest_hex(sim.data.data(), sim.size() * 4);
-  for (uint64_t i = 0; i < sim.size(); ++i) {
-    if (sim.data[i] != ref.data[i]) {
-      const uint32_t K = sim.shape[3], W = sim.shape[2], H = sim.shape[1];
-      std::ostringstream s;
-      s << "at [n=" << i / (uint64_t(H) * W * K) << ", h=" << (i / (uint64_t(W) * K)) % H
-        << ", w=" << (i / K) % W << ", k=" << i % K << "]: simulator " << sim.data[i]
-        << ", reference " << ref.data[i];
+        << ", w=" << (i / K) % W << ", k=" << i % K << "]: simulator " << int64_t(sim.data[i])
+        << ", reference " << int64_t(ref.data[i]);
       check.mismatch = s.str();
       return check;
     }
@@ -85,9 +68,6 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
     throw ProgramError("the program has " + std::to_string(p.layers.size()) +
                        " layers but the workload has " + std::to_string(net.layers.size()));
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
-  uint64_t vector_region = 0;  // reserved when any operator runs on the vector unit
-  for (const LayerDescriptor& d : p.layers)
-    if (!runs_on_array(d.op)) vector_region = uint64_t(hw.vector.buffer_kib) * 1024;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
     const LayerConfig& L = net.layers[l];
@@ -95,14 +75,18 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
         d.S != L.S || d.stride != L.stride || d.padding != L.padding)
       throw ProgramError("layer " + d.name + ": the program's shape differs from the workload's");
     const uint64_t buffers = d.weight_region_bytes + d.params_region_bytes +
-                             uint64_t(hw.compute.units) * halves * d.half_bytes + vector_region;
+                             uint64_t(hw.compute.units) * halves * d.half_bytes +
+                             d.vector_region_bytes;
     if (buffers > hw.cache_bytes())
-      throw ProgramError("layer " + d.name + ": buffers over capacity: weights " +
-                         std::to_string(d.weight_region_bytes) + " + params " +
-                         std::to_string(d.params_region_bytes) + " + " +
-                         std::to_string(hw.compute.units * halves) + " halves x " +
-                         std::to_string(d.half_bytes) + " = " + std::to_string(buffers) +
-                         " B > cache " + std::to_string(hw.cache_bytes()) + " B");
+      throw ProgramError(
+          "layer " + d.name + ": buffers over capacity: weights " +
+          std::to_string(d.weight_region_bytes) + " + params " +
+          std::to_string(d.params_region_bytes) + " + " +
+          std::to_string(hw.compute.units * halves) + " halves x " + std::to_string(d.half_bytes) +
+          (d.vector_region_bytes ? " + vector " + std::to_string(d.vector_region_bytes)
+                                 : std::string()) +
+          " = " + std::to_string(buffers) + " B > cache " + std::to_string(hw.cache_bytes()) +
+          " B");
     const uint64_t kernel =
         d.binary ? uint64_t(d.R) * d.S * d.pixel_bytes() : d.kernel_coefficients();
     if (uint64_t(d.k_tile) * kernel > d.weight_region_bytes)
@@ -242,9 +226,10 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
       if (options.progress) spdlog::info("checking outputs against the reference");
       for (size_t l = 0; l < layers; ++l) {
         TensorI32 simulated = read_operator_output(accelerator.dram_image(), r.program.layers[l]);
-        r.summary.checks[l] = compare_values(simulated, reference[l]);
+        r.summary.checks[l] = compare(simulated, reference[l]);
         if (options.keep_outputs) r.operator_outputs.push_back(std::move(simulated));
       }
+      if (options.keep_outputs) r.graph_inputs = graph_inputs;
     }
   } else if (!options.timing_only) {
     // Joined whatever the outcome: the thread reads `data`, which must outlive it.

@@ -47,6 +47,8 @@ struct RunResult {
   std::vector<TensorI8> outputs;  // N,Ho,Wo,K per layer when keep_outputs
   // Graph workloads: each operator's output values (int8/uint8/int32), N,Ho,Wo,K.
   std::vector<TensorI32> operator_outputs;
+  // Graph workloads: each graph input's N,H,W,C bytes the run used (when keep_outputs).
+  std::vector<TensorI8> graph_inputs;
 
   // Completed, and (unless timing-only) every layer matches the reference.
   bool ok() const;

@@ -127,12 +127,12 @@ void apply_sparsity(TensorI8& w, const SparsityConfig& s, uint64_t seed) {
   }
 }
 
-// A graph operator's data (docs/graphs.md#data): array operators get K x R x
-// S x C/groups weights uniform over [-127, 127] (int8) or [0, 255] (uint8,
-// held as their bytes) and a bias uniform over [-1024, 1024] (or none); the
-// vector unit's operators have no data of their own.
 namespace {
 
+// A graph operator's data (docs/graphs.md#data): array operators get K x R x
+// S x C/groups weights uniform over [-127, 127] (int8) or [0, 255] (uint8,
+// held as their bytes) and a bias uniform over [-1024, 1024] (or none), or
+// the model's own; the vector unit's operators have no data of their own.
 LayerData make_operator_data(const LayerConfig& layer) {
   LayerData d;
   if (!runs_on_array(layer.op)) return d;
@@ -140,10 +140,10 @@ LayerData make_operator_data(const LayerConfig& layer) {
   d.weights = TensorI8({layer.K, layer.R, layer.S, layer.group_channels()});
   if (!layer.weight_values.empty()) {  // a model's own weights and bias
     if (layer.weight_values.size() != d.weights.size())
-      throw std::runtime_error("operator '" + layer.name + "': " +
-                               std::to_string(layer.weight_values.size()) +
-                               " weight values for a K x R x S x C/groups = " +
-                               std::to_string(d.weights.size()) + " tensor");
+      throw std::runtime_error(
+          "operator '" + layer.name + "': " + std::to_string(layer.weight_values.size()) +
+          " weight values for a K x R x S x C/groups = " + std::to_string(d.weights.size()) +
+          " tensor");
     d.weights.data = layer.weight_values;
     d.bias = layer.bias_values;
     d.bias.resize(layer.K, 0);
@@ -168,9 +168,9 @@ TensorI8 make_graph_input(const GraphInput& in) {
   TensorI8 t({in.N, in.H, in.W, in.C});
   if (!in.values.empty()) {
     if (in.values.size() != t.size())
-      throw std::runtime_error("graph input '" + in.name + "': " + std::to_string(in.values.size()) +
-                               " values for an N x H x W x C = " + std::to_string(t.size()) +
-                               " tensor");
+      throw std::runtime_error(
+          "graph input '" + in.name + "': " + std::to_string(in.values.size()) +
+          " values for an N x H x W x C = " + std::to_string(t.size()) + " tensor");
     t.data = in.values;
     return t;
   }
