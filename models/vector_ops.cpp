@@ -30,7 +30,8 @@ void max_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int
   for (uint32_t ow = 0; ow < L.out_w; ++ow) {
     const Window w = window_of(L, oh, ow);
     for (uint32_t k = 0; k < L.K; ++k) {
-      int32_t best = INT32_MIN;
+      // A window of padding alone gives the type's lowest value, as ONNX Runtime.
+      int32_t best = quant_min(x.quant.type);
       for (int64_t y = w.y0; y < w.y1; y += dh)
         for (int64_t c = w.x0; c < w.x1; c += dw)
           if (y >= 0 && y < L.H && c >= 0 && c < L.W)

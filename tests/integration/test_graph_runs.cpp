@@ -131,3 +131,23 @@ TEST_CASE("graph: whole ResNet-50 with pooling, adds and FC runs bit-exact", "[g
   REQUIRE(net.layers.size() == 72);
   run_exact(net, default_hw());
 }
+
+TEST_CASE("graph: a max pool window holding only padding gives the type's lowest value",
+          "[graph]") {
+  // 1x1 input, 2x2 kernel dilated by 2, pads 1: the taps fall at -1 and 1 on
+  // both axes, all outside the input, so every output is int8's -128.
+  const NetworkConfig net = test::workload(R"({
+    "inputs": [{"name": "x", "shape": [1, 4, 1, 1], "dtype": "int8", "scale": 0.1, "zero_point": 3}],
+    "operators": [{"name": "mp", "op": "maxpool", "inputs": ["x"], "output": "y", "kernel": 2,
+                   "dilation": 2, "pads": 1}]})");
+  RunOptions options;
+  options.progress = false;
+  options.keep_outputs = true;
+  const auto r = run_network(net, default_hw(), options);
+  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
+  INFO(r->summary.checks[0].mismatch);
+  CHECK(r->summary.checks[0].match);
+  REQUIRE(r->operator_outputs.size() == 1);
+  REQUIRE(r->operator_outputs[0].size() == 4);
+  for (int32_t v : r->operator_outputs[0].data) CHECK(v == -128);
+}
