@@ -105,6 +105,7 @@ void ComputeEngine::compute(const Instruction& in) {
               weights.row(k), L.weight_format, L.R, L.S, L.group_channels(),
               L.kernel_bytes(in.k_begin + k), kernels_.data() + k * coefficients,
               L.quantized ? int8_t(L.quant.weight_zero_point_of(in.k_begin + k)) : int8_t(0));
+        if (L.quantized) center_kernels(L, in, coefficients);
       }
       if (L.quantized)
         compute_rows_quantized(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
@@ -158,6 +159,20 @@ uint64_t ComputeEngine::operator_array_cycles(const LayerDescriptor& L, const In
                                     L.K / L.conv_groups);
 }
 
+void ComputeEngine::center_kernels(const LayerDescriptor& L, const Instruction& in,
+                                   uint64_t coefficients) {
+  const bool w_unsigned = L.quant.weight_type == QuantType::Uint8;
+  centered_.resize(uint64_t(in.k_count()) * coefficients);
+  for (uint32_t k = 0; k < in.k_count(); ++k) {
+    const int32_t w_zp = L.quant.weight_zero_point_of(in.k_begin + k);
+    for (uint64_t i = 0; i < coefficients; ++i) {
+      const int8_t w = kernels_[k * coefficients + i];
+      centered_[k * coefficients + i] =
+          int16_t((w_unsigned ? int32_t(uint8_t(w)) : int32_t(w)) - w_zp);
+    }
+  }
+}
+
 void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instruction& in,
                                            const ByteTile& input, SumTile& results,
                                            uint32_t row_begin, uint32_t row_end) {
@@ -171,17 +186,6 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
   const uint32_t k_count = in.k_count();
   const int32_t x_zp = L.quant.inputs[0].zero_point;
   const bool x_unsigned = L.quant.inputs[0].type == QuantType::Uint8;
-  const bool w_unsigned = L.quant.weight_type == QuantType::Uint8;
-  // Each kernel's coefficients minus its zero point, once per stage.
-  centered_.resize(uint64_t(k_count) * coefficients);
-  for (uint32_t k = 0; k < k_count; ++k) {
-    const int32_t w_zp = L.quant.weight_zero_point_of(in.k_begin + k);
-    for (uint64_t i = 0; i < coefficients; ++i) {
-      const int8_t w = kernels_[k * coefficients + i];
-      centered_[k * coefficients + i] =
-          int16_t((w_unsigned ? int32_t(uint8_t(w)) : int32_t(w)) - w_zp);
-    }
-  }
   const uint32_t sw = col_stride(L), dh = dil_h(L), dw = dil_w(L);
   // The stage's input rows minus the zero point, once, as int16 (exact: 9 bits).
   const uint64_t row_len = uint64_t(L.padded_w()) * L.C;

@@ -29,6 +29,9 @@ class ComputeEngine : public Engine {
   void compute_rows(const LayerDescriptor& L, const Instruction& in, const ByteTile& input,
                     SumTile& results, uint32_t row_begin, uint32_t row_end);
 
+  // Graph operators: the tile's kernels minus their zero points (9-bit
+  // values), once per instruction, from the decompressed kernels.
+  void center_kernels(const LayerDescriptor& L, const Instruction& in, uint64_t coefficients);
   // Graph operators: zero points, groups, dilation, column stride (docs/graphs.md).
   void compute_rows_quantized(const LayerDescriptor& L, const Instruction& in,
                               const ByteTile& input, SumTile& results, uint32_t row_begin,
