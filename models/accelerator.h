@@ -33,7 +33,7 @@ class Accelerator : public sc_core::sc_module {
               StatsRegistry& stats, EngineOptions options, Timeline& timeline);
 
   // The DRAM image: fill inputs before run(), read outputs after.
-  std::vector<int8_t>& dram_image() { return dram_.contents(); }
+  DramImage& dram_image() { return dram_.contents(); }
 
   // Simulates until every instruction has finished, an error stops the run, or
   // no engine can make progress. Call once per process (SystemC elaborates once).

@@ -5,6 +5,23 @@
 #include "models/cost_model.h"
 
 namespace npusim {
+namespace {
+
+// Pages are zeroed on first touch (dram_image.h); an image the host cannot
+// reserve at all is a clear error, not a raw std::bad_alloc.
+DramImage allocate_image(uint64_t bytes) {
+  try {
+    return DramImage(bytes);
+  } catch (const std::bad_alloc&) {
+    throw SimulationError("cannot allocate the " + std::to_string(bytes) +
+                          "-byte DRAM image on the host (the program's dram_bytes)");
+  } catch (const std::length_error&) {
+    throw SimulationError("cannot allocate the " + std::to_string(bytes) +
+                          "-byte DRAM image on the host (the program's dram_bytes)");
+  }
+}
+
+}  // namespace
 
 Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
            StatsRegistry& stats, Timeline& timeline, bool with_image)
@@ -13,7 +30,7 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program
       timeline_(timeline),
       program_(program),
       // Timing-only runs move no bytes: no image (and no page faults zeroing it).
-      image_(with_image ? program.dram_bytes : 0, 0),
+      image_(allocate_image(with_image ? program.dram_bytes : 0)),
       read_bytes_(stats.declare("dram.read_bytes", "bytes", "bytes read from DRAM (whole bursts)")),
       write_bytes_(
           stats.declare("dram.write_bytes", "bytes", "bytes written to DRAM (whole bursts)")),

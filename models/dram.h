@@ -8,6 +8,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/dram_image.h"
 #include "models/interfaces.h"
 #include "sim/config/hardware_config.h"
 #include "sim/stats/stats_registry.h"
@@ -28,7 +29,7 @@ class Dram : public sc_core::sc_module, public DramIf {
   void require_rows_stored(const std::string& reader, uint32_t layer, uint32_t batch,
                            int64_t row_begin, int64_t row_end) override;
 
-  std::vector<int8_t>& contents() { return image_; }
+  DramImage& contents() { return image_; }
 
  private:
   struct RowState {
@@ -38,7 +39,7 @@ class Dram : public sc_core::sc_module, public DramIf {
   DramConfig config_;
   Timeline& timeline_;
   const Program& program_;
-  std::vector<int8_t> image_;
+  DramImage image_;
   std::vector<std::vector<RowState>> stored_rows_;  // per layer: N * out_h rows
   uint64_t bus_free_at_ = 0;
   Counter& read_bytes_;

@@ -35,6 +35,7 @@ struct RunArguments {
   std::string program_file;
   std::string trace_file;
   bool compare_policies = false;
+  uint64_t max_workload_mib = kDefaultMaxWorkloadBytes >> 20;
 };
 
 // Hardware: --hw, else the hardware a replayed program was compiled for,
@@ -75,6 +76,9 @@ void check_save_outputs(const RunArguments& a) {
 
 int run(const RunArguments& a) {
   if (a.quiet) spdlog::set_level(spdlog::level::warn);
+  if (a.max_workload_mib < 1 || a.max_workload_mib > (uint64_t(1) << 30))
+    throw std::invalid_argument("--max-workload-mib: expected a number in 1..1073741824, found " +
+                                std::to_string(a.max_workload_mib));
   check_save_outputs(a);
   if (a.compare_policies) return compare_policies(a);
   std::unique_ptr<ProgramFile> replay;
@@ -104,6 +108,7 @@ int run(const RunArguments& a) {
   options.progress = !a.quiet;
   options.program = replay ? &replay->program : nullptr;
   options.record_timeline = !a.trace_file.empty();
+  options.max_workload_bytes = a.max_workload_mib << 20;
   const std::unique_ptr<RunResult> result = run_network(net, hw, options);
   if (!a.trace_file.empty()) {
     make_parent_dirs(a.trace_file);
@@ -165,6 +170,7 @@ int compare_policies(const RunArguments& a) {
   for (const std::string& s : a.in.overrides) base += " --set " + shell_quote(s);
   if (!a.buffering.empty()) base += " --buffering " + a.buffering;
   if (a.timing_only) base += " --timing-only";
+  base += " --max-workload-mib " + std::to_string(a.max_workload_mib);
   const std::string dir = a.out_dir.empty() ? make_temp_dir() : a.out_dir;
   std::filesystem::create_directories(dir);  // --out creates its folder in every mode
   nlohmann::json reports;
@@ -217,6 +223,9 @@ void add_run_command(CLI::App& app, std::function<int()>& action) {
   cmd->add_flag("--compare-policies", args->compare_policies,
                 "Run under both dependency policies (strict, early) and print both and the gain; "
                 "with --trace, writes NAME.strict.json and NAME.early.json");
+  cmd->add_option("--max-workload-mib", args->max_workload_mib,
+                  "Refuse a workload whose tensors (every layer's input, weights and output, "
+                  "counted once) exceed this many MiB, before allocating them (default 4096)");
   cmd->add_flag("-q,--quiet", args->quiet, "Only warnings and errors on stderr");
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }

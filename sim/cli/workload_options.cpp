@@ -1,5 +1,7 @@
 #include "sim/cli/workload_options.h"
 
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <map>
 #include <stdexcept>
@@ -62,7 +64,10 @@ NetworkConfig resolve_workload(const WorkloadOptions& options,
   if (!options.inputs.empty())
     throw std::invalid_argument(
         "--input is for ONNX models; a JSON workload names its data itself");
-  return options.workload.empty() ? default_network() : load_workload(options.workload);
+  NetworkConfig net =
+      options.workload.empty() ? default_network() : load_workload(options.workload);
+  for (const std::string& warning : net.warnings) spdlog::warn("{}", warning);
+  return net;
 }
 
 std::vector<std::string> input_files(const WorkloadOptions& options, const NetworkConfig& net,

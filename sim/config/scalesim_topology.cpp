@@ -16,7 +16,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr uint64_t kMaxValue = 65536;  // as the JSON layer keys allow
+constexpr uint64_t kMaxValue = 65536;      // as the JSON layer keys allow
+constexpr size_t kMaxTopologyRows = 4096;  // as a network's layers
 
 std::string trim(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -111,7 +112,15 @@ class TopologyReader {
     std::string line;
     for (size_t number = 1; std::getline(in, line); ++number) {
       std::vector<std::string> cells = split_cells(line);
-      if (!cells.empty()) rows_.push_back({number, std::move(cells)});
+      if (cells.empty()) continue;
+      // A header and at most kMaxTopologyRows layers: stop before a huge file
+      // becomes a huge network in memory (issue 21, item 4).
+      if (rows_.size() > kMaxTopologyRows)
+        throw ConfigError(file_ + ":" + std::to_string(number), "",
+                          "at most " + std::to_string(kMaxTopologyRows) +
+                              " layer rows (a network has at most that many layers)",
+                          "more");
+      rows_.push_back({number, std::move(cells)});
     }
   }
 
@@ -137,7 +146,9 @@ class TopologyReader {
     const std::string stem = std::filesystem::path(file_).stem().string();
     const json network = {{"name", stem.empty() ? "topology" : stem}, {"layers", layers}};
     try {
-      return parse_workload(network, file_);
+      NetworkConfig net = parse_workload(network, file_);
+      for (std::string& w : warnings()) net.warnings.push_back(std::move(w));
+      return net;
     } catch (const ConfigError& e) {
       throw located(e);  // say it in the CSV's terms: its line and column
     }
@@ -191,13 +202,64 @@ class TopologyReader {
       layer["W"] = 1;  // M pixels in one column, each a 1x1 "convolution" of K channels
       layer["R"] = 1;
       layer["S"] = 1;
-    } else if (column_stride_ != 0 && number(row, column_stride_) != layer["stride"]) {
-      fail(row, "/" + header_[column_stride_],
-           "the same stride as " + header_[7] + " (npusim has one stride for both axes)",
-           row.cells[column_stride_]);
+    } else {
+      // SCALE-Sim reads a ninth cell as the column stride whatever the header
+      // says; under an eight-column header a numeric one is taken the same way.
+      const bool unnamed_stride = column_stride_ == 0 && header_.size() <= 8 &&
+                                  row.cells.size() > 8 && is_number(row.cells[8]);
+      const size_t column = column_stride_ != 0 ? column_stride_ : unnamed_stride ? 8 : 0;
+      const std::string cell = column < row.cells.size() ? row.cells[column] : "";
+      if (column != 0 && (!is_number(cell) || std::stoull(cell) != layer["stride"].get<uint64_t>()))
+        fail(row, "/" + (column < header_.size() ? header_[column] : "column 9 (stride width)"),
+             "the same stride as " + header_[7] + " (npusim has one stride for both axes)",
+             "\"" + cell + "\"");
+      note_differences(row, layer);
     }
     line_of_.push_back(row);
     return layer;
+  }
+
+  static bool is_number(const std::string& cell) {
+    return !cell.empty() && cell.size() <= 6 &&
+           std::all_of(cell.begin(), cell.end(), [](char c) { return std::isdigit(c) != 0; });
+  }
+
+  // Rows that run here, but not as SCALE-Sim runs them (issue 21, item 9).
+  void note_differences(const Row& row, const json& layer) {
+    const std::string name = row.cells[0];
+    if (name.find("DP") != std::string::npos) depthwise_.push_back(name);
+    const uint64_t stride = layer["stride"];
+    for (const char* axis : {"H", "W"}) {
+      const uint64_t in = layer[axis];
+      const uint64_t filter = layer[std::string(axis) == "H" ? "R" : "S"];
+      if (filter <= in && (in - filter) % stride != 0) {
+        rounded_.push_back(name);
+        break;
+      }
+    }
+  }
+
+  // One warning per kind of difference, naming the rows (the first five).
+  static std::string listed(const std::vector<std::string>& names) {
+    std::string text;
+    for (size_t i = 0; i < names.size() && i < 5; ++i) text += (i ? ", " : "") + names[i];
+    if (names.size() > 5) text += ", ... (" + std::to_string(names.size()) + " rows)";
+    return text;
+  }
+
+  std::vector<std::string> warnings() const {
+    std::vector<std::string> out;
+    if (!depthwise_.empty())
+      out.push_back(file_ +
+                    ": SCALE-Sim treats a row whose name contains \"DP\" as a depthwise "
+                    "layer and splits it per channel; npusim runs it as an ordinary convolution: " +
+                    listed(depthwise_));
+    if (!rounded_.empty())
+      out.push_back(file_ +
+                    ": where (IFMAP - filter) is not a multiple of the stride, SCALE-Sim "
+                    "rounds the output size up (one more row or column) and npusim down: " +
+                    listed(rounded_));
+    return out;
   }
 
   // Maps an error about /layers/<i>/<key> of the generated network back to
@@ -223,7 +285,9 @@ class TopologyReader {
   std::vector<std::string> header_;
   std::vector<Column> columns_;
   size_t column_stride_ = 0;
-  std::vector<Row> line_of_;  // the row each generated layer came from
+  std::vector<Row> line_of_;            // the row each generated layer came from
+  std::vector<std::string> depthwise_;  // rows named *DP*
+  std::vector<std::string> rounded_;    // rows whose output size SCALE-Sim rounds up
 };
 
 }  // namespace

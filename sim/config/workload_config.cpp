@@ -25,6 +25,7 @@ using nlohmann::json;
 constexpr uint64_t kMaxDim = 65536;
 constexpr uint64_t kMaxTensorBytes = uint64_t(256) << 20;  // 256 MiB, int8 tensors
 constexpr uint64_t kMaxLayers = 4096;
+constexpr uint64_t kMaxInt8Taps = (uint64_t(1) << 17) - 1;  // as reference_conv.cpp
 constexpr uint64_t kMaxScale = 65535;
 constexpr uint64_t kMaxShift = 31;
 constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
@@ -171,6 +172,15 @@ void validate_layer(const LayerConfig& l, const JsonReader& reader) {
     reader.fail("", "output tensor N*out_h*out_w*K" + limit,
                 product_text({l.N, l.out_h(), l.out_w(), l.K}, "bytes"));
   }
+  // The int32 accumulator of an int8 layer is exact for up to 2^17 - 1 taps:
+  // each product is at most 2^14 in magnitude (docs/config.md). Checked here so
+  // a longer layer fails before the run, not in the reference after it.
+  if (!l.is_binary() && uint64_t(l.C) * l.R * l.S > kMaxInt8Taps) {
+    reader.fail(
+        "",
+        "C*R*S <= " + std::to_string(kMaxInt8Taps) + " taps (an int32 accumulator cannot overflow)",
+        product_text({l.C, l.R, l.S}, "taps"));
+  }
 }
 
 // {"pattern": "unstructured"|"channel", "density": d} or {"pattern": "nm", "n": 2, "m": 4}.
@@ -296,10 +306,40 @@ std::vector<bool> compute_chaining(const std::vector<LayerConfig>& layers) {
   for (std::size_t i = 1; i < layers.size(); ++i) {
     const LayerConfig& prev = layers[i - 1];
     const LayerConfig& cur = layers[i];
-    chained[i] =
-        cur.N == prev.N && cur.C == prev.K && cur.H == prev.out_h() && cur.W == prev.out_w();
+    // Explicit data wins over a matching shape (issue 21, item 7).
+    chained[i] = cur.input_npy.empty() && cur.N == prev.N && cur.C == prev.K &&
+                 cur.H == prev.out_h() && cur.W == prev.out_w();
   }
   return chained;
+}
+
+// A layer that neither chains nor names its input gets seeded random data:
+// say so, with both shapes, since a mistyped channel count looks just like it.
+// One warning for the whole network (a SCALE-Sim topology has a break at
+// nearly every layer): the first break in full, then the other layers' names.
+std::vector<std::string> chaining_warnings(const NetworkConfig& net) {
+  std::vector<std::size_t> breaks;
+  for (std::size_t i = 1; i < net.layers.size(); ++i)
+    if (!net.chained[i] && net.layers[i].input_npy.empty()) breaks.push_back(i);
+  if (breaks.empty()) return {};
+  const auto shape = [](uint64_t n, uint64_t h, uint64_t w, uint64_t c) {
+    return std::to_string(n) + "x" + std::to_string(h) + "x" + std::to_string(w) + "x" +
+           std::to_string(c);
+  };
+  const LayerConfig& prev = net.layers[breaks[0] - 1];
+  const LayerConfig& cur = net.layers[breaks[0]];
+  std::string text = "layer " + cur.name + " reads N,H,W,C = " + shape(cur.N, cur.H, cur.W, cur.C) +
+                     " but the layer before it, " + prev.name + ", writes " +
+                     shape(prev.N, prev.out_h(), prev.out_w(), prev.K) +
+                     ": they do not chain, so " + cur.name + " reads seeded random input";
+  if (breaks.size() > 1) {
+    constexpr std::size_t kNamed = 5;
+    text += "; so do " + std::to_string(breaks.size() - 1) + " more layers (";
+    for (std::size_t b = 1; b < breaks.size() && b <= kNamed; ++b)
+      text += (b > 1 ? ", " : "") + net.layers[breaks[b]].name;
+    text += breaks.size() - 1 > kNamed ? ", ...)" : ")";
+  }
+  return {text};
 }
 
 // Settles each layer's input and output layout from what the file asks: a
@@ -442,14 +482,36 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
         j.is_object() ? "object without \"type\" or \"layers\"" : describe_json(j), hint);
   }
   net.chained = compute_chaining(net.layers);
+  net.warnings = chaining_warnings(net);
   resolve_layouts(net, layouts, file, j.contains("layers") ? "/layers" : "");
   return net;
 }
 
+uint64_t workload_tensor_bytes(const NetworkConfig& net) {
+  uint64_t total = 0;
+  for (const LayerConfig& l : net.layers) {
+    // Each term is at most 256 MiB (validate_layer), so only the sum can overflow.
+    total = saturating_sum(total, l.input_bytes());
+    total = saturating_sum(total, l.weight_bytes());
+    total = saturating_sum(total, l.output_bytes());
+  }
+  return total;
+}
+
+std::string input_source(const NetworkConfig& net, size_t l) {
+  if (net.is_graph()) return "graph";
+  if (l < net.chained.size() && net.chained[l]) return "chained from " + net.layers[l - 1].name;
+  if (!net.layers[l].input_npy.empty()) return net.layers[l].input_npy;
+  return "random";
+}
+
 NetworkConfig load_workload(const std::string& path) {
   if (is_scalesim_topology(path)) {
-    return parse_scalesim_topology(read_input_file(path, "a readable SCALE-Sim topology CSV"),
-                                   path);
+    // 4096 rows of a few dozen characters each: 16 MiB is generous, and keeps
+    // a huge file from being read whole before the row limit is checked.
+    constexpr uint64_t kMaxTopologyFileBytes = uint64_t(16) << 20;
+    return parse_scalesim_topology(
+        read_input_file(path, "a readable SCALE-Sim topology CSV", kMaxTopologyFileBytes), path);
   }
   return parse_workload(load_json_file(path), path);
 }

@@ -1,6 +1,7 @@
 // Layer and network descriptions (what to run). A network is an ordered list of
 // conv2d layers; a layer whose input shape equals the previous layer's output
-// shape consumes that output, otherwise it gets its own seeded input.
+// shape consumes that output unless it names its own input_npy, otherwise it
+// reads its own .npy or seeded input (a warning says which layers do not chain).
 #pragma once
 
 #include <cstdint>
@@ -264,6 +265,10 @@ struct NetworkConfig {
   std::vector<std::string> tensor_names;           // per layer: its output tensor
   std::vector<std::string> outputs;                // graph outputs (tensor names)
   std::string graph_json;                          // the graph as read (what to_json writes back)
+  // What a user should hear that is not an error: a layer whose shape does not
+  // chain to the previous layer's output (it reads seeded random input), a
+  // SCALE-Sim row npusim reads differently from SCALE-Sim. The CLI prints each.
+  std::vector<std::string> warnings;
   bool is_graph() const { return !sources.empty(); }
   // The operator whose output layer l reads first, or -1 (a graph input or
   // its own seeded input).
@@ -272,6 +277,16 @@ struct NetworkConfig {
     return l > 0 && chained[l] ? int32_t(l - 1) : -1;
   }
 };
+
+// Every layer's input, weights and output in bytes, each counted once
+// (saturating at UINT64_MAX): what a functional run holds on the host several
+// times over (data, DRAM image, reference). Runs refuse a workload above
+// RunOptions::max_workload_bytes (docs/robustness.md#limits).
+uint64_t workload_tensor_bytes(const NetworkConfig& net);
+
+// Where layer l's input comes from, for reports: "chained from <name>", the
+// .npy file it names, "graph" (a graph operator: its sources) or "random".
+std::string input_source(const NetworkConfig& net, size_t l);
 
 // The format layer `l`'s store writes: its consumer's (the next layer when
 // that one is chained to it), else its own: packed b bits for a binary

@@ -226,6 +226,34 @@ void validate_program(const Program& p) {
                      ", which is not an earlier instruction (dependencies must point backwards)");
     }
   }
+  validate_outputs_written(p);
+}
+
+void validate_outputs_written(const Program& p) {
+  // Channels written per output row, per layer: N * out_h counters each, as the
+  // DRAM model keeps. A store writes k_count channels of each row it covers.
+  std::vector<std::vector<uint64_t>> channels(p.layers.size());
+  for (size_t l = 0; l < p.layers.size(); ++l)
+    channels[l].assign(uint64_t(p.layers[l].N) * p.layers[l].out_h, 0);
+  for (const Instruction& in : p.instructions) {
+    if (in.op != Opcode::Store && in.op != Opcode::Vector) continue;
+    const LayerDescriptor& L = p.layers[in.layer];
+    for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
+      channels[in.layer][uint64_t(in.batch) * L.out_h + r] += in.k_count();
+  }
+  for (size_t l = 0; l < p.layers.size(); ++l) {
+    const LayerDescriptor& L = p.layers[l];
+    for (uint64_t i = 0; i < channels[l].size(); ++i) {
+      if (channels[l][i] == L.K) continue;
+      const char* what = runs_on_array(L.op) ? "store" : "vector";
+      throw std::runtime_error("bad program: layer " + std::to_string(l) + " (" + L.name +
+                               ") image " + std::to_string(i / L.out_h) + " output row " +
+                               std::to_string(i % L.out_h) + ": its " + what +
+                               " instructions write " + std::to_string(channels[l][i]) +
+                               " channels, not K = " + std::to_string(L.K) +
+                               " (every output must be written exactly once)");
+    }
+  }
 }
 
 }  // namespace npusim

@@ -238,5 +238,9 @@ RowRange stage_rows(const Instruction& in, uint32_t stage);
 // instructions, fields are in range for their layer. Throws std::runtime_error
 // describing the first problem.
 void validate_program(const Program& p);
+// Part of validate_program: every output row of every layer gets each of its K
+// channels from exactly one store (array operators) or vector instruction; a
+// deleted or duplicated store is an error (issue 21, item 11).
+void validate_outputs_written(const Program& p);
 
 }  // namespace npusim

@@ -199,6 +199,15 @@ class ProgramReader {
       throw ConfigError(where(lines_[0]), "/workload/layers",
                         std::to_string(layers) + " layers (one per layer line)",
                         std::to_string(network_.layers.size()) + " layers");
+    // The image is allocated whole, so no more of it than the tensors reach
+    // (the compiler's own dram_bytes: the last tensor's end, 64-byte aligned).
+    const uint64_t needed = (tensors_end_ + 63) / 64 * 64;
+    if (out_.program.dram_bytes > needed)
+      throw ConfigError(where(lines_[0]), "/dram_bytes",
+                        "at most " + std::to_string(needed) +
+                            " (the end of the last tensor the layer lines place, rounded up to "
+                            "64 bytes)",
+                        std::to_string(out_.program.dram_bytes));
     try {
       validate_program(out_.program);
     } catch (const std::runtime_error& e) {
@@ -315,7 +324,9 @@ class ProgramReader {
       const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
                               "dram_bytes = " + std::to_string(dram);
       if (bytes > dram) r.fail(key, "an address (" + why + ")", "a tensor larger than DRAM");
-      return field(r, key, 0, dram - bytes, why);
+      const uint64_t at = field(r, key, 0, dram - bytes, why);
+      tensors_end_ = std::max(tensors_end_, at + bytes);
+      return at;
     };
     d.input_address = address("input_address", uint64_t(d.N) * d.H * d.W * d.pixel_bytes());
     d.weights_address = address("weights_address", uint64_t(d.K) * d.R * d.S * d.pixel_bytes());
@@ -482,6 +493,7 @@ class ProgramReader {
   std::string path_;
   std::vector<Line> lines_;
   size_t instruction_lines_ = 0;
+  uint64_t tensors_end_ = 0;  // the highest tensor end any layer line places
   ProgramFile out_;
   NetworkConfig network_;
   HardwareConfig hw_;

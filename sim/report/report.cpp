@@ -103,6 +103,7 @@ nlohmann::json make_report_json(const RunSummary& s) {
     j["index"] = i;
     j["name"] = l.name;
     j["shape"] = shape_json(l);
+    j["input"] = input_source(*s.network, i);
     j["tiling"] = tiling_json(s.tiling[i]);
     j["check"] = check_json(s.checks[i]);
     nlohmann::json layer_counters = nlohmann::json::object();

@@ -188,7 +188,7 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
   return outputs;
 }
 
-TensorI32 read_operator_output(const std::vector<int8_t>& image, const LayerDescriptor& d) {
+TensorI32 read_operator_output(const DramImage& image, const LayerDescriptor& d) {
   TensorI32 out({d.N, d.out_h, d.out_w, d.K});
   const int8_t* src = image.data() + d.output_address;
   const QuantType type = d.quant.output.type;

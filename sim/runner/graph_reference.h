@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "models/dram_image.h"
 #include "sim/config/workload_config.h"
 #include "sim/program/program.h"
 #include "sim/tensor/tensor.h"
@@ -23,6 +24,6 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
                                                Requantiser requantiser);
 
 // The values operator `d` stored (int8, uint8 or int32 by its output type), N,H,W,K.
-TensorI32 read_operator_output(const std::vector<int8_t>& image, const LayerDescriptor& d);
+TensorI32 read_operator_output(const DramImage& image, const LayerDescriptor& d);
 
 }  // namespace npusim

@@ -9,7 +9,7 @@
 namespace npusim {
 namespace {
 
-void put_int32(std::vector<int8_t>& image, uint64_t address, int32_t v) {
+void put_int32(DramImage& image, uint64_t address, int32_t v) {
   std::memcpy(image.data() + address, &v, sizeof v);  // little-endian host, as the DRAM image
 }
 
@@ -27,7 +27,7 @@ reference::BinaryPadding to_reference(BinaryPadMode m) {
 
 }  // namespace
 
-void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const LayerConfig& L,
+void lay_out_layer(DramImage& image, const LayerDescriptor& d, const LayerConfig& L,
                    const LayerData& data, const KernelStream& kernels) {
   if (!data.input.data.empty()) {
     if (d.binary) {
@@ -58,7 +58,7 @@ void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const L
   }
 }
 
-TensorI8 read_output(const std::vector<int8_t>& image, const LayerDescriptor& d) {
+TensorI8 read_output(const DramImage& image, const LayerDescriptor& d) {
   if (d.output_bits == 0) {
     const bool planar = d.output_layout == TensorLayout::Nchw;
     TensorI8 out(planar ? std::vector<uint32_t>{d.N, d.K, d.out_h, d.out_w}

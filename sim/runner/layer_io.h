@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/dram_image.h"
 #include "sim/compiler/kernel_stream.h"
 #include "sim/config/workload_config.h"
 #include "sim/program/program.h"
@@ -17,12 +18,12 @@ namespace npusim {
 // Input (packed when binary, else in the layer's input layout), kernel stream and the K x 8-byte
 // parameters
 // ({bias, scale}, or {threshold, flip} for a binary layer).
-void lay_out_layer(std::vector<int8_t>& image, const LayerDescriptor& d, const LayerConfig& L,
+void lay_out_layer(DramImage& image, const LayerDescriptor& d, const LayerConfig& L,
                    const LayerData& data, const KernelStream& kernels);
 
 // The output the store wrote, as N,Ho,Wo,K int8 whatever its layout in DRAM
 // (a packed one unpacked to -1/+1).
-TensorI8 read_output(const std::vector<int8_t>& image, const LayerDescriptor& d);
+TensorI8 read_output(const DramImage& image, const LayerDescriptor& d);
 
 // The reference output of the layer on `input`, in the form the store writes
 // it: int8, or -1/+1 when the output is packed (an int8 layer feeding a binary

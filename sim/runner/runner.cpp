@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <future>
 #include <sstream>
+#include <stdexcept>
 
 #include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/tiler.h"
@@ -151,6 +153,18 @@ bool RunResult::ok() const {
 std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const HardwareConfig& hw,
                                        const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  const uint64_t tensor_bytes = workload_tensor_bytes(network);
+  if (tensor_bytes > options.max_workload_bytes) {
+    const auto mib = [](uint64_t b) { return std::to_string(b >> 20); };
+    char held[32];
+    std::snprintf(held, sizeof held, "%.1f", double(tensor_bytes) / double(1 << 20));
+    throw std::invalid_argument(
+        "workload " + network.name + " holds " + held +
+        " MiB of tensors (every layer's input, weights and output), more than the limit of " +
+        mib(options.max_workload_bytes) +
+        " MiB; raise it with --max-workload-mib if the host "
+        "has the memory (a functional run needs a few times this)");
+  }
   auto result = std::make_unique<RunResult>();
   RunResult& r = *result;
   r.network = network;

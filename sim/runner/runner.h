@@ -21,6 +21,9 @@
 
 namespace npusim {
 
+// 4 GiB of tensors; the whole ResNet-50 graph holds 57 MiB (docs/robustness.md#limits).
+inline constexpr uint64_t kDefaultMaxWorkloadBytes = uint64_t(4) << 30;
+
 struct RunOptions {
   bool timing_only = false;   // skip arithmetic and the reference check; same cycles
   bool keep_outputs = false;  // keep each layer's output tensor in the result
@@ -34,6 +37,9 @@ struct RunOptions {
   // Tests only: skip validate_program, to show the deadlock detector works on
   // a program no file or compiler can produce (a dependency pointing forward).
   bool skip_validation = false;
+  // Refuse (std::invalid_argument, before allocating anything) a workload whose
+  // tensors (workload_tensor_bytes) exceed this: `run --max-workload-mib`.
+  uint64_t max_workload_bytes = kDefaultMaxWorkloadBytes;
 };
 
 struct RunResult {

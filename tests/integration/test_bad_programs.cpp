@@ -80,6 +80,40 @@ TEST_CASE("bad hand-edited programs are refused", "[programs]") {
   }
 }
 
+TEST_CASE("a program whose last store was deleted is refused, also in timing-only mode",
+          "[programs][robustness]") {
+  // It used to run --timing-only to 1160 cycles instead of 2044 and exit 0.
+  std::vector<std::string> lines = trace_lines("tiny3.jsonl");
+  REQUIRE(lines.back().find("\"op\": \"store\"") != std::string::npos);
+  lines.pop_back();
+  const std::string path = write_temp_file("no_last_store.jsonl", join(lines));
+  for (const char* mode : {"--timing-only", ""}) {
+    const auto r = run_cli(std::string("run -q ") + mode + " --program " + path);
+    INFO(mode << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(path) && Catch::Contains("layer 2 (conv_c)") &&
+                          Catch::Contains("write 0 channels, not K = 8"));
+  }
+}
+
+TEST_CASE("a program's dram_bytes beyond what its tensors reach is refused before allocating",
+          "[programs][robustness]") {
+  // 4 GiB from an 11 KB program used to become 4.2 GB of resident memory.
+  const auto lines = trace_lines("tiny3.jsonl");
+  const size_t at = lines[0].find("\"dram_bytes\": ");
+  REQUIRE(at != std::string::npos);
+  const std::string current = lines[0].substr(at + 14, lines[0].find('}', at) - at - 14);
+  const std::string path =
+      write_temp_file("huge_dram.jsonl",
+                      edited(lines, 0, "\"dram_bytes\": " + current, "\"dram_bytes\": 4294967296"));
+  const auto r = run_cli("run -q --timing-only --program " + path);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(path + ":1") && Catch::Contains("/dram_bytes") &&
+                        Catch::Contains("at most " + current) &&
+                        Catch::Contains("found 4294967296"));
+}
+
 TEST_CASE("a program whose buffers exceed the cache is refused", "[programs]") {
   // Compiled for a 1 MiB cache, replayed on 16 KiB.
   const auto r = run_cli("run -q --program " + std::string(NPUSIM_SOURCE_DIR) +

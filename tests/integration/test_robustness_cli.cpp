@@ -156,3 +156,44 @@ TEST_CASE("a regress case with an empty \"hw\" is rejected instead of running th
   CHECK_THAT(r.err, Catch::Contains("manifest.json: at /cases/0/hw") &&
                         Catch::Contains("leave \"hw\" out for the default hardware"));
 }
+
+TEST_CASE("a workload above --max-workload-mib is refused before its tensors are allocated",
+          "[robustness][cli]") {
+  // 64 x 64 x 64 input and output (1x1, K 64): 0.5 MiB of tensors, and 4 KiB of weights.
+  const std::string path =
+      write_temp_file("big_tensors.json",
+                      R"({"type":"conv2d","name":"big","C":64,"H":64,"W":64,"K":64,"R":1,"S":1})");
+  const auto fits = run_cli("run -q --max-workload-mib 1 " + path);
+  CHECK(fits.exit_code == 0);  // 0.5 MiB fits in 1 MiB
+  const std::string twice = write_temp_file(
+      "bigger_tensors.json",
+      R"({"type":"conv2d","name":"bigger","C":64,"H":128,"W":128,"K":64,"R":1,"S":1})");
+  const auto r = run_cli("run -q --timing-only --max-workload-mib 1 " + twice);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("error: workload bigger holds 2.0 MiB of tensors") &&
+                        Catch::Contains("limit of 1 MiB") && Catch::Contains("--max-workload-mib"));
+  const auto zero = run_cli("run -q --max-workload-mib 0 " + twice);
+  CHECK(zero.exit_code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("--max-workload-mib: expected a number in 1.."));
+}
+
+TEST_CASE("a layer that does not chain is warned about and report.json says where inputs come from",
+          "[robustness][cli]") {
+  // a writes 4 channels, b reads 16 (yolo_tiny's mistake): b reads seeded random data.
+  const std::string path =
+      write_temp_file("unchained.json",
+                      R"({"layers":[{"name":"a","C":3,"H":8,"W":8,"K":4,"R":3,"S":3,"padding":1},)"
+                      R"({"name":"b","C":16,"H":8,"W":8,"K":8,"R":3,"S":3,"padding":1},)"
+                      R"({"name":"c","C":8,"H":8,"W":8,"K":8,"R":3,"S":3,"padding":1}]})");
+  const std::string out = temp_dir() + "/unchained_out";
+  const auto r = run_cli("run -q --timing-only " + path + " --out " + out);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("layer b reads N,H,W,C = 1x8x8x16 but the layer before it, a, "
+                                    "writes 1x8x8x4") &&
+                        Catch::Contains("b reads seeded random input"));
+  const std::string report = slurp(out + "/report.json");
+  CHECK_THAT(report, Catch::Contains("\"input\": \"random\"") &&
+                         Catch::Contains("\"input\": \"chained from b\""));
+}

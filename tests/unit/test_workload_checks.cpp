@@ -1,0 +1,165 @@
+// Workload and program checks from issue 21 (docs/robustness.md): what used to
+// be accepted silently is now an error or a warning naming the layer, row or
+// instruction: an int8 layer too long for its accumulator, an explicit input
+// dropped for a matching shape, layers that do not chain, SCALE-Sim rows read
+// differently from SCALE-Sim, and a program that leaves an output unwritten.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/compiler/tiler.h"
+#include "sim/config/config_error.h"
+#include "sim/config/hardware_config.h"
+#include "sim/config/scalesim_topology.h"
+#include "sim/config/workload_config.h"
+#include "sim/program/program.h"
+#include "tests/support/test_support.h"
+
+using nlohmann::json;
+using namespace npusim;
+using npusim::test::config_error_from;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+json layer(uint32_t C, uint32_t H, uint32_t K, uint32_t R) {
+  return {{"type", "conv2d"}, {"C", C}, {"H", H}, {"W", H}, {"K", K}, {"R", R}, {"S", R}};
+}
+
+}  // namespace
+
+TEST_CASE("an int8 layer past 131071 taps is rejected at parse time, one below it is not",
+          "[robustness][config]") {
+  // 14564 * 3 * 3 = 131076 taps: an int32 accumulator could overflow.
+  const ConfigError e =
+      config_error_from([] { parse_workload(layer(14564, 3, 1, 3), "long.json"); });
+  CHECK(e.file() == "long.json");
+  CHECK(contains(e.expected(), "C*R*S <= 131071"));
+  CHECK(e.found() == "14564*3*3 = 131076 taps");
+  // 14563 * 9 = 131067 taps: accepted.
+  CHECK(parse_workload(layer(14563, 3, 1, 3), "ok.json").layers.size() == 1);
+  // Binary layers accumulate popcounts, not int8 products: no such limit.
+  json binary = layer(14564, 3, 1, 3);
+  binary["dtype"] = "binary";
+  CHECK_NOTHROW(parse_workload(binary, "binary.json"));
+}
+
+TEST_CASE("an explicit input_npy wins over a shape that would chain", "[robustness][config]") {
+  json second = layer(8, 8, 8, 3);
+  second["padding"] = 1;
+  second["name"] = "second";
+  json first = second;
+  first["name"] = "first";
+  const json plain = {{"layers", {first, second}}};
+  second["input_npy"] = "x.npy";
+  const json named = {{"layers", {first, second}}};
+  const NetworkConfig chained = parse_workload(plain, "net.json");
+  CHECK(chained.chained[1]);
+  CHECK(input_source(chained, 1) == "chained from first");
+  const NetworkConfig explicit_input = parse_workload(named, "net.json");
+  CHECK_FALSE(explicit_input.chained[1]);
+  CHECK(contains(input_source(explicit_input, 1), "x.npy"));
+  CHECK(explicit_input.warnings.empty());  // the user chose the input: nothing to warn about
+  CHECK(input_source(explicit_input, 0) == "random");
+}
+
+TEST_CASE("layers that do not chain are named in one warning with both shapes",
+          "[robustness][config]") {
+  json a = layer(3, 8, 4, 3), b = layer(16, 6, 8, 3), c = layer(5, 4, 8, 1);
+  a["name"] = "a";
+  b["name"] = "b";  // reads 16 channels; a writes 4
+  c["name"] = "c";  // reads 5 channels; b writes 8
+  const NetworkConfig net = parse_workload({{"layers", {a, b, c}}}, "net.json");
+  REQUIRE(net.warnings.size() == 1);
+  const std::string& w = net.warnings[0];
+  INFO(w);
+  CHECK(contains(w, "layer b reads N,H,W,C = 1x6x6x16"));
+  CHECK(contains(w, "the layer before it, a, writes 1x6x6x4"));
+  CHECK(contains(w, "so do 1 more layers (c)"));
+  // A chained network gives no warning.
+  json d = layer(4, 6, 8, 3);
+  d["name"] = "d";
+  CHECK(parse_workload({{"layers", {a, d}}}, "net.json").warnings.empty());
+}
+
+TEST_CASE("a SCALE-Sim ninth cell is the column stride even under an eight-column header",
+          "[robustness][scalesim]") {
+  const std::string header = npusim::test::kScaleSimHeader;  // eight columns
+  // Same stride both ways: accepted.
+  CHECK(parse_scalesim_topology(header + "l1, 9, 9, 3, 3, 4, 8, 2, 2,\n", "t.csv").layers.size() ==
+        1);
+  // A different column stride is what SCALE-Sim would run: npusim cannot, so it says so.
+  const ConfigError e = config_error_from(
+      [&] { parse_scalesim_topology(header + "l1, 9, 9, 3, 3, 4, 8, 2, 1,\n", "t.csv"); });
+  CHECK(e.file() == "t.csv:2");
+  CHECK(e.pointer() == "/column 9 (stride width)");
+  CHECK(contains(e.expected(), "the same stride as Strides"));
+  // A note after the strides (not a number) is still ignored.
+  CHECK_NOTHROW(parse_scalesim_topology(header + "l1, 9, 9, 3, 3, 4, 8, 2, first,\n", "t.csv"));
+}
+
+TEST_CASE("SCALE-Sim depthwise rows and rounded-up output sizes are warned about",
+          "[robustness][scalesim]") {
+  const std::string header = npusim::test::kScaleSimHeader;
+  // Conv_DP: SCALE-Sim splits it per channel. odd: (10 - 3) % 2 != 0, so SCALE-Sim has
+  // ceil(9/2) = 5 output rows where npusim has floor(7/2) + 1 = 4. even: (9 - 3) % 2 == 0.
+  const NetworkConfig net = parse_scalesim_topology(header +
+                                                        "Conv_DP, 8, 8, 3, 3, 4, 4, 1,\n"
+                                                        "odd, 10, 10, 3, 3, 4, 8, 2,\n"
+                                                        "even, 9, 9, 3, 3, 4, 8, 2,\n",
+                                                    "t.csv");
+  std::string depthwise, rounded;
+  for (const std::string& w : net.warnings) {
+    if (contains(w, "depthwise")) depthwise = w;
+    if (contains(w, "rounds the output size up")) rounded = w;
+  }
+  INFO(depthwise << "\n" << rounded);
+  CHECK(contains(depthwise, ": Conv_DP"));
+  CHECK(contains(rounded, ": odd"));
+  CHECK_FALSE(contains(rounded, "even"));
+}
+
+TEST_CASE("a SCALE-Sim file of more than 4096 layer rows is rejected at the row past the limit",
+          "[robustness][scalesim]") {
+  std::string text = npusim::test::kScaleSimHeader;
+  for (int i = 0; i < 4097; ++i) text += "l" + std::to_string(i) + ", 8, 8, 3, 3, 4, 8, 1,\n";
+  const ConfigError e = config_error_from([&] { parse_scalesim_topology(text, "big.csv"); });
+  CHECK(e.file() == "big.csv:4098");
+  CHECK(contains(e.expected(), "at most 4096 layer rows"));
+}
+
+TEST_CASE("a program with a store deleted or duplicated fails validation naming the row",
+          "[robustness][programs]") {
+  json l = layer(8, 8, 8, 3);
+  l["padding"] = 1;
+  l["name"] = "only";
+  const HardwareConfig hw;
+  const Program compiled = compile_network(parse_workload(l, "l.json"), hw);
+  CHECK_NOTHROW(validate_program(compiled));
+  size_t last_store = 0;
+  for (size_t i = 0; i < compiled.instructions.size(); ++i)
+    if (compiled.instructions[i].op == Opcode::Store) last_store = i;
+  REQUIRE(compiled.instructions[last_store].op == Opcode::Store);
+
+  Program missing = compiled;  // the last store left out (nothing depends on it)
+  missing.instructions.erase(missing.instructions.begin() + long(last_store));
+  for (size_t i = 0; i < missing.instructions.size(); ++i) missing.instructions[i].id = uint32_t(i);
+  try {
+    validate_outputs_written(missing);
+    FAIL("a program missing a store passed validation");
+  } catch (const std::runtime_error& e) {
+    INFO(e.what());
+    CHECK(contains(e.what(), "layer 0 (only)"));
+    CHECK(contains(e.what(), "write 0 channels, not K = 8"));
+  }
+
+  Program twice = compiled;  // the last store repeated
+  Instruction again = twice.instructions[last_store];
+  again.id = uint32_t(twice.instructions.size());
+  again.deps.clear();
+  twice.instructions.push_back(again);
+  CHECK_THROWS_WITH(validate_program(twice), Catch::Contains("write 16 channels, not K = 8"));
+}
