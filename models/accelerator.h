@@ -34,6 +34,7 @@ class Accelerator : public sc_core::sc_module {
 
   // The DRAM image: fill inputs before run(), read outputs after.
   DramImage& dram_image() { return dram_.contents(); }
+  Dram::Progress progress() const { return dram_.progress(); }
 
   // Simulates until every instruction has finished, an error stops the run, or
   // no engine can make progress. Call once per process (SystemC elaborates once).

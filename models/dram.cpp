@@ -38,8 +38,11 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program
           stats.declare("dram.bus_busy_cycles", "cycles", "cycles the shared bus moved data")),
       bus_stall_(stats.declare("stall.bus_cycles", "cycles",
                                "cycles engines waited for the shared bus (arbitration)")) {
-  for (const LayerDescriptor& L : program.layers)
+  for (const LayerDescriptor& L : program.layers) {
     stored_rows_.emplace_back(uint64_t(L.N) * L.out_h);
+    unstored_.push_back(uint64_t(L.N) * L.out_h * L.K);
+    total_ += unstored_.back();
+  }
 }
 
 int8_t* Dram::image(uint64_t address, uint64_t bytes) {
@@ -76,6 +79,11 @@ void Dram::rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint3
     s.channels += k_count;
     s.ready_at = std::max(s.ready_at, at);
   }
+  const uint64_t stored = uint64_t(row_end - row_begin) * k_count;
+  stored_.fetch_add(stored, std::memory_order_relaxed);
+  uint64_t& left = unstored_[layer];
+  left -= std::min(left, stored);
+  if (left == 0 && stored != 0) layers_done_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Dram::require_rows_stored(const std::string& reader, uint32_t layer, uint32_t batch,

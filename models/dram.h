@@ -5,6 +5,7 @@
 // have reached memory, so a layer cannot read its input before it is stored.
 #pragma once
 
+#include <atomic>
 #include <systemc>
 #include <vector>
 
@@ -31,6 +32,18 @@ class Dram : public sc_core::sc_module, public DramIf {
 
   DramImage& contents() { return image_; }
 
+  // How far the run is, for a progress line drawn by another thread: output
+  // channel-rows stored of all the program's, and layers whose every output
+  // is stored. Atomics, so reading them while the simulation runs is safe.
+  struct Progress {
+    uint64_t stored = 0, total = 0;
+    uint32_t layers_done = 0;
+  };
+  Progress progress() const {
+    return {stored_.load(std::memory_order_relaxed), total_,
+            layers_done_.load(std::memory_order_relaxed)};
+  }
+
  private:
   struct RowState {
     uint32_t channels = 0;
@@ -41,6 +54,10 @@ class Dram : public sc_core::sc_module, public DramIf {
   const Program& program_;
   DramImage image_;
   std::vector<std::vector<RowState>> stored_rows_;  // per layer: N * out_h rows
+  std::vector<uint64_t> unstored_;                  // per layer: channel-rows still to store
+  uint64_t total_ = 0;                              // channel-rows of every layer
+  std::atomic<uint64_t> stored_{0};
+  std::atomic<uint32_t> layers_done_{0};
   uint64_t bus_free_at_ = 0;
   Counter& read_bytes_;
   Counter& write_bytes_;

@@ -18,6 +18,19 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+std::string own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string line, word;
+  while (std::getline(in, word, '\0')) {
+    const bool plain = !word.empty() && word.find_first_not_of(
+                                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789_-+=./,:@%") == std::string::npos;
+    if (line.empty()) word = std::filesystem::path(word).filename().string();  // no host path
+    line += (line.empty() ? "" : " ") + (plain ? word : shell_quote(word));
+  }
+  return line;
+}
+
 int run_child(const std::string& command) {
   const int status = std::system(command.c_str());
   if (status == -1) throw std::runtime_error("cannot start: " + command);

@@ -8,7 +8,10 @@
 
 namespace npusim::cli {
 
-std::string self_path();                        // this executable
+std::string self_path();  // this executable
+// This process's command line, words joined by spaces, a word quoted only
+// when the shell would need it ("npusim run layer.json --set k=v").
+std::string own_command_line();
 std::string shell_quote(const std::string& s);  // '...' with embedded quotes escaped
 // Runs `command` with /bin/sh; returns its exit code (or 128 + signal).
 int run_child(const std::string& command);

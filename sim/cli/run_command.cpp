@@ -36,6 +36,7 @@ struct RunArguments {
   std::string trace_file;
   bool compare_policies = false;
   uint64_t max_workload_mib = kDefaultMaxWorkloadBytes >> 20;
+  bool wide = false;
 };
 
 // Hardware: --hw, else the hardware a replayed program was compiled for,
@@ -123,7 +124,16 @@ int run(const RunArguments& a) {
               << ": " << result->outcome.message << '\n';
     return kSimulationFailed;
   }
-  print_summary_table(std::cout, result->summary);
+  RunProvenance& provenance = result->summary.provenance;
+  provenance.command_line = own_command_line();
+  provenance.hardware_source = !a.in.hw_file.empty() ? a.in.hw_file
+                               : replay              ? a.program_file + " (header)"
+                                                     : "";
+  provenance.workload_source = replay ? a.program_file + " (header)" : a.in.workload;
+  provenance.overrides = a.in.overrides;
+  if (!a.policy.empty()) provenance.overrides.push_back("scheduler.policy=" + a.policy);
+  if (!a.buffering.empty()) provenance.overrides.push_back("buffering=" + a.buffering);
+  print_summary_table(std::cout, result->summary, a.wide ? TableWidth::Wide : TableWidth::Compact);
   if (!a.out_dir.empty()) {
     write_report_files(a.out_dir, result->summary);
     for (size_t l = 0; l < result->outputs.size(); ++l)
@@ -226,6 +236,9 @@ void add_run_command(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--max-workload-mib", args->max_workload_mib,
                   "Refuse a workload whose tensors (every layer's input, weights and output, "
                   "counted once) exceed this many MiB, before allocating them (default 4096)");
+  cmd->add_flag("--wide", args->wide,
+                "Print every column of the per-layer table (stalls by cause, busy shares, "
+                "tiling) and the input-reads table; the default fits 100 columns");
   cmd->add_flag("-q,--quiet", args->quiet, "Only warnings and errors on stderr");
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }

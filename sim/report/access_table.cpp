@@ -22,7 +22,7 @@ void print_access_table(std::ostream& out, const RunSummary& s) {
                                 &st.get("load.footprint_mec_bytes")};
   char line[256];
   std::snprintf(line, sizeof line, "%-24s %-11s %-14s %12s %12s %12s %9s %9s   %s\n",
-                "input reads (seed 001)", "mode", "layouts", "im2col", "host_im2col", "mec",
+                "input reads per mode", "mode", "layouts", "im2col", "host_im2col", "mec",
                 "im2col %", "mec %", "largest tile: im2col / host_im2col / mec");
   out << line;
   const auto kib = [](uint64_t b) { return double(b) / 1024.0; };

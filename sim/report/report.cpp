@@ -112,10 +112,18 @@ nlohmann::json make_report_json(const RunSummary& s) {
     layers.push_back(j);
   }
 
+  const RunProvenance& p = s.provenance;
   return {{"schema_version", kReportSchemaVersion},
           {"tool", "npusim"},
+          {"npusim_version", NPUSIM_VERSION},
+          {"command_line", p.command_line},
+          {"hardware_source", p.hardware_source},
+          {"overrides", p.overrides},
           {"hardware", to_json(*s.hw)},
-          {"workload", {{"name", s.network->name}, {"layers", s.network->layers.size()}}},
+          {"workload",
+           {{"name", s.network->name},
+            {"layers", s.network->layers.size()},
+            {"source", p.workload_source}}},
           {"totals", totals},
           {"layers", layers},
           {"timing_only", s.timing_only},

@@ -33,6 +33,20 @@ struct LayerTiling {
   uint64_t half_bytes = 0;      // ping-pong half size
 };
 
+// How the run was asked for: the header of the summary and report.json say
+// it, so a table read later still names its effective configuration. The CLI
+// fills it; a summary built elsewhere (tests) may leave it empty.
+struct RunProvenance {
+  std::string command_line;            // argv joined with spaces
+  std::string hardware_source;         // the --hw file, "program header", or "" (built-in defaults)
+  std::vector<std::string> overrides;  // every --set, --policy, --buffering as key=value
+  std::string workload_source;         // the workload file, or "" (the embedded default)
+};
+
+// The per-layer table of print_summary_table: the essential columns in at
+// most 100 characters, or every column (`run --wide`).
+enum class TableWidth { Compact, Wide };
+
 struct RunSummary {
   const HardwareConfig* hw = nullptr;
   const NetworkConfig* network = nullptr;
@@ -42,6 +56,7 @@ struct RunSummary {
   uint64_t total_cycles = 0;
   bool timing_only = false;
   double wall_seconds = 0.0;
+  RunProvenance provenance;
 };
 
 // False when a compared layer differed, or (outside timing-only mode) a layer
@@ -50,7 +65,12 @@ bool all_layers_match(const RunSummary& s);
 
 // The functions below throw std::logic_error (see validate_summary in
 // report_figures.h) when the summary is incomplete or a counter is missing.
-void print_summary_table(std::ostream& out, const RunSummary& s);
+void print_summary_table(std::ostream& out, const RunSummary& s,
+                         TableWidth width = TableWidth::Compact);
+// The lines above the table: the workload, the effective hardware (its source
+// and every override) and the policy and buffering, each line at most 100
+// characters.
+void print_run_header(std::ostream& out, const RunSummary& s);
 // Seed 002 zero skipping, per layer with zero coefficients: non-zeros,
 // density, array cycles against the dense ablation's, and the ideal 1/density.
 // Prints nothing when every kernel is dense.

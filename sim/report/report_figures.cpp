@@ -140,7 +140,7 @@ Figures total_figures(const RunSummary& s) {
 std::string shape_string(const LayerConfig& l) {
   // Graph operators lead with their operator (depthwise and grouped convs say so).
   std::string out = !l.source_op.empty()   ? l.source_op + " "
-                    : !l.quantized           ? ""
+                    : !l.quantized         ? ""
                     : l.op != OpKind::Conv ? std::string(to_string(l.op)) + " "
                     : l.groups == 1        ? "conv "
                     : l.groups == l.C && l.groups == l.K

@@ -1,6 +1,8 @@
-// The summary table on stdout: one row per layer, a totals row, then the run's
-// headline figures and the verdict on the outputs. Column widths follow the
-// widest cell so long layer names never shear the table.
+// The summary table on stdout: the run header, one row per layer, a totals
+// row, then the run's headline figures and the verdict on the outputs. The
+// compact table keeps the essential columns within 100 characters (long names
+// shortened in the middle); the wide one has every column. Column widths
+// follow the widest cell so long layer names never shear the table.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -36,7 +38,7 @@ struct Column {
   bool left;  // names and shapes read left-aligned, numbers right-aligned
 };
 
-const std::vector<Column> kColumns = {
+const std::vector<Column> kWideColumns = {
     {"layer", true},   {"shape", true},   {"cycles", false},   {"time_us", false}, {"mac%", false},
     {"use%", false},   {"load%", false},  {"comp%", false},    {"store%", false},  {"vec%", false},
     {"dep", false},    {"mem", false},    {"buf", false},      {"bus", false},     {"port", false},
@@ -70,11 +72,76 @@ std::vector<std::string> row(const std::string& name, const std::string& shape, 
           check};
 }
 
-void print_rows(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
-                size_t totals_row) {
-  std::vector<size_t> width(kColumns.size());
-  for (size_t c = 0; c < kColumns.size(); ++c) {
-    width[c] = std::string(kColumns[c].header).size();
+// The compact table: name and shape (each shortened to fit), cycles, MAC
+// utilisation, the busy share of the operator's engine, the largest stall
+// cause, DRAM traffic and the check.
+const std::vector<Column> kCompactColumns = {
+    {"layer", true},  {"shape", true}, {"cycles", false},   {"mac%", false},
+    {"busy%", false}, {"stall", true}, {"dram_KiB", false}, {"check", true},
+};
+constexpr size_t kCompactName = 20;
+constexpr size_t kCompactShape = 28;
+
+// "layer4.0.downsample.0" -> "layer4.0.d~sample.0": the start and the end
+// say most (the block and the operator), so the middle goes.
+std::string shortened(const std::string& text, size_t max) {
+  if (text.size() <= max) return text;
+  const size_t head = (max - 1) / 2, tail = max - 1 - head;
+  return text.substr(0, head) + "~" + text.substr(text.size() - tail);
+}
+
+std::string compact_shape(const LayerConfig& l) {
+  std::string shape = shape_string(l);
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"globalaveragepool", "gap"},
+                                 {"GlobalAveragePool", "GAP"},
+                                 {"averagepool", "avgpool"},
+                                 {"AveragePool", "AvgPool"}}) {
+    const size_t at = shape.find(from);
+    if (at != std::string::npos) shape.replace(at, from.size(), to);
+  }
+  return shortened(shape, kCompactShape);
+}
+
+// The stall counter with the most cycles, by its short name; "-" for none.
+template <typename Value>
+std::string top_stall(Value value) {
+  static const std::pair<const char*, const char*> kStalls[] = {
+      {"dep", "stall.data_dependency_cycles"},
+      {"mem", "stall.memory_dependency_cycles"},
+      {"buf", "stall.buffer_space_cycles"},
+      {"bus", "stall.bus_cycles"},
+      {"port", "stall.cache_port_cycles"}};
+  std::string best = "-";
+  uint64_t most = 0;
+  for (const auto& [name, counter] : kStalls) {
+    const uint64_t v = value(counter);
+    if (v > most) {
+      most = v;
+      best = name;
+    }
+  }
+  return best;
+}
+
+template <typename Value>
+std::vector<std::string> compact_row(const std::string& name, const std::string& shape,
+                                     const Figures& f, bool on_vector_unit, Value value,
+                                     const std::string& check) {
+  return {shortened(name, kCompactName),
+          shape,
+          std::to_string(f.cycles),
+          pct(f.hw_mac_util),
+          pct(on_vector_unit ? f.vector_busy : f.compute_busy),
+          top_stall(value),
+          kib(value("dram.read_bytes") + value("dram.write_bytes")),
+          check};
+}
+
+void print_rows(std::ostream& out, const std::vector<Column>& columns,
+                const std::vector<std::vector<std::string>>& rows, size_t totals_row) {
+  std::vector<size_t> width(columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    width[c] = std::string(columns[c].header).size();
     for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
   }
   auto print = [&](const std::vector<std::string>& cells) {
@@ -82,15 +149,15 @@ void print_rows(std::ostream& out, const std::vector<std::vector<std::string>>& 
     for (size_t c = 0; c < cells.size(); ++c) {
       const std::string pad(width[c] - cells[c].size(), ' ');
       if (c > 0) line += "  ";
-      line += kColumns[c].left ? cells[c] + pad : pad + cells[c];
+      line += columns[c].left ? cells[c] + pad : pad + cells[c];
     }
     line.erase(line.find_last_not_of(' ') + 1);  // no trailing blanks after "check"
     out << line << '\n';
   };
   std::vector<std::string> headers;
-  size_t total_width = 2 * (kColumns.size() - 1);
-  for (size_t c = 0; c < kColumns.size(); ++c) {
-    headers.emplace_back(kColumns[c].header);
+  size_t total_width = 2 * (columns.size() - 1);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    headers.emplace_back(columns[c].header);
     total_width += width[c];
   }
   const std::string rule(total_width, '-');
@@ -119,29 +186,49 @@ std::string totals_check(const RunSummary& s) {
   return all_layers_match(s) ? "ok" : "MISMATCH";
 }
 
-}  // namespace
-
-void print_summary_table(std::ostream& out, const RunSummary& s) {
-  validate_summary(s);
+void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) {
   const StatsRegistry& st = *s.stats;
-  const HardwareConfig& hw = *s.hw;
   std::vector<std::vector<std::string>> rows;
+  const bool wide = width == TableWidth::Wide;
   for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
+    const LayerConfig& layer = s.network->layers[i];
     const LayerTiling& t = s.tiling[i];
-    rows.push_back(row(
-        s.network->layers[i].name, shape_string(s.network->layers[i]), layer_figures(s, i),
-        [&](const std::string& n) { return st.get(n).at(i); },
-        std::to_string(t.k_tile) + "x" + std::to_string(t.pieces), check_string(s.checks[i])));
+    const auto value = [&](const std::string& n) { return st.get(n).at(i); };
+    if (wide)
+      rows.push_back(row(layer.name, shape_string(layer), layer_figures(s, i), value,
+                         std::to_string(t.k_tile) + "x" + std::to_string(t.pieces),
+                         check_string(s.checks[i])));
+    else
+      rows.push_back(compact_row(layer.name, compact_shape(layer), layer_figures(s, i),
+                                 !runs_on_array(layer.op), value, check_string(s.checks[i])));
   }
   const size_t totals_row = rows.size();
   const Figures tot = total_figures(s);
-  rows.push_back(row(
-      "total", "", tot, [&](const std::string& n) { return st.get(n).total(); }, "",
-      totals_check(s)));
-  print_rows(out, rows, totals_row);
-  out << "stalls in cycles: dep = data dependency, mem = memory dependency, buf = buffer space,"
-         " bus = DRAM bus, port = cache port\n\n";
+  const auto total = [&](const std::string& n) { return st.get(n).total(); };
+  if (wide)
+    rows.push_back(row("total", "", tot, total, "", totals_check(s)));
+  else
+    rows.push_back(compact_row("total", "", tot, false, total, totals_check(s)));
+  print_rows(out, wide ? kWideColumns : kCompactColumns, rows, totals_row);
+  if (wide) {
+    out << "stalls in cycles: dep = data dependency, mem = memory dependency, buf = buffer space,"
+           " bus = DRAM bus, port = cache port\n\n";
+  } else {
+    out << "mac%: array MACs of peak; busy%: the array's, or the vector unit's for its operators;\n"
+           "stall: the largest stall cause (dep = data dependency, mem = memory dependency,\n"
+           "buf = buffer space, bus = DRAM bus, port = cache port); run --wide: every column\n\n";
+  }
+}
 
+}  // namespace
+
+void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth width) {
+  validate_summary(s);
+  const StatsRegistry& st = *s.stats;
+  const HardwareConfig& hw = *s.hw;
+  print_run_header(out, s);
+  print_layer_rows(out, s, width);
+  const Figures tot = total_figures(s);
   const RunBounds b = run_bounds(s);
   out << "total cycles     : " << s.total_cycles << " (" << fmt("%.3f", tot.time_us) << " us at "
       << fmt("%g", hw.clock_mhz) << " MHz)\n";
@@ -159,14 +246,15 @@ void print_summary_table(std::ostream& out, const RunSummary& s) {
   const auto share = [&](double part) { return pct(tot.energy_uj > 0 ? part / tot.energy_uj : 0); };
   out << "energy           : " << fmt("%.3f", tot.energy_uj) << " uJ dynamic (compute "
       << share(tot.compute_energy_uj) << " %, cache " << share(tot.cache_energy_uj) << " %, DRAM "
-      << share(tot.dram_energy_uj) << " %), from the per-event costs of hw energy.*\n";
+      << share(tot.dram_energy_uj) << " %)\n";
   out << "wall time        : " << fmt("%.3f", s.wall_seconds) << " s";
   if (s.wall_seconds > 0)
     out << " (" << si(static_cast<double>(s.total_cycles) / s.wall_seconds)
         << " simulated cycles/s)";
   out << '\n';
+  out << '\n';
   print_sparsity_table(out, s);
-  print_access_table(out, s);
+  if (width == TableWidth::Wide) print_access_table(out, s);
   out << verdict(s) << '\n';
 }
 

@@ -14,7 +14,7 @@ void print_sparsity_table(std::ostream& out, const RunSummary& s) {
   const Counter& dense = st.get("compute.dense_work_cycles");
   if (nonzeros.total() == coefficients.total()) return;
   char line[256];
-  std::snprintf(line, sizeof line, "%-24s %14s %8s %14s %14s %9s %7s\n", "zero-skip (seed 002)",
+  std::snprintf(line, sizeof line, "%-24s %14s %8s %14s %14s %9s %7s\n", "zero skipping",
                 "non-zeros", "density", "array cycles", "dense cycles", "speed-up", "ideal");
   out << line;
   auto print = [&](const std::string& name, uint64_t nz, uint64_t all, uint64_t w, uint64_t d) {

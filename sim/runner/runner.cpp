@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "sim/compiler/tiler.h"
 #include "sim/runner/graph_reference.h"
 #include "sim/runner/layer_io.h"
+#include "sim/runner/progress_meter.h"
 #include "sim/workload/layer_data.h"
 
 namespace npusim {
@@ -153,6 +155,23 @@ bool RunResult::ok() const {
 std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const HardwareConfig& hw,
                                        const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  // A progress line on a terminal for runs past a second (progress_meter.h);
+  // the meter's thread reads only these atomics and the DRAM model's.
+  std::atomic<const Accelerator*> running{nullptr};
+  std::atomic<int> phase{0};
+  ProgressMeter meter(options.progress, [&running, &phase, &network] {
+    static const char* const kPhases[] = {"preparing", "simulating", "checking outputs"};
+    ProgressSample sample;
+    sample.layers = uint32_t(network.layers.size());
+    if (const Accelerator* a = running.load()) {
+      const Dram::Progress p = a->progress();
+      sample.done = p.stored;
+      sample.total = p.total;
+      sample.layers_done = p.layers_done;
+    }
+    sample.phase = kPhases[phase.load()];
+    return sample;
+  });
   const uint64_t tensor_bytes = workload_tensor_bytes(network);
   if (tensor_bytes > options.max_workload_bytes) {
     const auto mib = [](uint64_t b) { return std::to_string(b >> 20); };
@@ -196,6 +215,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   if (!options.skip_validation) validate_program(r.program);
   check_program_fits(r.program, r.network, r.hw);
   r.timeline = Timeline(options.record_timeline);
+  meter.clear_line();
   if (options.progress)
     spdlog::info("compiled {} layers into {} instructions", layers, r.program.instructions.size());
 
@@ -229,14 +249,24 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     if (runs_on_array(r.network.layers[l].op))
       lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
                     kernels[l]);
+  meter.clear_line();
   if (options.progress)
     spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
+  // Stops the meter before `accelerator` is destroyed, also when unwinding.
+  struct StopMeter {
+    ProgressMeter& meter;
+    ~StopMeter() { meter.stop(); }
+  } stop_meter{meter};
+  running.store(&accelerator);
+  phase.store(1);
   r.outcome = accelerator.run();
+  phase.store(2);
 
   r.summary.checks.assign(layers, LayerCheck{});
   if (!options.timing_only && graph) {
     const std::vector<TensorI32> reference = expected_values.get();
     if (r.outcome.status == RunOutcome::Status::Completed) {
+      meter.clear_line();
       if (options.progress) spdlog::info("checking outputs against the reference");
       for (size_t l = 0; l < layers; ++l) {
         TensorI32 simulated = read_operator_output(accelerator.dram_image(), r.program.layers[l]);
@@ -249,6 +279,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     // Joined whatever the outcome: the thread reads `data`, which must outlive it.
     const std::vector<TensorI8> reference = expected.get();
     if (r.outcome.status == RunOutcome::Status::Completed) {
+      meter.clear_line();
       if (options.progress) spdlog::info("checking outputs against the reference");
       for (size_t l = 0; l < layers; ++l) {
         TensorI8 simulated = read_output(accelerator.dram_image(), r.program.layers[l]);

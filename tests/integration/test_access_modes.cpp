@@ -100,7 +100,7 @@ TEST_CASE("the report reproduces the patent's 5x5x3 example: 75 of 243 bytes", "
   CHECK(counter(l, "load.input_dram_bytes") == 75);
   // MEC: 3 output columns, each a strip of 5 rows x 3 taps x 3 channels.
   CHECK(counter(l, "load.mec_matrix_bytes") == 3 * 5 * 3 * 3);
-  const auto table = npusim::test::run_cli("run " + layer);
+  const auto table = npusim::test::run_cli("run --wide " + layer);
   REQUIRE(table.exit_code == 0);
   INFO(table.out);
   CHECK(has_line_matching(table.out,
@@ -132,7 +132,7 @@ TEST_CASE("load.access per layer: each layer reads in its own mode, bit-exact", 
           counter(L[l], "load.input_dram_bytes"));
   CHECK(counter(all_mec.at("layers")[2], "load.input_dram_bytes") ==
         counter(L[2], "load.mec_matrix_bytes"));
-  const auto table = npusim::test::run_cli("run " + net);
+  const auto table = npusim::test::run_cli("run --wide " + net);
   INFO(table.out);
   CHECK(has_line_matching(table.out, "b +host_im2col +nhwc>nhwc +[0-9].*"));
 }

@@ -52,6 +52,7 @@ std::string manifest(const std::vector<std::string>& cases) {
 nlohmann::json stable_report(const std::string& path) {
   nlohmann::json j = nlohmann::json::parse(slurp(path));
   j.erase("wall_seconds");
+  j.erase("command_line");  // names each run's own --out folder
   return j;
 }
 

@@ -113,7 +113,48 @@ std::string table_of(const RunSummary& s) {
   return out.str();
 }
 
+std::string wide_table_of(const RunSummary& s) {
+  std::ostringstream out;
+  print_summary_table(out, s, TableWidth::Wide);
+  return out.str();
+}
+
+size_t widest_line(const std::string& text) {
+  size_t widest = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) widest = std::max(widest, line.size());
+  return widest;
+}
+
 }  // namespace
+
+TEST_CASE("report: the default summary fits 100 columns and its header names every override",
+          "[report]") {
+  Fixture f;
+  f.net.layers[0].name = "a_very_long_layer_name_from_an_onnx_graph_conv_0";
+  f.s.provenance.hardware_source = "configs/hw/edge.json";
+  f.s.provenance.workload_source = "nets/two_layers.json";
+  for (int i = 0; i < 8; ++i)  // enough to wrap the overrides line
+    f.s.provenance.overrides.push_back("compute.array_rows=" + std::to_string(100 + i));
+  f.s.provenance.overrides.push_back("scheduler.policy=early");
+  const std::string compact = table_of(f.s);
+  INFO(compact);
+  CHECK(widest_line(compact) <= 100);
+  CHECK_THAT(compact, Contains("workload  two_layers: 2 layers from two_layers.json, functional"));
+  CHECK_THAT(compact, Contains("hardware  'default' from edge.json"));
+  for (const std::string& o : f.s.provenance.overrides) CHECK_THAT(compact, Contains(o));
+  CHECK_THAT(compact, Contains("2 x 4x8 array (64 MACs/cycle)"));
+  CHECK_THAT(compact, Contains("a_very_lo~aph_conv_0"));  // shortened in the middle
+  // The wide table has every column, and is wider.
+  const std::string wide = wide_table_of(f.s);
+  CHECK(widest_line(wide) > 100);
+  CHECK_THAT(wide,
+             Contains("peak_KiB") && Contains("a_very_long_layer_name_from_an_onnx_graph_conv_0"));
+  // Without provenance (a summary built by a test or a library user): the defaults.
+  Fixture bare;
+  CHECK_THAT(table_of(bare.s), Contains("hardware  'default' (built-in defaults)"));
+  CHECK_THAT(table_of(bare.s), !Contains("overrides"));
+}
 
 TEST_CASE("report: per-layer derived figures match hand-worked numbers", "[report]") {
   Fixture f;
@@ -131,7 +172,7 @@ TEST_CASE("report: per-layer derived figures match hand-worked numbers", "[repor
   const Figures b = layer_figures(f.s, 1);
   CHECK(b.hw_mac_util == Approx(0.75));  // 96000 / (64 * 2000)
   CHECK(b.useful_mac_util == Approx(0.5));
-  CHECK(b.compute_busy == Approx(0.5));   // 2000 / (2 * 2000)
+  CHECK(b.compute_busy == Approx(0.5));  // 2000 / (2 * 2000)
   CHECK(a.vector_busy == Approx(0.0));
   CHECK(b.vector_busy == Approx(0.125));  // 250 / 2000
   CHECK(b.cache_reuse == Approx(500.0));  // no cache writes: divide by 1
@@ -196,7 +237,7 @@ TEST_CASE("report: summary table rows, totals and verdicts", "[report]") {
   std::string text = table_of(f.s);
   CHECK_THAT(text, Contains("64x56x56 k64 3x3/1"));
   CHECK_THAT(text, Contains("64x56x56 k128 1x1/2"));
-  CHECK_THAT(text, Contains("32x4"));
+  CHECK_THAT(wide_table_of(f.s), Contains("32x4"));  // tiling: only in the wide table
   CHECK_THAT(text, Contains("total cycles     : 2500 (5.000 us at 500 MHz)"));
   CHECK_THAT(text, Contains("hardware 80.0 %, useful 50.0 %"));
   CHECK_THAT(text, Contains("(5.00 k simulated cycles/s)"));

@@ -1,0 +1,68 @@
+// What report.json records of a run (issue 22, item 5): the version, the
+// command line and the effective configuration; and every counter a run
+// declares is documented in docs/reports.md.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/support/test_support.h"
+
+using npusim::test::run_cli;
+using npusim::test::temp_dir;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "report.json names the version, the command line, the overrides and the hardware they give",
+    "[report][cli]") {
+  const std::string out = temp_dir() + "/provenance";
+  const std::string workload = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/tiny3.json";
+  const auto r = run_cli("run -q --timing-only " + workload +
+                         " --set compute.array_rows=16 --policy early --out " + out);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(slurp(out + "/report.json"));
+  CHECK(report["npusim_version"] == NPUSIM_VERSION);
+  CHECK_THAT(report["command_line"].get<std::string>(),
+             Catch::StartsWith("npusim run -q --timing-only") &&
+                 Catch::Contains("--set compute.array_rows=16 --policy early"));
+  CHECK(report["overrides"] ==
+        nlohmann::json::array({"compute.array_rows=16", "scheduler.policy=early"}));
+  CHECK(report["hardware_source"] == "");
+  CHECK(report["hardware"]["compute"]["array_rows"] == 16);
+  CHECK(report["hardware"]["scheduler"]["policy"] == "early");
+  CHECK(report["workload"]["source"] == workload);
+  // The summary's header says the same.
+  CHECK_THAT(r.out, Catch::Contains("overrides compute.array_rows=16, scheduler.policy=early") &&
+                        Catch::Contains("1 x 16x32 array (512 MACs/cycle)") &&
+                        Catch::Contains("policy early"));
+}
+
+TEST_CASE("every counter of an int8 network and of a graph run is documented in docs/reports.md",
+          "[report][cli]") {
+  const std::string doc = slurp(std::string(NPUSIM_SOURCE_DIR) + "/docs/reports.md");
+  REQUIRE(!doc.empty());
+  for (const char* workload : {"tiny3.json", "resnet18_full.json"}) {
+    const std::string out = temp_dir() + "/counters_" + workload;
+    const auto r = run_cli("run -q --timing-only " + std::string(NPUSIM_SOURCE_DIR) +
+                           "/configs/networks/" + workload + " --out " + out);
+    INFO(workload << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto stats = nlohmann::json::parse(slurp(out + "/stats.json"));
+    REQUIRE(stats.size() > 30);
+    for (const auto& item : stats.items()) {
+      INFO(item.key());
+      CHECK(doc.find("`" + item.key() + "`") != std::string::npos);
+    }
+  }
+}
