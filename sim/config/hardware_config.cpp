@@ -92,6 +92,32 @@ HardwareParam energy_param(std::string path, double EnergyConfig::*field, std::s
   return p;
 }
 
+constexpr double kMaxAreaFigure = 1e6;
+
+// A number >= 0 inside the area section (0 leaves a component out).
+HardwareParam area_param(std::string path, double AreaConfig::*field, std::string unit,
+                         std::string help) {
+  HardwareParam p;
+  p.path = std::move(path);
+  p.unit = std::move(unit);
+  p.range = ">= 0, <= 1000000";
+  p.help = std::move(help);
+  p.read = [=](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
+    const json* value = reader.find(key);
+    if (!value) return;
+    if (value->is_number()) {
+      const auto v = value->get<double>();
+      if (v >= 0 && v <= kMaxAreaFigure) {
+        hw.area.*field = v;
+        return;
+      }
+    }
+    reader.fail(key, "number >= 0 and <= 1000000", describe_json(*value));
+  };
+  p.write = [=](const HardwareConfig& hw) { return json(hw.area.*field); };
+  return p;
+}
+
 // Limits are generous for real designs but stop a typo (an extra zero or two)
 // from making the simulator allocate gigabytes or wait forever.
 const std::vector<HardwareParam>& hardware_params() {
@@ -186,6 +212,33 @@ const std::vector<HardwareParam>& hardware_params() {
                              "sqrt(cache.size_kib / 1024)"));
     t.push_back(energy_param("energy.dram_pj_per_byte", &EnergyConfig::dram_pj_per_byte,
                              "Energy per DRAM byte read or written (whole bursts)"));
+    t.push_back(area_param("area.mac_um2", &AreaConfig::mac_um2, "um2",
+                           "Area of one int8 MAC of the array (docs/area.md)"));
+    t.push_back(area_param("area.binary_lane_um2", &AreaConfig::binary_lane_um2, "um2",
+                           "Area each MAC adds for binary layers: XOR and popcount of a 64-bit "
+                           "word"));
+    t.push_back(area_param("area.sram_mm2_per_mib", &AreaConfig::sram_mm2_per_mib, "mm2/MiB",
+                           "Single-port SRAM area per MiB (cache and accumulators)"));
+    t.push_back(area_param("area.sram_port_overhead", &AreaConfig::sram_port_overhead, "",
+                           "SRAM area added per port beyond the first, as a fraction of the "
+                           "single-port area"));
+    t.push_back(area_param("area.sram_bank_mm2", &AreaConfig::sram_bank_mm2, "mm2",
+                           "Periphery area of one SRAM bank"));
+    t.push_back(area_param("area.vector_lane_um2", &AreaConfig::vector_lane_um2, "um2",
+                           "Area of one vector unit lane"));
+    t.push_back(area_param("area.agu_register_set_um2", &AreaConfig::agu_register_set_um2, "um2",
+                           "Area of one address generator register set (two with pingpong "
+                           "buffering, one with single)"));
+    t.push_back(area_param("area.agu_logic_um2", &AreaConfig::agu_logic_um2, "um2",
+                           "Area of the address generator's arithmetic"));
+    t.push_back(area_param("area.dram_mm2_per_gbps", &AreaConfig::dram_mm2_per_gbps, "mm2 per GB/s",
+                           "DRAM PHY and controller area per GB/s of bus bandwidth"));
+    t.push_back(area_param("area.logic_leakage_mw_per_mm2", &AreaConfig::logic_leakage_mw_per_mm2,
+                           "mW/mm2",
+                           "Leakage power per mm2 of logic (MAC array, vector unit, address "
+                           "generator, DRAM interface)"));
+    t.push_back(area_param("area.sram_leakage_mw_per_mm2", &AreaConfig::sram_leakage_mw_per_mm2,
+                           "mW/mm2", "Leakage power per mm2 of SRAM (cache, accumulators)"));
     t.push_back(choice_param("buffering", &H::buffering, {Buffering::PingPong, Buffering::Single},
                              "Two buffer halves (load overlaps compute) or one"));
     t.push_back(choice_param("scheduler.policy", &H::policy,

@@ -52,6 +52,24 @@ struct EnergyConfig {
   double dram_pj_per_byte = 162.5;          // 64-bit DRAM access: 1.3 nJ (the low end)
 };
 
+// Silicon area and leakage per unit (docs/area.md): the formulas are in
+// sim/report/area.h. Defaults are 45 nm figures, published where a source
+// exists (Horowitz, ISSCC 2014; Intel's 45 nm SRAM cell; Nangate 45 nm) and
+// estimates elsewhere; docs/area.md says which is which.
+struct AreaConfig {
+  double mac_um2 = 419;                  // int8 multiply (282) + 32-bit add (137)
+  double binary_lane_um2 = 274;          // XOR + popcount of a 64-bit word (estimate)
+  double sram_mm2_per_mib = 4.84;        // 8 Mi cells of 0.346 um2 at 60 % array efficiency
+  double sram_port_overhead = 0.5;       // extra area per port beyond the first (estimate)
+  double sram_bank_mm2 = 0.01;           // periphery of one bank (estimate)
+  double vector_lane_um2 = 419;          // one lane: as an int8 MAC (estimate)
+  double agu_register_set_um2 = 1881;    // 13 registers x 32 flip-flops of 4.522 um2
+  double agu_logic_um2 = 4043;           // a 32-bit multiplier and four 32-bit adders (estimate)
+  double dram_mm2_per_gbps = 0.1;        // DRAM PHY and controller (estimate)
+  double logic_leakage_mw_per_mm2 = 10;  // estimate, from Aladdin's 40 nm figures
+  double sram_leakage_mw_per_mm2 = 2;    // estimate
+};
+
 // The vector unit (docs/timing.md#vector-unit): pooling, elementwise add and
 // concat of graph workloads, `lanes` elements per cycle, through its own
 // working buffer in the internal cache.
@@ -74,6 +92,7 @@ struct HardwareConfig {
   StoreConfig store;
   VectorConfig vector;
   EnergyConfig energy;
+  AreaConfig area;
   Buffering buffering = Buffering::PingPong;
   SchedulerPolicy policy = SchedulerPolicy::Strict;
   ComputeMode compute_mode = ComputeMode::ZeroSkip;

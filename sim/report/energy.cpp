@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "sim/report/area.h"
+
 namespace npusim {
 
 Energy& Energy::operator+=(const Energy& o) {
@@ -28,6 +30,11 @@ Energy layer_energy(const HardwareConfig& hw, uint32_t binary_bits, uint64_t mac
   e.cache_pj = double(cache_bytes) * cache_pj_per_byte(hw);
   e.dram_pj = double(dram_bytes) * hw.energy.dram_pj_per_byte;
   return e;
+}
+
+double leakage_pj(const HardwareConfig& hw, uint64_t cycles) {
+  const double time_us = double(cycles) / hw.clock_mhz;
+  return estimate_area(hw).leakage_mw() * time_us * 1e3;  // mW * us = nJ = 1000 pJ
 }
 
 }  // namespace npusim

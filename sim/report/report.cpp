@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "sim/report/area.h"
 #include "sim/report/report_figures.h"
 
 namespace npusim {
@@ -52,6 +53,18 @@ nlohmann::json tiling_json(const LayerTiling& t) {
           {"pieces", t.pieces},
           {"rows_per_piece", t.rows_per_piece},
           {"half_bytes", t.half_bytes}};
+}
+
+// The hardware's area estimate (docs/area.md): a run-level object, since the
+// same silicon runs every layer.
+nlohmann::json area_json(const HardwareConfig& hw) {
+  const AreaEstimate area = estimate_area(hw);
+  nlohmann::json components = nlohmann::json::object();
+  for (const AreaComponent& c : area.components)
+    components[c.name] = {{"mm2", c.mm2}, {"leakage_mw", c.leakage_mw}};
+  return {{"total_mm2", area.total_mm2()},
+          {"leakage_mw", area.leakage_mw()},
+          {"components", components}};
 }
 
 nlohmann::json check_json(const LayerCheck& c) {
@@ -124,6 +137,7 @@ nlohmann::json make_report_json(const RunSummary& s) {
            {{"name", s.network->name},
             {"layers", s.network->layers.size()},
             {"source", p.workload_source}}},
+          {"area", area_json(*s.hw)},
           {"totals", totals},
           {"layers", layers},
           {"timing_only", s.timing_only},

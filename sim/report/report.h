@@ -15,7 +15,8 @@
 
 namespace npusim {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: energy_uj became dynamic + leakage (it was dynamic only); "area" added.
+inline constexpr int kReportSchemaVersion = 2;
 
 // Result of comparing one layer's output with the reference.
 struct LayerCheck {

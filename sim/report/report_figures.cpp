@@ -51,6 +51,8 @@ const std::vector<FigureField> kFigureFields = {
     {"dram_bus_busy", &Figures::dram_bus_busy},
     {"cache_reuse", &Figures::cache_reuse},
     {"energy_uj", &Figures::energy_uj},
+    {"dynamic_energy_uj", &Figures::dynamic_energy_uj},
+    {"leakage_energy_uj", &Figures::leakage_energy_uj},
     {"compute_energy_uj", &Figures::compute_energy_uj},
     {"cache_energy_uj", &Figures::cache_energy_uj},
     {"dram_energy_uj", &Figures::dram_energy_uj},
@@ -69,11 +71,14 @@ Energy energy_of_layer(const RunSummary& s, uint32_t layer) {
                       at("dram.read_bytes") + at("dram.write_bytes"));
 }
 
-void set_energy(Figures& f, const Energy& e) {
-  f.energy_uj = e.total_pj() * 1e-6;
-  f.compute_energy_uj = e.compute_pj * 1e-6;
-  f.cache_energy_uj = e.cache_pj * 1e-6;
-  f.dram_energy_uj = e.dram_pj * 1e-6;
+// The layer's or run's dynamic energy, plus leakage over its cycles.
+void set_energy(const HardwareConfig& hw, Figures& f, const Energy& dynamic) {
+  f.dynamic_energy_uj = dynamic.total_pj() * 1e-6;
+  f.leakage_energy_uj = leakage_pj(hw, f.cycles) * 1e-6;
+  f.energy_uj = f.dynamic_energy_uj + f.leakage_energy_uj;
+  f.compute_energy_uj = dynamic.compute_pj * 1e-6;
+  f.cache_energy_uj = dynamic.cache_pj * 1e-6;
+  f.dram_energy_uj = dynamic.dram_pj * 1e-6;
 }
 
 // The single definition of every derived figure; `value` reads a counter for
@@ -123,7 +128,7 @@ Figures layer_figures(const RunSummary& s, uint32_t layer) {
   const StatsRegistry& st = *s.stats;
   Figures f = derive(*s.hw, st.get("layer.cycles").at(layer),
                      [&](const std::string& n) { return st.get(n).at(layer); });
-  set_energy(f, energy_of_layer(s, layer));
+  set_energy(*s.hw, f, energy_of_layer(s, layer));
   return f;
 }
 
@@ -133,7 +138,7 @@ Figures total_figures(const RunSummary& s) {
       derive(*s.hw, s.total_cycles, [&](const std::string& n) { return st.get(n).total(); });
   Energy total;
   for (uint32_t l = 0; l < st.layers(); ++l) total += energy_of_layer(s, l);
-  set_energy(f, total);
+  set_energy(*s.hw, f, total);
   return f;
 }
 

@@ -27,9 +27,13 @@ struct Figures {
   double vector_busy = 0;      // vector.busy_cycles / cycles
   double dram_bus_busy = 0;    // dram.bus_busy_cycles / cycles
   double cache_reuse = 0;      // cache.read_bytes / max(1, cache.write_bytes)
-  // Dynamic energy in microjoules (sim/report/energy.h); the run's is the sum
-  // of its layers' (compute energy depends on each layer's dtype).
+  // Energy in microjoules (sim/report/energy.h): energy = dynamic + leakage.
+  // The run's dynamic energy is the sum of its layers' (compute energy depends
+  // on each layer's dtype); leakage is the leakage power over `time_us`, so
+  // for the run it is over the run's cycles, not the sum of the layers' spans.
   double energy_uj = 0;
+  double dynamic_energy_uj = 0;  // compute + cache + DRAM
+  double leakage_energy_uj = 0;
   double compute_energy_uj = 0;
   double cache_energy_uj = 0;
   double dram_energy_uj = 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/report/area.h"
 #include "sim/report/report.h"
 #include "sim/report/report_figures.h"
 
@@ -243,10 +244,23 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
   out << "cache            : peak " << kib(st.get("cache.peak_occupancy_bytes").total())
       << " KiB of " << kib(hw.cache_bytes()) << " KiB, reuse " << fmt("%.2f", tot.cache_reuse)
       << "x\n";
-  const auto share = [&](double part) { return pct(tot.energy_uj > 0 ? part / tot.energy_uj : 0); };
-  out << "energy           : " << fmt("%.3f", tot.energy_uj) << " uJ dynamic (compute "
+  const double dynamic = tot.dynamic_energy_uj;
+  const auto share = [&](double part) { return pct(dynamic > 0 ? part / dynamic : 0); };
+  out << "energy           : " << fmt("%.3f", dynamic) << " uJ dynamic (compute "
       << share(tot.compute_energy_uj) << " %, cache " << share(tot.cache_energy_uj) << " %, DRAM "
       << share(tot.dram_energy_uj) << " %)\n";
+  const AreaEstimate area = estimate_area(hw);
+  out << "leakage          : " << fmt("%.3f", tot.leakage_energy_uj) << " uJ ("
+      << fmt("%.3f", area.leakage_mw()) << " mW over " << fmt("%.3f", tot.time_us)
+      << " us); total energy " << fmt("%.3f", tot.energy_uj) << " uJ\n";
+  const double mm2 = area.total_mm2();
+  const auto part = [&](double a) { return pct(mm2 > 0 ? a / mm2 : 0); };
+  const double mac = area.at("mac_array").mm2;
+  const double sram = area.at("cache").mm2 + area.at("accumulators").mm2;
+  const double dram = area.at("dram_interface").mm2;
+  out << "area             : " << fmt("%.3f", mm2) << " mm2 (MAC array " << part(mac) << " %, SRAM "
+      << part(sram) << " %, DRAM " << part(dram) << " %, other " << part(mm2 - mac - sram - dram)
+      << " %)\n";
   out << "wall time        : " << fmt("%.3f", s.wall_seconds) << " s";
   if (s.wall_seconds > 0)
     out << " (" << si(static_cast<double>(s.total_cycles) / s.wall_seconds)

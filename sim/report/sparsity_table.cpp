@@ -29,7 +29,7 @@ void print_sparsity_table(std::ostream& out, const RunSummary& s) {
     if (runs_on_array(s.network->layers[l].op))  // vector operators have no kernels
       print(s.network->layers[l].name, nonzeros.at(l), coefficients.at(l), work.at(l), dense.at(l));
   print("total", nonzeros.total(), coefficients.total(), work.total(), dense.total());
-  out << "speed-up: dense array cycles / zero-skip array cycles (compute only; the run's cycles "
+  out << "speed-up: dense array cycles / zero-skip array cycles (compute only; the run's cycles\n"
          "also hold memory time); ideal: 1 / density\n\n";
 }
 

@@ -32,9 +32,9 @@ const char* to_string(Status s) {
 
 const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names = {
-      "cycles",          "time_us",          "hw_mac_util", "useful_mac_util",
-      "dram_read_bytes", "dram_write_bytes", "dram_bytes",  "energy_uj",
-      "sram_bytes",      "macs_per_cycle",   "wall_s"};
+      "cycles",          "time_us",          "hw_mac_util",    "useful_mac_util",
+      "dram_read_bytes", "dram_write_bytes", "dram_bytes",     "energy_uj",
+      "area_mm2",        "sram_bytes",       "macs_per_cycle", "wall_s"};
   return names;
 }
 
@@ -56,6 +56,7 @@ PointResult result_from_report(const json& report) {
                  written,
                  read + written,
                  totals.at("energy_uj").get<double>(),
+                 report.at("area").at("total_mm2").get<double>(),
                  hw.at("cache").at("size_kib").get<double>() * 1024,
                  compute.at("units").get<double>() * compute.at("array_rows").get<double>() *
                      compute.at("array_cols").get<double>(),
@@ -78,7 +79,7 @@ namespace {
 std::string format_metric(const std::string& name, double v) {
   char buf[64];
   if (name == "hw_mac_util" || name == "useful_mac_util" || name == "wall_s" || name == "time_us" ||
-      name == "energy_uj" || v != std::floor(v) || std::fabs(v) >= 1e18)
+      name == "energy_uj" || name == "area_mm2" || v != std::floor(v) || std::fabs(v) >= 1e18)
     std::snprintf(buf, sizeof buf, "%.10g", v);
   else
     std::snprintf(buf, sizeof buf, "%.0f", v);

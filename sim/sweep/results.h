@@ -1,6 +1,5 @@
 // What a sweep keeps of each point, and the two tables it writes:
 // results.csv (every point) and pareto.csv (the Pareto-optimal points).
-// There is no area model in npusim, so neither file has an area column.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,10 +16,11 @@ const char* to_string(Status s);
 
 // The metric columns of results.csv, in order; also the names objectives use:
 // cycles, time_us, hw_mac_util, useful_mac_util, dram_read_bytes,
-// dram_write_bytes, dram_bytes (read + written), energy_uj (dynamic energy,
-// docs/energy.md), sram_bytes (cache.size_kib *
-// 1024), macs_per_cycle (peak: units * array_rows * array_cols), wall_s (the
-// simulator's own wall time for the point).
+// dram_write_bytes, dram_bytes (read + written), energy_uj (total energy:
+// dynamic + leakage, docs/energy.md), area_mm2 (the area estimate,
+// docs/area.md), sram_bytes (cache.size_kib * 1024), macs_per_cycle (peak:
+// units * array_rows * array_cols), wall_s (the simulator's own wall time for
+// the point).
 const std::vector<std::string>& metric_names();
 
 struct PointResult {

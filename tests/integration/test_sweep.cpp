@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -161,6 +162,41 @@ TEST_CASE("a sweep writes one row per point and the Pareto front and each point 
   const auto front = read_csv(out + "/pareto.csv");
   CHECK(!front.empty());
   for (const auto& [id, row] : front) CHECK(rows.at(id).at("cycles") == row.at("cycles"));
+}
+
+TEST_CASE(
+    "the shipped array x cache sweep, on a small network, has a cycles x energy x area front of "
+    "several array sizes",
+    "[sweep][area]") {
+  // configs/sweeps/resnet18_area.json as shipped (its parameters, constraint
+  // and objectives), with tiny3 instead of ResNet-18 to keep the test fast.
+  nlohmann::json spec =
+      nlohmann::json::parse(slurp(kSource + "/configs/sweeps/resnet18_area.json"));
+  REQUIRE(spec.at("objectives") == nlohmann::json({"cycles", "energy_uj", "area_mm2"}));
+  spec["base_hw"] = kSource + "/configs/hw/default.json";
+  spec["workload"] = kSource + "/configs/networks/tiny3.json";
+  const std::string file = write_temp_file("area_sweep.json", spec.dump());
+  const std::string out = temp_dir() + "/area_sweep";
+  const auto r = run_cli("sweep " + file + " --out " + out + " -j 2 -q");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = read_csv(out + "/results.csv");
+  std::size_t ok = 0;
+  for (const auto& [id, row] : rows) {
+    if (row.at("status") != "ok") continue;
+    ++ok;
+    // The area column is the point's report figure (docs/area.md).
+    const nlohmann::json report =
+        nlohmann::json::parse(slurp(out + "/points/" + id + "/report.json"));
+    CHECK(std::stod(row.at("area_mm2")) == Approx(report.at("area").at("total_mm2").get<double>()));
+  }
+  CHECK(ok == 20);  // 4 square arrays x 5 cache sizes
+  const auto front = read_csv(out + "/pareto.csv");
+  CHECK(front.size() > 1);
+  std::set<std::string> arrays;
+  for (const auto& [id, row] : front) arrays.insert(row.at("compute.array_rows"));
+  CHECK(arrays.size() > 1);       // not only the biggest array
+  CHECK(arrays.count("8") == 1);  // the smallest area is never dominated
 }
 
 TEST_CASE("a failing point is recorded with its log and the sweep goes on", "[sweep]") {

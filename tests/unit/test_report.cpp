@@ -201,7 +201,10 @@ TEST_CASE("report: run totals use total_cycles, not the sum of overlapping spans
   CHECK_FALSE(b.within(4501));
 }
 
-TEST_CASE("report: energy per layer by its dtype, the run's the sum of its layers'", "[report]") {
+TEST_CASE(
+    "report: dynamic energy per layer by its dtype, the run's the sum of its layers', and leakage "
+    "over each one's own cycles",
+    "[report]") {
   Fixture f;
   f.net.layers[1].dtype = DataType::Binary;  // its "MACs" are word steps at binary_word_pj
   // Default costs: 0.3 pJ per MAC, 0.2 per word step, 12.5 pJ/B in the 1 MiB
@@ -210,14 +213,36 @@ TEST_CASE("report: energy per layer by its dtype, the run's the sum of its layer
   CHECK(a.compute_energy_uj == Approx(32000 * 0.3 * 1e-6));  // 9600 pJ
   CHECK(a.cache_energy_uj == Approx(4000 * 12.5 * 1e-6));    // 3000 + 1000 B: 50000 pJ
   CHECK(a.dram_energy_uj == Approx(3072 * 162.5 * 1e-6));    // 2048 + 1024 B: 499200 pJ
-  CHECK(a.energy_uj == Approx(0.5588));
+  CHECK(a.dynamic_energy_uj == Approx(0.5588));
+  // Leakage of the fixture's hardware (docs/area.md, defaults but 2 units of
+  // 4x8 MACs at 500 MHz): logic (0.044352 MAC array + 0.013408 vector +
+  // 0.007805 AGU + 1.6 DRAM interface mm2) * 10 mW/mm2 = 16.65565 mW; SRAM
+  // (0.9275 accumulators + 7.34 cache mm2) * 2 mW/mm2 = 16.535 mW.
+  const double leakage_mw = 16.65565 + 16.535;
+  CHECK(a.leakage_energy_uj == Approx(leakage_mw * 2.0 * 1e-3));  // 1000 cycles: 2 us
+  CHECK(a.energy_uj == Approx(a.dynamic_energy_uj + a.leakage_energy_uj));
   const Figures b = layer_figures(f.s, 1);
   CHECK(b.compute_energy_uj == Approx(96000 * 0.2 * 1e-6));  // 19200 pJ
-  CHECK(b.energy_uj == Approx(0.77425));                     // 19200 + 500 * 12.5 + 4608 * 162.5 pJ
+  CHECK(b.dynamic_energy_uj == Approx(0.77425));             // 19200 + 500 * 12.5 + 4608 * 162.5 pJ
+  CHECK(b.leakage_energy_uj == Approx(leakage_mw * 4.0 * 1e-3));  // 2000 cycles: 4 us
   const Figures t = total_figures(f.s);
-  CHECK(t.energy_uj == Approx(0.5588 + 0.77425));
+  CHECK(t.dynamic_energy_uj == Approx(0.5588 + 0.77425));
   CHECK(t.compute_energy_uj == Approx(0.0288));
-  CHECK_THAT(table_of(f.s), Contains("energy           : 1.333 uJ dynamic (compute 2.2 %"));
+  // The run leaks over its 2500 cycles (5 us), not the layers' overlapping 3000.
+  CHECK(t.leakage_energy_uj == Approx(leakage_mw * 5.0 * 1e-3));
+  CHECK(t.energy_uj == Approx(0.5588 + 0.77425 + leakage_mw * 5.0 * 1e-3));
+  const std::string table = table_of(f.s);
+  CHECK_THAT(table, Contains("energy           : 1.333 uJ dynamic (compute 2.2 %"));
+  CHECK_THAT(table, Contains("leakage          : 0.166 uJ (33.191 mW over 5.000 us); total energy "
+                             "1.499 uJ\n"));
+  // 0.044352 MAC array, 8.2675 SRAM, 1.6 DRAM, 0.021213 other: 9.933065 mm2.
+  CHECK_THAT(table, Contains("area             : 9.933 mm2 (MAC array 0.4 %, SRAM 83.2 %, DRAM "
+                             "16.1 %, other 0.2 %)\n"));
+  for (const std::string& line : {std::string("leakage "), std::string("area ")}) {
+    const auto at = table.find(line);
+    REQUIRE(at != std::string::npos);
+    CHECK(table.find('\n', at) - at < 100);  // the lines stay under 100 columns
+  }
   // A quarter of the cache costs half per byte (sqrt scaling).
   f.hw.cache.size_kib = 256;
   CHECK(layer_figures(f.s, 0).cache_energy_uj == Approx(4000 * 6.25 * 1e-6));
@@ -303,6 +328,21 @@ TEST_CASE("report: JSON carries the schema version and every field", "[report]")
   CHECK(l1.at("counters").size() == kValues.size());
   CHECK(l1.at("counters").at("compute.macs_useful") == 64000);
   for (const FigureField& field : kFigureFields) CHECK(l1.contains(field.name));
+
+  // The area is one run-level object: the same silicon runs every layer.
+  const nlohmann::json& area = j.at("area");
+  CHECK(area.at("total_mm2").get<double>() == Approx(9.933065));
+  CHECK(area.at("leakage_mw").get<double>() == Approx(33.19065));
+  for (const char* name : {"mac_array", "accumulators", "cache", "vector_unit", "address_generator",
+                           "dram_interface"}) {
+    INFO(name);
+    CHECK(area.at("components").at(name).at("mm2").get<double>() > 0);
+    CHECK(area.at("components").at(name).at("leakage_mw").get<double>() > 0);
+  }
+  CHECK(area.at("components").size() == 6);
+  CHECK(area.at("components").at("cache").at("mm2").get<double>() == Approx(7.34));
+  CHECK(!l1.contains("area_mm2"));
+  CHECK(t.at("leakage_energy_uj").get<double>() == Approx(33.19065 * 5e-3));
 }
 
 TEST_CASE("report: CSV has a header and one row per layer", "[report]") {
