@@ -17,6 +17,8 @@ void add_compile_command(CLI::App& app, std::function<int()>& action);
 void add_regress_command(CLI::App& app, std::function<int()>& action);
 void add_sweep_command(CLI::App& app, std::function<int()>& action);
 void add_gpu_command(CLI::App& app, std::function<int()>& action);
+// Registers `npusim diff`: two runs' --out folders side by side.
+void add_diff_command(CLI::App& app, std::function<int()>& action);
 
 // Runs the whole command line; maps every error to a message and exit code.
 int main(int argc, char** argv);
