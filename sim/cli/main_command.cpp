@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
       "npusim: a cycle-approximate simulator of a DNN inference accelerator "
       "(SystemC), with bit-exact outputs checked against a reference."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "npusim 0.1.0");
+  app.set_version_flag("--version", std::string("npusim ") + NPUSIM_VERSION);
   std::function<int()> action;
   add_run_command(app, action);
   add_compile_command(app, action);

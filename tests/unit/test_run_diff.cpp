@@ -43,7 +43,7 @@ std::string make_run(const std::string& folder, const std::vector<Layer>& layers
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const nlohmann::json report = {
-      {"schema_version", 1},
+      {"schema_version", kReportSchemaVersion},
       {"tool", "npusim"},
       {"hardware", hardware},
       {"workload", {{"name", workload}, {"layers", layers.size()}}},
@@ -277,9 +277,11 @@ TEST_CASE("diff: a bad run folder gives an error naming the file and what was ex
     CHECK_THROWS_WITH(load_run(dir), Contains(report + ": at /totals/energy_uj: expected a field"));
   }
   SECTION("report.json of another schema version") {
-    edit(report, "\"schema_version\": 1", "\"schema_version\": 2");
-    CHECK_THROWS_WITH(load_run(dir),
-                      Contains(report + ": at /schema_version: expected 1") && Contains("found 2"));
+    const std::string current = std::to_string(kReportSchemaVersion);
+    edit(report, "\"schema_version\": " + current, "\"schema_version\": 99");
+    CHECK_THROWS_WITH(
+        load_run(dir),
+        Contains(report + ": at /schema_version: expected " + current) && Contains("found 99"));
   }
   SECTION("layers.csv missing a column") {
     edit(csv, ",cycles,", ",cycle,");
