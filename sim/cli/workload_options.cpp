@@ -66,7 +66,7 @@ NetworkConfig resolve_workload(const WorkloadOptions& options,
         "--input is for ONNX models; a JSON workload names its data itself");
   NetworkConfig net =
       options.workload.empty() ? default_network() : load_workload(options.workload);
-  for (const std::string& warning : net.warnings) spdlog::warn("{}", warning);
+  for (const std::string& warning : net.warnings) spdlog::warn("warning: {}", warning);
   return net;
 }
 

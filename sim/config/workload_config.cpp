@@ -606,6 +606,7 @@ NetworkConfig default_network() {
     }
   }
   net.chained = compute_chaining(net.layers);
+  net.warnings = chaining_warnings(net);  // as the same network read from its file
   return net;
 }
 
