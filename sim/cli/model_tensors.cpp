@@ -45,8 +45,10 @@ void write_model_tensors(const std::string& dir, const NetworkConfig& net,
     }
     const std::vector<int32_t> nchw = to_nchw(std::move(v));
     const std::string path = dir + "/" + in.name + ".input.npy";
+    const std::vector<uint32_t> shape =
+        in.onnx_shape.empty() ? std::vector<uint32_t>{in.N, in.C, in.H, in.W} : in.onnx_shape;
     if (!in.quantized_from_float) {
-      write_values(path, {in.N, in.C, in.H, in.W}, in.quant.type, nchw);
+      write_values(path, shape, in.quant.type, nchw);
       continue;
     }
     // A float input: the real values its QuantizeLinear maps back to exactly
@@ -54,7 +56,7 @@ void write_model_tensors(const std::string& dir, const NetworkConfig& net,
     std::vector<float> real(nchw.size());
     for (size_t i = 0; i < nchw.size(); ++i)
       real[i] = float(nchw[i] - in.quant.zero_point) * in.quant.scale;
-    write_npy_float(path, {in.N, in.C, in.H, in.W}, real);
+    write_npy_float(path, shape, real);
   }
   for (const OnnxOutput& o : outputs) {
     size_t l = 0;

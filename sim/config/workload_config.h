@@ -244,6 +244,7 @@ struct GraphInput {
   uint64_t seed = 1;
   std::vector<int8_t> values;         // N,H,W,C bytes from a file (--input, ONNX); empty: seeded
   bool quantized_from_float = false;  // an ONNX float input the model's QuantizeLinear quantises
+  std::vector<uint32_t> onnx_shape;   // an ONNX input's declared shape when not [N, C, H, W]
 };
 
 // Where one input of an operator comes from: another operator's output

@@ -71,10 +71,18 @@ class Importer {
     lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
     const onnx::GraphProto& g = model_.graph();
     for (const onnx::TensorProto& t : g.initializer()) constants_[t.name()] = constant_of(t);
-    for (const onnx::ValueInfoProto& v : g.input())
-      if (!constants_.count(v.name())) declare_input(v);
+    const std::map<std::string, std::string> constant_uses = constant_slot_uses(g);
+    for (const onnx::ValueInfoProto& v : g.input()) {
+      if (constants_.count(v.name())) continue;
+      const auto use = constant_uses.find(v.name());
+      if (use != constant_uses.end())
+        constants_[v.name()] = constant_from_input_file(v, use->second);
+      else
+        declare_input(v);
+    }
     for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i);
-    for (const auto& [name, file] : input_files_) load_input_file(name, file);
+    for (const auto& [name, file] : input_files_)
+      if (!constant_uses.count(name)) load_input_file(name, file);
     for (const onnx::ValueInfoProto& v : g.output()) declare_output(v.name());
     out_.network.name = g.name().empty() ? "onnx_model" : g.name();
     out_.network.graph_json = nlohmann_placeholder();
@@ -184,6 +192,90 @@ class Importer {
     return c;
   }
 
+  // ---- graph inputs read as constants --------------------------------------
+  // The inputs of a node that carry activations; every other input is a
+  // constant operand (weights, bias, scales, zero points, a Reshape's shape).
+  static std::vector<int> data_slots(const onnx::NodeProto& n) {
+    if (n.op_type() == "QLinearAdd") return {0, 3};
+    if (n.op_type() == "QLinearConcat") {
+      std::vector<int> slots;
+      for (int i = 2; i < n.input_size(); i += 3) slots.push_back(i);
+      return slots;
+    }
+    return {0};
+  }
+
+  // Graph inputs some node reads in a constant slot, with the first such use
+  // ("node 'c' (QLinearConv) input 3") for messages. ONNX's node tests feed
+  // weights, scales and zero points this way: they come from --input files.
+  std::map<std::string, std::string> constant_slot_uses(const onnx::GraphProto& g) const {
+    std::map<std::string, std::string> uses;
+    for (const onnx::NodeProto& n : g.node()) {
+      const std::vector<int> data = data_slots(n);
+      for (int i = 0; i < n.input_size(); ++i) {
+        if (n.input(i).empty() || std::find(data.begin(), data.end(), i) != data.end()) continue;
+        uses.emplace(n.input(i),
+                     "node '" + n.name() + "' (" + n.op_type() + ") input " + std::to_string(i));
+      }
+    }
+    return uses;
+  }
+
+  // A graph input read as a constant takes its values from its --input file,
+  // in the input's declared dtype and shape.
+  Constant constant_from_input_file(const onnx::ValueInfoProto& v, const std::string& use) {
+    const std::string where = "/graph/input/" + v.name();
+    const auto file = input_files_.find(v.name());
+    if (file == input_files_.end())
+      throw ConfigError(path_, where,
+                        "its values from --input " + v.name() +
+                            "=FILE.npy (it is a constant "
+                            "operand: " +
+                            use + ")",
+                        "no --input for it");
+    Constant c;
+    c.type = v.type().tensor_type().elem_type();
+    std::vector<uint32_t> shape;
+    switch (c.type) {
+      case onnx::TensorProto_DataType_INT8: {
+        const TensorI8 t = read_npy_int8(file->second);
+        shape = t.shape;
+        c.ints.assign(t.data.begin(), t.data.end());
+        break;
+      }
+      case onnx::TensorProto_DataType_UINT8: {
+        const TensorU8 t = read_npy_uint8(file->second);
+        shape = t.shape;
+        c.ints.assign(t.data.begin(), t.data.end());
+        break;
+      }
+      case onnx::TensorProto_DataType_INT32: {
+        const TensorI32 t = read_npy_int32(file->second);
+        shape = t.shape;
+        c.ints.assign(t.data.begin(), t.data.end());
+        break;
+      }
+      case onnx::TensorProto_DataType_FLOAT: {
+        const Tensor<float> t = read_npy_float32(file->second);
+        shape = t.shape;
+        c.floats = t.data;
+        break;
+      }
+      default:
+        throw ConfigError(path_, where, "an int8, uint8, int32 or float32 constant operand",
+                          type_name(c.type));
+    }
+    std::string declared, found;
+    for (const auto& d : v.type().tensor_type().shape().dim())
+      declared += (declared.empty() ? "" : ", ") + std::to_string(d.dim_value());
+    for (uint32_t d : shape) found += (found.empty() ? "" : ", ") + std::to_string(d);
+    if (declared != found)
+      throw ConfigError(file->second, "", "shape [" + declared + "] (graph input " + v.name() + ")",
+                        "shape [" + found + "]");
+    for (uint32_t d : shape) c.dims.push_back(int64_t(d));
+    return c;
+  }
+
   void declare_input(const onnx::ValueInfoProto& v) {
     const std::string where = "/graph/input/" + v.name();
     if (!v.type().has_tensor_type())
@@ -196,14 +288,18 @@ class Importer {
                           "a dynamic dimension \"" + d.dim_param() + "\"");
       dims.push_back(uint32_t(d.dim_value()));
     }
-    if (dims.size() != 4)
-      throw ConfigError(path_, where, "an [N, C, H, W] input", std::to_string(dims.size()) + "-D");
+    if (dims.size() != 4 && dims.size() != 2)
+      throw ConfigError(path_, where, "an [N, C, H, W] or [N, C] input",
+                        std::to_string(dims.size()) + "-D");
     Activation a;
-    a.N = dims[0], a.C = dims[1], a.H = dims[2], a.W = dims[3];
+    a.N = dims[0], a.C = dims[1];
+    a.flat = dims.size() == 2;  // [N, C]: a matmul's rows of features
+    if (!a.flat) a.H = dims[2], a.W = dims[3];
     a.onnx_type = tt.elem_type();
     GraphInput in;
     in.name = v.name();
     in.N = a.N, in.C = a.C, in.H = a.H, in.W = a.W;
+    if (a.flat) in.onnx_shape = dims;
     in.seed = 1000003 + out_.network.graph_inputs.size();
     a.graph_input = int32_t(out_.network.graph_inputs.size());
     a.source.graph_input = a.graph_input;
@@ -247,6 +343,7 @@ class Importer {
     } else {
       nchw = read_npy_int8(file);
     }
+    if (a.flat && nchw.shape == std::vector<uint32_t>{in.N, in.C}) nchw.shape = {in.N, in.C, 1, 1};
     if (nchw.shape != std::vector<uint32_t>{in.N, in.C, in.H, in.W})
       throw ConfigError(file, "",
                         "shape [" + std::to_string(in.N) + ", " + std::to_string(in.C) + ", " +
@@ -617,9 +714,15 @@ class Importer {
     }
     L.K = L.C;
     if (op == OpKind::MaxPool) {
+      // Max is the same on any scale: a uint8/int8 graph input read first by
+      // MaxPool takes scale 1, zero point 0 (a later reader must state those).
+      if (!xa.quant_known && xa.graph_input >= 0 &&
+          (xa.onnx_type == onnx::TensorProto_DataType_UINT8 ||
+           xa.onnx_type == onnx::TensorProto_DataType_INT8))
+        settle_quant(n, xa, input(n, 0), 1.0f, 0, xa.onnx_type);
       if (!xa.quant_known)
         fail(n, "an input whose quantisation an earlier quantised node states",
-             "a tensor with no stated scale (a graph input read first by MaxPool)");
+             "a tensor with no stated scale (a float graph input read first by MaxPool)");
       L.quant.inputs.push_back(xa.quant);
       L.quant.output = xa.quant;
     } else {

@@ -214,6 +214,15 @@ TensorU8 read_npy_uint8(const std::string& path) {
   return read_npy<uint8_t>(path, {"|u1", "<u1", ">u1", "u1"});
 }
 
+Tensor<float> read_npy_float32(const std::string& path) {
+  const Tensor<uint32_t> bits = read_npy<uint32_t>(path, {"<f4"});  // the bit patterns
+  Tensor<float> t;
+  t.shape = bits.shape;
+  t.data.resize(bits.data.size());
+  std::memcpy(t.data.data(), bits.data.data(), bits.data.size() * 4);
+  return t;
+}
+
 void write_npy(const std::string& path, const TensorI8& t) { write_npy_impl(path, t, "|i1"); }
 void write_npy(const std::string& path, const TensorU8& t) { write_npy_impl(path, t, "|u1"); }
 
