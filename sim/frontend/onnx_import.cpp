@@ -72,6 +72,9 @@ class Importer {
     const onnx::GraphProto& g = model_.graph();
     for (const onnx::TensorProto& t : g.initializer()) constants_[t.name()] = constant_of(t);
     const std::map<std::string, std::string> constant_uses = constant_slot_uses(g);
+    for (const onnx::NodeProto& n : g.node())
+      for (const std::string& in : n.input()) ++readers_[in];
+    for (const onnx::ValueInfoProto& v : g.output()) ++readers_[v.name()];
     for (const onnx::ValueInfoProto& v : g.input()) {
       if (constants_.count(v.name())) continue;
       const auto use = constant_uses.find(v.name());
@@ -106,6 +109,7 @@ class Importer {
     for (const onnx::OperatorSetIdProto& o : model_.opset_import()) {
       if (!o.domain().empty() && o.domain() != "ai.onnx") continue;
       default_domain = true;
+      opset_ = o.version();
       if (o.version() < kMinOpset || o.version() > kMaxOpset)
         throw ConfigError(path_, "/opset_import",
                           "opset " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset),
@@ -824,6 +828,51 @@ class Importer {
     dequantized_[o.name] = o;
   }
 
+  // Relu / Clip on a quantised tensor work on its integers (max(x, 0); clamp
+  // to the min and max inputs, given in the tensor's type). Fused into the
+  // output range of the conv, matmul or add that computes the tensor, which
+  // then clamps as it requantises: exact, as the clamp follows the rounding.
+  void import_relu_clip(const onnx::NodeProto& n) {
+    const std::string& name = input(n, 0);
+    const Activation x = activation(n, 0);
+    if (x.source.op < 0) fail(n, "an input computed by a conv, matmul or add", "a graph input");
+    LayerConfig& producer = out_.network.layers[size_t(x.source.op)];
+    if (producer.op != OpKind::Conv && producer.op != OpKind::MatMul && producer.op != OpKind::Add)
+      fail(n, "an input computed by a conv, matmul or add (whose output range takes the clamp)",
+           "the output of a " + std::string(to_string(producer.op)));
+    if (x.quant.type == QuantType::Int32) fail(n, "a uint8 or int8 input", "an int32 input");
+    if (readers_[name] != 1)
+      fail(n, "an input only this node reads (the clamp is fused into its producer)",
+           "\"" + name + "\", read " + std::to_string(readers_[name]) + " times");
+    int32_t lo = INT32_MIN, hi = INT32_MAX;
+    if (n.op_type() == "Relu") {
+      lo = 0;
+    } else {
+      if (opset_ < 11)
+        fail(n, "Clip of opset 11 or later (min and max as inputs)",
+             "opset " + std::to_string(opset_));
+      const int type = x.quant.type == QuantType::Uint8 ? onnx::TensorProto_DataType_UINT8
+                                                        : onnx::TensorProto_DataType_INT8;
+      for (int i : {1, 2}) {
+        if (i >= n.input_size() || n.input(i).empty()) continue;
+        const Constant& c = constant(n, i);
+        if (c.type != type || c.count() != 1)
+          fail(n,
+               "a scalar " + std::string(i == 1 ? "min" : "max") + " of the input's type (" +
+                   to_string(x.quant.type) + ")",
+               std::string(type_name(c.type)) + " with " + std::to_string(c.count()) + " values");
+        (i == 1 ? lo : hi) = int32_t(c.ints[0]);
+      }
+    }
+    producer.quant.clamp_lo = std::max(producer.quant.clamp_lo, lo);
+    producer.quant.clamp_hi = std::min(producer.quant.clamp_hi, hi);
+    if (producer.quant.clamp_lo > producer.quant.clamp_hi)
+      fail(n, "min <= max", std::to_string(lo) + " > " + std::to_string(hi));
+    if (activations_.count(n.output(0)))
+      fail(n, "an output name no other tensor has", "\"" + n.output(0) + "\"");
+    activations_[n.output(0)] = x;  // the same values: the producer's output, clamped
+  }
+
   void import_node(const onnx::NodeProto& n, int index) {
     const std::string& op = n.op_type();
     const bool contrib = n.domain() == "com.microsoft";
@@ -841,12 +890,13 @@ class Importer {
     if (contrib && op == "QLinearAdd") return import_add(n, index);
     if (contrib && op == "QLinearConcat") return import_concat(n, index);
     if (op == "Flatten" || op == "Reshape") return import_flatten(n);
+    if (op == "Relu" || op == "Clip") return import_relu_clip(n);
     if (op == "QuantizeLinear") return import_quantize(n);
     if (op == "DequantizeLinear") return import_dequantize(n);
     fail(n,
          "a supported operator: QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, QGemm, "
          "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearConcat, "
-         "Flatten, Reshape, QuantizeLinear of an input, DequantizeLinear of an output "
+         "Relu, Clip, Flatten, Reshape, QuantizeLinear of an input, DequantizeLinear of an output "
          "(docs/onnx.md)",
          "an unsupported operator" +
              std::string(n.domain().empty() ? "" : " of domain " + n.domain()));
@@ -878,6 +928,8 @@ class Importer {
   onnx::ModelProto model_;
   std::map<std::string, Constant> constants_;
   std::map<std::string, Activation> activations_;
+  std::map<std::string, int> readers_;  // per tensor: node inputs and graph outputs reading it
+  int64_t opset_ = 0;                   // of the default domain
   std::map<std::string, OnnxOutput> dequantized_;
   std::set<std::string> layer_names_;
   OnnxModel out_;

@@ -196,3 +196,30 @@ TEST_CASE("onnx: a zero point whose type differs from its tensor's is an error",
   const ConfigError e = test::config_error_from([&] { import_onnx(m.save("zptype.onnx"), {}); });
   CHECK_THAT(e.expected(), Catch::Contains("int8 zero point"));
 }
+
+TEST_CASE("onnx: Relu and Clip on a conv's output become its output range", "[onnx]") {
+  ModelBuilder m = conv_model();  // y uint8, zero point 10
+  m.g->mutable_output()->Clear();
+  m.node("Relu", {"y"}, {"y_relu"}, "relu");
+  m.ints("lo", onnx::TensorProto_DataType_UINT8, {}, {12});
+  m.ints("hi", onnx::TensorProto_DataType_UINT8, {}, {200});
+  m.node("Clip", {"y_relu", "lo", "hi"}, {"z"}, "clip");
+  m.output("z");
+  const OnnxModel model = import_onnx(m.save("relu_clip.onnx"), {});
+  REQUIRE(model.network.layers.size() == 1);  // fused: no layer of their own
+  const OpQuant& q = model.network.layers[0].quant;
+  CHECK(q.clamp_lo == 12);  // max(relu's 0, clip's 12), on the integers
+  CHECK(q.clamp_hi == 200);
+  REQUIRE(model.outputs.size() == 1);
+  CHECK(model.outputs[0].name == "z");
+  CHECK(model.outputs[0].tensor == "y");  // the conv's output, clamped
+}
+
+TEST_CASE("onnx: a Relu whose input another node also reads is refused by name", "[onnx]") {
+  ModelBuilder m = conv_model();
+  m.node("Relu", {"y"}, {"y_relu"}, "relu");  // y is also a graph output: read twice
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("relu2.onnx"), {}); });
+  CHECK_THAT(e.pointer(), Catch::Contains("'relu' (Relu)"));
+  CHECK_THAT(e.expected(), Catch::Contains("an input only this node reads"));
+  CHECK_THAT(e.found(), Catch::Contains("read 2 times"));
+}
