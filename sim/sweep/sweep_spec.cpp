@@ -230,21 +230,27 @@ SweepSpec parse_sweep(const json& j, const std::string& file) {
     }
   }
   parse_hardware_config(spec.base_hw, spec.base_hw_origin);  // a bad base fails here
+  bool onnx_workload = false;
   if (r.has("workload")) {
     spec.workload_path = resolve_path(r.require_string("workload"), file);
-    // A sweep varies its workload's JSON; an ONNX model has none to vary.
+    // An ONNX model is run as it is by every point (each point's `npusim run`
+    // imports it): only hardware parameters vary, as it has no JSON to vary.
     const std::string& w = spec.workload_path;
-    if (w.size() > 5 && w.compare(w.size() - 5, 5, ".onnx") == 0)
-      r.fail("workload",
-             "a JSON or SCALE-Sim CSV workload (ONNX models are not sweep workloads yet: "
-             "docs/onnx.md#limits)",
-             "an ONNX model \"" + w + "\"");
-    // A SCALE-Sim topology becomes its JSON network, so workload parameters
-    // point into the same keys as for a JSON file.
-    spec.workload = is_scalesim_topology(spec.workload_path)
-                        ? to_json(load_workload(spec.workload_path))
-                        : load_json_file(spec.workload_path);
-    parse_workload(spec.workload, spec.workload_path);
+    onnx_workload = w.size() > 5 && w.compare(w.size() - 5, 5, ".onnx") == 0;
+    if (onnx_workload) {
+      try {  // missing, a directory, too large: said here, not once per point
+        read_input_file(w, "a readable ONNX model");
+      } catch (const ConfigError& e) {
+        r.fail("workload", e.expected(), "\"" + w + "\", " + e.found());
+      }
+    } else {
+      // A SCALE-Sim topology becomes its JSON network, so workload parameters
+      // point into the same keys as for a JSON file.
+      spec.workload = is_scalesim_topology(spec.workload_path)
+                          ? to_json(load_workload(spec.workload_path))
+                          : load_json_file(spec.workload_path);
+      parse_workload(spec.workload, spec.workload_path);
+    }
   }
   const json* params = r.find("parameters");
   if (params == nullptr || !params->is_array() || params->empty())
@@ -273,6 +279,13 @@ SweepSpec parse_sweep(const json& j, const std::string& file) {
   const bool workload_params =
       std::any_of(spec.parameters.begin(), spec.parameters.end(),
                   [](const Parameter& p) { return p.target == Target::Workload; });
+  if (workload_params && onnx_workload) {
+    const auto p = std::find_if(spec.parameters.begin(), spec.parameters.end(),
+                                [](const Parameter& q) { return q.target == Target::Workload; });
+    throw ConfigError(file, "/parameters/" + std::to_string(p - spec.parameters.begin()),
+                      "a hardware parameter (an ONNX workload has no JSON keys to vary)",
+                      "workload parameter \"" + p->path + "\"");
+  }
   if (workload_params && spec.workload.is_null()) {
     spec.workload = to_json(default_network());
     spec.workload_path = "<default network>";

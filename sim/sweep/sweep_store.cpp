@@ -24,6 +24,17 @@ std::string fnv_hex(const std::string& text) {
   return s.str();
 }
 
+// What a resumed sweep must find unchanged of its workload: the JSON it
+// varies, or an ONNX model's bytes (it has no JSON); "" for the default.
+std::string workload_hash_of(const SweepSpec& spec) {
+  if (!spec.workload.is_null()) return fnv_hex(spec.workload.dump());
+  if (spec.workload_path.empty() || spec.workload_path.front() == '<') return "";
+  std::ifstream in(spec.workload_path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return fnv_hex(bytes.str());
+}
+
 json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
@@ -102,10 +113,9 @@ SweepSession::SweepSession(const SweepSpec& spec, Plan plan, const std::string& 
       quiet_(quiet) {
   if (!dir_.empty() && dir_.back() == '/') dir_.pop_back();
   fs::create_directories(dir_ + "/points");
-  json identity = {
-      {"base_hw", spec_.base_hw},
-      {"workload_hash", spec_.workload.is_null() ? "" : fnv_hex(spec_.workload.dump())},
-      {"timing_only", spec_.timing_only}};
+  json identity = {{"base_hw", spec_.base_hw},
+                   {"workload_hash", workload_hash_of(spec_)},
+                   {"timing_only", spec_.timing_only}};
   const std::string marker = dir_ + "/sweep.json";
   if (fs::exists(marker)) {
     json old;

@@ -137,3 +137,42 @@ TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's 
     CHECK(status == 0);
   }
 }
+
+TEST_CASE(
+    "onnx: a model is a sweep workload (hardware varied, each point checked) and a regress case",
+    "[onnx][sweep]") {
+  const std::string dir = generate("relu_clip");
+  if (dir.empty()) {
+    WARN("SKIPPED: needs python3-onnx (tools/install-deps --onnx)");
+    return;
+  }
+  const std::string spec = dir + "/sweep.json";
+  std::ofstream(spec) << R"({"name": "onnx_sweep", "workload": "relu_clip.onnx",
+    "parameters": [{"pointer": "/compute/array_rows", "values": [4, 8]}],
+    "timing_only": false})";
+  const test::CliResult sweep = test::run_cli("sweep " + spec + " --out " + dir + "/sw -j 2");
+  INFO(sweep.err);
+  REQUIRE(sweep.exit_code == 0);
+  std::ifstream results(dir + "/sw/results.csv");
+  const std::string csv((std::istreambuf_iterator<char>(results)), {});
+  // Two points, both run functionally: a point whose outputs differed would fail.
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
+  CHECK_THAT(csv, Catch::Contains(",4,ok,") && Catch::Contains(",8,ok,"));
+
+  // An ONNX model has no JSON keys for a workload parameter to vary.
+  std::ofstream(spec) << R"({"workload": "relu_clip.onnx",
+    "parameters": [{"pointer": "/layers/0/K", "target": "workload", "values": [4, 8]}]})";
+  const test::CliResult bad = test::run_cli("sweep " + spec + " --out " + dir + "/sw2");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("/parameters/0") &&
+                          Catch::Contains("an ONNX workload has no JSON keys to vary"));
+
+  // As a regression case: blessed once, then it passes.
+  std::ofstream(dir + "/manifest.json")
+      << R"({"cases": [{"name": "relu_clip_onnx", "workload": "relu_clip.onnx"}]})";
+  CHECK(test::run_cli("regress " + dir + "/manifest.json --bless").exit_code == 0);
+  const test::CliResult again = test::run_cli("regress " + dir + "/manifest.json");
+  INFO(again.out);
+  CHECK(again.exit_code == 0);
+  CHECK_THAT(again.out, Catch::Contains("1 pass"));
+}

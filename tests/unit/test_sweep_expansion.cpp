@@ -177,12 +177,16 @@ TEST_CASE("bad sweep files name the file and the JSON pointer", "[sweep]") {
              Catch::Contains("/parameters/1/pointer"));
 }
 
-TEST_CASE("an ONNX model as a sweep workload is an error naming the key and the limit", "[sweep]") {
+TEST_CASE("a missing ONNX model as a sweep workload is an error at /workload, not one per point",
+          "[sweep]") {
   const ConfigError e = test::config_error_from([] {
-    parse_sweep(json::parse(R"({"workload": "model.onnx",
+    parse_sweep(json::parse(R"({"workload": "no_such_model.onnx",
                                 "parameters": [{"pointer": "/cache/size_kib", "values": [512]}]})"),
                 "s.json");
   });
+  CHECK(e.file() == "s.json");
   CHECK(e.pointer() == "/workload");
-  CHECK_THAT(e.expected(), Catch::Contains("ONNX models are not sweep workloads yet"));
+  CHECK_THAT(e.expected(), Catch::Contains("a readable ONNX model"));
+  CHECK_THAT(e.found(), Catch::Contains("no_such_model.onnx") &&
+                            Catch::Contains("a file that cannot be opened"));
 }
