@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sim/config/config_error.h"
+#include "sim/frontend/onnx_constants.h"
 #include "sim/frontend/qdq_lowering.h"
 #include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
@@ -19,19 +20,6 @@ namespace npusim {
 namespace {
 
 constexpr int64_t kMinOpset = 10, kMaxOpset = 19;
-
-// A constant (initialiser) as numbers, whatever its ONNX storage.
-struct Constant {
-  int type = 0;  // onnx::TensorProto_DataType
-  std::vector<int64_t> dims;
-  std::vector<int64_t> ints;  // integer types
-  std::vector<float> floats;  // float
-  uint64_t count() const {
-    uint64_t n = 1;
-    for (int64_t d : dims) n *= uint64_t(d);
-    return n;
-  }
-};
 
 // An activation tensor the simulator computes (or a graph input).
 struct Activation {
@@ -70,7 +58,8 @@ class Importer {
     read_model();
     lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
     const onnx::GraphProto& g = model_.graph();
-    for (const onnx::TensorProto& t : g.initializer()) constants_[t.name()] = constant_of(t);
+    for (const onnx::TensorProto& t : g.initializer())
+      constants_[t.name()] = constant_from_tensor(t, path_, "/graph/initializer/" + t.name());
     const std::map<std::string, std::string> constant_uses = constant_slot_uses(g);
     for (const onnx::NodeProto& n : g.node())
       for (const std::string& in : n.input()) ++readers_[in];
@@ -117,83 +106,6 @@ class Importer {
     }
     if (!default_domain)
       throw ConfigError(path_, "/opset_import", "an import of the default ONNX domain", "none");
-  }
-
-  // Little-endian raw_data of `n` values of T into `out` (`need` checks the count).
-  template <class T, class Need>
-  static void read_raw(const std::string& raw, uint64_t n, std::vector<int64_t>& out, Need need) {
-    need(raw.size() / sizeof(T), sizeof(T));
-    for (uint64_t i = 0; i < n; ++i) {
-      T v;
-      std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
-      out.push_back(v);
-    }
-  }
-
-  Constant constant_of(const onnx::TensorProto& t) {
-    Constant c;
-    c.type = t.data_type();
-    for (int64_t d : t.dims()) {
-      if (d < 0)
-        throw ConfigError(path_, "/graph/initializer/" + t.name(), "dimensions >= 0",
-                          std::to_string(d));
-      c.dims.push_back(d);
-    }
-    if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
-      throw ConfigError(path_, "/graph/initializer/" + t.name(), "data inside the model file",
-                        "external data");
-    const uint64_t n = c.count();
-    const std::string& raw = t.raw_data();
-    const auto need = [&](uint64_t have, uint64_t bytes) {
-      if (have != n)
-        throw ConfigError(
-            path_, "/graph/initializer/" + t.name(),
-            std::to_string(n) + " values (" + std::to_string(n * bytes) + " B) for its dims",
-            std::to_string(have) + " values");
-    };
-    switch (c.type) {
-      case onnx::TensorProto_DataType_FLOAT:
-        if (t.has_raw_data()) {
-          need(raw.size() / 4, 4);
-          c.floats.resize(n);
-          std::memcpy(c.floats.data(), raw.data(), n * 4);
-        } else {
-          need(uint64_t(t.float_data_size()), 4);
-          c.floats.assign(t.float_data().begin(), t.float_data().end());
-        }
-        break;
-      case onnx::TensorProto_DataType_UINT8:
-      case onnx::TensorProto_DataType_INT8: {
-        const bool u8 = c.type == onnx::TensorProto_DataType_UINT8;
-        if (t.has_raw_data()) {
-          need(raw.size(), 1);
-          for (char b : raw) c.ints.push_back(u8 ? int64_t(uint8_t(b)) : int64_t(int8_t(b)));
-        } else {
-          need(uint64_t(t.int32_data_size()), 1);
-          c.ints.assign(t.int32_data().begin(), t.int32_data().end());
-        }
-        break;
-      }
-      case onnx::TensorProto_DataType_INT32:
-        if (t.has_raw_data()) {
-          read_raw<int32_t>(raw, n, c.ints, need);
-        } else {
-          need(uint64_t(t.int32_data_size()), 4);
-          c.ints.assign(t.int32_data().begin(), t.int32_data().end());
-        }
-        break;
-      case onnx::TensorProto_DataType_INT64:
-        if (t.has_raw_data()) {
-          read_raw<int64_t>(raw, n, c.ints, need);
-        } else {
-          need(uint64_t(t.int64_data_size()), 8);
-          c.ints.assign(t.int64_data().begin(), t.int64_data().end());
-        }
-        break;
-      default:
-        break;  // only an error if a node reads it
-    }
-    return c;
   }
 
   // ---- graph inputs read as constants --------------------------------------
@@ -873,12 +785,38 @@ class Importer {
     activations_[n.output(0)] = x;  // the same values: the producer's output, clamped
   }
 
+  // A node of a constant subgraph (a Reshape's shape, as exporters compute
+  // it) evaluated now: its output becomes a constant (onnx_constants.h).
+  bool fold_constant(const onnx::NodeProto& n) {
+    try {
+      const std::optional<Constant> folded = fold_constant_node(
+          n, opset_, path_,
+          [this](const std::string& name) -> const Constant* {
+            const auto it = constants_.find(name);
+            return it == constants_.end() ? nullptr : &it->second;
+          },
+          [this](const std::string& name) -> std::optional<std::vector<int64_t>> {
+            const auto it = activations_.find(name);
+            if (it == activations_.end()) return std::nullopt;
+            const Activation& a = it->second;
+            if (a.flat) return std::vector<int64_t>{a.N, a.C};
+            return std::vector<int64_t>{a.N, a.C, a.H, a.W};
+          });
+      if (!folded) return false;
+      constants_[n.output(0)] = *folded;
+      return true;
+    } catch (const FoldError& e) {
+      fail(n, e.expected, e.found);
+    }
+  }
+
   void import_node(const onnx::NodeProto& n, int index) {
     const std::string& op = n.op_type();
     const bool contrib = n.domain() == "com.microsoft";
     if (!n.domain().empty() && n.domain() != "ai.onnx" && !contrib)
       fail(n, "an operator of the ONNX or com.microsoft domain", "domain " + n.domain());
     if (n.output_size() < 1 || n.output(0).empty()) fail(n, "an output", "none");
+    if (fold_constant(n)) return;
     if (op == "QLinearConv") return import_conv(n, index, false);
     if (op == "ConvInteger") return import_conv(n, index, true);
     if (op == "QLinearMatMul" || op == "MatMulInteger" || (contrib && op == "QGemm"))

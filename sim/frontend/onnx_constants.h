@@ -1,0 +1,54 @@
+// ONNX constants as numbers: initialisers, and the small constant subgraphs
+// framework exporters emit to compute a Reshape's target shape (torch.onnx
+// writes Shape -> Gather -> Unsqueeze -> Concat, Constant and Cast nodes).
+// Such nodes are evaluated at import ("folded"); they never reach the
+// simulator. docs/onnx.md lists the nodes folded.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npusim {
+
+// A constant tensor as numbers, whatever its ONNX storage.
+struct Constant {
+  int type = 0;  // onnx::TensorProto_DataType
+  std::vector<int64_t> dims;
+  std::vector<int64_t> ints;  // integer types
+  std::vector<float> floats;  // float
+  uint64_t count() const {
+    uint64_t n = 1;
+    for (int64_t d : dims) n *= uint64_t(d);
+    return n;
+  }
+};
+
+// A TensorProto's values; throws ConfigError at `file` and `pointer` for
+// negative dims, external data or a value count that does not match the dims.
+// Types other than float, (u)int8, int32 and int64 keep no values (an error
+// only when a node reads them).
+Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& file,
+                              const std::string& pointer);
+
+// Why a node that looks foldable cannot be folded, in the terms of an error.
+struct FoldError {
+  std::string expected, found;
+};
+
+// Evaluates a Constant, Shape, Gather, Unsqueeze, Squeeze, Concat, Cast or
+// ConstantOfShape node whose inputs are all known: `constant` finds a constant
+// by name (nullptr if none) and `shape` an activation's shape (nullopt if
+// none; Shape reads only that). Returns nullopt for any other node, or when an
+// input is not constant (Concat of activations is the quantised kind's, not
+// this). Throws FoldError for a foldable node with inputs it cannot take.
+std::optional<Constant> fold_constant_node(
+    const onnx::NodeProto& n, int64_t opset, const std::string& file,
+    const std::function<const Constant*(const std::string&)>& constant,
+    const std::function<std::optional<std::vector<int64_t>>(const std::string&)>& shape);
+
+}  // namespace npusim
