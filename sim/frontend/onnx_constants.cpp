@@ -78,13 +78,12 @@ Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& fil
       break;
     case onnx::TensorProto_DataType_UINT8:
     case onnx::TensorProto_DataType_INT8: {
-      const bool u8 = c.type == onnx::TensorProto_DataType_UINT8;
       if (t.has_raw_data()) {
         need(raw.size(), 1);
-        for (char b : raw) c.ints.push_back(u8 ? int64_t(uint8_t(b)) : int64_t(int8_t(b)));
+        c.bytes.assign(raw.begin(), raw.end());
       } else {
         need(uint64_t(t.int32_data_size()), 1);
-        c.ints.assign(t.int32_data().begin(), t.int32_data().end());
+        for (int32_t v : t.int32_data()) c.bytes.push_back(int8_t(v));  // uint8 wraps back
       }
       break;
     }
@@ -117,8 +116,22 @@ std::optional<Constant> fold_constant_node(
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
   // Every input but an optional empty one must be a constant (Shape: an activation).
+  // 8-bit constants are widened to ints here, so each rule below reads `ints`.
+  std::vector<Constant> widened;
+  widened.reserve(size_t(n.input_size()));
   std::vector<const Constant*> in;
-  for (const std::string& name : n.input()) in.push_back(name.empty() ? nullptr : constant(name));
+  for (const std::string& name : n.input()) {
+    const Constant* c = name.empty() ? nullptr : constant(name);
+    if (c != nullptr && c->is_8bit()) {
+      Constant w = *c;
+      for (uint64_t i = 0; i < c->bytes.size(); ++i) w.ints.push_back(c->int_at(i));
+      w.bytes.clear();
+      w.type = onnx::TensorProto_DataType_INT64;
+      widened.push_back(std::move(w));
+      c = &widened.back();
+    }
+    in.push_back(c);
+  }
   const auto all_constant = [&] {
     for (size_t i = 0; i < in.size(); ++i)
       if (in[i] == nullptr && !n.input(int(i)).empty()) return false;

@@ -19,8 +19,17 @@ namespace npusim {
 struct Constant {
   int type = 0;  // onnx::TensorProto_DataType
   std::vector<int64_t> dims;
-  std::vector<int64_t> ints;  // integer types
+  std::vector<int64_t> ints;  // int32 and int64
+  std::vector<int8_t> bytes;  // int8 and uint8 as stored: weights take 1 byte, not 8
   std::vector<float> floats;  // float
+  bool is_8bit() const {
+    return type == onnx::TensorProto_DataType_INT8 || type == onnx::TensorProto_DataType_UINT8;
+  }
+  // Value i of an integer constant, whatever its storage.
+  int64_t int_at(uint64_t i) const {
+    if (!is_8bit()) return ints[i];
+    return type == onnx::TensorProto_DataType_UINT8 ? int64_t(uint8_t(bytes[i])) : bytes[i];
+  }
   uint64_t count() const {
     uint64_t n = 1;
     for (int64_t d : dims) n *= uint64_t(d);

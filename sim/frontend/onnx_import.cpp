@@ -156,13 +156,13 @@ class Importer {
       case onnx::TensorProto_DataType_INT8: {
         const TensorI8 t = read_npy_int8(file->second);
         shape = t.shape;
-        c.ints.assign(t.data.begin(), t.data.end());
+        c.bytes = t.data;
         break;
       }
       case onnx::TensorProto_DataType_UINT8: {
         const TensorU8 t = read_npy_uint8(file->second);
         shape = t.shape;
-        c.ints.assign(t.data.begin(), t.data.end());
+        c.bytes.assign(t.data.begin(), t.data.end());
         break;
       }
       case onnx::TensorProto_DataType_INT32: {
@@ -325,7 +325,9 @@ class Importer {
       fail(n,
            "input " + std::to_string(i) + " 1 or " + std::to_string(per_channel) + " zero points",
            std::to_string(c.count()));
-    return std::vector<int32_t>(c.ints.begin(), c.ints.end());
+    std::vector<int32_t> zero_points(c.count());
+    for (uint64_t k = 0; k < c.count(); ++k) zero_points[k] = int32_t(c.int_at(k));
+    return zero_points;
   }
 
   int64_t int_attr(const onnx::NodeProto& n, const char* name, int64_t fallback) const {
@@ -546,7 +548,7 @@ class Importer {
     }
     // OIHW -> K, R, S, C/group bytes: the channels-last move, K as the outer axis.
     TensorI8 oihw({L.K, L.C / L.groups, L.R, L.S});
-    for (uint64_t i = 0; i < oihw.size(); ++i) oihw.data[i] = int8_t(w.ints[i]);
+    for (uint64_t i = 0; i < oihw.size(); ++i) oihw.data[i] = int8_t(w.int_at(i));
     L.weight_values = nchw_to_nhwc(oihw).data;
     add_layer(n, std::move(L), {xa.source});
   }
@@ -606,7 +608,7 @@ class Importer {
     for (uint32_t f = 0; f < L.K; ++f)
       for (uint32_t c = 0; c < Kin; ++c)
         L.weight_values[uint64_t(f) * Kin + c] =
-            int8_t(trans_b ? b.ints[uint64_t(f) * Kin + c] : b.ints[uint64_t(c) * L.K + f]);
+            int8_t(trans_b ? b.int_at(uint64_t(f) * Kin + c) : b.int_at(uint64_t(c) * L.K + f));
     add_layer(n, std::move(L), {xa.source}, /*flat_output=*/true);
   }
 
@@ -773,7 +775,7 @@ class Importer {
                "a scalar " + std::string(i == 1 ? "min" : "max") + " of the input's type (" +
                    to_string(x.quant.type) + ")",
                std::string(type_name(c.type)) + " with " + std::to_string(c.count()) + " values");
-        (i == 1 ? lo : hi) = int32_t(c.ints[0]);
+        (i == 1 ? lo : hi) = int32_t(c.int_at(0));
       }
     }
     producer.quant.clamp_lo = std::max(producer.quant.clamp_lo, lo);
