@@ -12,6 +12,7 @@
 
 #include "sim/config/config_error.h"
 #include "sim/frontend/onnx_constants.h"
+#include "sim/frontend/onnx_shapes.h"
 #include "sim/frontend/qdq_lowering.h"
 #include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
@@ -56,6 +57,8 @@ class Importer {
 
   OnnxModel run() {
     read_model();
+    const std::map<std::string, std::vector<int64_t>> stated = stated_shapes(model_);
+    const onnx::GraphProto original = model_.graph();  // node names and ops, for messages
     lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
     const onnx::GraphProto& g = model_.graph();
     for (const onnx::TensorProto& t : g.initializer())
@@ -75,6 +78,7 @@ class Importer {
     for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i);
     for (const auto& [name, file] : input_files_)
       if (!constant_uses.count(name)) load_input_file(name, file);
+    check_stated_shapes(stated, original);
     for (const onnx::ValueInfoProto& v : g.output()) declare_output(v.name());
     out_.network.name = g.name().empty() ? "onnx_model" : g.name();
     out_.network.graph_json = nlohmann_placeholder();
@@ -785,6 +789,32 @@ class Importer {
     if (activations_.count(n.output(0)))
       fail(n, "an output name no other tensor has", "\"" + n.output(0) + "\"");
     activations_[n.output(0)] = x;  // the same values: the producer's output, clamped
+  }
+
+  // Every tensor the simulator computes has the shape the model states for it
+  // (declared or inferred by ONNX): else the model and its nodes disagree.
+  void check_stated_shapes(const std::map<std::string, std::vector<int64_t>>& stated,
+                           const onnx::GraphProto& original) const {
+    const auto text = [](const std::vector<int64_t>& dims) {
+      std::string t;
+      for (int64_t d : dims) t += (t.empty() ? "" : ", ") + std::to_string(d);
+      return "[" + t + "]";
+    };
+    for (const auto& [name, a] : activations_) {
+      const auto it = stated.find(name);
+      if (it == stated.end() || a.source.op < 0) continue;
+      const std::vector<int64_t> ours =
+          a.flat ? std::vector<int64_t>{a.N, a.C} : std::vector<int64_t>{a.N, a.C, a.H, a.W};
+      if (ours == it->second) continue;
+      std::string node = "/graph";
+      for (const onnx::NodeProto& n : original.node())
+        for (const std::string& out : n.output())
+          if (out == name) node = "node '" + n.name() + "' (" + n.op_type() + ")";
+      throw ConfigError(path_, node,
+                        "output \"" + name + "\" of the shape the model states, " +
+                            text(it->second) + " (declared or by ONNX shape inference)",
+                        text(ours) + " from the node's attributes and inputs");
+    }
   }
 
   // A node of a constant subgraph (a Reshape's shape, as exporters compute

@@ -223,3 +223,21 @@ TEST_CASE("onnx: a Relu whose input another node also reads is refused by name",
   CHECK_THAT(e.expected(), Catch::Contains("an input only this node reads"));
   CHECK_THAT(e.found(), Catch::Contains("read 2 times"));
 }
+
+TEST_CASE("onnx: an output shape the model states but its node does not compute is refused",
+          "[onnx]") {
+  ModelBuilder m = conv_model();  // y is [1, 3, 4, 3]: 4 + 1 + 1 - 3 + 1 rows, 3 + 0 + 2 - 3 + 1 cols
+  auto* shape = m.g->mutable_output(0)->mutable_type()->mutable_tensor_type();
+  shape->set_elem_type(onnx::TensorProto_DataType_UINT8);
+  for (int64_t d : {1, 3, 4, 5}) shape->mutable_shape()->add_dim()->set_dim_value(d);
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("badshape.onnx"), {}); });
+  CHECK(e.pointer() == "node 'conv' (QLinearConv)");
+  CHECK_THAT(e.expected(), Catch::Contains("\"y\" of the shape the model states, [1, 3, 4, 5]"));
+  CHECK_THAT(e.found(), Catch::StartsWith("[1, 3, 4, 3]"));
+  // Declared as computed: accepted.
+  ModelBuilder ok = conv_model();
+  auto* right = ok.g->mutable_output(0)->mutable_type()->mutable_tensor_type();
+  right->set_elem_type(onnx::TensorProto_DataType_UINT8);
+  for (int64_t d : {1, 3, 4, 3}) right->mutable_shape()->add_dim()->set_dim_value(d);
+  CHECK_NOTHROW(import_onnx(ok.save("goodshape.onnx"), {}));
+}
