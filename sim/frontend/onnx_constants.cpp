@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "sim/config/config_error.h"
 
@@ -107,6 +108,38 @@ Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& fil
       break;  // only an error if a node reads it
   }
   return c;
+}
+
+int hoist_constant_nodes(onnx::GraphProto& g) {
+  std::map<std::string, int> initialiser;
+  for (int i = 0; i < g.initializer_size(); ++i) initialiser[g.initializer(i).name()] = i;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  int removed = 0;
+  for (const onnx::NodeProto& n : g.node()) {
+    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    const onnx::AttributeProto* value = attribute(n, "value");
+    if (default_domain && n.op_type() == "Constant" && n.output_size() == 1 && value != nullptr &&
+        value->has_t()) {
+      onnx::TensorProto* t = g.add_initializer();
+      *t = value->t();
+      t->set_name(n.output(0));
+      initialiser[t->name()] = g.initializer_size() - 1;
+      ++removed;
+      continue;
+    }
+    if (default_domain && n.op_type() == "Identity" && n.input_size() == 1 &&
+        n.output_size() == 1 && initialiser.count(n.input(0))) {
+      onnx::TensorProto* t = g.add_initializer();
+      *t = g.initializer(initialiser.at(n.input(0)));
+      t->set_name(n.output(0));
+      initialiser[t->name()] = g.initializer_size() - 1;
+      ++removed;
+      continue;
+    }
+    *kept.Add() = n;
+  }
+  g.mutable_node()->Swap(&kept);
+  return removed;
 }
 
 std::optional<Constant> fold_constant_node(

@@ -60,4 +60,11 @@ std::optional<Constant> fold_constant_node(
     const std::function<const Constant*(const std::string&)>& constant,
     const std::function<std::optional<std::vector<int64_t>>(const std::string&)>& shape);
 
+// Framework exporters write weights and small constants as Constant nodes and
+// Identity copies of initialisers (torch.onnx does both). Before anything
+// reads the graph, these become plain initialisers, so that every later step
+// (the QDQ lowering included) finds constants in one place. Returns how many
+// nodes were removed.
+int hoist_constant_nodes(onnx::GraphProto& g);
+
 }  // namespace npusim

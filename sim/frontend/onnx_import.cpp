@@ -59,6 +59,7 @@ class Importer {
     read_model();
     const std::map<std::string, std::vector<int64_t>> stated = stated_shapes(model_);
     const onnx::GraphProto original = model_.graph();  // node names and ops, for messages
+    hoist_constant_nodes(*model_.mutable_graph());  // Constant / Identity -> initialisers
     lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
     const onnx::GraphProto& g = model_.graph();
     for (const onnx::TensorProto& t : g.initializer())

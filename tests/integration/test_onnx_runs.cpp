@@ -176,3 +176,30 @@ TEST_CASE(
   CHECK(again.exit_code == 0);
   CHECK_THAT(again.out, Catch::Contains("1 pass"));
 }
+
+TEST_CASE(
+    "onnx: torch.onnx-exported MobileNetV2 and ResNet-18, quantised to QDQ, equal ONNX Runtime "
+    "bit for bit",
+    "[onnx]") {
+  if (std::system("/usr/bin/python3 -c 'import torch, torchvision, onnx' > /dev/null 2>&1") != 0 ||
+      !have_ort()) {
+    WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
+    return;
+  }
+  const std::string dir = test::temp_dir() + "/torch";
+  for (const char* model : {"mobilenet_v2", "resnet18"}) {
+    const std::string path = dir + "/" + model + ".onnx";
+    const std::string gen =
+        kRoot + "/tools/gen-torch-qdq " + path + " --model " + model + " > /dev/null 2>&1";
+    REQUIRE(std::system(gen.c_str()) == 0);
+    // ONNX Runtime with its graph optimisations (it then fuses QDQ into integer kernels).
+    const std::string cmd = kRoot + "/tools/ort-compare " + path + " --levels all --npusim " +
+                            NPUSIM_BINARY + " > " + dir + "/cmp.txt 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream f(dir + "/cmp.txt");
+    const std::string text((std::istreambuf_iterator<char>(f)), {});
+    INFO(model << "\n" << text);
+    CHECK(status == 0);
+    CHECK_THAT(text, Catch::Contains("logits_dq float32 [1, 1000]: bit-exact (1000 values)"));
+  }
+}
