@@ -21,7 +21,7 @@ struct DiffFigures {
   uint64_t cycles = 0;      // layer.cycles, or the run's total cycles
   double hw_mac_util = 0;   // fraction 0..1 (the table's mac%)
   uint64_t dram_bytes = 0;  // dram.read_bytes + dram.write_bytes
-  double energy_uj = 0;     // dynamic energy
+  double energy_uj = 0;     // energy_uj: dynamic + leakage (docs/energy.md)
 };
 
 struct DiffLayer {
