@@ -1,7 +1,6 @@
 #include "sim/compiler/mapper.h"
 
 #include <algorithm>
-#include <set>
 
 #include "models/cost_model.h"
 
@@ -51,7 +50,6 @@ struct PieceCost {
 PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const LayerTilingPlan& plan,
                      uint32_t rows, uint32_t k_begin, uint32_t k_count, uint32_t output_bits) {
   const LoadAccess access = L.access_on(hw);
-  const bool early = hw.policy == SchedulerPolicy::Early;
   const uint64_t tile_row_bytes = piece_bytes(L, 1, 0, access) / window_h(L);
   const auto input_rows = [&](uint32_t out_rows) {
     return std::min<uint64_t>(L.H, uint64_t(out_rows - 1) * L.stride + window_h(L));
@@ -65,7 +63,7 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   };
   PieceCost c;
   c.load_bus = load_cycles(rows);
-  c.fill_bus = early ? load_cycles(std::min(rows, plan.rows_per_compute_stage)) : c.load_bus;
+  c.fill_bus = c.load_bus;
   c.ports = cost::cache_access_cycles(hw.cache, piece_bytes(L, rows, 0, access));
   const uint64_t stream = uint64_t(k_count) * kernel_bytes(L);
   bool first = true;
@@ -83,7 +81,6 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   const uint64_t element = L.output_element_bytes();
   const uint64_t tile_out_bytes =
       output_bits == 0 ? k_count * element : ceil_div(k_count, output_bits) * (output_bits / 8);
-  uint64_t last_batch = 0;
   split_rows(rows, plan.rows_per_store_batch, [&](uint32_t r) {
     const uint64_t pixels = uint64_t(r) * L.out_w();
     const bool whole = k_count == L.K || output_bits != 0;
@@ -92,10 +89,8 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
     const uint64_t read = cost::cache_access_cycles(hw.cache, pixels * k_count * 4);
     c.store_bus += bus;
     c.ports += read;
-    last_batch = std::max(bus, read);
-    c.drain += last_batch;
+    c.drain += std::max(bus, read);
   });
-  if (early) c.drain = last_batch;
   c.drain += hw.dram.latency_cycles;
   return c;
 }
@@ -244,13 +239,8 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
       const uint32_t rows = uint32_t(ceil_div(out_h, n));
       if (rows == previous) continue;
       previous = rows;
-      std::set<uint32_t> stage_rows;
-      for (uint32_t div = 1; div <= 4; div *= 2)
-        stage_rows.insert(std::max<uint32_t>(1, std::min(by_acc, rows) / div));
-      for (auto it = stage_rows.rbegin(); it != stage_rows.rend(); ++it) {
-        const LayerTilingPlan plan = make_plan(L, hw, k, rows, *it, output_bits);
-        out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
-      }
+      const LayerTilingPlan plan = make_plan(L, hw, k, rows, std::min(by_acc, rows), output_bits);
+      out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
     }
   }
   return out;

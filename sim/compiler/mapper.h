@@ -1,9 +1,9 @@
-// The mapper: picks each array layer's mapping (k-tile, piece count, rows
-// per compute stage) by cost. It enumerates the candidates that fit the
-// cache partition (seed 003: the minimum piece count N, and any larger N,
-// the pieces staying equal; k-tiles in multiples of the array rows and K
-// itself, smaller ones only when nothing else fits) and keeps the one with
-// the fewest estimated cycles. The estimate models the program the emitter
+// The mapper: picks each array layer's mapping (k-tile and piece count; a
+// compute stage holds the most rows the accumulator takes) by cost. It
+// enumerates the candidates that fit the cache partition (seed 003: the
+// minimum piece count N, and any larger N, the pieces staying equal; k-tiles
+// in multiples of the array rows and K itself, smaller ones only when
+// nothing else fits) and keeps the one with the fewest estimated cycles. The estimate models the program the emitter
 // writes for that mapping (seed 004's load, compute and store engines over
 // ping-pong halves, weights single-buffered) and uses only the formulas of
 // models/cost_model. docs/mapping.md states the estimate.
@@ -31,8 +31,9 @@ struct MappingCandidate {
 };
 
 // Estimated cycles of layer `L` mapped by `plan` (plan.fits must be true),
-// run alone under hw's buffering and policy. Dense array time (the compiler
-// does not see the weights' zeros).
+// run alone under hw's buffering, as under the strict policy (so both
+// policies run the same program). Dense array time (the compiler does not
+// see the weights' zeros).
 MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
                                  const LayerTilingPlan& plan, uint32_t output_bits = 0);
 
