@@ -10,6 +10,8 @@
 
 namespace npusim::cost {
 
+inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
 // Bus cycles to move `segments` contiguous pieces of `segment_bytes` each:
 // every segment rounds up to whole bursts, the bus moves bytes_per_cycle.
 //   ceil(segments * ceil(segment_bytes / burst) * burst / bytes_per_cycle)
@@ -76,12 +78,28 @@ uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
 //   ceil(element_ops / lanes)
 uint64_t vector_stage_cycles(const VectorConfig& vector, uint64_t element_ops);
 
+// Cycles of one weight tile streamed through the engines (the mapper's
+// estimate, docs/mapping.md): the tile's weights load alone (the weight
+// region is single-buffered), then the pieces stream, either compute-bound
+// (the first piece's fill, then the busiest unit's compute), bus-bound
+// (every input load and store on the shared bus) or port-bound (every cache
+// access of the tile over the ports that stream at once), after one latency:
+//   weights + max(fill + latency + unit_compute, latency + bus,
+//                 latency + ceil(port_cycles / parallel_accesses))
+inline uint64_t streamed_tile_cycles(uint64_t weights, uint64_t fill, uint64_t unit_compute,
+                                     uint64_t bus, uint64_t port_cycles, uint32_t parallel_accesses,
+                                     uint64_t latency) {
+  const uint64_t compute_bound = fill + latency + unit_compute;
+  const uint64_t bus_bound = latency + bus;
+  const uint64_t port_bound = latency + ceil_div(port_cycles, parallel_accesses);
+  const uint64_t stream = compute_bound > bus_bound ? compute_bound : bus_bound;
+  return weights + (stream > port_bound ? stream : port_bound);
+}
+
 // MACs the array performs in that stage (padding taps included).
 inline uint64_t compute_stage_macs(uint64_t pixels, uint64_t k_count,
                                    uint64_t coefficients_per_kernel) {
   return pixels * k_count * coefficients_per_kernel;
 }
-
-inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 }  // namespace npusim::cost

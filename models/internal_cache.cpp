@@ -29,8 +29,9 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (uint32_t l = 0; l < program.layers.size(); ++l) {
     const LayerDescriptor& L = program.layers[l];
-    allocated_.raise_to(l, L.weight_region_bytes + L.params_region_bytes +
-                               uint64_t(hw.compute.units) * halves * L.half_bytes);
+    allocated_.raise_to(l,
+                        L.weight_region_bytes + L.params_region_bytes +
+                            uint64_t(L.units ? L.units : hw.compute.units) * halves * L.half_bytes);
   }
 }
 

@@ -1,8 +1,11 @@
 // `npusim compile`: write the program the compiler makes for a workload and a
 // hardware config as JSON lines, to read, edit by hand, and replay with
-// `npusim run --program FILE`.
+// `npusim run --program FILE`; or, with --explain-mapping, print the mapping
+// the compiler chooses for each array layer and its estimate (docs/mapping.md).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -10,6 +13,7 @@
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/workload_options.h"
+#include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/trace_io.h"
 #include "sim/runner/runner.h"
@@ -20,11 +24,46 @@ namespace {
 struct CompileArguments {
   WorkloadOptions in;
   std::string output;
+  bool explain_mapping = false;
 };
+
+// One line per array layer: how many candidates fit, the chosen mapping, its
+// estimate and the greedy mapping's estimate under the same partition.
+int explain_mapping(const NetworkConfig& net, const HardwareConfig& hw) {
+  const CachePartition part = choose_partition(net, hw);
+  HardwareConfig in_use = hw;
+  in_use.compute.units = part.units;
+  std::printf("mapper %s; partition: weights %llu B, params %llu B, half %llu B, %u of %u units\n",
+              to_string(hw.mapper), (unsigned long long)part.weight_region_bytes,
+              (unsigned long long)part.params_region_bytes, (unsigned long long)part.half_bytes,
+              part.units, hw.compute.units);
+  std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s\n", "layer", "candidates", "k_tile", "pieces",
+              "rows/piece", "rows/stage", "estimate", "greedy_est");
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    const LayerConfig& L = net.layers[l];
+    if (!runs_on_array(L.op)) continue;
+    const uint32_t bits = output_bits_of(net, l);
+    const size_t candidates = mapping_candidates(L, hw, part, bits).size();
+    const LayerTilingPlan plan = choose_mapping(L, hw, part, bits);
+    if (!plan.fits) {
+      std::printf("%-24s %10zu  does not fit: %s\n", L.name.c_str(), candidates, plan.why.c_str());
+      continue;
+    }
+    const LayerTilingPlan greedy = plan_layer(L, hw, part, bits);
+    const std::string greedy_estimate =
+        greedy.fits ? std::to_string(estimate_mapping(L, in_use, greedy, bits).total) : "-";
+    std::printf("%-24s %10zu %7u %7u %10u %11u %12llu %12s\n", L.name.c_str(), candidates,
+                plan.k_tile, plan.pieces, plan.rows_per_piece, plan.rows_per_compute_stage,
+                (unsigned long long)estimate_mapping(L, in_use, plan, bits).total,
+                greedy_estimate.c_str());
+  }
+  return kOk;
+}
 
 int compile(const CompileArguments& a) {
   const HardwareConfig hw = resolve_hardware(a.in);
   const NetworkConfig net = resolve_workload(a.in);
+  if (a.explain_mapping) return explain_mapping(net, hw);
   if (net.is_graph()) {
     std::cerr << "error: " << net.name
               << ": program files do not carry graph workloads yet (docs/graphs.md#limits); "
@@ -58,6 +97,9 @@ void add_compile_command(CLI::App& app, std::function<int()>& action) {
       "lines (one instruction per line, explicit dependencies).");
   add_workload_options(cmd, args->in);
   cmd->add_option("-o,--output", args->output, "Output file (default: standard output)");
+  cmd->add_flag("--explain-mapping", args->explain_mapping,
+                "Print each array layer's chosen mapping, its estimated cycles and the greedy "
+                "mapping's, instead of the program (docs/mapping.md)");
   cmd->callback([args, &action] { action = [args] { return compile(*args); }; });
 }
 

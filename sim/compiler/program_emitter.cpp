@@ -15,6 +15,7 @@
 #include <array>
 #include <map>
 
+#include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
 
 namespace npusim {
@@ -37,7 +38,8 @@ class Emitter {
   }
 
   Program run() {
-    const CachePartition part = partition_cache(net_, hw_);
+    const CachePartition part = choose_partition(net_, hw_);
+    units_ = part.units;
     uint64_t dram = 0;
     // A graph's input tensors lie first, each NHWC (docs/graphs.md).
     for (const GraphInput& g : net_.graph_inputs) {
@@ -58,8 +60,10 @@ class Emitter {
         continue;
       }
       const uint32_t output_bits = output_bits_of(net_, l);
-      const LayerTilingPlan plan = plan_layer(L, hw_, part, output_bits);
-      if (!plan.fits) throw CompileError("layer " + L.name + " does not fit: " + plan.why);
+      const LayerTilingPlan plan = choose_mapping(L, hw_, part, output_bits);
+      if (!plan.fits)
+        throw CompileError("layer " + L.name + " does not fit: " + plan.why + "; " +
+                           smallest_cache());
       LayerDescriptor d = describe_layer(L, plan, part);
       d.output_bits = output_bits;
       const int32_t producer = net_.producer_of(l);
@@ -94,7 +98,7 @@ class Emitter {
 
   // What every operator's descriptor carries: name, shape and geometry, the
   // graph operator's fields, and the network-wide cache partition.
-  static LayerDescriptor describe_common(const LayerConfig& L, const CachePartition& part) {
+  LayerDescriptor describe_common(const LayerConfig& L, const CachePartition& part) const {
     LayerDescriptor d;
     d.name = L.name;
     d.N = L.N, d.C = L.C, d.H = L.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;
@@ -111,6 +115,7 @@ class Emitter {
     d.weight_region_bytes = part.weight_region_bytes;
     d.params_region_bytes = part.params_region_bytes;
     d.vector_region_bytes = part.vector_region_bytes;
+    d.units = part.units == hw_.compute.units ? 0 : part.units;  // 0: all
     return d;
   }
 
@@ -214,7 +219,7 @@ class Emitter {
       for (uint32_t n = 0; n < d.N; ++n) {
         for (uint32_t r0 = 0; r0 < d.out_h; r0 += d.rows_per_piece) {
           const uint32_t r1 = std::min(d.out_h, r0 + d.rows_per_piece);
-          const uint32_t unit = piece_counter++ % hw_.compute.units;
+          const uint32_t unit = piece_counter++ % units_;
           const uint32_t half = pingpong ? next_half_[unit] : 0;
           next_half_[unit] ^= 1u;
           const uint32_t stages = stages_for(r1 - r0, plan.rows_per_compute_stage);
@@ -255,6 +260,30 @@ class Emitter {
       }
     }
     last_store_of_bank_[bank] = last_store;
+  }
+
+  // The smallest cache.size_kib with which every array layer fits (the
+  // mappings only gain choices with the cache), as advice for the error.
+  std::string smallest_cache() const {
+    const auto fits = [&](uint32_t kib) {
+      HardwareConfig hw = hw_;
+      hw.cache.size_kib = kib;
+      const CachePartition part = choose_partition(net_, hw);
+      for (size_t l = 0; l < net_.layers.size(); ++l)
+        if (runs_on_array(net_.layers[l].op) &&
+            !mapping_fits(net_.layers[l], hw, part, output_bits_of(net_, l)))
+          return false;
+      return true;
+    };
+    constexpr uint32_t kMaxKib = 1048576;  // the key's limit
+    if (!fits(kMaxKib)) return "no cache up to cache.size_kib = 1048576 fits it";
+    uint32_t lo = hw_.cache.size_kib, hi = kMaxKib;  // lo fails, hi fits
+    while (hi - lo > 1) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      (fits(mid) ? hi : lo) = mid;
+    }
+    return "the network fits from cache.size_kib = " + std::to_string(hi) +
+           " (raise cache.size_kib)";
   }
 
   uint32_t register_sets() const { return hw_.buffering == Buffering::PingPong ? 2 : 1; }
@@ -337,6 +366,7 @@ class Emitter {
   std::map<uint32_t, uint32_t> agu_init_of_layer_;
   std::map<uint32_t, uint32_t> last_fetch_of_layer_;
   std::vector<uint32_t> array_ops_;  // indices of the operators that run on the array
+  uint32_t units_ = 1;               // the units the pieces use (the partition's)
 };
 
 }  // namespace

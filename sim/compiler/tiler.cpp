@@ -31,7 +31,8 @@ uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadA
   return input + uint64_t(rows) * L.out_w() * k_tile * 4;
 }
 
-CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw) {
+CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw,
+                               uint32_t weight_share, uint32_t units) {
   uint64_t max_weights = 0, max_k = 0;
   for (const LayerConfig& L : net.layers) {
     max_weights = std::max(max_weights, L.weight_bytes());
@@ -46,12 +47,14 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
       cache = cache > p.vector_region_bytes ? cache - p.vector_region_bytes : 0;
       break;
     }
-  // Weights get at most half the cache; what they do not need goes to the halves.
-  p.weight_region_bytes = std::min(cache / 2, max_weights);
+  // Weights get at most a share of the cache (half by default); what they do
+  // not need goes to the halves.
+  p.weight_region_bytes = std::min(cache / weight_share, max_weights);
   p.params_region_bytes = 2 * max_k * 8;
   const uint64_t used = p.weight_region_bytes + p.params_region_bytes;
   const uint64_t free_bytes = cache > used ? cache - used : 0;
-  const uint64_t per_unit = free_bytes / hw.compute.units;  // seed 003: budget per unit
+  p.units = units == 0 ? hw.compute.units : units;
+  const uint64_t per_unit = free_bytes / p.units;  // seed 003: budget per unit
   // Single buffering keeps the same half size (and leaves the other half
   // idle), so the two modes tile alike and differ only in overlap.
   p.half_bytes = per_unit / 2;
@@ -92,30 +95,47 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
     plan.k_tile = static_cast<uint32_t>(ceil_div(plan.k_tile, output_bits)) * output_bits;
   const LoadAccess access = L.access_on(hw);
 
-  // Largest piece (in output rows) that fits one half.
-  uint32_t max_rows = 0;
-  for (uint32_t lo = 1, hi = L.out_h(); lo <= hi;) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (piece_bytes(L, mid, plan.k_tile, access) <= part.half_bytes) {
-      max_rows = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
+  const uint32_t max_rows = max_piece_rows(L, plan.k_tile, access, part.half_bytes);
   if (max_rows == 0) {
     plan.why = "one output row needs " + std::to_string(piece_bytes(L, 1, plan.k_tile, access)) +
                " B but a ping-pong half holds " + std::to_string(part.half_bytes) +
                " B (raise cache.size_kib or lower compute.units)";
     return plan;
   }
-  plan.pieces = static_cast<uint32_t>(ceil_div(L.out_h(), max_rows));
-  plan.rows_per_piece = static_cast<uint32_t>(ceil_div(L.out_h(), plan.pieces));
+  const uint32_t pieces = static_cast<uint32_t>(ceil_div(L.out_h(), max_rows));
+  const uint32_t rows_per_piece = static_cast<uint32_t>(ceil_div(L.out_h(), pieces));
   const uint64_t row_sum_bytes = uint64_t(L.out_w()) * plan.k_tile * 4;
-  plan.rows_per_compute_stage = static_cast<uint32_t>(
-      std::clamp<uint64_t>(acc_bytes / row_sum_bytes, 1, plan.rows_per_piece));
+  const uint32_t rows_per_stage =
+      static_cast<uint32_t>(std::clamp<uint64_t>(acc_bytes / row_sum_bytes, 1, rows_per_piece));
+  return make_plan(L, hw, plan.k_tile, rows_per_piece, rows_per_stage, output_bits);
+}
+
+uint32_t max_piece_rows(const LayerConfig& L, uint32_t k_tile, LoadAccess access,
+                        uint64_t half_bytes) {
+  uint32_t max_rows = 0;
+  for (uint32_t lo = 1, hi = L.out_h(); lo <= hi;) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (piece_bytes(L, mid, k_tile, access) <= half_bytes) {
+      max_rows = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return max_rows;
+}
+
+LayerTilingPlan make_plan(const LayerConfig& L, const HardwareConfig& hw, uint32_t k_tile,
+                          uint32_t rows_per_piece, uint32_t rows_per_compute_stage,
+                          uint32_t output_bits) {
+  LayerTilingPlan plan;
+  plan.k_tile = k_tile;
+  plan.k_tiles = static_cast<uint32_t>(ceil_div(L.K, k_tile));
+  plan.rows_per_piece = rows_per_piece;
+  plan.pieces = static_cast<uint32_t>(ceil_div(L.out_h(), rows_per_piece));
+  plan.rows_per_compute_stage = rows_per_compute_stage;
   const uint64_t tile_out_bytes =
-      output_bits == 0 ? plan.k_tile : ceil_div(plan.k_tile, output_bits) * (output_bits / 8);
+      output_bits == 0 ? k_tile : ceil_div(k_tile, output_bits) * (output_bits / 8);
   const uint64_t row_out_bytes = uint64_t(L.out_w()) * tile_out_bytes;
   // Seed 003: results leave once a preset amount has accumulated, so a batch
   // is the fewest whole rows holding at least batch_bytes (or the whole piece).

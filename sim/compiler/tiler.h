@@ -24,6 +24,7 @@ struct CachePartition {
   uint64_t params_region_bytes = 0;  // two banks (layer parity), each max K * 8
   uint64_t half_bytes = 0;           // one ping-pong half of one unit
   uint64_t vector_region_bytes = 0;  // the vector unit's working region (0: no vector ops)
+  uint32_t units = 0;                // compute units sharing the halves (<= compute.units)
 };
 
 // A mapping that does not fit is a value, not an abort: `fits` is false and
@@ -39,11 +40,26 @@ struct LayerTilingPlan {
   uint32_t rows_per_store_batch = 0;
 };
 
-CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw);
+// Weights get at most cache / weight_share (2: half the cache, seed 003's
+// default; the compiler tries larger shares only when a layer does not fit).
+// `units`: the compute units the pieces use (0: all of hw's).
+CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw,
+                               uint32_t weight_share = 2, uint32_t units = 0);
 // `output_bits`: the packed format the layer's store writes (0: int8), see
 // LayerDescriptor::output_bits and output_bits_of.
 LayerTilingPlan plan_layer(const LayerConfig& layer, const HardwareConfig& hw,
                            const CachePartition& partition, uint32_t output_bits = 0);
+
+// The plan of the given k-tile, piece height and compute stage height, with
+// the seed 003 store batch; fits is true (the caller checked the sizes).
+LayerTilingPlan make_plan(const LayerConfig& layer, const HardwareConfig& hw, uint32_t k_tile,
+                          uint32_t rows_per_piece, uint32_t rows_per_compute_stage,
+                          uint32_t output_bits = 0);
+
+// The most output rows a piece with `k_tile` channels may have in a half of
+// `half_bytes` (0: not even one row fits).
+uint32_t max_piece_rows(const LayerConfig& layer, uint32_t k_tile, LoadAccess access,
+                        uint64_t half_bytes);
 
 // Bytes of one half needed by a piece of `rows` output rows with `k_tile`
 // output channels: its input rows (padded width) plus its int32 results.

@@ -241,6 +241,9 @@ const std::vector<HardwareParam>& hardware_params() {
                            "mW/mm2", "Leakage power per mm2 of SRAM (cache, accumulators)"));
     t.push_back(choice_param("buffering", &H::buffering, {Buffering::PingPong, Buffering::Single},
                              "Two buffer halves (load overlaps compute) or one"));
+    t.push_back(choice_param("compiler.mapper", &H::mapper, {Mapper::Cost, Mapper::Greedy},
+                             "How the compiler maps each layer: the candidate with the fewest "
+                             "estimated cycles, or the largest tile that fits (docs/mapping.md)"));
     t.push_back(choice_param("scheduler.policy", &H::policy,
                              {SchedulerPolicy::Strict, SchedulerPolicy::Early},
                              "Dependencies wait for full completion or for stage-end flags"));
@@ -269,6 +272,8 @@ const char* to_string(Requantiser r) {
 const char* to_string(LoadAccess a) {
   return a == LoadAccess::Im2col ? "im2col" : a == LoadAccess::HostIm2col ? "host_im2col" : "mec";
 }
+
+const char* to_string(Mapper m) { return m == Mapper::Cost ? "cost" : "greedy"; }
 
 const char* to_string(SchedulerPolicy p) {
   return p == SchedulerPolicy::Strict ? "strict" : "early";

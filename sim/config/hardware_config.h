@@ -20,6 +20,9 @@ enum class LoadAccess { Im2col, HostIm2col, Mec };
 // How the store requantises a graph operator's int32 sums (docs/graphs.md#requantisers):
 // float32 as ONNX Runtime does, or an integer multiplier and shift.
 enum class Requantiser { Float32, FixedPoint };
+// How the compiler picks each layer's mapping (docs/mapping.md): the cheapest
+// candidate by the analytic estimate, or the largest tile that fits (greedy).
+enum class Mapper { Cost, Greedy };
 
 struct ComputeConfig {
   uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
@@ -98,6 +101,7 @@ struct HardwareConfig {
   ComputeMode compute_mode = ComputeMode::ZeroSkip;
   LoadAccess load_access = LoadAccess::Im2col;
   Requantiser requantiser = Requantiser::Float32;
+  Mapper mapper = Mapper::Cost;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
@@ -116,6 +120,7 @@ const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
 const char* to_string(Requantiser r);
 const char* to_string(LoadAccess a);
+const char* to_string(Mapper m);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

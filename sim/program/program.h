@@ -66,6 +66,10 @@ struct LayerDescriptor {
   uint64_t weight_region_bytes = 0;
   uint64_t params_region_bytes = 0;
   uint64_t vector_region_bytes = 0;  // the vector unit's (0: no vector operator in the network)
+  // Compute units whose halves the partition sizes (half_bytes each); 0:
+  // every unit of the hardware. The mapper may use fewer units with larger
+  // halves (docs/mapping.md).
+  uint32_t units = 0;
   // Index of the layer whose output this layer reads, or -1 for a fresh input.
   int32_t input_from_layer = -1;
   // Kernel stream (filled from the weights by the compiler): its format and

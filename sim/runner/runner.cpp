@@ -78,19 +78,21 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
     if (d.N != L.N || d.C != L.C || d.H != L.H || d.W != L.W || d.K != L.K || d.R != L.R ||
         d.S != L.S || d.stride != L.stride || d.padding != L.padding)
       throw ProgramError("layer " + d.name + ": the program's shape differs from the workload's");
-    const uint64_t buffers = d.weight_region_bytes + d.params_region_bytes +
-                             uint64_t(hw.compute.units) * halves * d.half_bytes +
-                             d.vector_region_bytes;
+    const uint64_t buffers =
+        d.weight_region_bytes + d.params_region_bytes +
+        uint64_t(d.units ? d.units : hw.compute.units) * halves * d.half_bytes +
+        d.vector_region_bytes;
     if (buffers > hw.cache_bytes())
-      throw ProgramError(
-          "layer " + d.name + ": buffers over capacity: weights " +
-          std::to_string(d.weight_region_bytes) + " + params " +
-          std::to_string(d.params_region_bytes) + " + " +
-          std::to_string(hw.compute.units * halves) + " halves x " + std::to_string(d.half_bytes) +
-          (d.vector_region_bytes ? " + vector " + std::to_string(d.vector_region_bytes)
-                                 : std::string()) +
-          " = " + std::to_string(buffers) + " B > cache " + std::to_string(hw.cache_bytes()) +
-          " B");
+      throw ProgramError("layer " + d.name + ": buffers over capacity: weights " +
+                         std::to_string(d.weight_region_bytes) + " + params " +
+                         std::to_string(d.params_region_bytes) + " + " +
+                         std::to_string((d.units ? d.units : hw.compute.units) * halves) +
+                         " halves x " + std::to_string(d.half_bytes) +
+                         (d.vector_region_bytes
+                              ? " + vector " + std::to_string(d.vector_region_bytes)
+                              : std::string()) +
+                         " = " + std::to_string(buffers) + " B > cache " +
+                         std::to_string(hw.cache_bytes()) + " B");
     const uint64_t kernel =
         d.binary ? uint64_t(d.R) * d.S * d.pixel_bytes() : d.kernel_coefficients();
     if (uint64_t(d.k_tile) * kernel > d.weight_region_bytes)
@@ -106,6 +108,12 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
       throw ProgramError("instruction " + describe(in, p) + " uses half " +
                          std::to_string(in.half) + " but buffering is single");
     const LayerDescriptor& d = p.layers[in.layer];
+    const bool per_unit =
+        in.op == Opcode::LoadInput || in.op == Opcode::Compute || in.op == Opcode::Store;
+    if (per_unit && d.units != 0 && in.unit >= d.units)
+      throw ProgramError("instruction " + describe(in, p) + " uses compute unit " +
+                         std::to_string(in.unit) + " but its layer's partition has " +
+                         std::to_string(d.units) + " units");
     if (in.op == Opcode::LoadInput) {
       const RowRange rows = tile_rows_for(d, in.out_row_begin, in.out_row_end);
       const uint64_t bytes = uint64_t(rows.count()) * d.tile_row_bytes() +

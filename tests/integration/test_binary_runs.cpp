@@ -14,11 +14,13 @@ using npusim::test::workload;
 
 namespace {
 
+// The cycle counts below follow the greedy tiling (compiler.mapper=greedy).
 std::unique_ptr<RunResult> run(const std::string& workload_json, const std::string& hw = "{}") {
   RunOptions options;
   options.progress = false;
-  return run_network(workload(workload_json),
-                     parse_hardware_config(nlohmann::json::parse(hw), "<test>"), options);
+  HardwareConfig config = parse_hardware_config(nlohmann::json::parse(hw), "<test>");
+  config.mapper = Mapper::Greedy;
+  return run_network(workload(workload_json), config, options);
 }
 
 void require_bit_exact(const RunResult& r) {

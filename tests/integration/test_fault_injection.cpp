@@ -18,7 +18,8 @@ RunOutcome run_edited(const std::function<void(Program&)>& edit, const char* hw_
   RunOptions options;
   options.progress = false;
   options.edit_program = edit;
-  const HardwareConfig hw = parse_hardware_config(nlohmann::json::parse(hw_json), "<test>");
+  HardwareConfig hw = parse_hardware_config(nlohmann::json::parse(hw_json), "<test>");
+  hw.mapper = Mapper::Greedy;  // the edits below expect the greedy tiling's pieces
   return run_network(test::workload(kChain), hw, options)->outcome;
 }
 

@@ -15,7 +15,7 @@ TEST_CASE("the timeline nests stages in instructions and never double-books an e
   const std::string trace = temp_dir() + "/timeline.json";
   const auto r = run_cli("run -q " + std::string(NPUSIM_SOURCE_DIR) +
                          "/configs/networks/tiny3.json --policy early "
-                         "--set compute.accumulator_kib=4 --trace " +
+                         "--set compute.accumulator_kib=4 --set compiler.mapper=greedy --trace " +
                          trace);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);

@@ -1,0 +1,276 @@
+#include "sim/compiler/mapper.h"
+
+#include <algorithm>
+
+#include "models/cost_model.h"
+
+namespace npusim {
+namespace {
+
+using cost::ceil_div;
+
+constexpr uint32_t kMaxWeightShare = 64;  // weights get at least 1/64 of the cache
+
+uint64_t kernel_bytes(const LayerConfig& L) {
+  return uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
+}
+
+// Dense array cycles of a stage of `pixels` output pixels and kernels
+// [k_begin, k_begin + k_count): the formula the compute engine charges.
+uint64_t array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint64_t pixels,
+                      uint32_t k_begin, uint32_t k_count) {
+  if (L.is_binary())
+    return cost::binary_stage_cycles(hw.compute, pixels, k_count, uint64_t(L.R) * L.S,
+                                     ceil_div(L.C, L.binary.bits));
+  const uint64_t coefficients = uint64_t(L.R) * L.S * L.group_channels();
+  if (!L.quantized) return cost::compute_stage_cycles(hw.compute, pixels, k_count, coefficients);
+  const std::vector<uint32_t> counts(k_count, uint32_t(coefficients));
+  if (L.op == OpKind::MatMul)
+    return cost::matmul_stage_cycles(hw.compute, pixels, counts.data(), k_count);
+  return cost::grouped_stage_cycles(hw.compute, pixels, counts.data(), k_begin, k_count,
+                                    L.K / L.groups);
+}
+
+// Rows `rows` split over `parts` even parts: ceil(rows / parts) each, the
+// last one what is left. Calls f(part_rows) for each.
+template <class F>
+void split_rows(uint32_t rows, uint32_t per_part, F f) {
+  for (uint32_t r = 0; r < rows; r += per_part) f(std::min(per_part, rows - r));
+}
+
+struct PieceCost {
+  uint64_t load_bus = 0;   // the piece's input on the bus
+  uint64_t fill_bus = 0;   // what compute waits for (its first stage's rows, or all)
+  uint64_t compute = 0;    // its compute instruction, stage by stage
+  uint64_t store_bus = 0;  // its results on the bus
+  uint64_t drain = 0;      // what follows its last compute stage (a batch, or all)
+  uint64_t ports = 0;      // cache port cycles of its load, compute and store
+};
+
+PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const LayerTilingPlan& plan,
+                     uint32_t rows, uint32_t k_begin, uint32_t k_count, uint32_t output_bits) {
+  const LoadAccess access = L.access_on(hw);
+  const uint64_t tile_row_bytes = piece_bytes(L, 1, 0, access) / window_h(L);
+  const auto input_rows = [&](uint32_t out_rows) {
+    return std::min<uint64_t>(L.H, uint64_t(out_rows - 1) * L.stride + window_h(L));
+  };
+  const auto load_cycles = [&](uint32_t out_rows) {
+    const uint64_t bytes = access == LoadAccess::Im2col || L.is_binary()
+                               ? input_rows(out_rows) * L.W * L.pixel_bytes()
+                               : piece_bytes(L, out_rows, 0, access);
+    const uint64_t segments = L.input_layout == TensorLayout::Nchw && !L.is_binary() ? L.C : 1;
+    return cost::dram_data_cycles(hw.dram, segments, ceil_div(bytes, segments));
+  };
+  PieceCost c;
+  c.load_bus = load_cycles(rows);
+  c.fill_bus = c.load_bus;
+  c.ports = cost::cache_access_cycles(hw.cache, piece_bytes(L, rows, 0, access));
+  const uint64_t stream = uint64_t(k_count) * kernel_bytes(L);
+  bool first = true;
+  split_rows(rows, plan.rows_per_compute_stage, [&](uint32_t r) {
+    const uint64_t pixels = uint64_t(r) * L.out_w();
+    const uint64_t array = array_cycles(L, hw, pixels, k_begin, k_count) +
+                           (first ? hw.compute.pipeline_latency_cycles : 0);
+    const uint64_t read =
+        cost::cache_access_cycles(hw.cache, input_rows(r) * tile_row_bytes + stream);
+    const uint64_t write = cost::cache_access_cycles(hw.cache, pixels * k_count * 4);
+    c.compute += std::max({array, read, write});
+    c.ports += read + write;
+    first = false;
+  });
+  const uint64_t element = L.output_element_bytes();
+  const uint64_t tile_out_bytes =
+      output_bits == 0 ? k_count * element : ceil_div(k_count, output_bits) * (output_bits / 8);
+  split_rows(rows, plan.rows_per_store_batch, [&](uint32_t r) {
+    const uint64_t pixels = uint64_t(r) * L.out_w();
+    const bool whole = k_count == L.K || output_bits != 0;
+    const uint64_t bus = whole ? cost::dram_data_cycles(hw.dram, 1, pixels * tile_out_bytes)
+                               : cost::dram_data_cycles(hw.dram, pixels, tile_out_bytes);
+    const uint64_t read = cost::cache_access_cycles(hw.cache, pixels * k_count * 4);
+    c.store_bus += bus;
+    c.ports += read;
+    c.drain += std::max(bus, read);
+  });
+  c.drain += hw.dram.latency_cycles;
+  return c;
+}
+
+}  // namespace
+
+MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
+                                 const LayerTilingPlan& plan, uint32_t output_bits) {
+  MappingEstimate e;
+  const uint64_t latency = hw.dram.latency_cycles;
+  const uint32_t out_h = L.out_h();
+  const uint32_t full_pieces = out_h / plan.rows_per_piece;
+  const uint32_t last_rows = out_h - full_pieces * plan.rows_per_piece;
+  const uint64_t pieces = uint64_t(L.N) * (full_pieces + (last_rows ? 1 : 0));
+  const uint64_t per_unit = ceil_div(pieces, hw.compute.units);
+  const bool pingpong = hw.buffering == Buffering::PingPong;
+  e.weights = cost::dram_data_cycles(hw.dram, 1, uint64_t(L.K) * 8);  // LoadParams
+  uint64_t total = e.weights;
+  uint64_t drain = 0;
+  for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
+    const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
+    const PieceCost full = piece_cost(L, hw, plan, plan.rows_per_piece, k0, k_count, output_bits);
+    const PieceCost last =
+        last_rows ? piece_cost(L, hw, plan, last_rows, k0, k_count, output_bits) : full;
+    const uint64_t weights = cost::dram_data_cycles(hw.dram, 1, k_count * kernel_bytes(L));
+    e.weights += weights;
+    // The busiest unit: its share of the pieces (the last, shorter piece
+    // counted as full), each waiting for its own load when single-buffered.
+    const uint64_t unit_compute =
+        per_unit * (full.compute + (pingpong ? 0 : full.fill_bus + latency));
+    const uint64_t bus = uint64_t(L.N) * (uint64_t(full_pieces) * (full.load_bus + full.store_bus) +
+                                          (last_rows ? last.load_bus + last.store_bus : 0));
+    e.compute += unit_compute;
+    e.bus += bus;
+    // The weight tile is loaded alone (the region is single-buffered), then
+    // the pieces stream: compute-bound after the first fill, or bus-bound.
+    const uint64_t ports =
+        uint64_t(L.N) * (uint64_t(full_pieces) * full.ports + (last_rows ? last.ports : 0));
+    total += cost::streamed_tile_cycles(weights, full.fill_bus, unit_compute, bus, ports,
+                                        cost::cache_parallel_accesses(hw.cache), latency);
+    drain = last.drain;
+  }
+  e.total = total + drain;
+  return e;
+}
+
+std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
+                                        const CachePartition& part, uint32_t output_bits) {
+  const LoadAccess access = L.access_on(hw);
+  const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
+  const auto k_allowed = [&](uint32_t k) {
+    if (k == 0 || k > L.K) return false;
+    if (output_bits != 0 && k < L.K && k % output_bits != 0) return false;
+    return k * kernel_bytes(L) <= part.weight_region_bytes &&
+           uint64_t(L.out_w()) * k * 4 <= acc_bytes &&
+           max_piece_rows(L, k, access, part.half_bytes) > 0;
+  };
+  std::vector<uint32_t> ks;
+  if (k_allowed(L.K)) ks.push_back(L.K);
+  for (uint32_t k = (L.K - 1) / hw.compute.array_rows * hw.compute.array_rows; k > 0;
+       k -= hw.compute.array_rows)
+    if (k_allowed(k)) ks.push_back(k);
+  if (ks.empty())
+    for (uint32_t k = std::min(L.K, hw.compute.array_rows) - 1; k > 0; --k)
+      if (k_allowed(k)) {
+        ks.push_back(k);
+        break;
+      }
+  return ks;
+}
+
+bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,
+                  uint32_t output_bits) {
+  if (hw.mapper == Mapper::Greedy) return plan_layer(L, hw, part, output_bits).fits;
+  return !k_tile_candidates(L, hw, part, output_bits).empty();
+}
+
+CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw) {
+  const auto all_fit = [&](const CachePartition& part) {
+    for (size_t l = 0; l < net.layers.size(); ++l)
+      if (runs_on_array(net.layers[l].op) &&
+          !mapping_fits(net.layers[l], hw, part, output_bits_of(net, l)))
+        return false;
+    return true;
+  };
+  const CachePartition seed003 = partition_cache(net, hw);
+  if (hw.mapper == Mapper::Greedy) {
+    if (all_fit(seed003)) return seed003;
+    for (uint32_t share = 4; share <= kMaxWeightShare; share *= 2) {
+      const CachePartition part = partition_cache(net, hw, share);
+      if (all_fit(part)) return part;
+    }
+    return seed003;
+  }
+  // Cost: every weight share and number of units in use; the fewest
+  // estimated cycles over the network's array layers wins (seed 003's
+  // partition on a tie). A machine with more units or cache can always
+  // leave some idle, so it has every choice a smaller one has.
+  std::vector<uint32_t> units;
+  for (uint32_t u = hw.compute.units; u >= 1; --u)
+    if (u + 8 > hw.compute.units || (u & (u - 1)) == 0) units.push_back(u);
+  CachePartition best = seed003;
+  uint64_t best_cycles = UINT64_MAX;
+  for (uint32_t u : units)
+    for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
+      const CachePartition part = partition_cache(net, hw, share, u);
+      uint64_t cycles = 0;
+      for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
+        if (!runs_on_array(net.layers[l].op)) continue;
+        const std::vector<MappingCandidate> candidates =
+            mapping_candidates(net.layers[l], hw, part, output_bits_of(net, l));
+        if (candidates.empty()) {
+          cycles = UINT64_MAX;
+          break;
+        }
+        uint64_t layer_best = UINT64_MAX;
+        for (const MappingCandidate& c : candidates)
+          layer_best = std::min(layer_best, c.estimate.total);
+        cycles += layer_best;
+      }
+      if (cycles < best_cycles) best = part, best_cycles = cycles;
+    }
+  return best;
+}
+
+std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
+                                                 const CachePartition& part, uint32_t output_bits) {
+  std::vector<MappingCandidate> out;
+  // The pieces go round-robin to the partition's units.
+  HardwareConfig hu = hw;
+  if (part.units != 0) hu.compute.units = part.units;
+  const LoadAccess access = L.access_on(hw);
+  const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
+  const LayerTilingPlan greedy = plan_layer(L, hw, part, output_bits);
+  if (greedy.fits) out.push_back({greedy, estimate_mapping(L, hu, greedy, output_bits)});
+
+  const std::vector<uint32_t> ks = k_tile_candidates(L, hw, part, output_bits);
+  for (uint32_t k : ks) {
+    const uint32_t max_rows = max_piece_rows(L, k, access, part.half_bytes);
+    const uint32_t out_h = L.out_h();
+    const uint32_t by_acc =
+        static_cast<uint32_t>(std::max<uint64_t>(1, acc_bytes / (uint64_t(L.out_w()) * k * 4)));
+    uint32_t previous = 0;
+    // Seed 003: the fewest pieces that fit, then more (the pieces stay equal).
+    for (uint32_t n = uint32_t(ceil_div(out_h, max_rows)); n <= out_h; ++n) {
+      const uint32_t rows = uint32_t(ceil_div(out_h, n));
+      if (rows == previous) continue;
+      previous = rows;
+      const LayerTilingPlan plan = make_plan(L, hw, k, rows, std::min(by_acc, rows), output_bits);
+      out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+    }
+  }
+  return out;
+}
+
+LayerTilingPlan choose_mapping(const LayerConfig& L, const HardwareConfig& hw,
+                               const CachePartition& part, uint32_t output_bits) {
+  if (hw.mapper == Mapper::Greedy) return plan_layer(L, hw, part, output_bits);
+  const std::vector<MappingCandidate> candidates = mapping_candidates(L, hw, part, output_bits);
+  if (candidates.empty()) {
+    // Say why with the smallest k-tile (one kernel, or one packed word).
+    LayerTilingPlan plan;
+    const uint32_t k = output_bits != 0 && output_bits < L.K ? output_bits : 1;
+    const LoadAccess access = L.access_on(hw);
+    if (k * kernel_bytes(L) > part.weight_region_bytes)
+      plan.why = std::to_string(k) + " kernel(s) of " + std::to_string(kernel_bytes(L)) +
+                 " B exceed the weight region (" + std::to_string(part.weight_region_bytes) + " B)";
+    else if (uint64_t(L.out_w()) * k * 4 > uint64_t(hw.compute.accumulator_kib) * 1024)
+      plan.why = "one output row of int32 sums (" + std::to_string(uint64_t(L.out_w()) * k * 4) +
+                 " B) exceeds the accumulator (compute.accumulator_kib)";
+    else
+      plan.why = "one output row with a k-tile of " + std::to_string(k) + " needs " +
+                 std::to_string(piece_bytes(L, 1, k, access)) + " B but a ping-pong half holds " +
+                 std::to_string(part.half_bytes) + " B";
+    return plan;
+  }
+  const MappingCandidate* best = &candidates.front();
+  for (const MappingCandidate& c : candidates)
+    if (c.estimate.total < best->estimate.total) best = &c;
+  return best->plan;
+}
+
+}  // namespace npusim

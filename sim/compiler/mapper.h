@@ -1,0 +1,66 @@
+// The mapper: picks each array layer's mapping (k-tile and piece count; a
+// compute stage holds the most rows the accumulator takes) by cost. It
+// enumerates the candidates that fit the cache partition (seed 003: the
+// minimum piece count N, and any larger N, the pieces staying equal; k-tiles
+// in multiples of the array rows and K itself, smaller ones only when
+// nothing else fits) and keeps the one with the fewest estimated cycles. The estimate models the program the emitter
+// writes for that mapping (seed 004's load, compute and store engines over
+// ping-pong halves, weights single-buffered) and uses only the formulas of
+// models/cost_model. docs/mapping.md states the estimate.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/compiler/tiler.h"
+
+namespace npusim {
+
+// The estimate of one mapping, in cycles, with the terms it is built from.
+struct MappingEstimate {
+  uint64_t total = 0;
+  uint64_t weights = 0;  // weight and parameter loads (serialised with the pieces)
+  uint64_t compute = 0;  // array time on the busiest unit
+  uint64_t bus = 0;      // input loads and stores on the shared bus
+};
+
+struct MappingCandidate {
+  LayerTilingPlan plan;
+  MappingEstimate estimate;
+};
+
+// Estimated cycles of layer `L` mapped by `plan` (plan.fits must be true),
+// run alone under hw's buffering, as under the strict policy (so both
+// policies run the same program). Dense array time (the compiler does not
+// see the weights' zeros).
+MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
+                                 const LayerTilingPlan& plan, uint32_t output_bits = 0);
+
+// Every candidate that fits, in enumeration order (the greedy one first).
+std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
+                                                 const CachePartition& partition,
+                                                 uint32_t output_bits = 0);
+
+// The k-tiles the cost mapper tries: K and the multiples of the array rows
+// below it that fit, or (when none does) the largest smaller one that fits.
+std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
+                                        const CachePartition& partition, uint32_t output_bits = 0);
+
+// Whether hw.mapper finds a mapping of L that fits the partition (cheap: no estimates).
+bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& partition,
+                  uint32_t output_bits = 0);
+
+// The partition the compiler uses: seed 003's (weights at most half the
+// cache) when every array layer fits it, else the first of weight shares
+// 1/4, 1/8 .. 1/64 with which every array layer fits (seed 003's rule with a
+// smaller weight region), else seed 003's.
+CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw);
+
+// The mapping the compiler uses: hw.mapper picks the cost mapper (the first
+// candidate with the fewest estimated cycles) or the greedy plan_layer.
+// Not fitting is a value (fits false, why set), as for plan_layer.
+LayerTilingPlan choose_mapping(const LayerConfig& L, const HardwareConfig& hw,
+                               const CachePartition& partition, uint32_t output_bits = 0);
+
+}  // namespace npusim

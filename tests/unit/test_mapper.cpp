@@ -1,0 +1,140 @@
+// The mapper (sim/compiler/mapper.h, docs/mapping.md): its estimate worked by
+// hand on a small layer (square and non-square arrays), the cost choice never
+// estimated slower than the greedy one, the k-tile shrinking that lets a layer
+// fit a small cache, and the error of a layer that cannot fit.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "models/cost_model.h"
+#include "sim/compiler/mapper.h"
+#include "sim/compiler/tiler.h"
+
+using namespace npusim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+LayerConfig conv(const std::string& name, uint32_t C, uint32_t H, uint32_t W, uint32_t K,
+                 uint32_t R, uint32_t stride, uint32_t padding) {
+  LayerConfig L;
+  L.name = name;
+  L.C = C, L.H = H, L.W = W, L.K = K, L.R = R, L.S = R;
+  L.stride = stride, L.padding = padding;
+  L.requant.scale.assign(K, 1);
+  L.requant.shift = 8;
+  return L;
+}
+
+NetworkConfig network(std::vector<LayerConfig> layers) {
+  NetworkConfig net;
+  net.name = "test";
+  net.layers = std::move(layers);
+  net.chained.assign(net.layers.size(), false);
+  return net;
+}
+
+}  // namespace
+
+TEST_CASE("streamed_tile_cycles is the weights plus the compute-, bus- or port-bound stream",
+          "[mapper]") {
+  // Compute-bound: 72 + max(128 + 100 + 1160, 100 + 256, 100 + ceil(701/2)) = 72 + 1388.
+  CHECK(cost::streamed_tile_cycles(72, 128, 1160, 256, 701, 2, 100) == 1460);
+  // Bus-bound: 10 + max(5 + 7 + 3, 7 + 40, 7 + ceil(20/2)) = 10 + 47.
+  CHECK(cost::streamed_tile_cycles(10, 5, 3, 40, 20, 2, 7) == 57);
+  // Port-bound on one port: 10 + max(15, 47, 7 + 101) = 118; three ports: ceil(101/3) = 34.
+  CHECK(cost::streamed_tile_cycles(10, 5, 3, 40, 101, 1, 7) == 118);
+  CHECK(cost::streamed_tile_cycles(10, 5, 3, 40, 101, 3, 7) == 57);
+}
+
+TEST_CASE("the estimate of conv3x3 in one piece is the hand-derived 1820 cycles (docs/timing.md)",
+          "[mapper]") {
+  // C 16, 16x16, K 16, 3x3, pad 1; one piece of 16 rows, one stage, one batch.
+  // params 128 B = 4; weights 2304 B = 72; input 16 rows x 256 B = 128 bus;
+  // compute 1x144x8 + 8 = 1160 (read 108, write 256); store 4096 B = 128 bus,
+  // cache read 256; drain 256 + 100; ports 81 (18 padded rows x 288 B
+  // written) + 108 + 256 + 256 = 701 over 2 ports.
+  // 4 + 72 + max(128 + 100 + 1160, 100 + 256, 100 + 351) + 356 = 1820.
+  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  HardwareConfig hw;
+  const LayerTilingPlan plan = make_plan(L, hw, 16, 16, 16);
+  const MappingEstimate e = estimate_mapping(L, hw, plan);
+  CHECK(e.weights == 76);
+  CHECK(e.compute == 1160);
+  CHECK(e.bus == 256);
+  CHECK(e.total == 1820);
+}
+
+TEST_CASE("the estimate on a non-square 8x24 array charges ceil(16/8) x 144 x ceil(256/24)",
+          "[mapper]") {
+  // Array 2 x 144 x 11 + 8 = 3176; 4 + 72 + max(128 + 100 + 3176, 356) + 356 = 3836.
+  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  HardwareConfig hw;
+  hw.compute.array_rows = 8;
+  hw.compute.array_cols = 24;
+  const MappingEstimate e = estimate_mapping(L, hw, make_plan(L, hw, 16, 16, 16));
+  CHECK(e.compute == 3176);
+  CHECK(e.total == 3836);
+}
+
+TEST_CASE("the cost mapper's choice is never estimated slower than the greedy tiling", "[mapper]") {
+  for (uint32_t kib : {128u, 1024u, 4096u}) {
+    HardwareConfig hw;
+    hw.cache.size_kib = kib;
+    hw.compute.array_rows = 64;
+    hw.compute.array_cols = 64;
+    const std::vector<LayerConfig> layers = {conv("conv1", 3, 224, 224, 64, 7, 2, 3),
+                                             conv("l2", 64, 56, 56, 128, 3, 2, 1),
+                                             conv("l4", 256, 14, 14, 512, 3, 2, 1)};
+    const NetworkConfig net = network(layers);
+    const CachePartition part = partition_cache(net, hw);
+    for (const LayerConfig& L : layers) {
+      const LayerTilingPlan chosen = choose_mapping(L, hw, part);
+      REQUIRE(chosen.fits);
+      const LayerTilingPlan greedy = plan_layer(L, hw, part);
+      if (!greedy.fits) continue;
+      INFO(L.name << " at " << kib << " KiB");
+      CHECK(estimate_mapping(L, hw, chosen).total <= estimate_mapping(L, hw, greedy).total);
+    }
+  }
+}
+
+TEST_CASE("a layer whose largest k-tile overflows a half fits by a smaller k-tile", "[mapper]") {
+  // ResNet's conv1 at 128 KiB: one output row of 64 int32 sums is 28672 B, a
+  // half 28672 B, so the greedy tiling fails; 32 channels (14336 B) fit.
+  const LayerConfig L = conv("conv1", 3, 224, 224, 64, 7, 2, 3);
+  HardwareConfig hw;
+  hw.cache.size_kib = 128;
+  const NetworkConfig net = network({L, conv("big", 512, 7, 7, 512, 3, 1, 1)});
+  const CachePartition part = partition_cache(net, hw);
+  CHECK_FALSE(plan_layer(L, hw, part).fits);
+  const LayerTilingPlan plan = choose_mapping(L, hw, part);
+  REQUIRE(plan.fits);
+  CHECK(plan.k_tile == 32);
+  CHECK(piece_bytes(L, plan.rows_per_piece, plan.k_tile) <= part.half_bytes);
+  hw.mapper = Mapper::Greedy;
+  CHECK_FALSE(choose_mapping(L, hw, part).fits);
+}
+
+TEST_CASE("a layer that cannot fit names itself, the smallest cache that fits and the key",
+          "[mapper]") {
+  const NetworkConfig net = network({conv("wide", 256, 32, 32, 64, 3, 1, 1)});
+  HardwareConfig hw;
+  hw.cache.size_kib = 8;
+  std::string message;
+  try {
+    compile_network(net, hw);
+  } catch (const CompileError& e) {
+    message = e.what();
+  }
+  CHECK_THAT(message, Contains("layer wide does not fit"));
+  CHECK_THAT(message, Contains("raise cache.size_kib"));
+  const std::string marker = "cache.size_kib = ";
+  const auto at = message.find(marker);
+  REQUIRE(at != std::string::npos);
+  const uint32_t kib = uint32_t(std::stoul(message.substr(at + marker.size())));
+  hw.cache.size_kib = kib;
+  CHECK_NOTHROW(compile_network(net, hw));
+  hw.cache.size_kib = kib - 1;
+  CHECK_THROWS_AS(compile_network(net, hw), CompileError);
+}
