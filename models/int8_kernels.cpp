@@ -37,13 +37,14 @@ TARGET_AVX2 inline uint32_t hsum256(__m256i v) {
   return uint32_t(_mm_cvtsi128_si32(s));
 }
 
-// Through memory: GCC 12's 512-to-256 extract intrinsics trip -Wmaybe-uninitialized.
+// Folded in registers. The masked forms with a full mask: GCC 12's unmasked
+// shuffles and 512-to-256 extracts trip -Wmaybe-uninitialized.
 TARGET_VNNI inline uint32_t hsum512(__m512i v) {
-  alignas(64) uint32_t lanes[16];
-  _mm512_store_si512(lanes, v);
-  uint32_t sum = 0;
-  for (uint32_t lane : lanes) sum += lane;
-  return sum;
+  v = _mm512_add_epi32(v, _mm512_mask_shuffle_i64x2(v, 0xFF, v, v, 0x4E));  // 256-bit halves
+  v = _mm512_add_epi32(v, _mm512_mask_shuffle_i64x2(v, 0xFF, v, v, 0xB1));  // 128-bit quarters
+  v = _mm512_add_epi32(v, _mm512_mask_shuffle_epi32(v, 0xFFFF, v, _MM_PERM_BADC));
+  v = _mm512_add_epi32(v, _mm512_mask_shuffle_epi32(v, 0xFFFF, v, _MM_PERM_CDAB));
+  return uint32_t(_mm512_cvtsi512_si32(v));
 }
 
 // B kernels at a time share each load of x. AVX2 int8: sign-extend to int16
@@ -106,9 +107,8 @@ TARGET_VNNI void block_s8_vnni(const int8_t* x, const int8_t* w, uint64_t ws, ui
     }
   }
   const uint32_t correction = hsum512(x_sum) * 128u;
-  for (int j = 0; j < B; ++j)
-    out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]) - correction +
-                     scalar_dot(x + i, w + j * ws + i, n - i));
+  for (int j = 0; j < B; ++j) out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]) - correction);
+  block_s8_avx2<B>(x + i, w + i, ws, n - i, out);  // under 64 left: 16 at a time, then scalar
 }
 
 // VNNI int16: vpdpwssd (the non-saturating form) is vpmaddwd plus the add.
@@ -123,8 +123,8 @@ TARGET_VNNI void block_s16_vnni(const int16_t* x, const int16_t* w, uint64_t ws,
     for (int j = 0; j < B; ++j)
       acc[j] = _mm512_dpwssd_epi32(acc[j], xv, _mm512_loadu_si512(w + j * ws + i));
   }
-  for (int j = 0; j < B; ++j)
-    out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]) + scalar_dot(x + i, w + j * ws + i, n - i));
+  for (int j = 0; j < B; ++j) out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]));
+  block_s16_avx2<B>(x + i, w + i, ws, n - i, out);  // under 32 left: 16 at a time, then scalar
 }
 
 #define NPUSIM_DOTS(name, T, block, target)                                         \

@@ -5,6 +5,7 @@
 // operands whose sums reach and wrap past the int32 limits. Also the
 // NPUSIM_ISA override, in-process and through the CLI.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -209,4 +210,35 @@ TEST_CASE(
   unsetenv("NPUSIM_ISA");
   CHECK(bad.exit_code != 0);
   CHECK_THAT(bad.err, Catch::Contains("NPUSIM_ISA='sse9'") && Catch::Contains("scalar"));
+}
+
+// Hidden ([.]): not a check, a throughput figure for docs/performance.md.
+// Run: build/tests/npusim_unit_tests "[.int8_kernels_bench]"
+TEST_CASE("int8 and int16 dot throughput per ISA level (benchmark, prints G MAC/s)",
+          "[.int8_kernels_bench]") {
+  // A 3x3 kernel row over 64 channels (S*C = 192) against 64 kernels, as in ResNet.
+  const uint64_t n = 192, count = 64, repeats = 20000;
+  std::mt19937 rng(22);
+  std::vector<int8_t> x8(n), w8(n * count);
+  std::vector<int16_t> x16(n), w16(n * count);
+  for (auto& v : x8) v = int8_t(rng());
+  for (auto& v : w8) v = int8_t(rng());
+  for (auto& v : x16) v = int16_t(int32_t(rng() % 511) - 255);
+  for (auto& v : w16) v = int16_t(int32_t(rng() % 511) - 255);
+  for (Isa isa : supported_isas()) {
+    std::vector<int32_t> out(count, 0);
+    const auto time = [&](auto&& body) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (uint64_t r = 0; r < repeats; ++r) body();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return double(n * count * repeats) / s / 1e9;
+    };
+    const double g8 = time(
+        [&] { kernels_for(isa).dots_s8(x8.data(), w8.data(), n, n, uint32_t(count), out.data()); });
+    const double g16 = time([&] {
+      kernels_for(isa).dots_s16(x16.data(), w16.data(), n, n, uint32_t(count), out.data());
+    });
+    WARN(isa_name(isa) << ": int8 " << g8 << " G MAC/s, int16 " << g16 << " G MAC/s (checksum "
+                       << out[0] << ")");
+  }
 }
