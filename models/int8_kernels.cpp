@@ -1,6 +1,8 @@
 #include "models/int8_kernels.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 
 #include <cstdlib>
 #include <stdexcept>
