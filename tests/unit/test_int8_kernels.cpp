@@ -187,7 +187,7 @@ const char* kInt8Layers = R"({
 
 TEST_CASE(
     "npusim run under each supported NPUSIM_ISA matches the reference on every layer with "
-    "the same cycles and output digests; an unsupported NPUSIM_ISA stops the run naming it",
+    "the same cycles and output digests, and an unsupported NPUSIM_ISA stops the run naming it",
     "[int8_kernels]") {
   const std::string graph = test::write_temp_file("isa_levels.json", kGroupedGraph);
   const std::string layers = test::write_temp_file("isa_levels_int8.json", kInt8Layers);
