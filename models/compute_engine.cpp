@@ -4,6 +4,7 @@
 
 #include "models/binary_array.h"
 #include "models/cost_model.h"
+#include "models/int8_kernels.h"
 #include "models/kernel_decompressor.h"
 
 namespace npusim {
@@ -28,7 +29,9 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const HardwareConfig&
                                        "array cycles the same stages take applying every "
                                        "coefficient (the dense ablation)")),
       standalone_cycles_(stats.declare("compute.standalone_cycles", "cycles",
-                                       "cycles the computes would take running alone")) {
+                                       "cycles the computes would take running alone")),
+      // At elaboration, so a bad NPUSIM_ISA stops the run before it starts.
+      dots_(int8_kernels::active()) {
   for (uint32_t u = 0; u < hw.compute.units; ++u)
     sc_core::sc_spawn(sc_bind(&ComputeEngine::run_unit, this, u),
                       ("unit" + std::to_string(u)).c_str());
@@ -199,11 +202,14 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
     for (uint64_t i = 0; i < row_len; ++i)
       to[i] = int16_t((x_unsigned ? int32_t(uint8_t(from[i])) : int32_t(from[i])) - x_zp);
   }
-  // One group and no column dilation: a kernel row is S*C contiguous values.
+  // One group and no column dilation: a kernel row is S*C contiguous values,
+  // so one call sums every kernel of the tile over it.
   const bool contiguous = Cg == L.C && dw == 1;
+  // Below a few channels per group a call costs more than its loop.
+  const bool short_runs = !contiguous && Cg < 8;
   const auto dot = [](const int16_t* x, const int16_t* w, uint64_t n) {
-    int32_t acc = 0;
-    for (uint64_t i = 0; i < n; ++i) acc += int32_t(x[i]) * int32_t(w[i]);
+    uint32_t acc = 0;  // wraps as the int32 sums of the kernels do
+    for (uint64_t i = 0; i < n; ++i) acc += uint32_t(int32_t(x[i]) * int32_t(w[i]));
     return acc;
   };
   for (uint32_t oh = row_begin; oh < row_end; ++oh) {
@@ -211,23 +217,33 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
     const int64_t first_in_row = int64_t(oh) * L.stride - L.padding - piece_rows.begin - lo;
     for (uint32_t ow = 0; ow < L.out_w; ++ow) {
       int32_t* sums = out_row + uint64_t(ow) * k_count;
-      for (uint32_t k = 0; k < k_count; ++k) {
-        const uint64_t c0 = uint64_t((in.k_begin + k) / kernels_per_group) * Cg;
-        const int16_t* kernel = centered_.data() + k * coefficients;
-        int32_t acc = 0;
-        for (uint32_t r = 0; r < L.R; ++r) {
-          const int16_t* row =
-              centered_input_.data() + uint64_t(first_in_row + int64_t(r) * dh) * row_len;
-          if (contiguous) {
-            acc += dot(row + uint64_t(ow) * sw * L.C, kernel + uint64_t(r) * L.S * Cg,
-                       uint64_t(L.S) * Cg);
-            continue;
-          }
-          for (uint32_t t = 0; t < L.S; ++t)
-            acc += dot(row + (uint64_t(ow) * sw + uint64_t(t) * dw) * L.C + c0,
-                       kernel + (uint64_t(r) * L.S + t) * Cg, Cg);
+      std::fill(sums, sums + k_count, 0);
+      for (uint32_t r = 0; r < L.R; ++r) {
+        const int16_t* row =
+            centered_input_.data() + uint64_t(first_in_row + int64_t(r) * dh) * row_len;
+        if (contiguous) {
+          dots_.dots_s16(row + uint64_t(ow) * sw * L.C, centered_.data() + uint64_t(r) * L.S * Cg,
+                         coefficients, uint64_t(L.S) * Cg, k_count, sums);
+          continue;
         }
-        sums[k] = acc;
+        // The tile's kernels of one group read the same channels: one call each run.
+        for (uint32_t k = 0; k < k_count;) {
+          const uint32_t group = (in.k_begin + k) / kernels_per_group;
+          const uint32_t run =
+              std::min(k_count - k, (group + 1) * kernels_per_group - (in.k_begin + k));
+          const uint64_t c0 = uint64_t(group) * Cg;
+          for (uint32_t t = 0; t < L.S; ++t) {
+            const int16_t* x = row + (uint64_t(ow) * sw + uint64_t(t) * dw) * L.C + c0;
+            const int16_t* w = centered_.data() + k * coefficients + (uint64_t(r) * L.S + t) * Cg;
+            if (!short_runs) {
+              dots_.dots_s16(x, w, coefficients, Cg, run, sums + k);
+              continue;
+            }
+            for (uint32_t j = 0; j < run; ++j)
+              sums[k + j] = int32_t(uint32_t(sums[k + j]) + dot(x, w + j * coefficients, Cg));
+          }
+          k += run;
+        }
       }
     }
   }
@@ -254,17 +270,12 @@ void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in
     for (uint32_t ow = 0; ow < L.out_w; ++ow) {
       int32_t* sums = out_row + uint64_t(ow) * k_count;
       const uint64_t column = uint64_t(ow) * pixel_step;
-      for (uint32_t k = 0; k < k_count; ++k) {
-        const int8_t* kernel = kernels_.data() + k * coefficients;
-        int32_t acc = 0;
-        for (uint32_t r = 0; r < L.R; ++r) {
-          const int8_t* x = host_im2col
-                                ? input.row(uint32_t(oh - piece_rows.begin)) + column + r * tap_span
-                                : input.row(uint32_t(first_in_row + r)) + column;
-          const int8_t* w = kernel + r * tap_span;
-          for (uint64_t i = 0; i < tap_span; ++i) acc += int32_t(x[i]) * int32_t(w[i]);
-        }
-        sums[k] = acc;
+      std::fill(sums, sums + k_count, 0);
+      for (uint32_t r = 0; r < L.R; ++r) {
+        const int8_t* x = host_im2col
+                              ? input.row(uint32_t(oh - piece_rows.begin)) + column + r * tap_span
+                              : input.row(uint32_t(first_in_row + r)) + column;
+        dots_.dots_s8(x, kernels_.data() + r * tap_span, coefficients, tap_span, k_count, sums);
       }
     }
   }

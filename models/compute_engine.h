@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/engine.h"
+#include "models/int8_kernels.h"
 
 namespace npusim {
 
@@ -54,6 +55,7 @@ class ComputeEngine : public Engine {
   Counter& macs_skipped_;
   Counter& dense_work_cycles_;
   Counter& standalone_cycles_;
+  const int8_kernels::Kernels& dots_;  // the dot products of the ISA level in use
 };
 
 }  // namespace npusim
