@@ -36,7 +36,7 @@ bool has_line_matching(const std::string& text, const std::string& pattern) {
 
 }  // namespace
 
-TEST_CASE("every load.access mode is bit-exact; im2col on the fly reads least", "[access]") {
+TEST_CASE("every load.access mode is bit-exact, im2col on the fly reads least", "[access]") {
   const std::string src = std::string(NPUSIM_SOURCE_DIR) + "/";
   for (const std::string& w :
        {src + "configs/networks/tiny3.json", src + "configs/layers/conv3x3.json",

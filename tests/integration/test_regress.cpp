@@ -149,7 +149,7 @@ TEST_CASE("regress results are identical run to run and with -j 1 or -j 2", "[re
   CHECK(compared >= 25);
 }
 
-TEST_CASE("a broken case is reported failed with its log kept; the others still run", "[regress]") {
+TEST_CASE("a broken case is reported failed with its log kept, the others still run", "[regress]") {
   const std::string bad_hw = temp_dir() + "/bad_hw.json";
   std::ofstream(bad_hw) << R"({"compute": {"arary_rows": 16}})";
   const std::string dir = make_suite(

@@ -187,7 +187,7 @@ TEST_CASE("im2col and MEC address streams equal the materialised references in N
   }
 }
 
-TEST_CASE("restart replays the stream; a finished generator fetches nothing",
+TEST_CASE("restart replays the stream, a finished generator fetches nothing",
           "[address_generator]") {
   InputAddressGenerator gen(make_init(4, 4, 2, 3, 3, 1, 1), LoweringKind::kIm2col);
   const std::vector<int64_t> first = drain(gen, 5);

@@ -180,7 +180,7 @@ TEST_CASE("host emulation of the int8 kernel on +-1 values binarises like the re
   }
 }
 
-TEST_CASE("the ballot packing: lane i's decision is bit i; 64-bit words take two ballots",
+TEST_CASE("the ballot packing: lane i's decision is bit i, 64-bit words take two ballots",
           "[gpu][emulation]") {
   bool d[32] = {};
   d[0] = d[5] = d[31] = true;

@@ -52,7 +52,7 @@ TEST_CASE("sparse kernels use entries: count byte per channel, 2 bytes per non-z
   round_trip(w, ComputeMode::ZeroSkip, WeightFormat::Entries);
 }
 
-TEST_CASE("dense kernels stay raw; the dense machine always uses raw", "[kernel-stream]") {
+TEST_CASE("dense kernels stay raw, the dense machine always uses raw", "[kernel-stream]") {
   round_trip(kernels(3, 3, 3, 5, 0), ComputeMode::ZeroSkip, WeightFormat::Raw);
   round_trip(kernels(3, 3, 3, 5, 7), ComputeMode::Dense, WeightFormat::Raw);
   round_trip(kernels(2, 7, 7, 3, 9), ComputeMode::ZeroSkip, WeightFormat::Entries);

@@ -226,7 +226,8 @@ TEST_CASE("onnx: a Relu whose input another node also reads is refused by name",
 
 TEST_CASE("onnx: an output shape the model states but its node does not compute is refused",
           "[onnx]") {
-  ModelBuilder m = conv_model();  // y is [1, 3, 4, 3]: 4 + 1 + 1 - 3 + 1 rows, 3 + 0 + 2 - 3 + 1 cols
+  ModelBuilder m =
+      conv_model();  // y is [1, 3, 4, 3]: 4 + 1 + 1 - 3 + 1 rows, 3 + 0 + 2 - 3 + 1 cols
   auto* shape = m.g->mutable_output(0)->mutable_type()->mutable_tensor_type();
   shape->set_elem_type(onnx::TensorProto_DataType_UINT8);
   for (int64_t d : {1, 3, 4, 5}) shape->mutable_shape()->add_dim()->set_dim_value(d);

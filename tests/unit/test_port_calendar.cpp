@@ -35,7 +35,7 @@ TEST_CASE("port calendar: a future booking leaves the gap before it usable", "[p
   CHECK(ports.reserve(12, 95, 0).start == 104);
 }
 
-TEST_CASE("port calendar: zero-length requests take no slot; the past is forgotten", "[ports]") {
+TEST_CASE("port calendar: zero-length requests take no slot, the past is forgotten", "[ports]") {
   PortCalendar ports(1);
   CHECK(ports.reserve(5, 0, 0).start == 5);
   CHECK(ports.reserve(0, 10, 0).start == 0);

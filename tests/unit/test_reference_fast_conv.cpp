@@ -141,8 +141,8 @@ ConvCase extreme_conv(uint32_t taps) {
 
 TEST_CASE(
     "the im2col GEMM convolution gives exactly the direct loops' sums on 200 random shapes "
-    "(groups 1, 2 and C; strides and dilations 1-3; asymmetric pads, some past the kernel; 1x1 "
-    "inputs; uint8 and int8; per-tensor and per-channel zero points; N up to 3)",
+    "(groups 1, 2 and C, strides and dilations 1-3, asymmetric pads, some past the kernel, 1x1 "
+    "inputs, uint8 and int8, per-tensor and per-channel zero points, N up to 3)",
     "[reference][qops][fast_conv]") {
   Rng rng(20240611);
   int depthwise = 0, grouped = 0, one_by_one = 0, wide_pads = 0, per_channel = 0, tiled = 0;

@@ -162,7 +162,7 @@ TEST_CASE("trace: instruction lines are human-readable", "[trace]") {
   CHECK_THAT(c.lines[1], Contains("{\"layer\": 0, \"name\": \"a\", \"N\": 1, \"C\": 4"));
 }
 
-TEST_CASE("trace: comments and blank lines are allowed; errors count physical lines", "[trace]") {
+TEST_CASE("trace: comments and blank lines are allowed, errors count physical lines", "[trace]") {
   Compiled c = compiled();
   c.lines.insert(c.lines.begin(), "# a hand-edited program");
   c.lines.insert(c.lines.begin() + 2, "");
