@@ -59,7 +59,7 @@ class Importer {
     read_model();
     const std::map<std::string, std::vector<int64_t>> stated = stated_shapes(model_);
     const onnx::GraphProto original = model_.graph();  // node names and ops, for messages
-    hoist_constant_nodes(*model_.mutable_graph());  // Constant / Identity -> initialisers
+    hoist_constant_nodes(*model_.mutable_graph());     // Constant / Identity -> initialisers
     lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
     const onnx::GraphProto& g = model_.graph();
     for (const onnx::TensorProto& t : g.initializer())
@@ -501,6 +501,31 @@ class Importer {
     }
   }
 
+  // ConvInteger / MatMulInteger: the input's zero point (input 2, `x_type`
+  // when absent), the weights' (input 3), no scales, raw int32 sums.
+  void integer_operands(const onnx::NodeProto& n, Activation& xa, int x_type, int weight_type,
+                        uint32_t K, OpQuant& q) {
+    const int xt = type_of_zero_point_or(n, 2, x_type);
+    settle_quant(n, xa, input(n, 0), xa.quant_known ? xa.quant.scale : 1.0f,
+                 zero_points_of(n, 2, xt, 1)[0], xt);
+    q.inputs.push_back(xa.quant);
+    q.weight_zero_point = zero_points_of(n, 3, weight_type, K);
+    q.weight_scale = {1.0f};
+    q.output.type = QuantType::Int32;
+    q.bias = false;
+  }
+
+  // An optional int32 bias of K values at input `at` into `values`; false when absent.
+  bool int32_bias(const onnx::NodeProto& n, int at, uint32_t K, const std::string& expected,
+                  std::vector<int32_t>& values) {
+    if (n.input_size() <= at || n.input(at).empty()) return false;
+    const Constant& b = constant(n, at);
+    if (b.type != onnx::TensorProto_DataType_INT32 || b.count() != K)
+      fail(n, expected, std::string(type_name(b.type)) + " of " + std::to_string(b.count()));
+    values.assign(b.ints.begin(), b.ints.end());
+    return true;
+  }
+
   void import_conv(const onnx::NodeProto& n, int index, bool integer) {
     Activation& xa = activation(n, 0);
     if (xa.flat) fail(n, "a 4-D input", "a flattened tensor");
@@ -526,30 +551,18 @@ class Importer {
     conv_geometry(n, L);
     q.weight_type = w.type == onnx::TensorProto_DataType_UINT8 ? QuantType::Uint8 : QuantType::Int8;
     if (integer) {
-      const int xt = type_of_zero_point_or(n, 2,
-                                           xa.onnx_type == onnx::TensorProto_DataType_INT8
-                                               ? onnx::TensorProto_DataType_INT8
-                                               : onnx::TensorProto_DataType_UINT8);
-      const int32_t x_zp = zero_points_of(n, 2, xt, 1)[0];
-      settle_quant(n, xa, input(n, 0), xa.quant_known ? xa.quant.scale : 1.0f, x_zp, xt);
-      q.inputs.push_back(xa.quant);
-      q.weight_zero_point = zero_points_of(n, 3, w.type, L.K);
-      q.weight_scale = {1.0f};
-      q.output.type = QuantType::Int32;
-      q.bias = false;
+      integer_operands(n, xa,
+                       xa.onnx_type == onnx::TensorProto_DataType_INT8
+                           ? onnx::TensorProto_DataType_INT8
+                           : onnx::TensorProto_DataType_UINT8,
+                       w.type, L.K, q);
     } else {
       q.inputs.push_back(quantised_input(n, 0));
       q.weight_scale = scales_of(n, 4, L.K);
       q.weight_zero_point = zero_points_of(n, 5, w.type, L.K);
       q.output = output_quant(n, 6, 7);
-      q.bias = n.input_size() > 8 && !n.input(8).empty();
-      if (q.bias) {
-        const Constant& b = constant(n, 8);
-        if (b.type != onnx::TensorProto_DataType_INT32 || b.count() != L.K)
-          fail(n, "an int32 bias of K = " + std::to_string(L.K) + " values",
-               std::string(type_name(b.type)) + " of " + std::to_string(b.count()));
-        L.bias_values.assign(b.ints.begin(), b.ints.end());
-      }
+      q.bias = int32_bias(n, 8, L.K, "an int32 bias of K = " + std::to_string(L.K) + " values",
+                          L.bias_values);
     }
     // OIHW -> K, R, S, C/group bytes: the channels-last move, K as the outer axis.
     TensorI8 oihw({L.K, L.C / L.groups, L.R, L.S});
@@ -583,14 +596,7 @@ class Importer {
     L.R = L.S = 1;
     q.weight_type = b.type == onnx::TensorProto_DataType_UINT8 ? QuantType::Uint8 : QuantType::Int8;
     if (integer) {
-      const int xt = type_of_zero_point_or(n, 2, onnx::TensorProto_DataType_UINT8);
-      settle_quant(n, xa, input(n, 0), xa.quant_known ? xa.quant.scale : 1.0f,
-                   zero_points_of(n, 2, xt, 1)[0], xt);
-      q.inputs.push_back(xa.quant);
-      q.weight_zero_point = zero_points_of(n, 3, b.type, L.K);
-      q.weight_scale = {1.0f};
-      q.output.type = QuantType::Int32;
-      q.bias = false;
+      integer_operands(n, xa, onnx::TensorProto_DataType_UINT8, b.type, L.K, q);
     } else {
       q.inputs.push_back(quantised_input(n, 0));
       q.weight_scale = scales_of(n, 4, L.K);
@@ -599,15 +605,9 @@ class Importer {
       if (kind == "QGemm" && (n.input_size() <= 7 || n.input(7).empty()))
         fail(n, "a quantised output (y_scale)", "a float output");
       q.output = output_quant(n, out_scale_at, out_scale_at + 1);
-      if (kind == "QGemm" && n.input_size() > 6 && !n.input(6).empty()) {
-        const Constant& c = constant(n, 6);
-        if (c.type != onnx::TensorProto_DataType_INT32 || c.count() != L.K)
-          fail(n, "an int32 C of " + std::to_string(L.K) + " values", type_name(c.type));
-        L.bias_values.assign(c.ints.begin(), c.ints.end());
-        q.bias = true;
-      } else {
-        q.bias = false;
-      }
+      q.bias =
+          kind == "QGemm" &&
+          int32_bias(n, 6, L.K, "an int32 C of " + std::to_string(L.K) + " values", L.bias_values);
     }
     L.weight_values.resize(uint64_t(L.K) * Kin);
     for (uint32_t f = 0; f < L.K; ++f)
