@@ -175,12 +175,9 @@ std::optional<Constant> fold_constant_node(
       throw FoldError{std::string("integer ") + what, "type " + std::to_string(c.type)};
   };
 
-  if (op == "Constant") {
-    const onnx::AttributeProto* v = attribute(n, "value");
-    if (v == nullptr || !v->has_t())
-      throw FoldError{"a \"value\" tensor attribute", "another form of Constant"};
-    return constant_from_tensor(v->t(), file, "/graph/node/" + n.name() + "/value");
-  }
+  // hoist_constant_nodes has made every Constant with a "value" tensor an
+  // initialiser; one still here holds its value in another form.
+  if (op == "Constant") throw FoldError{"a \"value\" tensor attribute", "another form of Constant"};
   if (op == "Shape") {
     const std::optional<std::vector<int64_t>> s = shape(n.input(0));
     if (!s) return std::nullopt;  // the shape of a constant: not exported in practice

@@ -2,6 +2,7 @@
 // under which policy. A table pasted into a note must say all of this, since
 // the header used to read "hardware 'default'" even with overrides.
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,7 @@ std::string format_kib(uint64_t kib) {
 // The file's name without its folders: the header stays narrow and says no
 // more about the machine than the user typed (report.json has the command line).
 std::string file_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+  return std::filesystem::path(path).filename().string();
 }
 
 std::string clock_text(double mhz) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/config/config_error.h"
+#include "sim/config/json_reader.h"
 
 namespace npusim::sweep {
 
@@ -29,10 +30,7 @@ std::string fnv_hex(const std::string& text) {
 std::string workload_hash_of(const SweepSpec& spec) {
   if (!spec.workload.is_null()) return fnv_hex(spec.workload.dump());
   if (spec.workload_path.empty() || spec.workload_path.front() == '<') return "";
-  std::ifstream in(spec.workload_path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return fnv_hex(bytes.str());
+  return fnv_hex(read_input_file(spec.workload_path, "a readable ONNX model"));
 }
 
 json read_json(const std::string& path) {
