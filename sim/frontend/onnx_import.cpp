@@ -58,8 +58,13 @@ class Importer {
   OnnxModel run() {
     read_model();
     const std::map<std::string, std::vector<int64_t>> stated = stated_shapes(model_);
-    const onnx::GraphProto original = model_.graph();  // node names and ops, for messages
-    hoist_constant_nodes(*model_.mutable_graph());     // Constant / Identity -> initialisers
+    // Each tensor's producer as the model names it, for messages (the QDQ
+    // lowering renames nodes).
+    std::map<std::string, std::string> producers;
+    for (const onnx::NodeProto& n : model_.graph().node())
+      for (const std::string& out : n.output())
+        producers[out] = "node '" + n.name() + "' (" + n.op_type() + ")";
+    hoist_constant_nodes(*model_.mutable_graph());  // Constant / Identity -> initialisers
     lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
     const onnx::GraphProto& g = model_.graph();
     for (const onnx::TensorProto& t : g.initializer())
@@ -79,7 +84,7 @@ class Importer {
     for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i);
     for (const auto& [name, file] : input_files_)
       if (!constant_uses.count(name)) load_input_file(name, file);
-    check_stated_shapes(stated, original);
+    check_stated_shapes(stated, producers);
     for (const onnx::ValueInfoProto& v : g.output()) declare_output(v.name());
     out_.network.name = g.name().empty() ? "onnx_model" : g.name();
     out_.network.graph_json = nlohmann_placeholder();
@@ -795,7 +800,7 @@ class Importer {
   // Every tensor the simulator computes has the shape the model states for it
   // (declared or inferred by ONNX): else the model and its nodes disagree.
   void check_stated_shapes(const std::map<std::string, std::vector<int64_t>>& stated,
-                           const onnx::GraphProto& original) const {
+                           const std::map<std::string, std::string>& producers) const {
     const auto text = [](const std::vector<int64_t>& dims) {
       std::string t;
       for (int64_t d : dims) t += (t.empty() ? "" : ", ") + std::to_string(d);
@@ -807,10 +812,8 @@ class Importer {
       const std::vector<int64_t> ours =
           a.flat ? std::vector<int64_t>{a.N, a.C} : std::vector<int64_t>{a.N, a.C, a.H, a.W};
       if (ours == it->second) continue;
-      std::string node = "/graph";
-      for (const onnx::NodeProto& n : original.node())
-        for (const std::string& out : n.output())
-          if (out == name) node = "node '" + n.name() + "' (" + n.op_type() + ")";
+      const auto producer = producers.find(name);
+      const std::string node = producer == producers.end() ? "/graph" : producer->second;
       throw ConfigError(path_, node,
                         "output \"" + name + "\" of the shape the model states, " +
                             text(it->second) + " (declared or by ONNX shape inference)",
