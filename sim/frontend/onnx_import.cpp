@@ -398,6 +398,13 @@ class Importer {
                std::to_string(zp));
   }
 
+  // The element type an absent zero point takes: the activation's own (ONNX:
+  // "default 0 of the input's type"), uint8 where nothing says otherwise.
+  static int activation_type(const Activation& a) {
+    return a.onnx_type == onnx::TensorProto_DataType_INT8 ? onnx::TensorProto_DataType_INT8
+                                                          : onnx::TensorProto_DataType_UINT8;
+  }
+
   int type_of_zero_point_or(const onnx::NodeProto& n, int i, int fallback) const {
     if (i >= n.input_size() || n.input(i).empty()) return fallback;
     return constant(n, i).type;
@@ -406,7 +413,7 @@ class Importer {
   // Reads activation input (x, scale, zp) at positions i, i+1, i+2.
   TensorQuant quantised_input(const onnx::NodeProto& n, int i) {
     Activation& a = activation(n, i);
-    const int type = type_of_zero_point_or(n, i + 2, onnx::TensorProto_DataType_UINT8);
+    const int type = type_of_zero_point_or(n, i + 2, activation_type(a));
     if (type != onnx::TensorProto_DataType_UINT8 && type != onnx::TensorProto_DataType_INT8)
       fail(n, "a uint8 or int8 input", type_name(type));
     settle_quant(n, a, input(n, i), scale_of(n, i + 1), zero_points_of(n, i + 2, type, 1)[0], type);
@@ -556,11 +563,7 @@ class Importer {
     conv_geometry(n, L);
     q.weight_type = w.type == onnx::TensorProto_DataType_UINT8 ? QuantType::Uint8 : QuantType::Int8;
     if (integer) {
-      integer_operands(n, xa,
-                       xa.onnx_type == onnx::TensorProto_DataType_INT8
-                           ? onnx::TensorProto_DataType_INT8
-                           : onnx::TensorProto_DataType_UINT8,
-                       w.type, L.K, q);
+      integer_operands(n, xa, activation_type(xa), w.type, L.K, q);
     } else {
       q.inputs.push_back(quantised_input(n, 0));
       q.weight_scale = scales_of(n, 4, L.K);
@@ -601,7 +604,7 @@ class Importer {
     L.R = L.S = 1;
     q.weight_type = b.type == onnx::TensorProto_DataType_UINT8 ? QuantType::Uint8 : QuantType::Int8;
     if (integer) {
-      integer_operands(n, xa, onnx::TensorProto_DataType_UINT8, b.type, L.K, q);
+      integer_operands(n, xa, activation_type(xa), b.type, L.K, q);
     } else {
       q.inputs.push_back(quantised_input(n, 0));
       q.weight_scale = scales_of(n, 4, L.K);
