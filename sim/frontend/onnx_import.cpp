@@ -269,6 +269,16 @@ class Importer {
     } else {
       nchw = read_npy_int8(file);
     }
+    if (in.onnx_nhwc) {  // the file holds the DRAM order already
+      if (nchw.shape != std::vector<uint32_t>{in.N, in.H, in.W, in.C})
+        throw ConfigError(file, "",
+                          "shape [" + std::to_string(in.N) + ", " + std::to_string(in.H) + ", " +
+                              std::to_string(in.W) + ", " + std::to_string(in.C) +
+                              "] (NHWC, as the model declares input \"" + name + "\")",
+                          "another shape");
+      in.values = std::move(nchw.data);
+      return;
+    }
     if (a.flat && nchw.shape == std::vector<uint32_t>{in.N, in.C}) nchw.shape = {in.N, in.C, 1, 1};
     if (nchw.shape != std::vector<uint32_t>{in.N, in.C, in.H, in.W})
       throw ConfigError(file, "",
@@ -724,6 +734,64 @@ class Importer {
     activations_[n.output(0)] = a;
   }
 
+  // Transpose where it is a change of layout the simulator expresses, since
+  // every tensor lies NHWC in its DRAM: perm [0, 3, 1, 2] of a 4-D graph input
+  // (the model's input is NHWC, which is the DRAM order), perm [0, 2, 3, 1]
+  // of a computed tensor to a graph output (saved NHWC as it lies), and the
+  // identity. Anything else would move data and is refused.
+  void import_transpose(const onnx::NodeProto& n) {
+    const std::string& name = input(n, 0);
+    Activation a = activation(n, 0);
+    std::vector<int64_t> perm = ints_attr(n, "perm");
+    const size_t rank = a.flat ? 2 : 4;
+    if (perm.empty())  // ONNX's default: reverse the axes
+      for (size_t i = rank; i-- > 0;) perm.push_back(int64_t(i));
+    const auto text = [](const std::vector<int64_t>& v) {
+      std::string t;
+      for (int64_t x : v) t += (t.empty() ? "" : ", ") + std::to_string(x);
+      return "[" + t + "]";
+    };
+    const std::string expected =
+        "a Transpose the simulator expresses as a layout: perm [0, 3, 1, 2] of an NHWC graph "
+        "input read by nothing else, perm [0, 2, 3, 1] to a graph output read by nothing else, "
+        "or the identity";
+    bool identity = perm.size() == rank;
+    for (size_t i = 0; identity && i < rank; ++i) identity = perm[i] == int64_t(i);
+    if (identity) {
+      activations_[n.output(0)] = a;
+      return;
+    }
+    const std::string found = "perm " + text(perm) + " of " +
+                              (a.source.op < 0 ? "graph input" : "computed tensor") + " \"" + name +
+                              "\"";
+    if (a.flat) fail(n, expected, found + " ([N, C])");
+    if (perm == std::vector<int64_t>{0, 3, 1, 2} && a.source.op < 0 && readers_[name] == 1 &&
+        a.graph_input >= 0) {
+      // Declared [N, H, W, C]: what declare_input took as C, H, W are H, W, C.
+      GraphInput& in = out_.network.graph_inputs[size_t(a.graph_input)];
+      const uint32_t h = a.C, w = a.H, c = a.W;
+      a.C = c, a.H = h, a.W = w;
+      in.C = c, in.H = h, in.W = w;
+      in.onnx_nhwc = true;
+      in.onnx_shape = {a.N, h, w, c};
+      activations_[n.output(0)] = a;
+      return;
+    }
+    const std::string& out = n.output(0);
+    bool graph_output = false;
+    for (const onnx::ValueInfoProto& v : model_.graph().output()) graph_output |= v.name() == out;
+    if (perm == std::vector<int64_t>{0, 2, 3, 1} && a.source.op >= 0 && graph_output &&
+        readers_[out] == 1) {
+      OnnxOutput o;
+      o.name = out;
+      o.tensor = out_.network.tensor_names[size_t(a.source.op)];
+      o.nhwc = true;
+      transposed_[out] = o;
+      return;
+    }
+    fail(n, expected, found);
+  }
+
   // QuantizeLinear of a float graph input: the simulator's input is the uint8
   // or int8 tensor it makes (seeded, or from --input in that type).
   void import_quantize(const onnx::NodeProto& n) {
@@ -867,23 +935,26 @@ class Importer {
     if (contrib && op == "QLinearAdd") return import_add(n, index);
     if (contrib && op == "QLinearConcat") return import_concat(n, index);
     if (op == "Flatten" || op == "Reshape") return import_flatten(n);
+    if (op == "Transpose") return import_transpose(n);
     if (op == "Relu" || op == "Clip") return import_relu_clip(n);
     if (op == "QuantizeLinear") return import_quantize(n);
     if (op == "DequantizeLinear") return import_dequantize(n);
     fail(n,
          "a supported operator: QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, QGemm, "
          "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearConcat, "
-         "Relu, Clip, Flatten, Reshape, QuantizeLinear of an input, DequantizeLinear of an output "
+         "Relu, Clip, Flatten, Reshape, Transpose between NHWC and NCHW at a graph input or "
+         "output, QuantizeLinear of an input, DequantizeLinear of an output "
          "(docs/onnx.md)",
          "an unsupported operator" +
              std::string(n.domain().empty() ? "" : " of domain " + n.domain()));
   }
 
   void declare_output(const std::string& name) {
-    const auto dq = dequantized_.find(name);
-    if (dq != dequantized_.end()) {
-      out_.outputs.push_back(dq->second);
-      out_.network.outputs.push_back(dq->second.tensor);
+    for (const auto* special : {&dequantized_, &transposed_}) {
+      const auto it = special->find(name);
+      if (it == special->end()) continue;
+      out_.outputs.push_back(it->second);
+      out_.network.outputs.push_back(it->second.tensor);
       return;
     }
     const auto it = activations_.find(name);
@@ -908,6 +979,7 @@ class Importer {
   std::map<std::string, int> readers_;  // per tensor: node inputs and graph outputs reading it
   int64_t opset_ = 0;                   // of the default domain
   std::map<std::string, OnnxOutput> dequantized_;
+  std::map<std::string, OnnxOutput> transposed_;  // graph outputs transposed to NHWC
   std::set<std::string> layer_names_;
   OnnxModel out_;
 };

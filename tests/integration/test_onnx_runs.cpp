@@ -94,15 +94,17 @@ TEST_CASE("onnx: --input feeds a graph input from .npy and a wrong name is an er
 }
 
 TEST_CASE(
-    "onnx: the operator model, Relu/Clip nodes, an int8 MatMulInteger with no zero point and "
-    "MobileNetV2 equal ONNX Runtime bit for bit",
+    "onnx: the operator model, Relu/Clip nodes, an int8 MatMulInteger with no zero point, "
+    "NHWC Transposes and MobileNetV2 equal ONNX Runtime bit for bit",
     "[onnx]") {
-  const std::string dir = generate("ops relu_clip torch_reshape s8_defaults mobilenet_v2");
+  const std::string dir =
+      generate("ops relu_clip torch_reshape s8_defaults transpose_layouts mobilenet_v2");
   if (dir.empty() || !have_ort()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
   }
-  for (const char* model : {"ops", "relu_clip", "torch_reshape", "s8_defaults", "mobilenet_v2"}) {
+  for (const char* model :
+       {"ops", "relu_clip", "torch_reshape", "s8_defaults", "transpose_layouts", "mobilenet_v2"}) {
     const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model + ".onnx --npusim " +
                             NPUSIM_BINARY + " > " + test::temp_dir() + "/cmp.txt 2>&1";
     const int status = std::system(cmd.c_str());
