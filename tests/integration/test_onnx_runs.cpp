@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tests/support/test_support.h"
 
@@ -205,4 +206,40 @@ TEST_CASE(
     CHECK(status == 0);
     CHECK_THAT(text, Catch::Contains("logits_dq float32 [1, 1000]: bit-exact (1000 values)"));
   }
+}
+
+TEST_CASE(
+    "onnx: ResNet-50 in QOperator and QDQ form equals ONNX Runtime bit for bit, per-node cycles "
+    "within the bounds",
+    "[onnx][network]") {
+  const std::string dir = generate("resnet50 resnet50_qdq");
+  if (dir.empty() || !have_ort()) {
+    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  for (const char* model : {"resnet50", "resnet50_qdq"}) {
+    const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model +
+                            ".onnx --levels all --npusim " + NPUSIM_BINARY + " > " +
+                            test::temp_dir() + "/cmp.txt 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream f(test::temp_dir() + "/cmp.txt");
+    const std::string text((std::istreambuf_iterator<char>(f)), {});
+    INFO(model << "\n" << text);
+    CHECK(status == 0);
+    CHECK_THAT(text, Catch::Contains("fc.out uint8 [1, 1000]: bit-exact (1000 values)"));
+  }
+  // Every node's row in the report, named by node and op type, and the run within its bounds.
+  const std::string out = test::temp_dir() + "/r50_report";
+  const test::CliResult r =
+      test::run_cli("run " + dir + "/resnet50.onnx --timing-only -q --out " + out);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream f(out + "/report.json");
+  const nlohmann::json report = nlohmann::json::parse(f);
+  CHECK(report["layers"].size() == 72);  // 53 conv, 1 maxpool, 16 add, 1 global pool, 1 fc
+  CHECK(report["layers"][0]["name"] == "conv1");
+  CHECK_THAT(r.out, Catch::Contains("conv1") && Catch::Contains("QLinearConv") &&
+                        Catch::Contains("QLinearAdd") && Catch::Contains("QLinearGAP") &&
+                        Catch::Contains("QGemm"));
+  for (const auto& layer : report["layers"]) CHECK(layer["cycles"].get<uint64_t>() > 0);
+  CHECK(report["totals"]["within_bounds"] == true);
 }
