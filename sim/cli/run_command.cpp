@@ -96,6 +96,11 @@ int run(const RunArguments& a) {
   const HardwareConfig hw = run_hardware(a, replay ? &replay->hardware : nullptr);
   const NetworkConfig net = replay ? replay->network : resolve_workload(a.in, &model_outputs);
   spdlog::info("running {} ({} layers) on hardware '{}'", net.name, net.layers.size(), hw.name);
+  // An ONNX model's inputs not given with --input are seeded (docs/onnx.md#inputs-and-outputs).
+  for (const GraphInput& g : net.graph_inputs)
+    if (!model_outputs.empty() && !a.timing_only && g.values.empty())
+      spdlog::info("input {}: seeded values over the {} range (--input {}=FILE.npy gives your own)",
+                   g.name, to_string(g.quant.type), g.name);
   // No output may replace a file this run reads (issue 21, item 13).
   const std::vector<std::string> inputs = input_files(a.in, net, a.program_file);
   refuse_to_overwrite("--trace", a.trace_file, inputs);

@@ -71,7 +71,10 @@ TEST_CASE("onnx: the operator model runs bit-exact and writes outputs in ONNX dt
   CHECK_THAT(npy_header(out + "q/x.float.input.npy"), Catch::Contains("'<f4'"));
 }
 
-TEST_CASE("onnx: --input feeds a graph input from .npy and a wrong name is an error", "[onnx]") {
+TEST_CASE(
+    "onnx: --input feeds a graph input from .npy, others are said to be seeded, and a wrong name "
+    "is an error",
+    "[onnx]") {
   const std::string dir = generate("ops");
   if (dir.empty()) {
     WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
@@ -81,9 +84,13 @@ TEST_CASE("onnx: --input feeds a graph input from .npy and a wrong name is an er
   REQUIRE(test::run_cli("run " + dir + "/ops.onnx -q --out " + out + " --save-outputs").exit_code ==
           0);
   // Feeding back the seeded input gives the same outputs (same digest line).
-  const test::CliResult again = test::run_cli("run " + dir + "/ops.onnx -q --input x=" + out +
+  const test::CliResult again = test::run_cli("run " + dir + "/ops.onnx --input x=" + out +
                                               "/x.input.npy --out " + out + "2 --save-outputs");
   REQUIRE(again.exit_code == 0);
+  CHECK_THAT(again.err, !Catch::Contains("seeded"));
+  // Without --input, stderr says the input is seeded.
+  const test::CliResult seeded = test::run_cli("run " + dir + "/ops.onnx");
+  CHECK_THAT(seeded.err, Catch::Contains("input x: seeded values over the uint8 range"));
   std::ifstream a(out + "/y.npy", std::ios::binary), b(out + "2/y.npy", std::ios::binary);
   const std::string ya((std::istreambuf_iterator<char>(a)), {}),
       yb((std::istreambuf_iterator<char>(b)), {});
