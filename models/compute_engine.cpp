@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/binary_array.h"
+#include "models/coefficient_broadcast.h"
 #include "models/cost_model.h"
 #include "models/int8_kernels.h"
 #include "models/kernel_decompressor.h"
@@ -82,6 +83,8 @@ void ComputeEngine::compute(const Instruction& in) {
   }
 
   const std::vector<uint32_t> dense_counts(in.k_count(), uint32_t(coefficients));
+  // Seed 002's own engine (docs/zero-skip.md#dataflows); binary layers keep their lanes.
+  const bool broadcast = hw_.dataflow == Dataflow::Broadcast && !L.binary;
   uint64_t standalone = 0;
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
@@ -108,25 +111,24 @@ void ComputeEngine::compute(const Instruction& in) {
               weights.row(k), L.weight_format, L.R, L.S, L.group_channels(),
               L.kernel_bytes(in.k_begin + k), kernels_.data() + k * coefficients,
               L.quantized ? int8_t(L.quant.weight_zero_point_of(in.k_begin + k)) : int8_t(0));
-        if (L.quantized) center_kernels(L, in, coefficients);
+        if (L.quantized || broadcast) center_kernels(L, in, coefficients);
       }
-      if (L.quantized)
+      if (broadcast)
+        coefficient_broadcast::compute_rows(L, in, input, piece_rows.begin, centered_, results,
+                                            uint32_t(out.begin), uint32_t(out.end), regions_);
+      else if (L.quantized)
         compute_rows_quantized(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
       else
         compute_rows(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
     }
 
     const uint64_t pixels = uint64_t(out.count()) * L.out_w;
-    const uint64_t dense_array =
-        L.binary ? cost::binary_stage_cycles(hw_.compute, pixels, in.k_count(), uint64_t(L.R) * L.S,
-                                             L.groups())
-        : L.quantized ? operator_array_cycles(L, in, pixels, dense_counts.data())
-                      : cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients);
+    const uint64_t dense_array = L.binary
+                                     ? cost::binary_stage_cycles(hw_.compute, pixels, in.k_count(),
+                                                                 uint64_t(L.R) * L.S, L.groups())
+                                     : array_cycles(L, in, pixels, dense_counts.data());
     const uint64_t skipping =
-        !skip_zeros ? dense_array
-        : L.quantized
-            ? operator_array_cycles(L, in, pixels, nonzeros.data())
-            : cost::zero_skip_stage_cycles(hw_.compute, pixels, nonzeros.data(), in.k_count());
+        skip_zeros ? array_cycles(L, in, pixels, nonzeros.data()) : dense_array;
     const uint64_t array = skipping + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
     dense_work_cycles_.add(in.layer,
                            dense_array + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0));
@@ -154,8 +156,12 @@ void ComputeEngine::compute(const Instruction& in) {
   cache->occupancy_changed(in.layer);
 }
 
-uint64_t ComputeEngine::operator_array_cycles(const LayerDescriptor& L, const Instruction& in,
-                                              uint64_t pixels, const uint32_t* counts) const {
+uint64_t ComputeEngine::array_cycles(const LayerDescriptor& L, const Instruction& in,
+                                     uint64_t pixels, const uint32_t* counts) const {
+  if (hw_.dataflow == Dataflow::Broadcast)
+    return cost::broadcast_stage_cycles(hw_.compute, pixels, counts, in.k_count());
+  // Lockstep; with every coefficient counted this is cost::compute_stage_cycles.
+  if (!L.quantized) return cost::zero_skip_stage_cycles(hw_.compute, pixels, counts, in.k_count());
   if (L.op == OpKind::MatMul)
     return cost::matmul_stage_cycles(hw_.compute, pixels, counts, in.k_count());
   return cost::grouped_stage_cycles(hw_.compute, pixels, counts, in.k_begin, in.k_count(),
@@ -164,10 +170,10 @@ uint64_t ComputeEngine::operator_array_cycles(const LayerDescriptor& L, const In
 
 void ComputeEngine::center_kernels(const LayerDescriptor& L, const Instruction& in,
                                    uint64_t coefficients) {
-  const bool w_unsigned = L.quant.weight_type == QuantType::Uint8;
+  const bool w_unsigned = L.quantized && L.quant.weight_type == QuantType::Uint8;
   centered_.resize(uint64_t(in.k_count()) * coefficients);
   for (uint32_t k = 0; k < in.k_count(); ++k) {
-    const int32_t w_zp = L.quant.weight_zero_point_of(in.k_begin + k);
+    const int32_t w_zp = L.quantized ? L.quant.weight_zero_point_of(in.k_begin + k) : 0;
     for (uint64_t i = 0; i < coefficients; ++i) {
       const int8_t w = kernels_[k * coefficients + i];
       centered_[k * coefficients + i] =

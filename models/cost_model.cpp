@@ -33,6 +33,14 @@ uint64_t binary_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uint
   return compute_stage_cycles(compute, pixels, k_count, taps * words_per_tap);
 }
 
+uint64_t broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                const uint32_t* counts, uint32_t k_count) {
+  uint64_t coefficients = 0;
+  for (uint32_t k = 0; k < k_count; ++k) coefficients += counts[k];
+  const uint64_t multipliers = uint64_t(compute.array_rows) * compute.array_cols;
+  return coefficients * ceil_div(pixels, multipliers);
+}
+
 uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                 const uint32_t* nonzeros, uint32_t k_count) {
   uint64_t coefficient_passes = 0;

@@ -73,6 +73,16 @@ uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
 uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
                              const uint32_t* nonzeros, uint32_t k_count);
 
+// Seed 002's broadcast dataflow (compute.dataflow "broadcast"): the engine
+// applies one coefficient at a time to the stage's whole input tile, every
+// one of the rows x cols multipliers on its own output pixel, so each
+// coefficient takes ceil(pixels / (rows * cols)) cycles and kernels never
+// wait for each other (no lockstep), whatever their groups or sizes:
+//   sum_k counts[k] * ceil(pixels / (array_rows * array_cols))
+// `counts`: each kernel's applied coefficients (non-zeros, or all of them).
+uint64_t broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                const uint32_t* counts, uint32_t k_count);
+
 // Vector unit cycles for `element_ops` element operations (a pooling window
 // tap, one addend of an add, one element copied by concat):
 //   ceil(element_ops / lanes)

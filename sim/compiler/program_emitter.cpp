@@ -59,6 +59,12 @@ class Emitter {
         emit_vector_op(static_cast<uint32_t>(l));
         continue;
       }
+      if (hw_.dataflow == Dataflow::Broadcast && !L.is_binary() &&
+          L.access_on(hw_) != LoadAccess::Im2col)
+        throw CompileError("layer " + L.name +
+                           ": compute.dataflow \"broadcast\" shifts the input tile as it lies, so "
+                           "it needs load.access \"im2col\"; the layer's access is \"" +
+                           to_string(L.access_on(hw_)) + "\"");
       const uint32_t output_bits = output_bits_of(net_, l);
       const LayerTilingPlan plan = choose_mapping(L, hw_, part, output_bits);
       if (!plan.fits)

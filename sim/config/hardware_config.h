@@ -13,6 +13,11 @@ enum class Buffering { PingPong, Single };
 enum class SchedulerPolicy { Strict, Early };
 // Seed 002: skip zero kernel coefficients, or apply every one (ablation).
 enum class ComputeMode { ZeroSkip, Dense };
+// How the array applies kernel coefficients (docs/zero-skip.md#dataflows):
+// each array row walks its own kernel's coefficients, rows in lockstep
+// (npusim's arrangement), or seed 002's engine: one coefficient at a time,
+// broadcast to every multiplier over the stage's output pixels.
+enum class Dataflow { Lockstep, Broadcast };
 // Seed 001: how the input reaches the array as a lowered (unrolled) matrix
 // (docs/address-generator.md): generated on the fly from the input (im2col),
 // materialised by the host as im2col rows (host_im2col) or as the MEC strips.
@@ -99,6 +104,7 @@ struct HardwareConfig {
   Buffering buffering = Buffering::PingPong;
   SchedulerPolicy policy = SchedulerPolicy::Strict;
   ComputeMode compute_mode = ComputeMode::ZeroSkip;
+  Dataflow dataflow = Dataflow::Lockstep;
   LoadAccess load_access = LoadAccess::Im2col;
   Requantiser requantiser = Requantiser::Float32;
   Mapper mapper = Mapper::Cost;
@@ -118,6 +124,7 @@ nlohmann::json to_json(const HardwareConfig& hw);
 const char* to_string(Buffering b);
 const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
+const char* to_string(Dataflow d);
 const char* to_string(Requantiser r);
 const char* to_string(LoadAccess a);
 const char* to_string(Mapper m);
