@@ -104,6 +104,7 @@ uint64_t LoadEngine::load_params(const Instruction& in) {
 
 uint64_t LoadEngine::load_weights(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
+  if (L.op == OpKind::BatchMatMul) return load_operand_kernels(in);
   // One row per kernel, each holding its stream (raw or seed 002 entries);
   // rows are sized for the longest stream, occupancy counts the real bytes.
   uint64_t longest = 0, tile_bytes = 0;
@@ -379,6 +380,63 @@ uint64_t LoadEngine::load_lowered_input(const Instruction& in) {
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
     loaded_end = end;
+  }
+  return last;
+}
+
+}  // namespace npusim
+
+namespace npusim {
+
+// batch_matmul (docs/transformers.md#batch_matmul): kernel k of head h =
+// k / (K / heads) is a row (scores: A x B^T) or a column (context: A x B) of
+// the second operand's kv head h / (heads / kv_heads). Rows are contiguous
+// runs of `dim` bytes; a column tile reads, from each of the operand's rows,
+// the run of its kernels in that head (a transposing load).
+uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  const LayerDescriptor::MoreInput& b = L.more_inputs.at(0);
+  const uint32_t per_group = L.K / L.seq.heads;         // kernels of one head
+  const uint32_t share = L.seq.heads / L.seq.kv_heads;  // query heads per kv head
+  const uint32_t coefficients = L.group_channels();     // dim (scores) or keys (context)
+  const uint32_t b_rows = L.seq.transpose_b ? per_group : coefficients;
+  const uint32_t dim = L.seq.transpose_b ? coefficients : per_group;
+  if (b.from_layer >= 0)
+    dram->require_rows_stored(scheduler->who(in, 0), uint32_t(b.from_layer), in.batch, 0, b_rows);
+  ByteTile& weights = cache->weights();
+  weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), coefficients,
+                     options_.functional, uint64_t(in.k_count()) * coefficients);
+  cache->occupancy_changed(in.layer);
+  const uint32_t group = hw_.compute.array_rows;
+  uint64_t last = now_cycles();
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    const uint32_t k0 = in.k_begin + std::min(in.k_count(), s * group);
+    const uint32_t k1 = in.k_begin + std::min(in.k_count(), (s + 1) * group);
+    uint64_t segments = 0;
+    for (uint32_t k = k0; k < k1; ++k) {
+      const uint32_t head = k / per_group, i = k % per_group;
+      const uint64_t column = uint64_t(head / share) * dim;  // the kv head's first channel
+      if (L.seq.transpose_b) {
+        ++segments;  // row i of the kv head: dim contiguous bytes
+        if (options_.functional)
+          std::memcpy(weights.row(k - in.k_begin), dram->image(b.address + i * b.C + column, dim),
+                      dim);
+      } else {
+        // A new run of columns starts each head (and each stage).
+        if (k == k0 || i == 0) segments += b_rows;
+        if (options_.functional) {
+          const int8_t* src = dram->image(b.address, uint64_t(b_rows) * b.C);
+          int8_t* row = weights.row(k - in.k_begin);
+          for (uint32_t j = 0; j < b_rows; ++j) row[j] = src[uint64_t(j) * b.C + column + i];
+        }
+      }
+    }
+    const uint64_t bytes = uint64_t(k1 - k0) * coefficients;
+    const uint64_t begin = now_cycles();
+    const uint64_t ready = transfer_stage(in, bytes, bytes, std::max<uint64_t>(segments, 1));
+    for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k - in.k_begin, ready);
+    scheduler->stage_done(in, s, begin, now_cycles(), ready);
+    last = std::max(last, ready);
   }
   return last;
 }

@@ -21,6 +21,9 @@ constexpr uint64_t kMaxDim = 65536;
 constexpr uint64_t kMaxOperators = 4096;
 constexpr uint64_t kMaxTensorElements = uint64_t(256) << 20;
 constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
+// The norms' integer sums stay within 64 bits up to this many channels
+// (docs/transformers.md#layernorm).
+constexpr uint32_t kMaxNormChannels = 16384;
 
 // What a parsed tensor looks like to its consumers.
 struct TensorInfo {
@@ -281,6 +284,96 @@ class GraphParser {
     net_.graph_inputs.push_back(in);
   }
 
+  // The transformer operators' keys and shape rules (docs/transformers.md):
+  // sequence tensors [1, C, tokens, 1], heads as groups of C.
+  template <class FailShape>
+  void parse_sequence_op(JsonReader& r, LayerConfig& L, const std::vector<const TensorInfo*>& in,
+                         const FailShape& fail_shape) {
+    const TensorInfo& x = *in[0];
+    const auto dims = [](const TensorInfo& t) {
+      return "[" + std::to_string(t.N) + ", " + std::to_string(t.C) + ", " + std::to_string(t.H) +
+             ", " + std::to_string(t.W) + "]";
+    };
+    L.K = L.C, L.R = L.S = 1;
+    const bool rows_are_tokens = L.op == OpKind::BatchMatMul || L.op == OpKind::Rope ||
+                                 (L.op == OpKind::Softmax && r.has("causal"));
+    if (rows_are_tokens)
+      for (std::size_t k = 0; k < in.size(); ++k)
+        if (in[k]->N != 1 || in[k]->W != 1)
+          fail_shape(k, "a sequence tensor [1, C, tokens, 1] (one row per token)");
+    const auto heads_key = [&](const char* key, uint32_t divides, const std::string& what,
+                               uint32_t fallback = 1) {
+      const uint32_t h = uint32_t(r.get_uint(key, 1, kMaxDim, fallback));
+      if (divides % h != 0)
+        r.fail(key, "a divisor of " + what + " = " + std::to_string(divides), std::to_string(h));
+      return h;
+    };
+    switch (L.op) {
+      case OpKind::BatchMatMul: {
+        const TensorInfo& b = *in[1];
+        L.seq.transpose_b = r.get_bool("transpose_b", false);
+        L.seq.heads = heads_key("heads", x.C, "the first input's channels C");
+        L.seq.kv_heads = heads_key("kv_heads", L.seq.heads, "heads", L.seq.heads);
+        const uint32_t per_head = x.C / L.seq.heads;  // dim (scores) or keys (context)
+        if (L.seq.transpose_b) {
+          if (b.C != L.seq.kv_heads * per_head)
+            fail_shape(1, "keys [1, kv_heads * dim, keys, 1] with kv_heads * dim = " +
+                              std::to_string(L.seq.kv_heads) + " * " + std::to_string(per_head) +
+                              " channels");
+          L.K = L.seq.heads * b.H;
+        } else {
+          if (b.H != per_head)
+            fail_shape(1, "values [1, kv_heads * dim, keys, 1] with keys = C / heads = " +
+                              std::to_string(per_head) + " rows");
+          if (b.C % L.seq.kv_heads != 0)
+            fail_shape(1, "values whose channels kv_heads = " + std::to_string(L.seq.kv_heads) +
+                              " divides");
+          L.K = L.seq.heads * (b.C / L.seq.kv_heads);
+        }
+        L.groups = L.seq.heads;
+        L.quant.weight_type = b.quant.type;
+        L.quant.weight_scale = {b.quant.scale};
+        L.quant.weight_zero_point = {b.quant.zero_point};
+        L.quant.bias = false;
+        break;
+      }
+      case OpKind::Softmax:
+        L.seq.heads = heads_key("heads", x.C, "the input's channels C");
+        L.seq.causal = r.get_bool("causal", false);
+        if (L.seq.causal && x.C / L.seq.heads < x.H)
+          r.fail("causal", "keys per head C / heads at least the query rows " + std::to_string(x.H),
+                 std::to_string(x.C / L.seq.heads) + " keys per head in " + dims(x));
+        break;
+      case OpKind::LayerNorm:
+      case OpKind::RmsNorm: {
+        if (x.C > kMaxNormChannels)
+          fail_shape(0, "at most " + std::to_string(kMaxNormChannels) + " channels to normalise");
+        L.seq.epsilon = r.get_positive_number("epsilon", 1.0, 1e-5);
+        const json* w = r.find("weights");
+        if (!w)
+          r.fail("weights", "the gamma quantisation {\"dtype\", \"scale\", \"zero_point\"}",
+                 "nothing");
+        parse_weight_quant(*w, file_, r.pointer_to("weights"), 1, L.quant);
+        L.quant.bias = r.get_bool("bias", L.op == OpKind::LayerNorm);
+        break;
+      }
+      case OpKind::Mul:
+        if (in[1]->N != x.N || in[1]->C != x.C || in[1]->H != x.H || in[1]->W != x.W)
+          fail_shape(1, "a tensor of the first input's shape " + dims(x));
+        break;
+      case OpKind::Rope:
+        L.seq.heads = heads_key("heads", x.C, "the input's channels C");
+        if ((x.C / L.seq.heads) % 2 != 0)
+          r.fail("heads", "heads leaving an even dim per head (rope rotates pairs)",
+                 std::to_string(L.seq.heads) + " (dim " + std::to_string(x.C / L.seq.heads) + ")");
+        L.seq.rope_base = r.get_positive_number("base", 1e12, 10000.0);
+        L.seq.position_offset = uint32_t(r.get_uint("position_offset", 0, kMaxDim, 0));
+        break;
+      default:
+        break;
+    }
+  }
+
   void parse_operator(const json& j, std::size_t i) {
     const std::string p = "/operators/" + std::to_string(i);
     JsonReader r(j, file_, p);
@@ -292,13 +385,16 @@ class GraphParser {
       r.fail("name", "a name no other operator uses",
              "\"" + L.name + "\" (also at " + names_[L.name] + "/name)");
     static const std::vector<std::string> kinds = {
-        "conv", "matmul", "maxpool", "averagepool", "globalaveragepool", "add", "concat"};
+        "conv",    "matmul", "maxpool",      "averagepool", "globalaveragepool",
+        "add",     "concat", "batch_matmul", "softmax",     "layernorm",
+        "rmsnorm", "gelu",   "silu",         "mul",         "rope"};
     L.op = static_cast<OpKind>(r.require_choice("op", kinds));
     L.seed = r.get_uint("seed", 0, kMaxSeed, seed_ + i);
     // Inputs: tensors already defined (file order respects data flow).
     const json* ins = r.find("inputs");
-    const size_t want_min = L.op == OpKind::Add ? 2 : L.op == OpKind::Concat ? 2 : 1;
-    const size_t want_max = L.op == OpKind::Add ? 2 : L.op == OpKind::Concat ? 64 : 1;
+    const bool two = L.op == OpKind::Add || L.op == OpKind::BatchMatMul || L.op == OpKind::Mul;
+    const size_t want_min = two || L.op == OpKind::Concat ? 2 : 1;
+    const size_t want_max = two ? 2 : L.op == OpKind::Concat ? 64 : 1;
     const std::string count = want_min == want_max
                                   ? std::to_string(want_min)
                                   : std::to_string(want_min) + ".." + std::to_string(want_max);
@@ -377,6 +473,16 @@ class GraphParser {
                             std::to_string(x.W) + "]");
         L.R = L.S = 1;
         break;
+      case OpKind::BatchMatMul:
+      case OpKind::Softmax:
+      case OpKind::LayerNorm:
+      case OpKind::RmsNorm:
+      case OpKind::Gelu:
+      case OpKind::Silu:
+      case OpKind::Mul:
+      case OpKind::Rope:
+        parse_sequence_op(r, L, in_tensors, fail_shape);
+        break;
       case OpKind::Concat: {
         if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
         L.K = 0;
@@ -421,7 +527,7 @@ class GraphParser {
         r.fail("out", "an output quantisation {\"dtype\", \"scale\", \"zero_point\"}", "nothing");
       L.quant.output = parse_tensor_quant(*o, file_, r.pointer_to("out"), array_op);
     }
-    if (array_op) {
+    if (array_op && L.op != OpKind::BatchMatMul) {
       const json* w = r.find("weights");
       if (!w)
         r.fail("weights", "a weight quantisation {\"dtype\", \"scale\", \"zero_point\"}",
@@ -429,11 +535,11 @@ class GraphParser {
       parse_weight_quant(*w, file_, r.pointer_to("weights"), L.K, L.quant);
       L.quant.bias = r.get_bool("bias", true);
     }
-    if (array_op || L.op == OpKind::Add) {
+    if ((array_op && L.op != OpKind::BatchMatMul) || L.op == OpKind::Add) {
       parse_activation(r, L.quant);
     }
     // ONNX Runtime's contrib operators take and give one 8-bit type.
-    if (!array_op && L.op != OpKind::MaxPool)
+    if (!array_op && L.op <= OpKind::Concat && L.op != OpKind::MaxPool)
       for (std::size_t k = 0; k < in_tensors.size(); ++k)
         if (in_tensors[k]->quant.type != L.quant.output.type)
           throw ConfigError(file_, r.pointer_to("inputs") + "/" + std::to_string(k),
@@ -486,9 +592,25 @@ const char* to_string(OpKind k) {
     case OpKind::Add:
       return "add";
     case OpKind::Concat:
+      return "concat";
+    case OpKind::BatchMatMul:
+      return "batch_matmul";
+    case OpKind::Softmax:
+      return "softmax";
+    case OpKind::LayerNorm:
+      return "layernorm";
+    case OpKind::RmsNorm:
+      return "rmsnorm";
+    case OpKind::Gelu:
+      return "gelu";
+    case OpKind::Silu:
+      return "silu";
+    case OpKind::Mul:
+      return "mul";
+    case OpKind::Rope:
       break;
   }
-  return "concat";
+  return "rope";
 }
 
 const char* to_string(QuantType t) {
