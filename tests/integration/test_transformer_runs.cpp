@@ -3,6 +3,8 @@
 // and a SwiGLU FFN, and one BERT-base encoder layer, every operator equal to
 // the independent reference bit for bit and the timing invariants holding.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 
 #include "tests/support/test_support.h"
 
@@ -96,4 +98,19 @@ TEST_CASE("transformer: one BERT-base encoder layer at sequence 128 runs bit-exa
       load_workload(NPUSIM_SOURCE_DIR "/configs/networks/bert_base_1layer.json");
   REQUIRE(net.layers.size() == 14);
   run_exact(net, default_hw());
+}
+
+TEST_CASE("transformer: a BERT file whose head count does not divide the hidden size exits 2",
+          "[transformer]") {
+  std::ifstream in(NPUSIM_SOURCE_DIR "/configs/networks/bert_base_1layer.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = "\"heads\": 12", to = "\"heads\": 10";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), to);
+  const std::string path = test::write_temp_file("bad_heads.json", text);
+  const test::CliResult r = test::run_cli("run " + path + " --timing-only");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("bad_heads.json"));
+  CHECK_THAT(r.err, Catch::Contains("/operators/3/heads"));
+  CHECK_THAT(r.err, Catch::Contains("a divisor of the first input's channels C = 768"));
 }
