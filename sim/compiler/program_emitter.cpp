@@ -226,10 +226,12 @@ class Emitter {
       w.stages = (k1 - k0 + hw_.compute.array_rows - 1) / hw_.compute.array_rows;
       for (uint32_t id : last_compute_of_unit_) depend(w, id, DependencyKind::BufferSpace);
       // batch_matmul: the second operand must be in memory (every row of it).
-      if (d.op == OpKind::BatchMatMul && d.more_inputs[0].from_layer >= 0) {
-        const uint32_t b = uint32_t(d.more_inputs[0].from_layer);
-        add_memory_deps(w, b, 0, {0, int64_t(program_.layers[b].out_h)});
-      }
+      if (d.op == OpKind::BatchMatMul)
+        for (const auto& block : d.more_inputs)
+          if (block.from_layer >= 0) {
+            const uint32_t b = uint32_t(block.from_layer);
+            add_memory_deps(w, b, 0, {0, int64_t(program_.layers[b].out_h)});
+          }
       const uint32_t weights_id = w.id;
 
       for (uint32_t n = 0; n < d.N; ++n) {
@@ -349,7 +351,9 @@ class Emitter {
       const TensorSource& s = sources[i];
       const uint32_t C =
           s.op >= 0 ? net_.layers[size_t(s.op)].K : net_.graph_inputs[size_t(s.graph_input)].C;
-      d.more_inputs.push_back({address_of(s), s.op, C});
+      const uint32_t rows = s.op >= 0 ? program_.layers[size_t(s.op)].out_h
+                                      : net_.graph_inputs[size_t(s.graph_input)].H;
+      d.more_inputs.push_back({address_of(s), s.op, C, rows});
     }
   }
 

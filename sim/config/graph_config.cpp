@@ -311,6 +311,16 @@ class GraphParser {
     switch (L.op) {
       case OpKind::BatchMatMul: {
         const TensorInfo& b = *in[1];
+        // The blocks of b are one tensor of sum(H) tokens (one type and quantisation).
+        uint32_t tokens = 0;
+        for (std::size_t k = 1; k < in.size(); ++k) {
+          const TensorInfo& t = *in[k];
+          if (t.C != b.C || t.quant.type != b.quant.type || t.quant.scale != b.quant.scale ||
+              t.quant.zero_point != b.quant.zero_point)
+            fail_shape(k, "a block of the second operand: " + std::to_string(b.C) +
+                              " channels and the quantisation of inputs/1");
+          tokens += t.H;
+        }
         L.seq.transpose_b = r.get_bool("transpose_b", false);
         L.seq.heads = heads_key("heads", x.C, "the first input's channels C");
         L.seq.kv_heads = heads_key("kv_heads", L.seq.heads, "heads", L.seq.heads);
@@ -320,11 +330,11 @@ class GraphParser {
             fail_shape(1, "keys [1, kv_heads * dim, keys, 1] with kv_heads * dim = " +
                               std::to_string(L.seq.kv_heads) + " * " + std::to_string(per_head) +
                               " channels");
-          L.K = L.seq.heads * b.H;
+          L.K = L.seq.heads * tokens;
         } else {
-          if (b.H != per_head)
+          if (tokens != per_head)
             fail_shape(1, "values [1, kv_heads * dim, keys, 1] with keys = C / heads = " +
-                              std::to_string(per_head) + " rows");
+                              std::to_string(per_head) + " rows in all its blocks");
           if (b.C % L.seq.kv_heads != 0)
             fail_shape(1, "values whose channels kv_heads = " + std::to_string(L.seq.kv_heads) +
                               " divides");
@@ -392,9 +402,11 @@ class GraphParser {
     L.seed = r.get_uint("seed", 0, kMaxSeed, seed_ + i);
     // Inputs: tensors already defined (file order respects data flow).
     const json* ins = r.find("inputs");
-    const bool two = L.op == OpKind::Add || L.op == OpKind::BatchMatMul || L.op == OpKind::Mul;
-    const size_t want_min = two || L.op == OpKind::Concat ? 2 : 1;
-    const size_t want_max = two ? 2 : L.op == OpKind::Concat ? 64 : 1;
+    const bool two = L.op == OpKind::Add || L.op == OpKind::Mul;
+    // batch_matmul: a, then b as one or more blocks of tokens (a key-value cache).
+    const bool blocks = L.op == OpKind::Concat || L.op == OpKind::BatchMatMul;
+    const size_t want_min = two || blocks ? 2 : 1;
+    const size_t want_max = two ? 2 : blocks ? 64 : 1;
     const std::string count = want_min == want_max
                                   ? std::to_string(want_min)
                                   : std::to_string(want_min) + ".." + std::to_string(want_max);

@@ -117,6 +117,7 @@ struct LayerDescriptor {
     uint64_t address = 0;
     int32_t from_layer = -1;
     uint32_t C = 0;
+    uint32_t rows = 0;  // its N*H*W pixels (batch_matmul: a block of tokens)
   };
   std::vector<MoreInput> more_inputs;
 

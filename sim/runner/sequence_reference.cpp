@@ -64,7 +64,12 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
   const q::Quant xq = quant(oq.inputs[0]), yq = quant(oq.output);
   switch (L.op) {
     case OpKind::BatchMatMul: {
-      const TensorI32& b = *inputs[1];
+      // The second operand's blocks of tokens, one after another.
+      TensorI32 b({1, 0, 1, inputs[1]->shape[3]});
+      for (size_t i = 1; i < inputs.size(); ++i) {
+        b.data.insert(b.data.end(), inputs[i]->data.begin(), inputs[i]->data.end());
+        b.shape[1] += inputs[i]->shape[1];
+      }
       const q::QTensor a = split_heads(x, L.seq.heads, oq.inputs[0].type);
       // Scores: keys [kv, keys, dim] -> [kv, dim, keys]; context: values [kv, keys, dim].
       const q::QTensor bt = L.seq.transpose_b

@@ -114,3 +114,46 @@ TEST_CASE("transformer: a BERT file whose head count does not divide the hidden 
   CHECK_THAT(r.err, Catch::Contains("/operators/3/heads"));
   CHECK_THAT(r.err, Catch::Contains("a divisor of the first input's channels C = 768"));
 }
+
+TEST_CASE(
+    "transformer: prefill 32 and 4 decode steps are bit-exact and read the KV cache by the "
+    "hand formula",
+    "[transformer]") {
+  // tools/gen-transformer --decoder --layers 1 --prefill 32 --decode 4 --hidden 64 --heads 4
+  //   --kv-heads 2 --ffn 96: 18 operators per pass, the prefill then steps 1..4.
+  const NetworkConfig net =
+      load_workload(NPUSIM_SOURCE_DIR "/tests/data/transformer/decode_p32_d4.json");
+  REQUIRE(net.layers.size() == 5 * 18);
+  const auto r = run_exact(net, default_hw());
+  const Counter& read = r->stats->get("load.operand_bytes");
+  const Counter& written = r->stats->get("dram.write_bytes");
+  const uint64_t kv_row = 2 * 16;  // kv_heads x dim bytes of one token's keys (or values)
+  for (uint32_t step = 0; step <= 4; ++step) {
+    const size_t base = size_t(step) * 18;
+    INFO("step " << step << " (0: the prefill)");
+    REQUIRE(net.layers[base + 6].name.find("scores") != std::string::npos);
+    REQUIRE(net.layers[base + 8].name.find("context") != std::string::npos);
+    // Attention reads every cached token once for the keys and once for the values:
+    // (32 + step) tokens x 2 kv heads x 16 dims each.
+    CHECK(read.at(base + 6) == (32 + step) * kv_row);
+    CHECK(read.at(base + 8) == (32 + step) * kv_row);
+    if (step > 0) {
+      // The step appends one token's keys (k_rope) and values (v): 32 B each, one 64 B burst.
+      CHECK(written.at(base + 5) == 64);
+      CHECK(written.at(base + 3) == 64);
+    }
+  }
+}
+
+TEST_CASE("transformer: on one BERT-base layer early <= strict and ping-pong <= single",
+          "[transformer]") {
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/bert_base_1layer.json";
+  const auto cycles = [&](const std::string& args) {
+    return test::run_report("run " + net + " --timing-only " + args)["totals"]["cycles"]
+        .get<uint64_t>();
+  };
+  const uint64_t strict = cycles("--policy strict");
+  CHECK(cycles("--policy early") <= strict);
+  CHECK(strict <= cycles("--buffering single"));
+}
