@@ -286,6 +286,9 @@ struct GraphInput {
   std::vector<int8_t> values;         // N,H,W,C bytes from a file (--input, ONNX); empty: seeded
   bool quantized_from_float = false;  // an ONNX float input the model's QuantizeLinear quantises
   std::vector<uint32_t> onnx_shape;   // an ONNX input's declared shape when not [N, C, H, W]
+  // An ONNX input declared [N, H, W, C] that the model transposes to NCHW:
+  // its --input file and saved values keep that NHWC order (the DRAM layout).
+  bool onnx_nhwc = false;
 };
 
 // Where one input of an operator comes from: another operator's output

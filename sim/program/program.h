@@ -162,6 +162,14 @@ struct LayerDescriptor {
   uint64_t tile_row_bytes() const;
 };
 
+// The layer registers of operator `l` that follow from the workload and the
+// hardware alone: name, shape and geometry, the graph operator and its
+// quantisation, the array's access mode, formats and layouts, and which
+// operators produce its inputs. The compiler adds the cache plan and the DRAM
+// placement; a program file's graph operator lines are read on top of it
+// (trace_io.h), so those lines carry only what a compiler chooses.
+LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw);
+
 // The float32 requantisation multiplier of output channel k of a graph
 // operator, evaluated as ONNX Runtime does: (x_scale * w_scale[k]) / y_scale.
 inline float requant_multiplier(const OpQuant& q, uint32_t k) {

@@ -157,3 +157,19 @@ TEST_CASE("transformer: on one BERT-base layer early <= strict and ping-pong <= 
   CHECK(cycles("--policy early") <= strict);
   CHECK(strict <= cycles("--buffering single"));
 }
+
+TEST_CASE("transformer: a compiled decoder program replays with the same cycles, bit-exact",
+          "[transformer]") {
+  // The norms' parameter addresses and the cache blocks' sizes travel in the program file.
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/data/transformer/decode_p32_d4.json";
+  const std::string program = test::temp_dir() + "/decode.program.jsonl";
+  REQUIRE(test::run_cli("compile " + net + " -o " + program).exit_code == 0);
+  const nlohmann::json direct = test::run_report("run " + net);
+  const nlohmann::json replayed = test::run_report("run --program " + program);
+  CHECK(replayed["totals"]["cycles"] == direct["totals"]["cycles"]);
+  CHECK(replayed["totals"]["cycles"].get<uint64_t>() > 0);
+  const test::CliResult r = test::run_cli("run --program " + program + " -q");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (90 layers)"));
+}
