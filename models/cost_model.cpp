@@ -82,4 +82,29 @@ uint64_t vector_stage_cycles(const VectorConfig& vector, uint64_t element_ops) {
   return ceil_div(element_ops, vector.lanes);
 }
 
+uint64_t vector_special_cycles(const VectorConfig& vector, uint64_t special_ops) {
+  return ceil_div(special_ops, vector.special_per_cycle);
+}
+
+VectorWork sequence_op_work(OpKind op, uint64_t pixels, uint64_t channels) {
+  const uint64_t n = pixels * channels;
+  switch (op) {
+    case OpKind::Softmax:
+      return {3 * n, n};
+    case OpKind::LayerNorm:
+      return {4 * n, n + pixels};
+    case OpKind::RmsNorm:
+      return {3 * n, n + pixels};
+    case OpKind::Gelu:
+    case OpKind::Silu:
+      return {n, 0};
+    case OpKind::Mul:
+      return {2 * n, 0};
+    case OpKind::Rope:
+      return {3 * n, 0};
+    default:
+      return {n, 0};
+  }
+}
+
 }  // namespace npusim::cost

@@ -53,6 +53,10 @@ class Emitter {
       if (!runs_on_array(L.op)) {
         LayerDescriptor d = describe_common(l, part);
         place_inputs(d, l, dram);
+        if (has_norm_params(L.op)) {  // gamma and beta: C x {int32 beta, int32 gamma}
+          d.params_address = dram;
+          dram = align64(dram + d.params_bytes());
+        }
         d.output_address = dram;
         dram = align64(dram + d.output_bytes());
         program_.layers.push_back(d);
@@ -81,8 +85,13 @@ class Emitter {
                            " but " + program_.layers[size_t(producer)].name + " stores it " +
                            to_string(program_.layers[size_t(producer)].output_layout));
       place_inputs(d, l, dram);
-      d.weights_address = dram;
-      dram = align64(dram + L.weight_bytes());
+      if (L.op == OpKind::BatchMatMul) {
+        // Its kernels are rows or columns of the second operand, an activation.
+        d.weights_address = d.more_inputs.at(0).address;
+      } else {
+        d.weights_address = dram;
+        dram = align64(dram + L.weight_bytes());
+      }
       d.params_address = dram;
       dram = align64(dram + d.params_bytes());
       d.output_address = dram;
@@ -125,7 +134,8 @@ class Emitter {
       uint64_t input_channels = d.C;
       for (const auto& m : d.more_inputs) input_channels += m.C;
       const RowRange in = input_rows_for(d, 0, rows);
-      return uint64_t(in.count()) * d.W * input_channels + uint64_t(rows) * d.out_w * d.K;
+      return uint64_t(in.count()) * d.W * input_channels + uint64_t(rows) * d.out_w * d.K +
+             (has_norm_params(d.op) ? d.params_bytes() : 0);
     };
     if (bytes(1) > region)
       throw CompileError("operator " + d.name + " does not fit: one output row needs " +
@@ -192,6 +202,13 @@ class Emitter {
       w.k_begin = k0, w.k_end = k1;
       w.stages = (k1 - k0 + hw_.compute.array_rows - 1) / hw_.compute.array_rows;
       for (uint32_t id : last_compute_of_unit_) depend(w, id, DependencyKind::BufferSpace);
+      // batch_matmul: the second operand must be in memory (every row of it).
+      if (d.op == OpKind::BatchMatMul)
+        for (const auto& block : d.more_inputs)
+          if (block.from_layer >= 0) {
+            const uint32_t b = uint32_t(block.from_layer);
+            add_memory_deps(w, b, 0, {0, int64_t(program_.layers[b].out_h)});
+          }
       const uint32_t weights_id = w.id;
 
       for (uint32_t n = 0; n < d.N; ++n) {

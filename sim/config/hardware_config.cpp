@@ -200,6 +200,10 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(uint_param("vector.latency_cycles", &H::vector, &VectorConfig::latency_cycles,
                            "cycles", 0, 100000,
                            "Vector unit pipeline fill, paid once per vector instruction"));
+    t.push_back(uint_param("vector.special_per_cycle", &H::vector, &VectorConfig::special_per_cycle,
+                           "results/cycle", 1, 65536,
+                           "Vector unit special-function results (divisions, square roots) per "
+                           "cycle, for softmax and the norms (docs/transformers.md#cost)"));
     t.push_back(uint_param("vector.buffer_kib", &H::vector, &VectorConfig::buffer_kib, "KiB", 1,
                            65536,
                            "Cache region the vector unit works in (reserved only when a graph "

@@ -56,6 +56,8 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
     line["k_tile"] = d.k_tile;
     line["rows_per_piece"] = d.rows_per_piece;
     line["rows_per_compute_stage"] = d.rows_per_compute_stage;
+  } else if (has_norm_params(d.op)) {
+    line["params_address"] = d.params_address;  // gamma and beta
   }
   line["half_bytes"] = d.half_bytes;
   line["weight_region_bytes"] = d.weight_region_bytes;
@@ -127,7 +129,7 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
       r.fail("more_input_addresses", expected, describe_json(*more));
     const std::string pointer = r.pointer_to("more_input_addresses");
     for (size_t i = 0; i < d.more_inputs.size(); ++i) {
-      const uint64_t bytes = pixels * d.more_inputs[i].C;
+      const uint64_t bytes = uint64_t(d.more_inputs[i].rows) * d.more_inputs[i].C;
       const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
                               "dram_bytes = " + std::to_string(dram);
       const std::string at = json_pointer_append(pointer, std::to_string(i));
@@ -151,10 +153,12 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
     d.rows_per_compute_stage =
         uint32_t(field(r, "rows_per_compute_stage", 1, d.rows_per_piece, "at most rows_per_piece"));
   } else {
+    const bool params = has_norm_params(d.op);  // a norm's gamma and beta
+    if (params) d.params_address = address("params_address", d.params_bytes());
     for (const char* key :
          {"weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
           "rows_per_compute_stage", "weight_format", "kernel_nonzeros"})
-      if (r.has(key))
+      if (r.has(key) && !(params && std::string(key) == "params_address"))
         r.fail(key,
                std::string("no \"") + key + "\" (a " + to_string(d.op) +
                    " operator runs on the vector unit)",

@@ -126,6 +126,7 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
   d.quant = L.quant;
   d.ceil_mode = L.ceil_mode;
   d.count_include_pad = L.count_include_pad;
+  d.seq = L.seq;
   if (runs_on_array(L.op)) {
     d.shift = L.requant.shift;
     // Binary layers load their packed rows on the fly (docs/binary.md).
@@ -148,7 +149,13 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
     const TensorSource& s = sources[i];
     const uint32_t C =
         s.op >= 0 ? net.layers[size_t(s.op)].K : net.graph_inputs[size_t(s.graph_input)].C;
-    d.more_inputs.push_back({0, s.op, C});
+    const uint32_t rows = s.op >= 0
+                              ? net.layers[size_t(s.op)].N * net.layers[size_t(s.op)].out_h() *
+                                    net.layers[size_t(s.op)].out_w()
+                              : net.graph_inputs[size_t(s.graph_input)].N *
+                                    net.graph_inputs[size_t(s.graph_input)].H *
+                                    net.graph_inputs[size_t(s.graph_input)].W;
+    d.more_inputs.push_back({0, s.op, C, rows});
   }
   return d;
 }

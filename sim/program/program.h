@@ -108,6 +108,7 @@ struct LayerDescriptor {
   uint32_t conv_groups = 1;  // convolution groups (groups() counts packed binary words)
   OpQuant quant;
   bool ceil_mode = false, count_include_pad = false;
+  SequenceAttrs seq;  // transformer operators (docs/transformers.md)
   // How the store requantises (the hardware's store.requantiser, a layer register).
   Requantiser requantiser = Requantiser::Float32;
   // The second and later inputs of add and concat: where they lie in DRAM and
@@ -116,6 +117,7 @@ struct LayerDescriptor {
     uint64_t address = 0;
     int32_t from_layer = -1;
     uint32_t C = 0;
+    uint32_t rows = 0;  // its N*H*W pixels (batch_matmul: a block of tokens)
   };
   std::vector<MoreInput> more_inputs;
 

@@ -243,3 +243,30 @@ TEST_CASE("broadcast stage: every coefficient over all rows x cols multipliers, 
   // 64 pixels on a 2 x 16 array (32 multipliers): 2 passes; on 16 x 2 the same product.
   CHECK(cost::broadcast_stage_cycles(array(2, 16), 64, nz, 7) == 42);
 }
+
+TEST_CASE("transformer vector operators: element and special work per row, worked by hand",
+          "[cost]") {
+  // One row of BERT-base scores: 12 heads x 128 keys = 1536 elements.
+  const cost::VectorWork softmax = cost::sequence_op_work(OpKind::Softmax, 1, 1536);
+  CHECK(softmax.element_ops == 4608);
+  CHECK(softmax.special_ops == 1536);
+  VectorConfig v;  // 32 lanes, 4 special results per cycle
+  CHECK(cost::vector_stage_cycles(v, softmax.element_ops) +
+            cost::vector_special_cycles(v, softmax.special_ops) ==
+        144 + 384);
+  // 3 pixels x 7 channels tells pixels from channels: n = 21.
+  const cost::VectorWork ln = cost::sequence_op_work(OpKind::LayerNorm, 3, 7);
+  CHECK(ln.element_ops == 84);
+  CHECK(ln.special_ops == 24);  // 21 divisions + 3 roots
+  const cost::VectorWork rms = cost::sequence_op_work(OpKind::RmsNorm, 3, 7);
+  CHECK(rms.element_ops == 63);
+  CHECK(rms.special_ops == 24);
+  CHECK(cost::sequence_op_work(OpKind::Gelu, 3, 7).element_ops == 21);
+  CHECK(cost::sequence_op_work(OpKind::Silu, 3, 7).special_ops == 0);
+  CHECK(cost::sequence_op_work(OpKind::Mul, 3, 7).element_ops == 42);
+  CHECK(cost::sequence_op_work(OpKind::Rope, 3, 7).element_ops == 63);
+  v.special_per_cycle = 5;
+  CHECK(cost::vector_special_cycles(v, 24) == 5);  // ceil(24 / 5)
+  CHECK(cost::vector_special_cycles(v, 25) == 5);
+  CHECK(cost::vector_special_cycles(v, 26) == 6);
+}
