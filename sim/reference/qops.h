@@ -3,9 +3,9 @@
 // (docs/quantization.md derives every formula and says where it was confirmed).
 // Plain loops over logical NCHW tensors, except that convolution and matmul
 // accumulate as a GEMM over an im2col matrix (exact integers, checked against
-// their direct loops, detail::conv_accumulate_naive); no packing, no hand-written
-// SIMD, and no code shared with the simulator's models, so agreement with a
-// model or compiler means something. Checked bit for bit
+// their direct loops, detail::conv_accumulate_naive; gemm_s16.h, plain loops the
+// compiler vectorises); no hand-written SIMD, and no code shared with the
+// simulator's models, so agreement with a model or compiler means something. Checked bit for bit
 // against vectors produced by ONNX Runtime itself (tests/data/ort/, written by
 // tools/ort-vectors; tests/unit/test_reference_ort.cpp).
 //
