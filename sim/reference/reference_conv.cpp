@@ -47,11 +47,10 @@ inline int32_t dot_c(const int8_t* in, const int8_t* w, uint32_t C) {
   return acc;
 }
 
-}  // namespace
-
-int8_t requantize(int32_t acc, int32_t bias, int32_t scale, uint32_t shift, bool relu) {
-  if (scale < 1) throw std::invalid_argument("reference::requantize: scale must be >= 1");
-  if (shift > kMaxShift) throw std::invalid_argument("reference::requantize: shift must be <= 62");
+// requantize() once its scale and shift are known to be valid (conv2d_int8 checks them once per
+// layer, not once per output).
+inline int8_t requantize_valid(int32_t acc, int32_t bias, int32_t scale, uint32_t shift,
+                               bool relu) {
   // |acc + bias| <= 2^32 and scale < 2^31, so the product fits in int64.
   int64_t v = (int64_t(acc) + int64_t(bias)) * int64_t(scale);
   if (shift > 0) {
@@ -64,6 +63,14 @@ int8_t requantize(int32_t acc, int32_t bias, int32_t scale, uint32_t shift, bool
   v = std::clamp<int64_t>(v, -128, 127);
   if (relu) v = std::max<int64_t>(v, 0);
   return int8_t(v);
+}
+
+}  // namespace
+
+int8_t requantize(int32_t acc, int32_t bias, int32_t scale, uint32_t shift, bool relu) {
+  if (scale < 1) throw std::invalid_argument("reference::requantize: scale must be >= 1");
+  if (shift > kMaxShift) throw std::invalid_argument("reference::requantize: shift must be <= 62");
+  return requantize_valid(acc, bias, scale, shift, relu);
 }
 
 namespace {
@@ -194,7 +201,8 @@ TensorI8 conv2d_int8(const TensorI8& input, const TensorI8& weights, const ConvP
       int8_t* dst = out.data.data() + (size_t(n) * pixels + p0) * g.K;
       for (size_t t = 0; t < len; ++t)
         for (size_t k = 0; k < g.K; ++k)
-          dst[t * g.K + k] = requantize(acc[t * g.K + k], p.bias[k], p.scale[k], p.shift, p.relu);
+          dst[t * g.K + k] =
+              requantize_valid(acc[t * g.K + k], p.bias[k], p.scale[k], p.shift, p.relu);
     }
   }
   return out;
