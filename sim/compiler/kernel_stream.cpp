@@ -6,8 +6,8 @@
 
 namespace npusim {
 
-KernelStream encode_kernels(const TensorI8& w, ComputeMode mode,
-                            const std::vector<int8_t>& zero_of_kernel) {
+KernelStream summarise_kernels(const TensorI8& w, ComputeMode mode,
+                               const std::vector<int8_t>& zero_of_kernel) {
   if (w.shape.size() != 4) throw std::invalid_argument("weights must be K,R,S,C");
   const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], C = w.shape[3];
   KernelStream s;
@@ -19,20 +19,36 @@ KernelStream encode_kernels(const TensorI8& w, ComputeMode mode,
   const auto zero = [&](uint32_t k) {
     return zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k];
   };
-  for (uint32_t k = 0; k < K; ++k)
-    for (uint64_t i = 0; i < kernel; ++i) s.nonzeros[k] += w.data[k * kernel + i] != zero(k);
+  for (uint32_t k = 0; k < K; ++k) {
+    const int8_t z = zero(k);
+    const int8_t* coefficients = w.data.data() + k * kernel;
+    uint32_t count = 0;
+    for (uint64_t i = 0; i < kernel; ++i) count += coefficients[i] != z;
+    s.nonzeros[k] = count;
+  }
   for (uint32_t n : s.nonzeros) total_nonzeros += n;
 
   const uint64_t entries_bytes = uint64_t(K) * C + 2 * total_nonzeros;
   const bool entries =
       mode == ComputeMode::ZeroSkip && uint64_t(R) * S <= 255 && entries_bytes < w.size();
-  if (!entries) {
-    s.format = WeightFormat::Raw;
+  s.format = entries ? WeightFormat::Entries : WeightFormat::Raw;
+  return s;
+}
+
+KernelStream encode_kernels(const TensorI8& w, ComputeMode mode,
+                            const std::vector<int8_t>& zero_of_kernel) {
+  KernelStream s = summarise_kernels(w, mode, zero_of_kernel);
+  if (s.format == WeightFormat::Raw) {
     s.bytes = w.data;
     return s;
   }
-  s.format = WeightFormat::Entries;
-  s.bytes.reserve(entries_bytes);
+  const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], C = w.shape[3];
+  const auto zero = [&](uint32_t k) {
+    return zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k];
+  };
+  uint64_t total_nonzeros = 0;
+  for (uint32_t n : s.nonzeros) total_nonzeros += n;
+  s.bytes.reserve(uint64_t(K) * C + 2 * total_nonzeros);
   for (uint32_t k = 0; k < K; ++k)
     for (uint32_t c = 0; c < C; ++c) {
       const size_t count_at = s.bytes.size();
@@ -68,14 +84,29 @@ KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits) {
   return stream;
 }
 
-KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
-                                  ComputeMode mode) {
-  if (layer.is_binary()) return encode_binary_kernels(weights, layer.binary.bits);
+namespace {
+
+// A kernel's "zero" per kernel: a graph operator's weight zero points, else none (0).
+std::vector<int8_t> kernel_zeros(const LayerConfig& layer) {
   std::vector<int8_t> zeros;
   if (layer.quantized)
     for (uint32_t k = 0; k < layer.K; ++k)
       zeros.push_back(int8_t(layer.quant.weight_zero_point_of(k)));
-  return encode_kernels(weights, mode, zeros);
+  return zeros;
+}
+
+}  // namespace
+
+KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
+                                  ComputeMode mode) {
+  if (layer.is_binary()) return encode_binary_kernels(weights, layer.binary.bits);
+  return encode_kernels(weights, mode, kernel_zeros(layer));
+}
+
+KernelStream summarise_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
+                                     ComputeMode mode) {
+  if (layer.is_binary()) return KernelStream{};  // raw, no zero-skip counts
+  return summarise_kernels(weights, mode, kernel_zeros(layer));
 }
 
 }  // namespace npusim

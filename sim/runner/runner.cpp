@@ -203,9 +203,17 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   const bool graph = r.network.is_graph();
   for (size_t l = 0; l < layers; ++l) {
     const LayerConfig& L = r.network.layers[l];
-    // Timing-only needs the weights (their non-zero counts time zero-skip), not the inputs.
-    data.push_back(
-        make_layer_data(L, !options.timing_only && !graph && (l == 0 || !r.network.chained[l])));
+    if (options.timing_only) {
+      // Timing needs only each kernel's non-zero count (zero-skip) and the stream's format:
+      // the layer's weights are drawn, counted and dropped, one layer at a time; no inputs,
+      // no encoded bytes.
+      data.emplace_back();
+      kernels.push_back(runs_on_array(L.op)
+                            ? summarise_layer_kernels(L, make_layer_weights(L), r.hw.compute_mode)
+                            : KernelStream{});
+      continue;
+    }
+    data.push_back(make_layer_data(L, !graph && (l == 0 || !r.network.chained[l])));
     kernels.push_back(runs_on_array(L.op)
                           ? encode_layer_kernels(L, data[l].weights, r.hw.compute_mode)
                           : KernelStream{});

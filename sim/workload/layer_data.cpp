@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/workload/batch_norm.h"
+#include "sim/workload/seeded_fill.h"
 
 namespace npusim {
 namespace {
@@ -32,8 +33,7 @@ void check_shape(const std::string& path, const LayerConfig& layer, const char* 
 
 TensorI8 random_int8(const std::vector<uint32_t>& shape, uint64_t seed) {
   TensorI8 t(shape);
-  SeededRandom rng(seed);
-  for (int8_t& v : t.data) v = static_cast<int8_t>(rng.uniform(-128, 127));
+  fill_uniform_bytes(t.data.data(), t.data.size(), seed, -128);  // = rng.uniform(-128, 127)
   return t;
 }
 
@@ -149,10 +149,13 @@ LayerData make_operator_data(const LayerConfig& layer) {
     d.bias.resize(layer.K, 0);
     return d;
   }
-  SeededRandom rng(base + 1);
   const bool u8 = layer.quant.weight_type == QuantType::Uint8;
-  for (int8_t& v : d.weights.data)
-    v = static_cast<int8_t>(u8 ? rng.uniform(0, 255) : rng.uniform(-127, 127));
+  if (u8) {
+    fill_uniform_bytes(d.weights.data.data(), d.weights.size(), base + 1, 0);
+  } else {
+    SeededRandom rng(base + 1);
+    for (int8_t& v : d.weights.data) v = static_cast<int8_t>(rng.uniform(-127, 127));
+  }
   if (!u8) apply_sparsity(d.weights, layer.sparsity, base);
   d.bias.assign(layer.K, 0);
   if (layer.quant.bias) {
@@ -174,27 +177,39 @@ TensorI8 make_graph_input(const GraphInput& in) {
     t.data = in.values;
     return t;
   }
-  SeededRandom rng(in.seed * 4 + 2);
   const int64_t lo = quant_min(in.quant.type), hi = quant_max(in.quant.type);
+  if (hi - lo == 255) {  // the whole int8 or uint8 range
+    fill_uniform_bytes(t.data.data(), t.size(), in.seed * 4 + 2, lo);
+    return t;
+  }
+  SeededRandom rng(in.seed * 4 + 2);
   for (int8_t& v : t.data) v = static_cast<int8_t>(rng.uniform(lo, hi));
   return t;
+}
+
+TensorI8 make_layer_weights(const LayerConfig& layer) {
+  if (layer.quantized) return make_operator_data(layer).weights;
+  const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic
+  const std::vector<uint32_t> weight_shape = {layer.K, layer.R, layer.S, layer.C};
+  const bool binary = layer.is_binary();
+  TensorI8 weights;
+  if (layer.weights_npy.empty()) {
+    weights = binary ? random_pm1(weight_shape, base + 1) : random_int8(weight_shape, base + 1);
+    if (!binary) apply_sparsity(weights, layer.sparsity, base);  // stream seed*4: else unused
+  } else {
+    weights = read_npy_int8(layer.weights_npy);
+    check_shape(layer.weights_npy, layer, "weights", "K, R, S, C", weight_shape, weights.shape);
+    if (binary) check_pm1(weights, layer.weights_npy, layer, "weights");
+  }
+  return weights;
 }
 
 LayerData make_layer_data(const LayerConfig& layer, bool with_input) {
   if (layer.quantized) return make_operator_data(layer);
   LayerData d;
   const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic
-
-  const std::vector<uint32_t> weight_shape = {layer.K, layer.R, layer.S, layer.C};
   const bool binary = layer.is_binary();
-  if (layer.weights_npy.empty()) {
-    d.weights = binary ? random_pm1(weight_shape, base + 1) : random_int8(weight_shape, base + 1);
-    if (!binary) apply_sparsity(d.weights, layer.sparsity, base);  // stream seed*4: else unused
-  } else {
-    d.weights = read_npy_int8(layer.weights_npy);
-    check_shape(layer.weights_npy, layer, "weights", "K, R, S, C", weight_shape, d.weights.shape);
-    if (binary) check_pm1(d.weights, layer.weights_npy, layer, "weights");
-  }
+  d.weights = make_layer_weights(layer);
 
   if (with_input) {
     const std::vector<uint32_t> input_shape = {layer.N, layer.H, layer.W, layer.C};

@@ -26,6 +26,9 @@ struct LayerData {
 // Throws std::runtime_error naming the .npy file when its shape does not match.
 // A graph operator (layer.quantized) gets only its own weights and bias.
 LayerData make_layer_data(const LayerConfig& layer, bool with_input);
+// The weights alone, as make_layer_data draws or reads them (a timing-only run needs only
+// their non-zero counts).
+TensorI8 make_layer_weights(const LayerConfig& layer);
 // A graph input's seeded data, N,H,W,C bytes uniform over its dtype's range
 // (uint8 values held as their bytes).
 TensorI8 make_graph_input(const GraphInput& in);
