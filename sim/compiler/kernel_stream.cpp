@@ -6,13 +6,25 @@
 
 namespace npusim {
 
+KernelStream summary_from_counts(std::vector<uint32_t> nonzeros, uint32_t R, uint32_t S, uint32_t C,
+                                 ComputeMode mode) {
+  const uint64_t K = nonzeros.size();
+  uint64_t total_nonzeros = 0;
+  for (uint32_t n : nonzeros) total_nonzeros += n;
+  const uint64_t entries_bytes = K * C + 2 * total_nonzeros;
+  const bool entries =
+      mode == ComputeMode::ZeroSkip && uint64_t(R) * S <= 255 && entries_bytes < K * R * S * C;
+  KernelStream s;
+  s.format = entries ? WeightFormat::Entries : WeightFormat::Raw;
+  s.nonzeros = std::move(nonzeros);
+  return s;
+}
+
 KernelStream summarise_kernels(const TensorI8& w, ComputeMode mode,
                                const std::vector<int8_t>& zero_of_kernel) {
   if (w.shape.size() != 4) throw std::invalid_argument("weights must be K,R,S,C");
   const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], C = w.shape[3];
-  KernelStream s;
-  uint64_t total_nonzeros = 0;
-  s.nonzeros.assign(K, 0);
+  std::vector<uint32_t> nonzeros(K, 0);
   const uint64_t kernel = uint64_t(R) * S * C;
   // A kernel's "zero" is its weight zero point (0 for plain int8 layers):
   // coefficients equal to it contribute (w - zp) = 0 and are skipped.
@@ -24,15 +36,9 @@ KernelStream summarise_kernels(const TensorI8& w, ComputeMode mode,
     const int8_t* coefficients = w.data.data() + k * kernel;
     uint32_t count = 0;
     for (uint64_t i = 0; i < kernel; ++i) count += coefficients[i] != z;
-    s.nonzeros[k] = count;
+    nonzeros[k] = count;
   }
-  for (uint32_t n : s.nonzeros) total_nonzeros += n;
-
-  const uint64_t entries_bytes = uint64_t(K) * C + 2 * total_nonzeros;
-  const bool entries =
-      mode == ComputeMode::ZeroSkip && uint64_t(R) * S <= 255 && entries_bytes < w.size();
-  s.format = entries ? WeightFormat::Entries : WeightFormat::Raw;
-  return s;
+  return summary_from_counts(std::move(nonzeros), R, S, C, mode);
 }
 
 KernelStream encode_kernels(const TensorI8& w, ComputeMode mode,
@@ -84,9 +90,6 @@ KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits) {
   return stream;
 }
 
-namespace {
-
-// A kernel's "zero" per kernel: a graph operator's weight zero points, else none (0).
 std::vector<int8_t> kernel_zeros(const LayerConfig& layer) {
   std::vector<int8_t> zeros;
   if (layer.quantized)
@@ -94,8 +97,6 @@ std::vector<int8_t> kernel_zeros(const LayerConfig& layer) {
       zeros.push_back(int8_t(layer.quant.weight_zero_point_of(k)));
   return zeros;
 }
-
-}  // namespace
 
 KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
                                   ComputeMode mode) {

@@ -19,8 +19,11 @@ namespace {
 // entries of another version are never read.
 constexpr int kCacheFormat = 1;
 
+// Counted straight from the seeded draws where the weights are plain bytes, else drawn.
 KernelStream compute(const LayerConfig& layer, ComputeMode mode) {
-  return summarise_layer_kernels(layer, make_layer_weights(layer), mode);
+  std::vector<uint32_t> counts = count_seeded_kernel_nonzeros(layer, kernel_zeros(layer));
+  if (counts.empty()) return summarise_layer_kernels(layer, make_layer_weights(layer), mode);
+  return summary_from_counts(std::move(counts), layer.R, layer.S, layer.group_channels(), mode);
 }
 
 // The entry file: the key line, then the format and K counts, as text.

@@ -187,6 +187,25 @@ TensorI8 make_graph_input(const GraphInput& in) {
   return t;
 }
 
+std::vector<uint32_t> count_seeded_kernel_nonzeros(const LayerConfig& layer,
+                                                   const std::vector<int8_t>& zero_of_kernel) {
+  if (layer.is_binary() || !layer.weights_npy.empty() || !layer.weight_values.empty()) return {};
+  int64_t lo = -128;  // a plain layer: random_int8, then its sparsity pattern
+  if (layer.quantized) {
+    if (layer.quant.weight_type != QuantType::Uint8) return {};  // [-127, 127]: not bytes
+    lo = 0;  // make_operator_data: uniform(0, 255), no sparsity
+  } else if (layer.sparsity.pattern != SparsityConfig::Pattern::None) {
+    return {};
+  }
+  const uint64_t seed = layer.seed * 4 + 1;  // the weights' stream, as drawn above
+  const uint64_t kernel = uint64_t(layer.R) * layer.S * layer.group_channels();
+  std::vector<uint32_t> counts(layer.K);
+  for (uint32_t k = 0; k < layer.K; ++k)
+    counts[k] = uint32_t(count_uniform_bytes_other_than(
+        seed, k * kernel, kernel, lo, zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k]));
+  return counts;
+}
+
 TensorI8 make_layer_weights(const LayerConfig& layer) {
   if (layer.quantized) return make_operator_data(layer).weights;
   const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic

@@ -63,6 +63,23 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a summary counted from the seeded draws without storing the weights equals the drawn one, "
+    "for a plain int8 layer and a uint8 graph operator with per-channel zero points",
+    "[kernel_summary_cache]") {
+  LayerConfig q = layer();
+  q.quantized = true;
+  q.quant.weight_type = QuantType::Uint8;
+  q.quant.weight_zero_point = {0, 7, 128, 255, 3, 200, 1};  // one per kernel, K = 7
+  for (const LayerConfig& L : {layer(), q}) {
+    REQUIRE_FALSE(count_seeded_kernel_nonzeros(L, kernel_zeros(L)).empty());  // the counting path
+    for (ComputeMode mode : {ComputeMode::ZeroSkip, ComputeMode::Dense}) {
+      INFO((L.quantized ? "uint8 operator, " : "int8 layer, ") << to_string(mode));
+      CHECK(same(timing_kernel_summary(L, mode, ""), direct(L, mode)));
+    }
+  }
+}
+
+TEST_CASE(
     "the cache key changes with the compute mode, seed, shape, sparsity and weight zero points, "
     "and weights from a file are not cached",
     "[kernel_summary_cache]") {

@@ -35,3 +35,25 @@ TEST_CASE(
       }
   CHECK_THROWS_AS(fill_uniform_bytes_at("sse9", nullptr, 0, 0, 0), std::invalid_argument);
 }
+
+TEST_CASE(
+    "count_uniform_bytes_other_than counts the filled bytes that differ from a value, from any "
+    "first draw, at every level",
+    "[workload][seeded_fill]") {
+  std::vector<int8_t> bytes(5000);
+  for (const int64_t lo : {int64_t(-128), int64_t(0)}) {
+    fill_uniform_bytes(bytes.data(), bytes.size(), 77, lo);
+    for (const int8_t value : {int8_t(0), int8_t(-128), int8_t(5)})
+      for (const uint64_t first : {uint64_t(0), uint64_t(1), uint64_t(999)})
+        for (const uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(333), uint64_t(4001)}) {
+          uint64_t want = 0;
+          for (uint64_t i = first; i < first + n; ++i) want += bytes[i] != value;
+          for (const char* level : seeded_fill_levels()) {
+            INFO("level " << level << ", lo " << lo << ", value " << int(value) << ", first "
+                          << first << ", n " << n);
+            CHECK(count_uniform_bytes_other_than_at(level, 77, first, n, lo, value) == want);
+          }
+          CHECK(count_uniform_bytes_other_than(77, first, n, lo, value) == want);
+        }
+  }
+}
