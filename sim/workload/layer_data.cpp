@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -150,12 +151,9 @@ LayerData make_operator_data(const LayerConfig& layer) {
     return d;
   }
   const bool u8 = layer.quant.weight_type == QuantType::Uint8;
-  if (u8) {
-    fill_uniform_bytes(d.weights.data.data(), d.weights.size(), base + 1, 0);
-  } else {
-    SeededRandom rng(base + 1);
-    for (int8_t& v : d.weights.data) v = static_cast<int8_t>(rng.uniform(-127, 127));
-  }
+  // uniform(0, 255) or uniform(-127, 127), drawn in bulk
+  fill_uniform_bytes(d.weights.data.data(), d.weights.size(), base + 1, u8 ? 0 : -127,
+                     u8 ? 256 : 255);
   if (!u8) apply_sparsity(d.weights, layer.sparsity, base);
   d.bias.assign(layer.K, 0);
   if (layer.quant.bias) {
@@ -190,19 +188,21 @@ TensorI8 make_graph_input(const GraphInput& in) {
 std::vector<uint32_t> count_seeded_kernel_nonzeros(const LayerConfig& layer,
                                                    const std::vector<int8_t>& zero_of_kernel) {
   if (layer.is_binary() || !layer.weights_npy.empty() || !layer.weight_values.empty()) return {};
-  int64_t lo = -128;  // a plain layer: random_int8, then its sparsity pattern
-  if (layer.quantized) {
-    if (layer.quant.weight_type != QuantType::Uint8) return {};  // [-127, 127]: not bytes
-    lo = 0;  // make_operator_data: uniform(0, 255), no sparsity
-  } else if (layer.sparsity.pattern != SparsityConfig::Pattern::None) {
-    return {};
-  }
-  const uint64_t seed = layer.seed * 4 + 1;  // the weights' stream, as drawn above
+  // As drawn above: a plain layer's random_int8 and an operator's uniform(-127, 127), each then
+  // thinned by its sparsity pattern, or an operator's uniform(0, 255), never thinned.
+  const bool u8 = layer.quantized && layer.quant.weight_type == QuantType::Uint8;
+  if (!u8 && layer.sparsity.pattern != SparsityConfig::Pattern::None) return {};
+  const int64_t lo = u8 ? 0 : layer.quantized ? -127 : -128;
+  const uint32_t span = layer.quantized && !u8 ? 255 : 256;
+  const uint64_t seed = layer.seed * 4 + 1;  // the weights' stream
   const uint64_t kernel = uint64_t(layer.R) * layer.S * layer.group_channels();
   std::vector<uint32_t> counts(layer.K);
-  for (uint32_t k = 0; k < layer.K; ++k)
-    counts[k] = uint32_t(count_uniform_bytes_other_than(
-        seed, k * kernel, kernel, lo, zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k]));
+  for (uint32_t k = 0; k < layer.K; ++k) {
+    const std::optional<uint64_t> n = count_uniform_bytes_other_than(
+        seed, k * kernel, kernel, lo, zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k], span);
+    if (!n) return {};  // a rejected draw: the values no longer follow the draw index
+    counts[k] = uint32_t(*n);
+  }
   return counts;
 }
 

@@ -30,8 +30,9 @@ LayerData make_layer_data(const LayerConfig& layer, bool with_input);
 // their non-zero counts).
 TensorI8 make_layer_weights(const LayerConfig& layer);
 // The number of coefficients of each kernel other than zero_of_kernel[k] (0 when it is empty),
-// counted without storing the weights, when they are seeded bytes over a whole int8 or uint8
-// range with no sparsity pattern; empty otherwise (draw them with make_layer_weights).
+// counted without storing the weights, when they are seeded bytes (a plain layer's [-128, 127],
+// an operator's [-127, 127] or [0, 255]) with no sparsity pattern; empty otherwise (draw them
+// with make_layer_weights).
 std::vector<uint32_t> count_seeded_kernel_nonzeros(const LayerConfig& layer,
                                                    const std::vector<int8_t>& zero_of_kernel);
 // A graph input's seeded data, N,H,W,C bytes uniform over its dtype's range

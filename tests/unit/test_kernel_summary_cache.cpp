@@ -64,16 +64,19 @@ TEST_CASE(
 
 TEST_CASE(
     "a summary counted from the seeded draws without storing the weights equals the drawn one, "
-    "for a plain int8 layer and a uint8 graph operator with per-channel zero points",
+    "for a plain int8 layer and uint8 and int8 graph operators with per-channel zero points",
     "[kernel_summary_cache]") {
   LayerConfig q = layer();
   q.quantized = true;
   q.quant.weight_type = QuantType::Uint8;
   q.quant.weight_zero_point = {0, 7, 128, 255, 3, 200, 1};  // one per kernel, K = 7
-  for (const LayerConfig& L : {layer(), q}) {
+  LayerConfig s = q;
+  s.quant.weight_type = QuantType::Int8;
+  s.quant.weight_zero_point = {0, 7, -127, 127, 3, -1, 1};
+  for (const LayerConfig& L : {layer(), q, s}) {
     REQUIRE_FALSE(count_seeded_kernel_nonzeros(L, kernel_zeros(L)).empty());  // the counting path
     for (ComputeMode mode : {ComputeMode::ZeroSkip, ComputeMode::Dense}) {
-      INFO((L.quantized ? "uint8 operator, " : "int8 layer, ") << to_string(mode));
+      INFO((L.quantized ? "operator, " : "int8 layer, ") << to_string(mode));
       CHECK(same(timing_kernel_summary(L, mode, ""), direct(L, mode)));
     }
   }

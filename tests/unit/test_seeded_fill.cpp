@@ -3,6 +3,7 @@
 // change with the CPU.
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/workload/layer_data.h"
@@ -56,4 +57,36 @@ TEST_CASE(
           CHECK(count_uniform_bytes_other_than(77, first, n, lo, value) == want);
         }
   }
+}
+
+TEST_CASE(
+    "over 255 values (uniform from -127 to 127) the bulk draws equal SeededRandom's at every "
+    "level, also for a seed whose third raw draw is 0, which uniform rejects",
+    "[workload][seeded_fill]") {
+  const uint64_t gamma = 0x9e3779b97f4a7c15ULL;
+  const uint64_t rejecting = 0 - 3 * gamma;  // state 0 at the third draw: splitmix64(0) = 0
+  for (const uint64_t seed : {uint64_t(9), uint64_t(4 * 77 + 1), rejecting})
+    for (const size_t n : {size_t(2), size_t(3), size_t(7), size_t(1000)}) {
+      SeededRandom rng(seed);
+      std::vector<int8_t> want(n);
+      for (int8_t& v : want) v = int8_t(rng.uniform(-127, 127));
+      for (const char* level : seeded_fill_levels()) {
+        INFO("level " << level << ", seed " << seed << ", n " << n);
+        std::vector<int8_t> got(n);
+        fill_uniform_bytes_at(level, got.data(), n, seed, -127, 255);
+        CHECK(got == want);
+        // Counting follows the draw index, so it gives up when a draw is rejected.
+        const std::optional<uint64_t> count =
+            count_uniform_bytes_other_than_at(level, seed, 0, n, -127, 0, 255);
+        if (seed == rejecting && n >= 3) {
+          CHECK_FALSE(count.has_value());
+        } else {
+          uint64_t nonzero = 0;
+          for (int8_t v : want) nonzero += v != 0;
+          REQUIRE(count.has_value());
+          CHECK(*count == nonzero);
+        }
+      }
+    }
+  CHECK_THROWS_AS(fill_uniform_bytes(nullptr, 0, 1, 0, 254), std::invalid_argument);
 }
