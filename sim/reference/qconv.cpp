@@ -169,14 +169,22 @@ std::vector<int64_t> conv_accumulate_gemm(const ConvGeometry& g, const QTensor& 
           for (uint32_t c = 0; c < g.Cg; ++c) {
             const int32_t* plane =
                 x.data.data() + (size_t(n) * g.C + size_t(group) * g.Cg + c) * g.H * g.W;
-            for (uint32_t r = 0; r < g.R; ++r) {
+            for (uint32_t r = 0; r < g.R; ++r, row += g.S) {
               const int64_t iy = top + int64_t(r) * a.dilation[0];
-              const bool row_inside = iy >= 0 && iy < g.H;
-              for (uint32_t s = 0; s < g.S; ++s) {
-                const int64_t ix = left + int64_t(s) * a.dilation[1];
-                const bool inside = row_inside && ix >= 0 && ix < g.W;
-                *row++ = inside ? int16_t(plane[size_t(iy) * g.W + size_t(ix)] - x_zp) : 0;
+              if (iy < 0 || iy >= g.H) {
+                std::fill_n(row, g.S, int16_t(0));
+                continue;
               }
+              // Taps s in [s_lo, s_hi) read inside the row (0 <= left + s * dw < W); the
+              // others are padding.
+              const int64_t dw = a.dilation[1];
+              const int64_t s_lo = std::min<int64_t>(left >= 0 ? 0 : (-left + dw - 1) / dw, g.S);
+              const int64_t s_hi = std::clamp<int64_t>(
+                  int64_t(g.W) > left ? (int64_t(g.W) - left + dw - 1) / dw : 0, s_lo, g.S);
+              const int32_t* src = plane + size_t(iy) * g.W;
+              for (int64_t s = 0; s < s_lo; ++s) row[s] = 0;
+              for (int64_t s = s_lo; s < s_hi; ++s) row[s] = int16_t(src[left + s * dw] - x_zp);
+              for (int64_t s = s_hi; s < int64_t(g.S); ++s) row[s] = 0;
             }
           }
         }
