@@ -341,8 +341,8 @@ QTensor qlinear_conv(const QTensor& x, const Quant& xq, const QTensor& w, const 
       const float multiplier = output_multiplier(xs.scale, ws[k], ys.scale);
       const int64_t b = bias.empty() ? 0 : bias[k];
       const size_t begin = (size_t(n) * g.K + k) * plane;
-      for (size_t i = begin; i < begin + plane; ++i)
-        y.data[i] = requantize(to_int32(op, acc[i] + b), multiplier, ys.zero_point, y_type, clamp);
+      detail::requantize_run(op, acc.data() + begin, plane, b, multiplier, ys.zero_point, y_type,
+                             clamp, y.data.data() + begin);
     }
   return y;
 }
