@@ -67,7 +67,9 @@ bool run_local(SweepSession& session, const std::vector<std::size_t>& indices,
       it = running.erase(it);
       any = true;
     }
-    if (!any) ::usleep(10000);
+    // A timing-only point takes about 25 ms of CPU: polling every 10 ms left a slot idle for
+    // 5 ms a point on average, so poll every 2 ms (500 cheap wake-ups a second).
+    if (!any) ::usleep(2000);
   }
   // Stopped: a point that has just exited is still filed; the others lose
   // their unfinished attempt and stay pending.
