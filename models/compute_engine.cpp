@@ -91,14 +91,9 @@ void ComputeEngine::compute(const Instruction& in) {
     const uint64_t now = now_cycles();
     const RowRange out = stage_rows(in, s);
     const RowRange need = tile_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
-    {
-      // Scoped: a thread still waiting when another one stops the run is
-      // never unwound, so no heap object may live across a wait.
-      const std::string reader = scheduler->who(in, s);
-      weights.require(weight_tag, 0, in.k_count(), now, reader);
-      input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
-                    uint32_t(need.end - piece_rows.begin), now, reader);
-    }
+    weights.require(weight_tag, 0, in.k_count(), now, who(in, s));
+    input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
+                  uint32_t(need.end - piece_rows.begin), now, who(in, s));
     if (options_.functional && L.binary) {
       if (s == 0) binary_kernels_ = binary_array::decode_kernels(weights, L, in.k_count());
       binary_array::compute_rows(L, in, input, piece_rows.begin, binary_kernels_, results,

@@ -86,7 +86,7 @@ void Dram::rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint3
   if (left == 0 && stored != 0) layers_done_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void Dram::require_rows_stored(const std::string& reader, uint32_t layer, uint32_t batch,
+void Dram::require_rows_stored(const StageName& reader, uint32_t layer, uint32_t batch,
                                int64_t row_begin, int64_t row_end) {
   const LayerDescriptor& L = program_.layers.at(layer);
   const uint64_t now = now_cycles();
@@ -94,7 +94,7 @@ void Dram::require_rows_stored(const std::string& reader, uint32_t layer, uint32
     const RowState& s = stored_rows_[layer][uint64_t(batch) * L.out_h + uint64_t(r)];
     if (s.channels < L.K || s.ready_at > now) {
       throw SimulationError(
-          reader + " reads row " + std::to_string(r) + " of layer " + L.name +
+          reader.str() + " reads row " + std::to_string(r) + " of layer " + L.name +
           "'s output at cycle " + std::to_string(now) + ", before it is in memory: " +
           (s.channels < L.K ? "only " + std::to_string(s.channels) + " of " + std::to_string(L.K) +
                                   " channels are stored"

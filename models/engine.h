@@ -29,6 +29,10 @@ class Engine : public sc_core::sc_module {
 
   // Runs `body` and reports any error to the controller instead of throwing.
   void guarded(const std::function<void()>& body);
+  // Names `in` and `stage` in an error message, built only if one is raised.
+  StageName who(const Instruction& in, uint32_t stage) const {
+    return StageName(*scheduler.operator->(), in, stage);
+  }
   const LayerDescriptor& layer_of(const Instruction& in) const {
     return scheduler->program().layers[in.layer];
   }

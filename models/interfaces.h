@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include "models/sim_time.h"
+#include "models/stage_name.h"
 #include "models/tile_buffer.h"
 #include "sim/program/program.h"
 
@@ -50,7 +51,7 @@ class DramIf : public virtual sc_core::sc_interface {
                            uint32_t k_count, uint64_t at) = 0;
   // Throws SimulationError unless rows [row_begin,row_end) of `layer`'s output
   // are completely in memory by now.
-  virtual void require_rows_stored(const std::string& reader, uint32_t layer, uint32_t batch,
+  virtual void require_rows_stored(const StageName& reader, uint32_t layer, uint32_t batch,
                                    int64_t row_begin, int64_t row_end) = 0;
 };
 

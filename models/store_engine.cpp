@@ -77,14 +77,9 @@ uint64_t StoreEngine::store(const Instruction& in) {
     if (s > 0) scheduler->wait_until_ready(in, s);
     const uint64_t now = now_cycles();
     const RowRange rows = stage_rows(in, s);
-    {
-      // Scoped: a thread still waiting when another one stops the run is
-      // never unwound, so no heap object may live across a wait.
-      const std::string reader = scheduler->who(in, s);
-      params.require(params_tag, in.k_begin, in.k_end, now, reader);
-      results.require(results_tag, uint32_t(rows.begin - in.out_row_begin),
-                      uint32_t(rows.end - in.out_row_begin), now, reader);
-    }
+    params.require(params_tag, in.k_begin, in.k_end, now, who(in, s));
+    results.require(results_tag, uint32_t(rows.begin - in.out_row_begin),
+                    uint32_t(rows.end - in.out_row_begin), now, who(in, s));
     if (options_.functional && L.quantized) {
       store_operator_rows(L, in, params, results, rows);
     } else if (options_.functional) {

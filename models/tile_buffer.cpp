@@ -14,15 +14,15 @@ std::string TileTag::describe() const {
 
 template <typename T>
 void TileBuffer<T>::require(const TileTag& expected, uint32_t r0, uint32_t r1, uint64_t now,
-                            const std::string& reader) const {
+                            const StageName& reader) const {
   if (!held_ || !(tag_ == expected)) {
-    throw SimulationError(reader + " reads " + name_ + " expecting " + expected.describe() +
+    throw SimulationError(reader.str() + " reads " + name_ + " expecting " + expected.describe() +
                           " but it holds " + (held_ ? tag_.describe() : "nothing"));
   }
   for (uint32_t r = r0; r < r1; ++r) {
     if (r >= rows_ || valid_at_[r] > now) {
       std::ostringstream s;
-      s << reader << " reads row " << r << " of " << name_ << " (" << tag_.describe()
+      s << reader.str() << " reads row " << r << " of " << name_ << " (" << tag_.describe()
         << ") at cycle " << now << " but that row "
         << (r >= rows_ || valid_at_[r] == kNever
                 ? std::string("has not been loaded")

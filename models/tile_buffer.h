@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/sim_time.h"
+#include "models/stage_name.h"
 
 namespace npusim {
 
@@ -56,7 +57,7 @@ class TileBuffer {
   // Throws SimulationError unless the buffer holds `expected` and rows
   // [r0, r1) are valid by cycle `now`. `reader` names instruction and stage.
   void require(const TileTag& expected, uint32_t r0, uint32_t r1, uint64_t now,
-               const std::string& reader) const;
+               const StageName& reader) const;
 
   const std::string& name() const { return name_; }
   const TileTag& tag() const { return tag_; }

@@ -6,33 +6,55 @@
 
 namespace npusim {
 
-KernelStream encode_kernels(const TensorI8& w, ComputeMode mode,
-                            const std::vector<int8_t>& zero_of_kernel) {
+KernelStream summary_from_counts(std::vector<uint32_t> nonzeros, uint32_t R, uint32_t S, uint32_t C,
+                                 ComputeMode mode) {
+  const uint64_t K = nonzeros.size();
+  uint64_t total_nonzeros = 0;
+  for (uint32_t n : nonzeros) total_nonzeros += n;
+  const uint64_t entries_bytes = K * C + 2 * total_nonzeros;
+  const bool entries =
+      mode == ComputeMode::ZeroSkip && uint64_t(R) * S <= 255 && entries_bytes < K * R * S * C;
+  KernelStream s;
+  s.format = entries ? WeightFormat::Entries : WeightFormat::Raw;
+  s.nonzeros = std::move(nonzeros);
+  return s;
+}
+
+KernelStream summarise_kernels(const TensorI8& w, ComputeMode mode,
+                               const std::vector<int8_t>& zero_of_kernel) {
   if (w.shape.size() != 4) throw std::invalid_argument("weights must be K,R,S,C");
   const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], C = w.shape[3];
-  KernelStream s;
-  uint64_t total_nonzeros = 0;
-  s.nonzeros.assign(K, 0);
+  std::vector<uint32_t> nonzeros(K, 0);
   const uint64_t kernel = uint64_t(R) * S * C;
   // A kernel's "zero" is its weight zero point (0 for plain int8 layers):
   // coefficients equal to it contribute (w - zp) = 0 and are skipped.
   const auto zero = [&](uint32_t k) {
     return zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k];
   };
-  for (uint32_t k = 0; k < K; ++k)
-    for (uint64_t i = 0; i < kernel; ++i) s.nonzeros[k] += w.data[k * kernel + i] != zero(k);
-  for (uint32_t n : s.nonzeros) total_nonzeros += n;
+  for (uint32_t k = 0; k < K; ++k) {
+    const int8_t z = zero(k);
+    const int8_t* coefficients = w.data.data() + k * kernel;
+    uint32_t count = 0;
+    for (uint64_t i = 0; i < kernel; ++i) count += coefficients[i] != z;
+    nonzeros[k] = count;
+  }
+  return summary_from_counts(std::move(nonzeros), R, S, C, mode);
+}
 
-  const uint64_t entries_bytes = uint64_t(K) * C + 2 * total_nonzeros;
-  const bool entries =
-      mode == ComputeMode::ZeroSkip && uint64_t(R) * S <= 255 && entries_bytes < w.size();
-  if (!entries) {
-    s.format = WeightFormat::Raw;
+KernelStream encode_kernels(const TensorI8& w, ComputeMode mode,
+                            const std::vector<int8_t>& zero_of_kernel) {
+  KernelStream s = summarise_kernels(w, mode, zero_of_kernel);
+  if (s.format == WeightFormat::Raw) {
     s.bytes = w.data;
     return s;
   }
-  s.format = WeightFormat::Entries;
-  s.bytes.reserve(entries_bytes);
+  const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], C = w.shape[3];
+  const auto zero = [&](uint32_t k) {
+    return zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k];
+  };
+  uint64_t total_nonzeros = 0;
+  for (uint32_t n : s.nonzeros) total_nonzeros += n;
+  s.bytes.reserve(uint64_t(K) * C + 2 * total_nonzeros);
   for (uint32_t k = 0; k < K; ++k)
     for (uint32_t c = 0; c < C; ++c) {
       const size_t count_at = s.bytes.size();
@@ -68,15 +90,26 @@ KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits) {
   return stream;
 }
 
-KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
-                                  ComputeMode mode) {
-  if (layer.is_binary()) return encode_binary_kernels(weights, layer.binary.bits);
-  if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
+std::vector<int8_t> kernel_zeros(const LayerConfig& layer) {
   std::vector<int8_t> zeros;
   if (layer.quantized)
     for (uint32_t k = 0; k < layer.K; ++k)
       zeros.push_back(int8_t(layer.quant.weight_zero_point_of(k)));
-  return encode_kernels(weights, mode, zeros);
+  return zeros;
+}
+
+KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
+                                  ComputeMode mode) {
+  if (layer.is_binary()) return encode_binary_kernels(weights, layer.binary.bits);
+  if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
+  return encode_kernels(weights, mode, kernel_zeros(layer));
+}
+
+KernelStream summarise_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
+                                     ComputeMode mode) {
+  if (layer.is_binary()) return KernelStream{};  // raw, no zero-skip counts
+  if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
+  return summarise_kernels(weights, mode, kernel_zeros(layer));
 }
 
 }  // namespace npusim

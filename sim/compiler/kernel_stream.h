@@ -27,6 +27,16 @@ struct KernelStream {
 KernelStream encode_kernels(const TensorI8& weights, ComputeMode mode,
                             const std::vector<int8_t>& zero_of_kernel = {});
 
+// What timing needs of encode_kernels' result: the format and the non-zeros per kernel, with
+// no bytes (a timing-only run moves none).
+KernelStream summarise_kernels(const TensorI8& weights, ComputeMode mode,
+                               const std::vector<int8_t>& zero_of_kernel = {});
+
+// The same from the non-zeros per kernel alone (K = their count), for weights counted without
+// being stored: the format rule is summarise_kernels'.
+KernelStream summary_from_counts(std::vector<uint32_t> nonzeros, uint32_t R, uint32_t S, uint32_t C,
+                                 ComputeMode mode);
+
 // A binary layer's kernels (weights K,R,S,C of -1/+1): for each (k, r, s),
 // ceil(C/bits) words of `bits` channel bits (bit 1 = +1, padding bits 0),
 // each word bits/8 bytes little-endian. Format raw; no zero-skip counts.
@@ -35,6 +45,13 @@ KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits);
 // The stream of `layer`'s kernels: packed for a binary layer, else encode_kernels.
 KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
                                   ComputeMode mode);
+
+// Each kernel's "zero" coefficient: a graph operator's weight zero points, else none (empty: 0).
+std::vector<int8_t> kernel_zeros(const LayerConfig& layer);
+
+// summarise_kernels for `layer` (format raw and no counts for a binary layer).
+KernelStream summarise_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
+                                     ComputeMode mode);
 
 // Sets the layer's weight_format and kernel_nonzeros from the stream.
 void attach_kernel_stream(LayerDescriptor& layer, const KernelStream& stream);

@@ -4,12 +4,13 @@
 // (x_zp - x_zp) * (w - w_zp) = 0. Accumulation is exact, and a result that would not fit
 // ONNX Runtime's int32 accumulator is an error, not a wrap.
 //
-// The convolution is computed as a GEMM per image and group: an im2col matrix of the
-// centred input, rows j = (c, r, s) in the weights' OIHW order and columns p = (oy, ox),
-// multiplied by the centred weights [Kg, Cg*R*S]. Every operand (x - x_zp, w - w_zp) lies in
-// -255..255, so int16 holds it exactly and each product is at most 255*255 = 65025 in
+// The convolution is computed as a GEMM per image and group (gemm_s16.h): an im2col matrix of
+// the centred input, one row per output pixel p = (oy, ox) holding its taps j = (c, r, s) in the
+// weights' OIHW order, times the centred weights [Kg, Cg*R*S]. Every operand (x - x_zp, w - w_zp)
+// lies in -255..255, so int16 holds it exactly and each product is at most 255*255 = 65025 in
 // magnitude; any partial sum of J such products is then below 2^31 while J <= 33025, and the
-// int32 accumulator is exact (kInt32Taps). Longer sums accumulate in int64. The direct
+// int32 accumulator is exact (kInt32Taps). Longer sums are cut into pieces of that many taps
+// and added in int64. The direct
 // loops (conv_accumulate_naive, matmul_accumulate_naive) are kept as the definition the GEMM
 // is tested against (tests/unit/test_reference_fast_conv.cpp).
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/reference/gemm_s16.h"
 #include "sim/reference/qops.h"
 
 namespace npusim::reference::qops {
@@ -111,96 +113,86 @@ constexpr size_t kInt32Taps = 33025;
 static_assert(int64_t(kInt32Taps) * 255 * 255 <= INT32_MAX, "int32 accumulation must be exact");
 static_assert(int64_t(kInt32Taps + 1) * 255 * 255 > INT32_MAX, "kInt32Taps is the largest");
 
-// Output pixels (conv) or columns (matmul) per GEMM pass: the pass's slice of the im2col
-// matrix (J x kColumnTile int16) is read once per output channel, so it should stay cached.
-constexpr size_t kColumnTile = 256;
+// Rows of the lowered matrix per GEMM panel: about 128 KiB of int16, so the panel stays in the
+// L2 cache while every block of output channels passes over it; at least 2.
+size_t panel_rows(size_t taps, size_t rows) {
+  constexpr size_t kPanelBytes = 128 * 1024;
+  return std::min(rows, std::max<size_t>(2, kPanelBytes / (std::max<size_t>(taps, 1) * 2)));
+}
 
-// C[m][p] += sum over j of A[m][j] * B[j][p], for m < M and p < P. A is M x J (row stride J),
-// B is J x P with row stride ldb, C has row stride ldc. The innermost loop runs over p,
-// contiguous in B and C (an axpy the compiler vectorises); four rows of B are folded into
-// each pass so C is loaded and stored once per four taps. Every value added to C is the sum
-// of a subset of the J products, so it is exact in Acc whenever the full sum is bounded as
-// kInt32Taps says (the caller picks int64 otherwise).
-template <typename Acc>
-void gemm_accumulate(const int16_t* A, const int16_t* B, Acc* C, size_t M, size_t J, size_t P,
-                     size_t ldb, size_t ldc) {
-  for (size_t m = 0; m < M; ++m) {
-    const int16_t* a = A + m * J;
-    Acc* c = C + m * ldc;
-    size_t j = 0;
-    for (; j + 4 <= J; j += 4) {
-      const Acc a0 = a[j], a1 = a[j + 1], a2 = a[j + 2], a3 = a[j + 3];
-      const int16_t* b0 = B + j * ldb;
-      const int16_t* b1 = b0 + ldb;
-      const int16_t* b2 = b1 + ldb;
-      const int16_t* b3 = b2 + ldb;
-      for (size_t p = 0; p < P; ++p)
-        c[p] += a0 * Acc(b0[p]) + a1 * Acc(b1[p]) + a2 * Acc(b2[p]) + a3 * Acc(b3[p]);
-    }
-    for (; j < J; ++j) {
-      const Acc aj = a[j];
-      const int16_t* bj = B + j * ldb;
-      for (size_t p = 0; p < P; ++p) c[p] += aj * Acc(bj[p]);
-    }
+// acc[p * acc_p + k * acc_k] = sum over j < J of L[p][j] * W[k][j] (rows J long, contiguous),
+// exactly: gemm_s16 sums at most kInt32Taps products at a time in int32 (exact, as above), and
+// the pieces of a longer sum are added here in int64.
+void exact_gemm(const int16_t* L, size_t P, const int16_t* W, size_t K, size_t J, int64_t* acc,
+                size_t acc_p, size_t acc_k, std::vector<int32_t>& scratch) {
+  scratch.resize(P * K);
+  for (size_t j0 = 0; j0 == 0 || j0 < J; j0 += kInt32Taps) {
+    const size_t len = std::min(kInt32Taps, J - j0);
+    gemm_s16({L + j0, P, J, W + j0, K, J, len, scratch.data(), K, 1});
+    for (size_t p = 0; p < P; ++p)
+      for (size_t k = 0; k < K; ++k) {
+        int64_t& a = acc[p * acc_p + k * acc_k];
+        a = (j0 == 0 ? 0 : a) + scratch[p * K + k];
+      }
   }
 }
 
 // The same sums as conv_accumulate_direct, as one GEMM per image n and group:
-//   acc[n, group*Kg + k, p] = sum over j of wc[k, j] * col[j, p]
+//   acc[n, group*Kg + k, p] = sum over j of col[p, j] * wc[k, j]
 // with j = (c, r, s) in the weights' OIHW order, p = oy * Wo + ox,
 //   wc[k, j]  = w[group*Kg + k, c, r, s] - w_zp[group*Kg + k]
-//   col[j, p] = x[n, group*Cg + c, iy, ix] - x_zp, iy = oy*sh - pad_top + r*dh,
+//   col[p, j] = x[n, group*Cg + c, iy, ix] - x_zp, iy = oy*sh - pad_top + r*dh,
 //               ix = ox*sw - pad_left + s*dw, and 0 where (iy, ix) is outside the input
-// (the padding holds x_zp). The columns are built kColumnTile pixels at a time.
-template <typename Acc>
-std::vector<int64_t> conv_gemm(const ConvGeometry& g, const QTensor& x, int32_t x_zp,
-                               const QTensor& w, const std::vector<int32_t>& w_zp,
-                               const ConvAttrs& a) {
+// (the padding holds x_zp). The lowered rows col[p] are built a panel of pixels at a time.
+std::vector<int64_t> conv_accumulate_gemm(const ConvGeometry& g, const QTensor& x, int32_t x_zp,
+                                          const QTensor& w, const std::vector<int32_t>& w_zp,
+                                          const ConvAttrs& a) {
   const size_t J = size_t(g.Cg) * g.R * g.S;  // taps per output value
   const size_t P = size_t(g.Ho) * g.Wo;       // output pixels per image
   std::vector<int16_t> wc(size_t(g.K) * J);   // [K, J], row k = w[k] - w_zp[k]
   for (size_t k = 0; k < g.K; ++k)
     for (size_t j = 0; j < J; ++j) wc[k * J + j] = int16_t(w.data[k * J + j] - w_zp[k]);
 
-  std::vector<Acc> acc(size_t(g.N) * g.K * P, 0);  // [N, K, P]
-  const size_t tile = std::min(P, kColumnTile);
-  std::vector<int16_t> col(J * tile);          // [J, len], row stride len
-  std::vector<int64_t> top(tile), left(tile);  // input position of each pixel's tap (0, 0)
+  std::vector<int64_t> acc(size_t(g.N) * g.K * P, 0);  // [N, K, P]
+  if (P == 0) return acc;
+  const size_t panel = panel_rows(J, P);
+  std::vector<int16_t> col(panel * J);  // [len, J]
+  std::vector<int32_t> scratch;
   for (uint32_t n = 0; n < g.N; ++n)
     for (uint32_t group = 0; group < a.group; ++group)
-      for (size_t p0 = 0; p0 < P; p0 += tile) {
-        const size_t len = std::min(tile, P - p0);
+      for (size_t p0 = 0; p0 < P; p0 += panel) {
+        const size_t len = std::min(panel, P - p0);
         for (size_t t = 0; t < len; ++t) {
-          const size_t oy = (p0 + t) / g.Wo, ox = (p0 + t) % g.Wo;
-          top[t] = int64_t(oy) * a.stride[0] - a.pads[0];
-          left[t] = int64_t(ox) * a.stride[1] - a.pads[1];
-        }
-        for (uint32_t c = 0; c < g.Cg; ++c) {
-          const int32_t* plane =
-              x.data.data() + (size_t(n) * g.C + size_t(group) * g.Cg + c) * g.H * g.W;
-          for (uint32_t r = 0; r < g.R; ++r)
-            for (uint32_t s = 0; s < g.S; ++s) {
-              int16_t* row = col.data() + ((size_t(c) * g.R + r) * g.S + s) * len;
-              const int64_t dy = int64_t(r) * a.dilation[0], dx = int64_t(s) * a.dilation[1];
-              for (size_t t = 0; t < len; ++t) {
-                const int64_t iy = top[t] + dy, ix = left[t] + dx;
-                const bool inside = iy >= 0 && iy < g.H && ix >= 0 && ix < g.W;
-                row[t] = inside ? int16_t(plane[size_t(iy) * g.W + size_t(ix)] - x_zp) : 0;
+          const int64_t top = int64_t((p0 + t) / g.Wo) * a.stride[0] - a.pads[0];
+          const int64_t left = int64_t((p0 + t) % g.Wo) * a.stride[1] - a.pads[1];
+          int16_t* row = col.data() + t * J;
+          for (uint32_t c = 0; c < g.Cg; ++c) {
+            const int32_t* plane =
+                x.data.data() + (size_t(n) * g.C + size_t(group) * g.Cg + c) * g.H * g.W;
+            for (uint32_t r = 0; r < g.R; ++r, row += g.S) {
+              const int64_t iy = top + int64_t(r) * a.dilation[0];
+              if (iy < 0 || iy >= g.H) {
+                std::fill_n(row, g.S, int16_t(0));
+                continue;
               }
+              // Taps s in [s_lo, s_hi) read inside the row (0 <= left + s * dw < W); the
+              // others are padding.
+              const int64_t dw = a.dilation[1];
+              const int64_t s_lo = std::min<int64_t>(left >= 0 ? 0 : (-left + dw - 1) / dw, g.S);
+              const int64_t s_hi = std::clamp<int64_t>(
+                  int64_t(g.W) > left ? (int64_t(g.W) - left + dw - 1) / dw : 0, s_lo, g.S);
+              const int32_t* src = plane + size_t(iy) * g.W;
+              for (int64_t s = 0; s < s_lo; ++s) row[s] = 0;
+              for (int64_t s = s_lo; s < s_hi; ++s) row[s] = int16_t(src[left + s * dw] - x_zp);
+              for (int64_t s = s_hi; s < int64_t(g.S); ++s) row[s] = 0;
             }
+          }
         }
-        gemm_accumulate<Acc>(wc.data() + size_t(group) * g.Kg * J, col.data(),
-                             acc.data() + (size_t(n) * g.K + size_t(group) * g.Kg) * P + p0, g.Kg,
-                             J, len, /*ldb=*/len, /*ldc=*/P);
+        exact_gemm(col.data(), len, wc.data() + size_t(group) * g.Kg * J, g.Kg, J,
+                   acc.data() + (size_t(n) * g.K + size_t(group) * g.Kg) * P + p0, /*acc_p=*/1,
+                   /*acc_k=*/P, scratch);
       }
-  return std::vector<int64_t>(acc.begin(), acc.end());
-}
-
-std::vector<int64_t> conv_accumulate_gemm(const ConvGeometry& g, const QTensor& x, int32_t x_zp,
-                                          const QTensor& w, const std::vector<int32_t>& w_zp,
-                                          const ConvAttrs& a) {
-  if (size_t(g.Cg) * g.R * g.S <= kInt32Taps) return conv_gemm<int32_t>(g, x, x_zp, w, w_zp, a);
-  return conv_gemm<int64_t>(g, x, x_zp, w, w_zp, a);
+  return acc;
 }
 
 struct MatMulGeometry {
@@ -232,26 +224,21 @@ std::vector<int64_t> matmul_accumulate_direct(const MatMulGeometry& g, const QTe
   return acc;
 }
 
-// The same sums as one GEMM of the centred operands, kColumnTile columns of b at a time:
-//   acc[m, n] = sum over k of ac[m, k] * bc[k, n], ac = a - a_zp, bc[k, n] = b[k, n] - b_zp[n].
-template <typename Acc>
-std::vector<int64_t> matmul_gemm(const MatMulGeometry& g, const QTensor& a, int32_t a_zp,
-                                 const QTensor& b, const std::vector<int32_t>& b_zp) {
-  std::vector<int16_t> ac(size_t(g.M) * g.K), bc(size_t(g.K) * g.N);
-  for (size_t i = 0; i < ac.size(); ++i) ac[i] = int16_t(a.data[i] - a_zp);
-  for (size_t k = 0; k < g.K; ++k)
-    for (size_t n = 0; n < g.N; ++n) bc[k * g.N + n] = int16_t(b.data[k * g.N + n] - b_zp[n]);
-  std::vector<Acc> acc(size_t(g.M) * g.N, 0);
-  for (size_t n0 = 0; n0 < g.N; n0 += kColumnTile)
-    gemm_accumulate<Acc>(ac.data(), bc.data() + n0, acc.data() + n0, g.M, g.K,
-                         std::min(kColumnTile, g.N - n0), /*ldb=*/g.N, /*ldc=*/g.N);
-  return std::vector<int64_t>(acc.begin(), acc.end());
-}
-
+// The same sums as a GEMM of the centred operands, a panel of rows of a at a time:
+//   acc[m, n] = sum over k of ac[m, k] * bt[n, k], ac = a - a_zp, bt[n, k] = b[k, n] - b_zp[n].
 std::vector<int64_t> matmul_accumulate_gemm(const MatMulGeometry& g, const QTensor& a, int32_t a_zp,
                                             const QTensor& b, const std::vector<int32_t>& b_zp) {
-  if (g.K <= kInt32Taps) return matmul_gemm<int32_t>(g, a, a_zp, b, b_zp);
-  return matmul_gemm<int64_t>(g, a, a_zp, b, b_zp);
+  std::vector<int16_t> ac(size_t(g.M) * g.K), bt(size_t(g.N) * g.K);
+  for (size_t i = 0; i < ac.size(); ++i) ac[i] = int16_t(a.data[i] - a_zp);
+  for (size_t k = 0; k < g.K; ++k)
+    for (size_t n = 0; n < g.N; ++n) bt[n * g.K + k] = int16_t(b.data[k * g.N + n] - b_zp[n]);
+  std::vector<int64_t> acc(size_t(g.M) * g.N, 0);
+  std::vector<int32_t> scratch;
+  const size_t panel = panel_rows(g.K, g.M);
+  for (size_t m0 = 0; m0 < g.M; m0 += panel)
+    exact_gemm(ac.data() + m0 * g.K, std::min(panel, g.M - m0), bt.data(), g.N, g.K,
+               acc.data() + m0 * g.N, /*acc_p=*/g.N, /*acc_k=*/1, scratch);
+  return acc;
 }
 
 // multiplier = in_scale * w_scale / out_scale in float32, in that order (ORT's
@@ -354,8 +341,8 @@ QTensor qlinear_conv(const QTensor& x, const Quant& xq, const QTensor& w, const 
       const float multiplier = output_multiplier(xs.scale, ws[k], ys.scale);
       const int64_t b = bias.empty() ? 0 : bias[k];
       const size_t begin = (size_t(n) * g.K + k) * plane;
-      for (size_t i = begin; i < begin + plane; ++i)
-        y.data[i] = requantize(to_int32(op, acc[i] + b), multiplier, ys.zero_point, y_type, clamp);
+      detail::requantize_run(op, acc.data() + begin, plane, b, multiplier, ys.zero_point, y_type,
+                             clamp, y.data.data() + begin);
     }
   return y;
 }

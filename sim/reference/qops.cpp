@@ -42,6 +42,10 @@ void check_tensor(const char* op, const char* name, const QTensor& t, size_t ran
     fail(op, std::string(name) + " has " + std::to_string(t.data.size()) + " values for shape " +
                  dims(t.shape));
   const int32_t lo = type_min(t.type), hi = type_max(t.type);
+  // The range as a min/max reduction (it vectorises); the offending index only on failure.
+  int32_t least = lo, most = hi;
+  for (int32_t v : t.data) least = std::min(least, v), most = std::max(most, v);
+  if (least >= lo && most <= hi) return;
   for (size_t i = 0; i < t.data.size(); ++i)
     if (t.data[i] < lo || t.data[i] > hi)
       fail(op, std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(t.data[i]) +
@@ -167,6 +171,41 @@ int32_t requantize(int32_t acc, float multiplier, int32_t zero_point, ElemType t
   // float(acc) rounds to nearest even above 2^24, as cvtdq2ps does; one float32 product.
   const float scaled = detail::f32(float(acc) * multiplier);
   return detail::round_add_saturate(scaled, zero_point, type, clamp);
+}
+
+void detail::requantize_run(const char* op, const int64_t* acc, size_t n, int64_t add,
+                            float multiplier, int32_t zero_point, ElemType type, Clamp clamp,
+                            int32_t* out) {
+  // The checks requantize() makes on every call, once.
+  detail::check_8bit("requantize", "output type", type);
+  detail::check_zero_point("requantize", "output", zero_point, type);
+  if (!std::isfinite(multiplier) || !(multiplier > 0.0f))
+    detail::fail("requantize", "multiplier must be finite and positive");
+  saturate(0, type, clamp);  // throws on an empty clamp range
+  const int64_t lo = std::max<int64_t>(type_min(type), clamp.lo);
+  const int64_t hi = std::min<int64_t>(type_max(type), clamp.hi);
+  // Every sum must fit int32: a min/max pass, then the first offender named.
+  int64_t least = 0, most = 0;
+  for (size_t i = 0; i < n; ++i) least = std::min(least, acc[i]), most = std::max(most, acc[i]);
+  if (n > 0 && (least + add < INT32_MIN || most + add > INT32_MAX))
+    for (size_t i = 0; i < n; ++i)
+      if (acc[i] + add < INT32_MIN || acc[i] + add > INT32_MAX)
+        detail::fail(op, "accumulator " + std::to_string(acc[i] + add) + " overflows int32");
+  constexpr double kBig = 1099511627776.0;  // 2^40, as round_add_saturate clamps
+  for (size_t i = 0; i < n; ++i) {
+    // One float32 product (the build does not contract it with anything); never NaN, since
+    // float(total) and the multiplier are finite. Clamping before rounding instead of after
+    // changes nothing: the bounds are integers.
+    double d = float(int32_t(acc[i] + add)) * multiplier;
+    d = d < -kBig ? -kBig : (d > kBig ? kBig : d);
+    int64_t below = int64_t(d);  // truncated; the floor after the next line (|d| <= 2^40)
+    below -= double(below) > d;
+    const double frac = d - double(below);  // as in round_half_to_even
+    // Up past the half, and at the half (a tie) to the even neighbour; without branches,
+    // which the rounding of varied values would mispredict.
+    const int64_t r = below + int64_t(frac > 0.5) + (int64_t(frac == 0.5) & below & 1) + zero_point;
+    out[i] = int32_t(r < lo ? lo : (r > hi ? hi : r));
+  }
 }
 
 int32_t quantize_linear(float value, float scale, int32_t zero_point, ElemType type) {

@@ -3,9 +3,9 @@
 // (docs/quantization.md derives every formula and says where it was confirmed).
 // Plain loops over logical NCHW tensors, except that convolution and matmul
 // accumulate as a GEMM over an im2col matrix (exact integers, checked against
-// their direct loops, detail::conv_accumulate_naive); no packing, no hand-written
-// SIMD, and no code shared with the simulator's models, so agreement with a
-// model or compiler means something. Checked bit for bit
+// their direct loops, detail::conv_accumulate_naive; gemm_s16.h, plain loops the
+// compiler vectorises); no hand-written SIMD, and no code shared with the
+// simulator's models, so agreement with a model or compiler means something. Checked bit for bit
 // against vectors produced by ONNX Runtime itself (tests/data/ort/, written by
 // tools/ort-vectors; tests/unit/test_reference_ort.cpp).
 //
@@ -175,6 +175,14 @@ std::vector<int64_t> matmul_accumulate(const QTensor& a, int32_t a_zp, const QTe
                                        const std::vector<int32_t>& b_zp);
 std::vector<int64_t> matmul_accumulate_naive(const QTensor& a, int32_t a_zp, const QTensor& b,
                                              const std::vector<int32_t>& b_zp);
+
+// requantize(acc[i] + add) for i < n into out[i], for accumulators that share the multiplier,
+// zero point, type and clamp (one output channel's plane): the arguments are checked once, and
+// each rounding takes its floor through int64 instead of a library call. A sum outside int32
+// throws as conv_integer's does ("accumulator ... overflows int32", naming `op`). Tested against
+// requantize() (tests/unit/test_reference_qops.cpp).
+void requantize_run(const char* op, const int64_t* acc, size_t n, int64_t add, float multiplier,
+                    int32_t zero_point, ElemType type, Clamp clamp, int32_t* out);
 
 }  // namespace detail
 

@@ -14,6 +14,7 @@
 #include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/tiler.h"
 #include "sim/runner/graph_reference.h"
+#include "sim/runner/kernel_summary_cache.h"
 #include "sim/runner/layer_io.h"
 #include "sim/runner/progress_meter.h"
 #include "sim/workload/layer_data.h"
@@ -201,11 +202,20 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   std::vector<KernelStream> kernels;
   data.reserve(layers);
   const bool graph = r.network.is_graph();
+  const std::string summary_cache = options.timing_only ? kernel_summary_cache_dir() : "";
   for (size_t l = 0; l < layers; ++l) {
     const LayerConfig& L = r.network.layers[l];
-    // Timing-only needs the weights (their non-zero counts time zero-skip), not the inputs.
-    data.push_back(
-        make_layer_data(L, !options.timing_only && !graph && (l == 0 || !r.network.chained[l])));
+    if (options.timing_only) {
+      // Timing needs only each kernel's non-zero count (zero-skip) and the stream's format:
+      // the layer's weights are drawn, counted and dropped, one layer at a time (or the
+      // counts come from a sweep's cache); no inputs, no encoded bytes.
+      data.emplace_back();
+      kernels.push_back(runs_on_array(L.op)
+                            ? timing_kernel_summary(L, r.hw.compute_mode, summary_cache)
+                            : KernelStream{});
+      continue;
+    }
+    data.push_back(make_layer_data(L, !graph && (l == 0 || !r.network.chained[l])));
     kernels.push_back(runs_on_array(L.op)
                           ? encode_layer_kernels(L, data[l].weights, r.hw.compute_mode)
                           : KernelStream{});

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "sim/workload/batch_norm.h"
+#include "sim/workload/seeded_fill.h"
 
 namespace npusim {
 namespace {
@@ -32,8 +34,7 @@ void check_shape(const std::string& path, const LayerConfig& layer, const char* 
 
 TensorI8 random_int8(const std::vector<uint32_t>& shape, uint64_t seed) {
   TensorI8 t(shape);
-  SeededRandom rng(seed);
-  for (int8_t& v : t.data) v = static_cast<int8_t>(rng.uniform(-128, 127));
+  fill_uniform_bytes(t.data.data(), t.data.size(), seed, -128);  // = rng.uniform(-128, 127)
   return t;
 }
 
@@ -156,10 +157,10 @@ LayerData make_operator_data(const LayerConfig& layer) {
     d.bias.resize(layer.K, 0);
     return d;
   }
-  SeededRandom rng(base + 1);
   const bool u8 = layer.quant.weight_type == QuantType::Uint8;
-  for (int8_t& v : d.weights.data)
-    v = static_cast<int8_t>(u8 ? rng.uniform(0, 255) : rng.uniform(-127, 127));
+  // uniform(0, 255) or uniform(-127, 127), drawn in bulk
+  fill_uniform_bytes(d.weights.data.data(), d.weights.size(), base + 1, u8 ? 0 : -127,
+                     u8 ? 256 : 255);
   if (!u8) apply_sparsity(d.weights, layer.sparsity, base);
   d.bias.assign(has_norm_params(layer.op) ? layer.C : layer.K, 0);
   if (layer.quant.bias) {
@@ -181,27 +182,60 @@ TensorI8 make_graph_input(const GraphInput& in) {
     t.data = in.values;
     return t;
   }
-  SeededRandom rng(in.seed * 4 + 2);
   const int64_t lo = quant_min(in.quant.type), hi = quant_max(in.quant.type);
+  if (hi - lo == 255) {  // the whole int8 or uint8 range
+    fill_uniform_bytes(t.data.data(), t.size(), in.seed * 4 + 2, lo);
+    return t;
+  }
+  SeededRandom rng(in.seed * 4 + 2);
   for (int8_t& v : t.data) v = static_cast<int8_t>(rng.uniform(lo, hi));
   return t;
+}
+
+std::vector<uint32_t> count_seeded_kernel_nonzeros(const LayerConfig& layer,
+                                                   const std::vector<int8_t>& zero_of_kernel) {
+  if (layer.is_binary() || !layer.weights_npy.empty() || !layer.weight_values.empty()) return {};
+  // As drawn above: a plain layer's random_int8 and an operator's uniform(-127, 127), each then
+  // thinned by its sparsity pattern, or an operator's uniform(0, 255), never thinned.
+  const bool u8 = layer.quantized && layer.quant.weight_type == QuantType::Uint8;
+  if (!u8 && layer.sparsity.pattern != SparsityConfig::Pattern::None) return {};
+  const int64_t lo = u8 ? 0 : layer.quantized ? -127 : -128;
+  const uint32_t span = layer.quantized && !u8 ? 255 : 256;
+  const uint64_t seed = layer.seed * 4 + 1;  // the weights' stream
+  const uint64_t kernel = uint64_t(layer.R) * layer.S * layer.group_channels();
+  std::vector<uint32_t> counts(layer.K);
+  for (uint32_t k = 0; k < layer.K; ++k) {
+    const std::optional<uint64_t> n = count_uniform_bytes_other_than(
+        seed, k * kernel, kernel, lo, zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k], span);
+    if (!n) return {};  // a rejected draw: the values no longer follow the draw index
+    counts[k] = uint32_t(*n);
+  }
+  return counts;
+}
+
+TensorI8 make_layer_weights(const LayerConfig& layer) {
+  if (layer.quantized) return make_operator_data(layer).weights;
+  const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic
+  const std::vector<uint32_t> weight_shape = {layer.K, layer.R, layer.S, layer.C};
+  const bool binary = layer.is_binary();
+  TensorI8 weights;
+  if (layer.weights_npy.empty()) {
+    weights = binary ? random_pm1(weight_shape, base + 1) : random_int8(weight_shape, base + 1);
+    if (!binary) apply_sparsity(weights, layer.sparsity, base);  // stream seed*4: else unused
+  } else {
+    weights = read_npy_int8(layer.weights_npy);
+    check_shape(layer.weights_npy, layer, "weights", "K, R, S, C", weight_shape, weights.shape);
+    if (binary) check_pm1(weights, layer.weights_npy, layer, "weights");
+  }
+  return weights;
 }
 
 LayerData make_layer_data(const LayerConfig& layer, bool with_input) {
   if (layer.quantized) return make_operator_data(layer);
   LayerData d;
   const uint64_t base = layer.seed * 4;  // wraps for huge seeds; still deterministic
-
-  const std::vector<uint32_t> weight_shape = {layer.K, layer.R, layer.S, layer.C};
   const bool binary = layer.is_binary();
-  if (layer.weights_npy.empty()) {
-    d.weights = binary ? random_pm1(weight_shape, base + 1) : random_int8(weight_shape, base + 1);
-    if (!binary) apply_sparsity(d.weights, layer.sparsity, base);  // stream seed*4: else unused
-  } else {
-    d.weights = read_npy_int8(layer.weights_npy);
-    check_shape(layer.weights_npy, layer, "weights", "K, R, S, C", weight_shape, d.weights.shape);
-    if (binary) check_pm1(d.weights, layer.weights_npy, layer, "weights");
-  }
+  d.weights = make_layer_weights(layer);
 
   if (with_input) {
     const std::vector<uint32_t> input_shape = {layer.N, layer.H, layer.W, layer.C};

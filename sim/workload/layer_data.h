@@ -26,6 +26,15 @@ struct LayerData {
 // Throws std::runtime_error naming the .npy file when its shape does not match.
 // A graph operator (layer.quantized) gets only its own weights and bias.
 LayerData make_layer_data(const LayerConfig& layer, bool with_input);
+// The weights alone, as make_layer_data draws or reads them (a timing-only run needs only
+// their non-zero counts).
+TensorI8 make_layer_weights(const LayerConfig& layer);
+// The number of coefficients of each kernel other than zero_of_kernel[k] (0 when it is empty),
+// counted without storing the weights, when they are seeded bytes (a plain layer's [-128, 127],
+// an operator's [-127, 127] or [0, 255]) with no sparsity pattern; empty otherwise (draw them
+// with make_layer_weights).
+std::vector<uint32_t> count_seeded_kernel_nonzeros(const LayerConfig& layer,
+                                                   const std::vector<int8_t>& zero_of_kernel);
 // A graph input's seeded data, N,H,W,C bytes uniform over its dtype's range
 // (uint8 values held as their bytes).
 TensorI8 make_graph_input(const GraphInput& in);

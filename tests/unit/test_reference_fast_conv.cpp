@@ -1,7 +1,7 @@
 // The reference's fast convolution and matmul (a GEMM over an im2col matrix of the centred
 // input, int32 accumulation up to 33025 taps) against its direct loops (one int64 product per
-// tap), on seeded random shapes: every sum must be identical. sim/reference/qconv.cpp says why
-// int32 is exact; docs/quantization.md defines the sums.
+// tap), on seeded random shapes, at every GEMM level the CPU runs: every sum must be identical.
+// sim/reference/qconv.cpp says why int32 is exact; docs/quantization.md defines the sums.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <sstream>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/reference/gemm_s16.h"
 #include "sim/reference/qops.h"
 
 using namespace npusim::reference::qops;
@@ -79,8 +80,7 @@ std::string describe(const ConvCase& c) {
 // A random convolution with at least one output pixel. Groups are 1, 2 or C (depthwise, with
 // a channel multiplier), channel counts often odd, kernels 1..4 per axis, strides and
 // dilations 1..3 per axis, each pad 0..(effective kernel + 1) so some pads reach past the
-// kernel, 1x1 inputs now and then, and a few planes large enough to span several of the
-// GEMM's column tiles (256 pixels).
+// kernel, 1x1 inputs now and then, and a few planes of 16..40 pixels a side.
 ConvCase random_conv(Rng& rng) {
   ConvCase c;
   const uint32_t N = uint32_t(rng.range(1, 3));
@@ -137,27 +137,40 @@ ConvCase extreme_conv(uint32_t taps) {
   return c;
 }
 
+// Sets each supported GEMM level in turn and restores the automatic choice at the end.
+template <typename Body>
+void at_every_level(Body body) {
+  const npusim::reference::GemmLevel automatic = npusim::reference::gemm_level();
+  for (npusim::reference::GemmLevel level : npusim::reference::supported_gemm_levels()) {
+    npusim::reference::set_gemm_level(level);
+    INFO("GEMM level " << npusim::reference::to_string(level));
+    body();
+  }
+  npusim::reference::set_gemm_level(automatic);
+}
+
 }  // namespace
 
 TEST_CASE(
     "the im2col GEMM convolution gives exactly the direct loops' sums on 200 random shapes "
     "(groups 1, 2 and C, strides and dilations 1-3, asymmetric pads, some past the kernel, 1x1 "
-    "inputs, uint8 and int8, per-tensor and per-channel zero points, N up to 3)",
+    "inputs, uint8 and int8, per-tensor and per-channel zero points, N up to 3) at every GEMM "
+    "level",
     "[reference][qops][fast_conv]") {
   Rng rng(20240611);
-  int depthwise = 0, grouped = 0, one_by_one = 0, wide_pads = 0, per_channel = 0, tiled = 0;
+  int depthwise = 0, grouped = 0, one_by_one = 0, wide_pads = 0, per_channel = 0, large = 0;
   for (int i = 0; i < 200; ++i) {
     const ConvCase c = random_conv(rng);
     INFO("case " << i << ": " << describe(c));
     const std::vector<int64_t> want = naive(c);
-    REQUIRE(fast(c) == want);
+    at_every_level([&] { REQUIRE(fast(c) == want); });
     const uint32_t C = c.x.shape[1], R = c.w.shape[2], S = c.w.shape[3];
     depthwise += c.a.group == C && C > 2;
     grouped += c.a.group == 2;
     one_by_one += c.x.shape[2] == 1 && c.x.shape[3] == 1;
     wide_pads += c.a.pads[0] >= R || c.a.pads[1] >= S || c.a.pads[2] >= R || c.a.pads[3] >= S;
     per_channel += c.w_zp.size() > 1;
-    tiled += want.size() / (size_t(c.x.shape[0]) * c.w.shape[0]) > 256;
+    large += want.size() / (size_t(c.x.shape[0]) * c.w.shape[0]) > 256;
   }
   // The generator really produced each kind of case.
   CHECK(depthwise >= 10);
@@ -165,23 +178,27 @@ TEST_CASE(
   CHECK(one_by_one >= 10);
   CHECK(wide_pads >= 10);
   CHECK(per_channel >= 10);
-  CHECK(tiled >= 3);
+  CHECK(large >= 3);
 }
 
-TEST_CASE("an output plane spanning several GEMM column tiles, with a partial last tile, is exact",
-          "[reference][qops][fast_conv]") {
+TEST_CASE(
+    "an output plane spanning several GEMM panels, with a partial last panel, is exact at every "
+    "level",
+    "[reference][qops][fast_conv]") {
   Rng rng(7);
-  // 257, 512 and 529 output pixels: one past a tile, two whole tiles, two and a bit.
-  const uint32_t sizes[][2] = {{1, 257}, {16, 32}, {23, 23}};
+  // 64 channels x 3 x 3 = 576 int16 taps a row, so a 128 KiB panel holds 113 pixels: 113, 114,
+  // 512 and 529 output pixels are one whole panel, one and one pixel, four and 60, four and 77.
+  const uint32_t sizes[][2] = {{1, 113}, {1, 114}, {16, 32}, {23, 23}};
   for (const auto& hw : sizes) {
     ConvCase c;
-    c.x = random_tensor(rng, ElemType::Uint8, {2, 3, hw[0] + 2, hw[1] + 2});
+    c.x = random_tensor(rng, ElemType::Uint8, {2, 64, hw[0] + 2, hw[1] + 2});
     c.x_zp = 131;
-    c.w = random_tensor(rng, ElemType::Int8, {5, 3, 3, 3});
+    c.w = random_tensor(rng, ElemType::Int8, {5, 64, 3, 3});
     c.w_zp = random_zero_points(rng, ElemType::Int8, 5);
     INFO(describe(c));
-    REQUIRE(fast(c).size() == size_t(2) * 5 * hw[0] * hw[1]);
-    CHECK(fast(c) == naive(c));
+    const std::vector<int64_t> want = naive(c);
+    REQUIRE(want.size() == size_t(2) * 5 * hw[0] * hw[1]);
+    at_every_level([&] { CHECK(fast(c) == want); });
   }
 }
 
@@ -190,7 +207,7 @@ TEST_CASE("the int32 GEMM is exact at its limit of 33025 taps of the largest 9-b
   const ConvCase c = extreme_conv(33025);
   const std::vector<int64_t> want{-int64_t(33025) * 65025};  // -2147450625 > INT32_MIN
   CHECK(naive(c) == want);
-  CHECK(fast(c) == want);
+  at_every_level([&] { CHECK(fast(c) == want); });
   CHECK(conv_integer(c.x, c.x_zp, c.w, c.w_zp, c.a).data == std::vector<int32_t>{-2147450625});
 }
 
@@ -230,8 +247,8 @@ TEST_CASE(
     INFO("case " << i << ": a " << type_name(at) << " [" << M << "," << K << "] zp " << a_zp
                  << ", b " << type_name(bt) << " [" << K << "," << N << "] " << b_zp.size()
                  << " zp");
-    REQUIRE(detail::matmul_accumulate(a, a_zp, b, b_zp) ==
-            detail::matmul_accumulate_naive(a, a_zp, b, b_zp));
+    const std::vector<int64_t> want = detail::matmul_accumulate_naive(a, a_zp, b, b_zp);
+    at_every_level([&] { REQUIRE(detail::matmul_accumulate(a, a_zp, b, b_zp) == want); });
   }
 }
 

@@ -57,6 +57,44 @@ TEST_CASE("requantize rounds float32(acc) * multiplier half to even, then adds t
   CHECK(requantize(3, 1.0f / 6.0f, 0, ElemType::Int8) == 0);
 }
 
+TEST_CASE(
+    "requantize_run gives requantize's value for every accumulator, ties, huge products, clamps "
+    "and both types included, and throws past int32",
+    "[reference][qops]") {
+  uint64_t state = 12345;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 17;
+  };
+  // Multipliers with exact ties (0.5, 0.25, 1.5), float32 rounding (1/6), tiny, 1 and huge ones
+  // (2^100: products beyond any int, some infinite).
+  const float multipliers[] = {0.5f, 0.25f, 1.5f, 1.0f / 6.0f, 1e-9f, 1.0f, 3.7e-3f, 0x1p100f};
+  const Clamp clamps[] = {Clamp{}, Clamp{0, 6}, Clamp{-3, 100}};
+  for (const ElemType type : {ElemType::Int8, ElemType::Uint8})
+    for (const float m : multipliers)
+      for (const Clamp& clamp : clamps) {
+        const int32_t zp = type == ElemType::Int8 ? -3 : 128;
+        std::vector<int64_t> acc(600);
+        for (size_t i = 0; i < acc.size(); ++i) {
+          const int64_t r = int64_t(next() % 4096) - 2048;
+          acc[i] = i < 200 ? r : i < 400 ? r * 1000003 : (i % 2 ? INT32_MAX - 10 : INT32_MIN + 10);
+        }
+        const int64_t add = -7;
+        std::vector<int32_t> got(acc.size());
+        detail::requantize_run("t", acc.data(), acc.size(), add, m, zp, type, clamp, got.data());
+        for (size_t i = 0; i < acc.size(); ++i) {
+          INFO("acc " << acc[i] << ", multiplier " << m << ", type " << type_name(type)
+                      << ", clamp " << clamp.lo << ".." << clamp.hi);
+          REQUIRE(got[i] == requantize(int32_t(acc[i] + add), m, zp, type, clamp));
+        }
+      }
+  const int64_t too_big[] = {int64_t(INT32_MAX) + 1};
+  int32_t out = 0;
+  CHECK_THROWS_WITH(
+      detail::requantize_run("qlinear_conv", too_big, 1, 0, 1.0f, 0, ElemType::Int8, {}, &out),
+      Catch::Contains("qlinear_conv") && Catch::Contains("overflows int32"));
+}
+
 TEST_CASE("requantize saturates to the output type and to the fused clamp", "[reference][qops]") {
   CHECK(requantize(1000, 1.0f, 0, ElemType::Int8) == 127);
   CHECK(requantize(-1000, 1.0f, 0, ElemType::Int8) == -128);

@@ -1,0 +1,101 @@
+#include "sim/runner/kernel_summary_cache.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "sim/tensor/tensor.h"
+#include "sim/workload/layer_data.h"
+
+namespace npusim {
+namespace {
+
+// Raise when the seeded generator, the sparsity patterns or summarise_kernels change meaning:
+// entries of another version are never read.
+constexpr int kCacheFormat = 1;
+
+// Counted straight from the seeded draws where the weights are plain bytes, else drawn.
+KernelStream compute(const LayerConfig& layer, ComputeMode mode) {
+  std::vector<uint32_t> counts = count_seeded_kernel_nonzeros(layer, kernel_zeros(layer));
+  if (counts.empty()) return summarise_layer_kernels(layer, make_layer_weights(layer), mode);
+  return summary_from_counts(std::move(counts), layer.R, layer.S, layer.group_channels(), mode);
+}
+
+// The entry file: the key line, then the format and K counts, as text.
+bool read_entry(const std::string& path, const std::string& key, uint32_t K, KernelStream& out) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line) || line != key) return false;
+  int format = -1;
+  if (!(in >> format) || (format != int(WeightFormat::Raw) && format != int(WeightFormat::Entries)))
+    return false;
+  std::vector<uint32_t> counts(K);
+  for (uint32_t& c : counts)
+    if (!(in >> c)) return false;
+  std::string end;
+  if (!(in >> end) || end != "end") return false;
+  out.format = WeightFormat(format);
+  out.nonzeros = std::move(counts);
+  out.bytes.clear();
+  return true;
+}
+
+void write_entry(const std::string& path, const std::string& key, const KernelStream& s) {
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << key << '\n' << int(s.format) << '\n';
+    for (uint32_t c : s.nonzeros) out << c << ' ';
+    out << "\nend\n";
+    if (!out) {
+      std::remove(tmp.c_str());
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
+}
+
+}  // namespace
+
+std::string kernel_summary_key(const LayerConfig& L, ComputeMode mode) {
+  if (!L.weights_npy.empty() || !L.weight_values.empty()) return "";
+  std::ostringstream k;
+  k.precision(17);
+  k << "npusim kernel summary " << kCacheFormat << " " << NPUSIM_VERSION << " mode "
+    << to_string(mode) << " seed " << L.seed << " K " << L.K << " R " << L.R << " S " << L.S
+    << " C " << L.C << " groups " << L.groups << " dtype " << int(L.dtype) << " bits "
+    << L.binary.bits << " quantized " << L.quantized << " sparsity "
+    << to_string(L.sparsity.pattern) << " " << L.sparsity.density << " " << L.sparsity.n << " "
+    << L.sparsity.m;
+  if (L.quantized) {
+    k << " weight_type " << int(L.quant.weight_type) << " zero_points";
+    for (int32_t z : L.quant.weight_zero_point) k << " " << z;
+  }
+  return k.str();
+}
+
+std::string kernel_summary_cache_dir() {
+  const char* dir = std::getenv("NPUSIM_KERNEL_CACHE");
+  return dir == nullptr ? std::string() : std::string(dir);
+}
+
+KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
+                                   const std::string& cache_dir) {
+  if (layer.is_binary()) return KernelStream{};  // raw, no counts: nothing to draw
+  if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
+  const std::string key = cache_dir.empty() ? "" : kernel_summary_key(layer, mode);
+  if (key.empty()) return compute(layer, mode);
+  const std::string path = cache_dir + "/" + digest_hex(key.data(), key.size()) + ".txt";
+  KernelStream s;
+  if (read_entry(path, key, layer.K, s)) return s;
+  s = compute(layer, mode);
+  write_entry(path, key, s);
+  return s;
+}
+
+}  // namespace npusim

@@ -1,0 +1,32 @@
+// What a timing-only run needs of a layer's weights (the kernel stream's format and each
+// kernel's non-zero count, summarise_kernels), and a cache of it on disk shared by the points
+// of a sweep: the points of a hardware sweep draw the same seeded weights, and drawing and
+// counting them was most of a timing-only point's work. The cache is a folder named by the
+// NPUSIM_KERNEL_CACHE environment variable (npusim sweep sets it for its points); without it
+// nothing is cached.
+#pragma once
+
+#include <string>
+
+#include "sim/compiler/kernel_stream.h"
+#include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
+
+namespace npusim {
+
+// summarise_layer_kernels(layer, make_layer_weights(layer), mode), through the cache in
+// `cache_dir` when it is not empty and the layer's weights are seeded (weights from a file or a
+// model are never cached). An entry is one file, written to a temporary name and renamed, so a
+// reader sees a whole entry or none; a missing, short or foreign entry is recomputed and
+// rewritten. A folder that cannot be written only costs the saving.
+KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
+                                   const std::string& cache_dir);
+
+// The folder NPUSIM_KERNEL_CACHE names, or "".
+std::string kernel_summary_cache_dir();
+
+// Everything the seeded weights and their summary depend on, as text (the entry's key; its
+// hash names the file). Empty when the layer's weights are not seeded. For tests.
+std::string kernel_summary_key(const LayerConfig& layer, ComputeMode mode);
+
+}  // namespace npusim

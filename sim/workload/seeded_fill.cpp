@@ -1,0 +1,193 @@
+#include "sim/workload/seeded_fill.h"
+
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "sim/workload/layer_data.h"
+
+namespace npusim {
+namespace {
+
+constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ULL;  // SeededRandom::next's increment
+
+// Draw i (0-based) of SeededRandom(seed).next(): the state after i + 1 increments, mixed.
+inline __attribute__((always_inline)) uint64_t draw(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * kGamma;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// r mod 255, without a division (which does not vectorise): 256 = 1 (mod 255), so r is
+// congruent to the sum of its bytes; the sum (at most 2040) is folded once more and a last
+// subtraction brings it into [0, 254].
+inline __attribute__((always_inline)) uint64_t mod255(uint64_t r) {
+  uint64_t s = (r & 0x00FF00FF00FF00FFULL) + ((r >> 8) & 0x00FF00FF00FF00FFULL);
+  s = (s & 0x0000FFFF0000FFFFULL) + ((s >> 16) & 0x0000FFFF0000FFFFULL);
+  s = (s & 0xFFFFFFFFULL) + (s >> 32);
+  s = (s & 0xFF) + (s >> 8);
+  return s >= 255 ? s - 255 : s;
+}
+
+// The byte of draw i's value lo + (r mod span). Span 256: r's low byte plus lo, as a byte add.
+// Span 255: uniform() rejects r < 2^64 mod 255 = 1, so a draw of 0 would shift the sequence;
+// `zero` records one (the caller then draws one value at a time).
+template <uint32_t Span>
+inline __attribute__((always_inline)) uint8_t value_byte(uint64_t r, uint8_t offset,
+                                                         uint64_t& zero) {
+  if (Span == 256) return uint8_t(uint8_t(r) + offset);
+  zero |= r == 0;
+  return uint8_t(uint8_t(mod255(r)) + offset);
+}
+
+// Fills out[0, n) with draws 0 .. n-1; false when a span-255 draw would have been rejected.
+inline __attribute__((always_inline)) bool fill_body(int8_t* out, size_t n, uint64_t seed,
+                                                     int64_t lo, uint32_t span) {
+  const uint8_t offset = uint8_t(uint64_t(lo));
+  uint64_t zero = 0;
+  if (span == 256)
+    for (size_t i = 0; i < n; ++i) out[i] = int8_t(value_byte<256>(draw(seed, i), offset, zero));
+  else
+    for (size_t i = 0; i < n; ++i) out[i] = int8_t(value_byte<255>(draw(seed, i), offset, zero));
+  return zero == 0;
+}
+
+// The bytes of draws first .. first + n - 1 that differ from `value`, counted in a reduction;
+// false when a span-255 draw would have been rejected.
+inline __attribute__((always_inline)) bool count_body(uint64_t seed, uint64_t first, uint64_t n,
+                                                      int64_t lo, int8_t value, uint32_t span,
+                                                      uint64_t& count) {
+  const uint8_t offset = uint8_t(uint64_t(lo)), v = uint8_t(value);
+  uint64_t c = 0, zero = 0;
+  if (span == 256)
+    for (uint64_t i = first; i < first + n; ++i)
+      c += value_byte<256>(draw(seed, i), offset, zero) != v;
+  else
+    for (uint64_t i = first; i < first + n; ++i)
+      c += value_byte<255>(draw(seed, i), offset, zero) != v;
+  count = c;
+  return zero == 0;
+}
+
+bool fill_baseline(int8_t* out, size_t n, uint64_t seed, int64_t lo, uint32_t span) {
+  return fill_body(out, n, seed, lo, span);
+}
+bool count_baseline(uint64_t seed, uint64_t first, uint64_t n, int64_t lo, int8_t value,
+                    uint32_t span, uint64_t& count) {
+  return count_body(seed, first, n, lo, value, span, count);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define NPUSIM_FILL_X86 1
+#define NPUSIM_AVX2 __attribute__((target("avx2")))
+#define NPUSIM_AVX512DQ __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
+NPUSIM_AVX2 bool fill_avx2(int8_t* out, size_t n, uint64_t seed, int64_t lo, uint32_t span) {
+  return fill_body(out, n, seed, lo, span);
+}
+NPUSIM_AVX2 bool count_avx2(uint64_t seed, uint64_t first, uint64_t n, int64_t lo, int8_t value,
+                            uint32_t span, uint64_t& count) {
+  return count_body(seed, first, n, lo, value, span, count);
+}
+NPUSIM_AVX512DQ bool fill_avx512dq(int8_t* out, size_t n, uint64_t seed, int64_t lo,
+                                   uint32_t span) {
+  return fill_body(out, n, seed, lo, span);
+}
+NPUSIM_AVX512DQ bool count_avx512dq(uint64_t seed, uint64_t first, uint64_t n, int64_t lo,
+                                    int8_t value, uint32_t span, uint64_t& count) {
+  return count_body(seed, first, n, lo, value, span, count);
+}
+#endif
+
+using Fill = bool (*)(int8_t*, size_t, uint64_t, int64_t, uint32_t);
+using Count = bool (*)(uint64_t, uint64_t, uint64_t, int64_t, int8_t, uint32_t, uint64_t&);
+
+struct Level {
+  const char* name;
+  Fill fill;
+  Count count;
+  bool supported;
+};
+
+std::vector<Level> levels() {
+  std::vector<Level> l{{"baseline", fill_baseline, count_baseline, true}};
+#ifdef NPUSIM_FILL_X86
+  l.push_back({"avx2", fill_avx2, count_avx2, bool(__builtin_cpu_supports("avx2"))});
+  l.push_back({"avx512dq", fill_avx512dq, count_avx512dq,
+               __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")});
+#endif
+  return l;
+}
+
+// The highest level this CPU runs, chosen once.
+const Level& best() {
+  static const Level level = [] {
+    std::vector<Level> all = levels();
+    Level b = all.front();
+    for (const Level& l : all)
+      if (l.supported) b = l;
+    return b;
+  }();
+  return level;
+}
+
+Level level_named(const char* name) {
+  for (const Level& l : levels())
+    if (l.supported && std::strcmp(l.name, name) == 0) return l;
+  throw std::invalid_argument(std::string("seeded fill level ") + name +
+                              " is unknown or not supported by this CPU");
+}
+
+void check_span(uint32_t span) {
+  if (span != 255 && span != 256)
+    throw std::invalid_argument("seeded fill: span must be 255 or 256, got " +
+                                std::to_string(span));
+}
+
+void fill(const Level& level, int8_t* out, size_t n, uint64_t seed, int64_t lo, uint32_t span) {
+  check_span(span);
+  if (level.fill(out, n, seed, lo, span)) return;
+  SeededRandom rng(seed);  // a draw was rejected: one at a time, as uniform() does
+  for (size_t i = 0; i < n; ++i) out[i] = int8_t(rng.uniform(lo, lo + span - 1));
+}
+
+std::optional<uint64_t> count(const Level& level, uint64_t seed, uint64_t first, uint64_t n,
+                              int64_t lo, int8_t value, uint32_t span) {
+  check_span(span);
+  uint64_t c = 0;
+  if (!level.count(seed, first, n, lo, value, span, c)) return std::nullopt;
+  return c;
+}
+
+}  // namespace
+
+void fill_uniform_bytes(int8_t* out, size_t n, uint64_t seed, int64_t lo, uint32_t span) {
+  fill(best(), out, n, seed, lo, span);
+}
+
+std::optional<uint64_t> count_uniform_bytes_other_than(uint64_t seed, uint64_t first, uint64_t n,
+                                                       int64_t lo, int8_t value, uint32_t span) {
+  return count(best(), seed, first, n, lo, value, span);
+}
+
+std::vector<const char*> seeded_fill_levels() {
+  std::vector<const char*> names;
+  for (const Level& l : levels())
+    if (l.supported) names.push_back(l.name);
+  return names;
+}
+
+void fill_uniform_bytes_at(const char* level, int8_t* out, size_t n, uint64_t seed, int64_t lo,
+                           uint32_t span) {
+  fill(level_named(level), out, n, seed, lo, span);
+}
+
+std::optional<uint64_t> count_uniform_bytes_other_than_at(const char* level, uint64_t seed,
+                                                          uint64_t first, uint64_t n, int64_t lo,
+                                                          int8_t value, uint32_t span) {
+  return count(level_named(level), seed, first, n, lo, value, span);
+}
+
+}  // namespace npusim
