@@ -408,8 +408,7 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
   const uint32_t width = L.more_inputs.at(0).C;  // channels of a token row of b
   for (const auto& block : L.more_inputs)
     if (block.from_layer >= 0)
-      dram->require_rows_stored(scheduler->who(in, 0), uint32_t(block.from_layer), in.batch, 0,
-                                block.rows);
+      dram->require_rows_stored(who(in, 0), uint32_t(block.from_layer), in.batch, 0, block.rows);
   // Token j of b: its block's address and row.
   const auto token_row = [&](uint32_t j) {
     for (const auto& block : L.more_inputs) {
