@@ -40,7 +40,15 @@ class ComputeEngine : public Engine {
   // A graph operator's array cycles for one stage (grouped convolution or
   // matmul cost formula) given each kernel's coefficient count.
   uint64_t operator_array_cycles(const LayerDescriptor& L, const Instruction& in, uint64_t pixels,
-                                 const uint32_t* counts) const;
+                                 const uint32_t* counts, uint32_t kernels = UINT32_MAX) const;
+  // When the array is done with a stage that starts at `now` (after `fill`
+  // cycles of pipeline fill): at once when the whole weight tile is in, else
+  // kernel group by kernel group as the weights arrive (seed 004 rule 1).
+  // `array_cycles(k)`: the stage's array cycles for the tile's first k kernels.
+  template <class ArrayCycles>
+  uint64_t weight_groups_end(const Instruction& in, const ByteTile& weights,
+                             const TileTag& weight_tag, uint64_t now, uint64_t fill,
+                             const ArrayCycles& array_cycles, uint32_t stage);
 
   std::vector<int8_t> kernels_;           // the current tile's decompressed kernels (K,R,S,C)
   std::vector<int16_t> centered_;         // graph operators: kernels minus their zero points
