@@ -126,3 +126,23 @@ TEST_CASE(
   CHECK(tile.satisfied_from(compute, 0, dep, weights, state) == 214);
   CHECK(unit.satisfied_from(compute, 0, dep, weights, state) == 150);
 }
+
+TEST_CASE(
+    "seed 004 dependent phase: cache space a store reads is free once its data is in the "
+    "bus write buffer",
+    "[scheduler][seed004]") {
+  // A compute reusing the result half a store reads (buffer_space): the
+  // store's dependent phase, reading the cache, is over at its release.
+  const Program p = two_layers();
+  const EarlyPolicy early(p);
+  const StrictPolicy strict;
+  const Instruction store = instruction(0, Opcode::Store, 0, 0, 4, 2);
+  const InstructionState state = store_state();
+  const Dependency dep{0, DependencyKind::BufferSpace};
+  const Instruction compute = instruction(1, Opcode::Compute, 0, 4, 8, 1);
+  CHECK(early.satisfied_from(compute, 0, dep, store, state) == 320);
+  CHECK(strict.satisfied_from(compute, 0, dep, store, state) == 420);
+  // A parameter load reusing the bank the store reads: the same.
+  const Instruction params = instruction(2, Opcode::LoadParams, 1, 0, 1, 1);
+  CHECK(early.satisfied_from(params, 0, dep, store, state) == 320);
+}
