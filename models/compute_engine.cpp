@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/binary_array.h"
+#include "models/coefficient_broadcast.h"
 #include "models/cost_model.h"
 #include "models/int8_kernels.h"
 #include "models/kernel_decompressor.h"
@@ -82,6 +83,8 @@ void ComputeEngine::compute(const Instruction& in) {
   }
 
   const std::vector<uint32_t> dense_counts(in.k_count(), uint32_t(coefficients));
+  // Seed 002's own engine (docs/zero-skip.md#dataflows); binary layers keep their lanes.
+  const bool broadcast = hw_.dataflow == Dataflow::Broadcast && !L.binary;
   uint64_t standalone = 0;
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
@@ -93,39 +96,36 @@ void ComputeEngine::compute(const Instruction& in) {
       // never unwound, so no heap object may live across a wait.
       const std::string reader = scheduler->who(in, s);
       // Seed 004 rule 1: the first compute unit's kernels now; the later
-      // groups when their turn comes (below).
+      // groups when their turn comes (weight_groups_end).
       weights.require(weight_tag, 0, std::min(in.k_count(), hw_.compute.array_rows), now, reader);
       input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
                     uint32_t(need.end - piece_rows.begin), now, reader);
     }
     const uint64_t pixels = uint64_t(out.count()) * L.out_w;
-    const uint64_t dense_array =
-        L.binary ? cost::binary_stage_cycles(hw_.compute, pixels, in.k_count(), uint64_t(L.R) * L.S,
-                                             L.groups())
-        : L.quantized ? operator_array_cycles(L, in, pixels, dense_counts.data())
-                      : cost::compute_stage_cycles(hw_.compute, pixels, in.k_count(), coefficients);
-    // Array cycles of the tile's first `kernels` kernels.
-    const auto array_cycles = [&](uint32_t kernels) {
-      if (L.binary)
-        return cost::binary_stage_cycles(hw_.compute, pixels, kernels, uint64_t(L.R) * L.S,
-                                         L.groups());
-      const uint32_t* counts = skip_zeros ? nonzeros.data() : dense_counts.data();
-      if (L.quantized) return operator_array_cycles(L, in, pixels, counts, kernels);
-      return skip_zeros ? cost::zero_skip_stage_cycles(hw_.compute, pixels, counts, kernels)
-                        : cost::compute_stage_cycles(hw_.compute, pixels, kernels, coefficients);
-    };
-    const uint64_t skipping = !skip_zeros ? dense_array : array_cycles(in.k_count());
+    const uint64_t dense_array = L.binary
+                                     ? cost::binary_stage_cycles(hw_.compute, pixels, in.k_count(),
+                                                                 uint64_t(L.R) * L.S, L.groups())
+                                     : array_cycles(L, in, pixels, dense_counts.data());
+    const uint64_t skipping =
+        skip_zeros ? array_cycles(L, in, pixels, nonzeros.data()) : dense_array;
     const uint64_t array = skipping + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
-
     dense_work_cycles_.add(in.layer,
                            dense_array + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0));
     const uint64_t read_bytes = uint64_t(need.count()) * L.tile_row_bytes() + stream_bytes;
     const uint64_t write_bytes = pixels * in.k_count() * 4;
     const Grant read = cache->access(in.layer, false, read_bytes, now);
     const Grant write = cache->access(in.layer, true, write_bytes, now);
+    // Array cycles of the tile's first `kernels` kernels.
+    const auto prefix_cycles = [&](uint32_t kernels) {
+      if (L.binary)
+        return cost::binary_stage_cycles(hw_.compute, pixels, kernels, uint64_t(L.R) * L.S,
+                                         L.groups());
+      return array_cycles(L, in, pixels, skip_zeros ? nonzeros.data() : dense_counts.data(),
+                          kernels);
+    };
     // (May wait: a kernel group whose weights are not announced yet.)
     const uint64_t array_end =
-        weight_groups_end(in, weights, weight_tag, now, array - skipping, array_cycles, s);
+        weight_groups_end(in, weights, weight_tag, now, array - skipping, prefix_cycles, s);
     // The arithmetic, once every kernel group of the tile has been issued
     // (weight_groups_end waited for the late ones).
     if (options_.functional && L.binary) {
@@ -140,9 +140,12 @@ void ComputeEngine::compute(const Instruction& in) {
               weights.row(k), L.weight_format, L.R, L.S, L.group_channels(),
               L.kernel_bytes(in.k_begin + k), kernels_.data() + k * coefficients,
               L.quantized ? int8_t(L.quant.weight_zero_point_of(in.k_begin + k)) : int8_t(0));
-        if (L.quantized) center_kernels(L, in, coefficients);
+        if (L.quantized || broadcast) center_kernels(L, in, coefficients);
       }
-      if (L.quantized)
+      if (broadcast)
+        coefficient_broadcast::compute_rows(L, in, input, piece_rows.begin, centered_, results,
+                                            uint32_t(out.begin), uint32_t(out.end), regions_);
+      else if (L.quantized)
         compute_rows_quantized(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
       else
         compute_rows(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
@@ -168,27 +171,31 @@ void ComputeEngine::compute(const Instruction& in) {
   cache->occupancy_changed(in.layer);
 }
 
-uint64_t ComputeEngine::operator_array_cycles(const LayerDescriptor& L, const Instruction& in,
-                                              uint64_t pixels, const uint32_t* counts,
-                                              uint32_t kernels) const {
+uint64_t ComputeEngine::array_cycles(const LayerDescriptor& L, const Instruction& in,
+                                     uint64_t pixels, const uint32_t* counts,
+                                     uint32_t kernels) const {
   if (kernels == UINT32_MAX) kernels = in.k_count();
+  if (hw_.dataflow == Dataflow::Broadcast)
+    return cost::broadcast_stage_cycles(hw_.compute, pixels, counts, kernels);
+  // Lockstep; with every coefficient counted this is cost::compute_stage_cycles.
+  if (!L.quantized) return cost::zero_skip_stage_cycles(hw_.compute, pixels, counts, kernels);
   if (L.op == OpKind::MatMul)
     return cost::matmul_stage_cycles(hw_.compute, pixels, counts, kernels);
   return cost::grouped_stage_cycles(hw_.compute, pixels, counts, in.k_begin, kernels,
                                     L.K / L.conv_groups);
 }
 
-template <class ArrayCycles>
+template <class PrefixCycles>
 uint64_t ComputeEngine::weight_groups_end(const Instruction& in, const ByteTile& weights,
                                           const TileTag& weight_tag, uint64_t now, uint64_t fill,
-                                          const ArrayCycles& array_cycles, uint32_t stage) {
+                                          const PrefixCycles& prefix_cycles, uint32_t stage) {
   const uint32_t kernels = in.k_count(), group = hw_.compute.array_rows;
   uint64_t last_weight = 0;
   for (uint32_t k = 0; k < kernels; ++k) last_weight = std::max(last_weight, weights.valid_at(k));
   if (last_weight <= now) {
     // (The first group was checked with the stage's input.)
     if (kernels > group) weights.require(weight_tag, 0, kernels, now, scheduler->who(in, stage));
-    return now + fill + array_cycles(kernels);
+    return now + fill + prefix_cycles(kernels);
   }
   // Seed 004 rule 1: the weights are still arriving, a group of array_rows
   // kernels at a time; each group of the stage starts once its kernels are in
@@ -208,7 +215,7 @@ uint64_t ComputeEngine::weight_groups_end(const Instruction& in, const ByteTile&
     while (arrival() == ByteTile::kNever) scheduler->wait_for_progress();
     t = std::max(t, arrival());
     weights.require(weight_tag, k0, k1, t, scheduler->who(in, stage));
-    const uint64_t upto = array_cycles(k1);
+    const uint64_t upto = prefix_cycles(k1);
     t += upto - before;
     before = upto;
   }
@@ -217,10 +224,10 @@ uint64_t ComputeEngine::weight_groups_end(const Instruction& in, const ByteTile&
 
 void ComputeEngine::center_kernels(const LayerDescriptor& L, const Instruction& in,
                                    uint64_t coefficients) {
-  const bool w_unsigned = L.quant.weight_type == QuantType::Uint8;
+  const bool w_unsigned = L.quantized && L.quant.weight_type == QuantType::Uint8;
   centered_.resize(uint64_t(in.k_count()) * coefficients);
   for (uint32_t k = 0; k < in.k_count(); ++k) {
-    const int32_t w_zp = L.quant.weight_zero_point_of(in.k_begin + k);
+    const int32_t w_zp = L.quantized ? L.quant.weight_zero_point_of(in.k_begin + k) : 0;
     for (uint64_t i = 0; i < coefficients; ++i) {
       const int8_t w = kernels_[k * coefficients + i];
       centered_[k * coefficients + i] =

@@ -6,6 +6,9 @@
 // array row working through its kernel's non-zero (coefficient, kx, ky)
 // entries, decompressed from the stream in the cache (compute.mode
 // "zero_skip"); "dense" applies every coefficient (cost::compute_stage_cycles).
+// compute.dataflow "broadcast" is seed 002's own engine instead: one
+// coefficient at a time on every multiplier (models/coefficient_broadcast.h,
+// cost::broadcast_stage_cycles).
 // A binary layer runs on the same lanes as XOR + popcount over packed words
 // (models/binary_array.h, cost::binary_stage_cycles), always dense.
 #pragma once
@@ -30,29 +33,33 @@ class ComputeEngine : public Engine {
   void compute_rows(const LayerDescriptor& L, const Instruction& in, const ByteTile& input,
                     SumTile& results, uint32_t row_begin, uint32_t row_end);
 
-  // Graph operators: the tile's kernels minus their zero points (9-bit
-  // values), once per instruction, from the decompressed kernels.
+  // The tile's kernels minus their zero points (9-bit values; plain layers
+  // have none), once per instruction, from the decompressed kernels: graph
+  // operators and the broadcast dataflow read these.
   void center_kernels(const LayerDescriptor& L, const Instruction& in, uint64_t coefficients);
   // Graph operators: zero points, groups, dilation, column stride (docs/graphs.md).
   void compute_rows_quantized(const LayerDescriptor& L, const Instruction& in,
                               const ByteTile& input, SumTile& results, uint32_t row_begin,
                               uint32_t row_end);
-  // A graph operator's array cycles for one stage (grouped convolution or
-  // matmul cost formula) given each kernel's coefficient count.
-  uint64_t operator_array_cycles(const LayerDescriptor& L, const Instruction& in, uint64_t pixels,
-                                 const uint32_t* counts, uint32_t kernels = UINT32_MAX) const;
+  // The int8 array's cycles for one stage given each kernel's applied
+  // coefficients, by the dataflow's formula: broadcast, or lockstep (the
+  // zero-skip, grouped convolution or matmul formula of the layer's kind).
+  // `kernels`: the tile's first so many kernels (default all).
+  uint64_t array_cycles(const LayerDescriptor& L, const Instruction& in, uint64_t pixels,
+                        const uint32_t* counts, uint32_t kernels = UINT32_MAX) const;
   // When the array is done with a stage that starts at `now` (after `fill`
   // cycles of pipeline fill): at once when the whole weight tile is in, else
   // kernel group by kernel group as the weights arrive (seed 004 rule 1).
-  // `array_cycles(k)`: the stage's array cycles for the tile's first k kernels.
-  template <class ArrayCycles>
+  // `prefix_cycles(k)`: the stage's array cycles for the tile's first k kernels.
+  template <class PrefixCycles>
   uint64_t weight_groups_end(const Instruction& in, const ByteTile& weights,
                              const TileTag& weight_tag, uint64_t now, uint64_t fill,
-                             const ArrayCycles& array_cycles, uint32_t stage);
+                             const PrefixCycles& prefix_cycles, uint32_t stage);
 
   std::vector<int8_t> kernels_;           // the current tile's decompressed kernels (K,R,S,C)
   std::vector<int16_t> centered_;         // graph operators: kernels minus their zero points
   std::vector<int16_t> centered_input_;   // graph operators: a stage's input rows minus x_zp
+  std::vector<uint32_t> regions_;         // broadcast: per-kernel accumulation regions
   std::vector<uint64_t> binary_kernels_;  // a binary tile's kernels as packed words
 
   Counter& busy_;

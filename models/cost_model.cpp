@@ -33,6 +33,14 @@ uint64_t binary_stage_cycles(const ComputeConfig& compute, uint64_t pixels, uint
   return compute_stage_cycles(compute, pixels, k_count, taps * words_per_tap);
 }
 
+uint64_t broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                const uint32_t* counts, uint32_t k_count) {
+  uint64_t coefficients = 0;
+  for (uint32_t k = 0; k < k_count; ++k) coefficients += counts[k];
+  const uint64_t multipliers = uint64_t(compute.array_rows) * compute.array_cols;
+  return coefficients * ceil_div(pixels, multipliers);
+}
+
 uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                 const uint32_t* nonzeros, uint32_t k_count) {
   uint64_t coefficient_passes = 0;
@@ -72,6 +80,31 @@ uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
 
 uint64_t vector_stage_cycles(const VectorConfig& vector, uint64_t element_ops) {
   return ceil_div(element_ops, vector.lanes);
+}
+
+uint64_t vector_special_cycles(const VectorConfig& vector, uint64_t special_ops) {
+  return ceil_div(special_ops, vector.special_per_cycle);
+}
+
+VectorWork sequence_op_work(OpKind op, uint64_t pixels, uint64_t channels) {
+  const uint64_t n = pixels * channels;
+  switch (op) {
+    case OpKind::Softmax:
+      return {3 * n, n};
+    case OpKind::LayerNorm:
+      return {4 * n, n + pixels};
+    case OpKind::RmsNorm:
+      return {3 * n, n + pixels};
+    case OpKind::Gelu:
+    case OpKind::Silu:
+      return {n, 0};
+    case OpKind::Mul:
+      return {2 * n, 0};
+    case OpKind::Rope:
+      return {3 * n, 0};
+    default:
+      return {n, 0};
+  }
 }
 
 }  // namespace npusim::cost

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
 
 namespace npusim::cost {
 
@@ -73,10 +74,38 @@ uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
 uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
                              const uint32_t* nonzeros, uint32_t k_count);
 
+// Seed 002's broadcast dataflow (compute.dataflow "broadcast"): the engine
+// applies one coefficient at a time to the stage's whole input tile, every
+// one of the rows x cols multipliers on its own output pixel, so each
+// coefficient takes ceil(pixels / (rows * cols)) cycles and kernels never
+// wait for each other (no lockstep), whatever their groups or sizes:
+//   sum_k counts[k] * ceil(pixels / (array_rows * array_cols))
+// `counts`: each kernel's applied coefficients (non-zeros, or all of them).
+uint64_t broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                const uint32_t* counts, uint32_t k_count);
+
 // Vector unit cycles for `element_ops` element operations (a pooling window
 // tap, one addend of an add, one element copied by concat):
 //   ceil(element_ops / lanes)
 uint64_t vector_stage_cycles(const VectorConfig& vector, uint64_t element_ops);
+
+// Special-function cycles (divisions, integer square roots) of the vector
+// unit: ceil(special_ops / vector.special_per_cycle), paid after the lanes.
+uint64_t vector_special_cycles(const VectorConfig& vector, uint64_t special_ops);
+
+// What one output row of a transformer vector operator costs (docs/transformers.md#cost),
+// for `pixels` pixels of `channels` channels (n = pixels * channels elements):
+//   softmax            3n element ops (max, exp lookup and sum, normalise), n special (divisions)
+//   layernorm          4n (sum, squares, normalise, scale), n + pixels special (divisions, roots)
+//   rmsnorm            3n (squares, normalise, scale), n + pixels special
+//   gelu, silu         n (a table lookup each)
+//   mul                2n (as add)
+//   rope               3n (two products and a sum per output)
+struct VectorWork {
+  uint64_t element_ops = 0;
+  uint64_t special_ops = 0;
+};
+VectorWork sequence_op_work(OpKind op, uint64_t pixels, uint64_t channels);
 
 // Cycles of one weight tile streamed through the engines (the mapper's
 // estimate, docs/mapping.md): the tile's weights load alone (the weight

@@ -45,7 +45,10 @@ LoadEngine::LoadEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
                                    "largest input tile in the cache with mec",
                                    Counter::Reduce::Max)),
       agu_inits_(stats.declare("load.agu_inits", "count",
-                               "address-generator register sets written (AGU_INIT)")) {
+                               "address-generator register sets written (AGU_INIT)")),
+      operand_bytes_(stats.declare("load.operand_bytes", "bytes",
+                                   "DRAM bytes batch_matmul read from its second operand (keys "
+                                   "and values: in a decode step, the key-value cache)")) {
   SC_THREAD(run);
 }
 
@@ -104,6 +107,7 @@ uint64_t LoadEngine::load_params(const Instruction& in) {
 
 uint64_t LoadEngine::load_weights(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
+  if (L.op == OpKind::BatchMatMul) return load_operand_kernels(in);
   // One row per kernel, each holding its stream (raw or seed 002 entries);
   // rows are sized for the longest stream, occupancy counts the real bytes.
   uint64_t longest = 0, tile_bytes = 0;
@@ -379,6 +383,82 @@ uint64_t LoadEngine::load_lowered_input(const Instruction& in) {
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
     loaded_end = end;
+  }
+  return last;
+}
+
+}  // namespace npusim
+
+namespace npusim {
+
+// batch_matmul (docs/transformers.md#batch_matmul): kernel k of head h =
+// k / (K / heads) is a row (scores: A x B^T) or a column (context: A x B) of
+// the second operand's kv head h / (heads / kv_heads). The second operand is
+// one or more blocks of tokens (a key-value cache and the rows appended to
+// it), each in its own DRAM region. Rows are contiguous runs of `dim` bytes;
+// a column tile reads, from each row, the run of its kernels in that head (a
+// transposing load). A kv head's row or column crosses the bus once per tile,
+// for the first query head of its group there; the others get on-chip copies.
+uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
+  const LayerDescriptor& L = layer_of(in);
+  const uint32_t per_group = L.K / L.seq.heads;         // kernels of one head
+  const uint32_t share = L.seq.heads / L.seq.kv_heads;  // query heads per kv head
+  const uint32_t coefficients = L.group_channels();     // dim (scores) or keys (context)
+  const uint32_t dim = L.seq.transpose_b ? coefficients : per_group;
+  const uint32_t width = L.more_inputs.at(0).C;  // channels of a token row of b
+  for (const auto& block : L.more_inputs)
+    if (block.from_layer >= 0)
+      dram->require_rows_stored(scheduler->who(in, 0), uint32_t(block.from_layer), in.batch, 0,
+                                block.rows);
+  // Token j of b: its block's address and row.
+  const auto token_row = [&](uint32_t j) {
+    for (const auto& block : L.more_inputs) {
+      if (j < block.rows) return block.address + uint64_t(j) * width;
+      j -= block.rows;
+    }
+    return uint64_t(0);  // unreachable: the parser sums the blocks' rows
+  };
+  ByteTile& weights = cache->weights();
+  weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), coefficients,
+                     options_.functional, uint64_t(in.k_count()) * coefficients);
+  cache->occupancy_changed(in.layer);
+  const uint32_t group = hw_.compute.array_rows;
+  uint64_t last = now_cycles();
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    const uint32_t k0 = in.k_begin + std::min(in.k_count(), s * group);
+    const uint32_t k1 = in.k_begin + std::min(in.k_count(), (s + 1) * group);
+    uint64_t segments = 0, fetched = 0;
+    bool in_run = false;
+    for (uint32_t k = k0; k < k1; ++k) {
+      const uint32_t head = k / per_group, i = k % per_group;
+      const uint64_t column = uint64_t(head / share) * dim;  // the kv head's first channel
+      const bool first = head % share == 0 || uint64_t(head - 1) * per_group + i < in.k_begin;
+      if (first) {
+        ++fetched;
+        // Scores: each row is a segment; context: a run of columns is one
+        // segment per token row, and a run ends at a head or a copied kernel.
+        if (L.seq.transpose_b)
+          ++segments;
+        else if (!in_run || i == 0)
+          segments += coefficients;
+      }
+      in_run = first;
+      int8_t* row = options_.functional ? weights.row(k - in.k_begin) : nullptr;
+      if (row && L.seq.transpose_b) {
+        std::memcpy(row, dram->image(token_row(i) + column, dim), dim);
+      } else if (row) {
+        for (uint32_t j = 0; j < coefficients; ++j)
+          row[j] = *dram->image(token_row(j) + column + i, 1);
+      }
+    }
+    const uint64_t bytes = uint64_t(k1 - k0) * coefficients;
+    const uint64_t bus_bytes = fetched * coefficients;
+    operand_bytes_.add(in.layer, bus_bytes);
+    const uint64_t begin = now_cycles();
+    const uint64_t ready = transfer_stage(in, bus_bytes, bytes, std::max<uint64_t>(segments, 1));
+    for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k - in.k_begin, ready);
+    scheduler->stage_done(in, s, begin, now_cycles(), ready);
+    last = std::max(last, ready);
   }
   return last;
 }

@@ -31,6 +31,8 @@ class LoadEngine : public Engine {
   // Each returns the cycle its last data is in the cache.
   uint64_t load_params(const Instruction& in);
   uint64_t load_weights(const Instruction& in);
+  // batch_matmul's weight tile: kernels gathered from its second operand.
+  uint64_t load_operand_kernels(const Instruction& in);
   uint64_t load_input(const Instruction& in);
   uint64_t load_lowered_input(const Instruction& in);
   uint64_t agu_init(const Instruction& in);
@@ -69,6 +71,7 @@ class LoadEngine : public Engine {
   Counter& footprint_host_im2col_;
   Counter& footprint_mec_;
   Counter& agu_inits_;
+  Counter& operand_bytes_;
   // Seed 001's register sets: the layer each holds (-1: none) and the cycle
   // its AGU_INIT has finished writing it.
   int64_t set_layer_[2] = {-1, -1};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/cost_model.h"
 #include "models/requantiser.h"
 
 namespace npusim::vector_ops {
@@ -143,8 +144,7 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
       return add_row(L, inputs, oh, out_row);
     case OpKind::Concat:
       return concat_row(L, inputs, oh, out_row);
-    case OpKind::Conv:
-    case OpKind::MatMul:
+    default:  // the array's operators; the transformer ones are sequence_ops'
       break;
   }
 }
@@ -158,9 +158,15 @@ uint64_t row_element_ops(const LayerDescriptor& L) {
       return elements * L.R * L.S;
     case OpKind::Add:
       return elements * 2;
-    default:
+    case OpKind::Concat:
       return elements;
+    default:
+      return cost::sequence_op_work(L.op, L.out_w, L.K).element_ops;
   }
+}
+
+uint64_t row_special_ops(const LayerDescriptor& L) {
+  return L.op <= OpKind::Concat ? 0 : cost::sequence_op_work(L.op, L.out_w, L.K).special_ops;
 }
 
 }  // namespace npusim::vector_ops

@@ -28,7 +28,10 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
 
 // Element operations the row costs on the lanes (cost::vector_stage_cycles):
 // pooling: window taps per output element (R*S; global: H*W), add: 2 per
-// element, concat: 1 per element.
+// element, concat: 1 per element; the transformer operators: cost::sequence_op_work.
 uint64_t row_element_ops(const LayerDescriptor& L);
+// Special-function operations the row costs (cost::vector_special_cycles):
+// 0 but for softmax and the norms.
+uint64_t row_special_ops(const LayerDescriptor& L);
 
 }  // namespace npusim::vector_ops

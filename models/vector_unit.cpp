@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "models/cost_model.h"
+#include "models/sequence_ops.h"
 #include "models/vector_ops.h"
 
 namespace npusim {
@@ -65,6 +66,12 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       arrival = std::max(arrival, bus.end + latency);
       read_bytes += bytes;
     }
+    if (has_norm_params(L.op)) {  // the norm's gamma and beta bank
+      const Grant bus = dram->transfer(in.layer, false, 1, L.params_bytes());
+      bus_time += bus.end - bus.start;
+      arrival = std::max(arrival, bus.end + latency);
+      read_bytes += L.params_bytes();
+    }
     const Grant fill = cache->access(in.layer, true, read_bytes, begin + latency);
     arrival = std::max(arrival, fill.end);
 
@@ -79,15 +86,22 @@ uint64_t VectorUnit::execute(const Instruction& in) {
         views[i].quant = L.quant.inputs[i];
       }
       const uint64_t out_row = uint64_t(L.out_w) * L.K;
-      for (uint32_t oh = in.out_row_begin; oh < in.out_row_end; ++oh)
-        vector_ops::compute_row(
-            L, views.data(), oh,
-            dram->image(L.output_address + (uint64_t(in.batch) * L.out_h + oh) * out_row, out_row));
+      const int8_t* params =
+          has_norm_params(L.op) ? dram->image(L.params_address, L.params_bytes()) : nullptr;
+      for (uint32_t oh = in.out_row_begin; oh < in.out_row_end; ++oh) {
+        int8_t* out =
+            dram->image(L.output_address + (uint64_t(in.batch) * L.out_h + oh) * out_row, out_row);
+        if (sequence_ops::handles(L.op))
+          sequence_ops::compute_row(L, views.data(), oh, params, out);
+        else
+          vector_ops::compute_row(L, views.data(), oh, out);
+      }
     }
   }
 
   const uint64_t lanes =
       cost::vector_stage_cycles(hw_.vector, vector_ops::row_element_ops(L) * in.row_count()) +
+      cost::vector_special_cycles(hw_.vector, vector_ops::row_special_ops(L) * in.row_count()) +
       hw_.vector.latency_cycles;
   work_cycles_.add(in.layer, lanes);
   const uint64_t out_bytes = uint64_t(in.row_count()) * L.out_w * L.K;

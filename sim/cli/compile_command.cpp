@@ -64,22 +64,17 @@ int compile(const CompileArguments& a) {
   const HardwareConfig hw = resolve_hardware(a.in);
   const NetworkConfig net = resolve_workload(a.in);
   if (a.explain_mapping) return explain_mapping(net, hw);
-  if (net.is_graph()) {
-    std::cerr << "error: " << net.name
-              << ": program files do not carry graph workloads yet (docs/graphs.md#limits); "
-                 "run the graph directly with npusim run\n";
-    return kBadInput;
-  }
   const Program program = compile_for_workload(net, hw);
+  const nlohmann::json workload = program_workload(a.in, net, a.output);
   if (a.output.empty() || a.output == "-") {
-    write_program_jsonl(std::cout, program, to_json(net), to_json(hw));
+    write_program_jsonl(std::cout, program, workload, to_json(hw), net.is_graph());
     return kOk;
   }
   refuse_to_overwrite("-o", a.output, input_files(a.in, net));
   make_parent_dirs(a.output);
   std::ofstream out(a.output);
   if (!out) throw std::runtime_error("cannot open " + a.output + " for writing");
-  write_program_jsonl(out, program, to_json(net), to_json(hw));
+  write_program_jsonl(out, program, workload, to_json(hw), net.is_graph());
   out.close();
   if (!out) throw std::runtime_error("error writing " + a.output);
   spdlog::info("wrote {} instructions for {} layers to {}", program.instructions.size(),

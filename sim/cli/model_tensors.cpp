@@ -43,7 +43,8 @@ void write_model_tensors(const std::string& dir, const NetworkConfig& net,
       const int8_t b = inputs[g].data[i];
       v.data[i] = in.quant.type == QuantType::Uint8 ? int32_t(uint8_t(b)) : b;
     }
-    const std::vector<int32_t> nchw = to_nchw(std::move(v));
+    // An input the model declares NHWC is saved as it lies.
+    const std::vector<int32_t> nchw = in.onnx_nhwc ? std::move(v.data) : to_nchw(std::move(v));
     const std::string path = dir + "/" + in.name + ".input.npy";
     const std::vector<uint32_t> shape =
         in.onnx_shape.empty() ? std::vector<uint32_t>{in.N, in.C, in.H, in.W} : in.onnx_shape;
@@ -65,9 +66,11 @@ void write_model_tensors(const std::string& dir, const NetworkConfig& net,
       throw std::logic_error("output " + o.name + ": no operator computes " + o.tensor);
     const LayerConfig& L = net.layers[l];
     const uint32_t N = L.N, H = L.out_h(), W = L.out_w(), K = L.K;
-    const std::vector<int32_t> nchw = to_nchw(values[l]);
+    // A Transpose to NHWC is the order the values lie in.
+    const std::vector<int32_t> nchw = o.nhwc ? values[l].data : to_nchw(values[l]);
     // A matmul's output is [N, F] in the model (H = W = 1 here).
-    const std::vector<uint32_t> shape = L.op == OpKind::MatMul && H == 1 && W == 1
+    const std::vector<uint32_t> shape = o.nhwc ? std::vector<uint32_t>{N, H, W, K}
+                                        : L.op == OpKind::MatMul && H == 1 && W == 1
                                             ? std::vector<uint32_t>{N, K}
                                             : std::vector<uint32_t>{N, K, H, W};
     const std::string path = dir + "/" + o.name + ".npy";

@@ -1,6 +1,7 @@
 // --save-outputs for ONNX models: each graph input the run used as
 // <name>.input.npy and each graph output as <name>.npy, in the model's dtype
-// and shape (NCHW, or [N, F] after a matmul; float32 for a DequantizeLinear
+// and shape (NCHW, NHWC where the model transposes to or from it, or [N, F]
+// after a matmul; float32 for a DequantizeLinear
 // output), so another runtime's outputs compare directly (tools/ort-compare).
 #pragma once
 

@@ -88,13 +88,19 @@ int run(const RunArguments& a) {
       throw std::runtime_error(
           "give either a workload or --program, not both (the program "
           "file carries its workload)");
-    replay = std::make_unique<ProgramFile>(read_program_jsonl(a.program_file));
   }
-  const HardwareConfig hw = run_hardware(a, replay ? &replay->hardware : nullptr);
   std::vector<OnnxOutput> model_outputs;  // an ONNX model's graph outputs
-  const NetworkConfig net = replay ? parse_workload(replay->workload, a.program_file + " (header)")
-                                   : resolve_workload(a.in, &model_outputs);
+  if (!a.program_file.empty())
+    replay = std::make_unique<ProgramFile>(read_program_jsonl(
+        a.program_file, program_workload_resolver(a.program_file, a.in.inputs, &model_outputs)));
+  const HardwareConfig hw = run_hardware(a, replay ? &replay->hardware : nullptr);
+  const NetworkConfig net = replay ? replay->network : resolve_workload(a.in, &model_outputs);
   spdlog::info("running {} ({} layers) on hardware '{}'", net.name, net.layers.size(), hw.name);
+  // An ONNX model's inputs not given with --input are seeded (docs/onnx.md#inputs-and-outputs).
+  for (const GraphInput& g : net.graph_inputs)
+    if (!model_outputs.empty() && !a.timing_only && g.values.empty())
+      spdlog::info("input {}: seeded values over the {} range (--input {}=FILE.npy gives your own)",
+                   g.name, to_string(g.quant.type), g.name);
   // No output may replace a file this run reads (issue 21, item 13).
   const std::vector<std::string> inputs = input_files(a.in, net, a.program_file);
   refuse_to_overwrite("--trace", a.trace_file, inputs);

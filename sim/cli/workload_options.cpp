@@ -6,9 +6,13 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/config/config_error.h"
+#include "sim/config/content_hash.h"
 #include "sim/config/json_reader.h"
 
 namespace npusim::cli {
+
+namespace fs = std::filesystem;
 
 void add_workload_options(CLI::App* cmd, WorkloadOptions& options) {
   cmd->add_option("workload", options.workload,
@@ -47,17 +51,32 @@ HardwareConfig resolve_hardware(const WorkloadOptions& options,
   return parse_hardware_config(j, origin);
 }
 
+namespace {
+
+// --input NAME=FILE.npy assignments as a map.
+std::map<std::string, std::string> input_assignments(const std::vector<std::string>& inputs) {
+  std::map<std::string, std::string> files;
+  for (const std::string& assignment : inputs) {
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size())
+      throw std::invalid_argument("--input " + assignment + ": expected NAME=FILE.npy");
+    files[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+  }
+  return files;
+}
+
+// The folder a program file's relative paths start from.
+fs::path program_folder(const std::string& program_path) {
+  if (program_path.empty() || program_path == "-") return fs::current_path();
+  return fs::absolute(program_path).parent_path();
+}
+
+}  // namespace
+
 NetworkConfig resolve_workload(const WorkloadOptions& options,
                                std::vector<OnnxOutput>* onnx_outputs) {
   if (!options.workload.empty() && is_onnx_model(options.workload)) {
-    std::map<std::string, std::string> files;
-    for (const std::string& assignment : options.inputs) {
-      const auto eq = assignment.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size())
-        throw std::invalid_argument("--input " + assignment + ": expected NAME=FILE.npy");
-      files[assignment.substr(0, eq)] = assignment.substr(eq + 1);
-    }
-    OnnxModel model = import_onnx(options.workload, files);
+    OnnxModel model = import_onnx(options.workload, input_assignments(options.inputs));
     if (onnx_outputs != nullptr) *onnx_outputs = model.outputs;
     return std::move(model.network);
   }
@@ -68,6 +87,68 @@ NetworkConfig resolve_workload(const WorkloadOptions& options,
       options.workload.empty() ? default_network() : load_workload(options.workload);
   for (const std::string& warning : net.warnings) spdlog::warn("warning: {}", warning);
   return net;
+}
+
+nlohmann::json program_workload(const WorkloadOptions& options, const NetworkConfig& net,
+                                const std::string& program_path) {
+  if (options.workload.empty() || !is_onnx_model(options.workload)) return to_json(net);
+  const fs::path folder = program_folder(program_path);
+  const auto relative = [&](const std::string& path) {
+    return fs::absolute(path).lexically_normal().lexically_relative(folder).generic_string();
+  };
+  nlohmann::json inputs = nlohmann::json::object();
+  for (const auto& [name, file] : input_assignments(options.inputs)) inputs[name] = relative(file);
+  return {{"onnx", relative(options.workload)},
+          {"fnv1a64", fnv1a64_hex(read_input_file(options.workload, "a readable ONNX model"))},
+          {"inputs", inputs}};
+}
+
+WorkloadResolver program_workload_resolver(const std::string& program_path,
+                                           const std::vector<std::string>& extra_inputs,
+                                           std::vector<OnnxOutput>* onnx_outputs) {
+  return [program_path, extra_inputs, onnx_outputs](const nlohmann::json& workload,
+                                                    const std::string& origin) {
+    if (!workload.is_object() || !workload.contains("onnx")) {
+      if (!extra_inputs.empty())
+        throw std::invalid_argument(
+            "--input is for ONNX models; the program's workload names its data itself");
+      return parse_workload(workload, origin);
+    }
+    JsonReader r(workload, origin);
+    const fs::path folder = program_folder(program_path);
+    const auto resolve = [&](const std::string& path) {
+      const fs::path p(path);
+      return (p.is_absolute() ? p : folder / p).lexically_normal().string();
+    };
+    const std::string model = resolve(r.require_string("onnx"));
+    const std::string hash = r.require_string("fnv1a64");
+    std::map<std::string, std::string> inputs;
+    if (const nlohmann::json* v = r.find("inputs")) {
+      if (!v->is_object())
+        r.fail("inputs", "an object of graph input names and .npy files", describe_json(*v));
+      JsonReader files(*v, origin, r.pointer_to("inputs"));
+      for (const auto& item : v->items())
+        inputs[item.key()] = resolve(files.require_string(item.key()));
+    }
+    r.finish();
+    std::string bytes;
+    try {
+      bytes = read_input_file(model, "a readable ONNX model");
+    } catch (const ConfigError& e) {
+      r.fail("onnx", "the ONNX model the program was compiled from (relative to the program file)",
+             "\"" + model + "\": " + e.found());
+    }
+    if (fnv1a64_hex(bytes) != hash)
+      r.fail("fnv1a64",
+             hash +
+                 " (the hash of the model the program was compiled from; recompile it with "
+                 "npusim compile)",
+             fnv1a64_hex(bytes) + ", the hash of " + model + " now");
+    for (const auto& [name, file] : input_assignments(extra_inputs)) inputs[name] = file;
+    OnnxModel imported = import_onnx(model, inputs);
+    if (onnx_outputs != nullptr) *onnx_outputs = imported.outputs;
+    return std::move(imported.network);
+  };
 }
 
 std::vector<std::string> input_files(const WorkloadOptions& options, const NetworkConfig& net,

@@ -10,6 +10,7 @@
 #include "sim/config/hardware_config.h"
 #include "sim/config/workload_config.h"
 #include "sim/frontend/onnx_import.h"
+#include "sim/program/trace_io.h"
 
 namespace npusim::cli {
 
@@ -35,6 +36,21 @@ HardwareConfig resolve_hardware(const WorkloadOptions& options,
 // or the embedded default.
 NetworkConfig resolve_workload(const WorkloadOptions& options,
                                std::vector<OnnxOutput>* onnx_outputs = nullptr);
+
+// The header "workload" of a program file written to `program_path` ("" or
+// "-": standard output): the workload's JSON, or for an ONNX model a
+// reference {"onnx": MODEL, "fnv1a64": HASH, "inputs": {NAME: FILE}} whose
+// paths are relative to the program file's folder (to the working directory
+// when it goes to standard output). docs/traces.md#graph-workloads.
+nlohmann::json program_workload(const WorkloadOptions& options, const NetworkConfig& net,
+                                const std::string& program_path);
+
+// Resolves a program header's "workload" for read_program_jsonl: JSON
+// workloads, and ONNX references (the model imported again and checked
+// against its hash; `extra_inputs`, --input NAME=FILE, override the header's).
+WorkloadResolver program_workload_resolver(const std::string& program_path,
+                                           const std::vector<std::string>& extra_inputs,
+                                           std::vector<OnnxOutput>* onnx_outputs);
 
 // The files a run or a compile reads: the workload, --hw, a replayed program,
 // --input files and every .npy the workload names (empty entries are skipped).

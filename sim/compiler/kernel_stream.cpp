@@ -71,6 +71,7 @@ KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits) {
 KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
                                   ComputeMode mode) {
   if (layer.is_binary()) return encode_binary_kernels(weights, layer.binary.bits);
+  if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
   std::vector<int8_t> zeros;
   if (layer.quantized)
     for (uint32_t k = 0; k < layer.K; ++k)

@@ -51,21 +51,33 @@ class Emitter {
     for (size_t l = 0; l < net_.layers.size(); ++l) {
       const LayerConfig& L = net_.layers[l];
       if (!runs_on_array(L.op)) {
-        LayerDescriptor d = describe_common(L, part);
+        LayerDescriptor d = describe_common(l, part);
         place_inputs(d, l, dram);
+        if (has_norm_params(L.op)) {  // gamma and beta: C x {int32 beta, int32 gamma}
+          d.params_address = dram;
+          dram = align64(dram + d.params_bytes());
+        }
         d.output_address = dram;
         dram = align64(dram + d.output_bytes());
         program_.layers.push_back(d);
         emit_vector_op(static_cast<uint32_t>(l));
         continue;
       }
+      if (hw_.dataflow == Dataflow::Broadcast && !L.is_binary() &&
+          L.access_on(hw_) != LoadAccess::Im2col)
+        throw CompileError("layer " + L.name +
+                           ": compute.dataflow \"broadcast\" shifts the input tile as it lies, so "
+                           "it needs load.access \"im2col\"; the layer's access is \"" +
+                           to_string(L.access_on(hw_)) + "\"");
       const uint32_t output_bits = output_bits_of(net_, l);
       const LayerTilingPlan plan = choose_mapping(L, hw_, part, output_bits);
       if (!plan.fits)
         throw CompileError("layer " + L.name + " does not fit: " + plan.why + "; " +
                            smallest_cache());
-      LayerDescriptor d = describe_layer(L, plan, part);
-      d.output_bits = output_bits;
+      LayerDescriptor d = describe_common(l, part);
+      d.k_tile = plan.k_tile;
+      d.rows_per_piece = plan.rows_per_piece;
+      d.rows_per_compute_stage = plan.rows_per_compute_stage;
       const int32_t producer = net_.producer_of(l);
       const bool chained = producer >= 0;
       if (chained && !d.binary && program_.layers[size_t(producer)].output_layout != d.input_layout)
@@ -73,8 +85,13 @@ class Emitter {
                            " but " + program_.layers[size_t(producer)].name + " stores it " +
                            to_string(program_.layers[size_t(producer)].output_layout));
       place_inputs(d, l, dram);
-      d.weights_address = dram;
-      dram = align64(dram + L.weight_bytes());
+      if (L.op == OpKind::BatchMatMul) {
+        // Its kernels are rows or columns of the second operand, an activation.
+        d.weights_address = d.more_inputs.at(0).address;
+      } else {
+        d.weights_address = dram;
+        dram = align64(dram + L.weight_bytes());
+      }
       d.params_address = dram;
       dram = align64(dram + d.params_bytes());
       d.output_address = dram;
@@ -96,44 +113,14 @@ class Emitter {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  // What every operator's descriptor carries: name, shape and geometry, the
-  // graph operator's fields, and the network-wide cache partition.
-  LayerDescriptor describe_common(const LayerConfig& L, const CachePartition& part) const {
-    LayerDescriptor d;
-    d.name = L.name;
-    d.N = L.N, d.C = L.C, d.H = L.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;
-    d.stride = L.stride, d.padding = L.padding, d.out_h = L.out_h(), d.out_w = L.out_w();
-    d.relu = L.relu;
-    d.op = L.op;
-    d.quantized = L.quantized;
-    d.general = L.general;
-    d.conv_groups = L.groups;
-    d.quant = L.quant;
-    d.ceil_mode = L.ceil_mode;
-    d.count_include_pad = L.count_include_pad;
+  // The operator's registers (describe_operator) and the network-wide cache partition.
+  LayerDescriptor describe_common(size_t l, const CachePartition& part) const {
+    LayerDescriptor d = describe_operator(net_, l, hw_);
     d.half_bytes = part.half_bytes;
     d.weight_region_bytes = part.weight_region_bytes;
     d.params_region_bytes = part.params_region_bytes;
     d.vector_region_bytes = part.vector_region_bytes;
     d.units = part.units == hw_.compute.units ? 0 : part.units;  // 0: all
-    return d;
-  }
-
-  LayerDescriptor describe_layer(const LayerConfig& L, const LayerTilingPlan& plan,
-                                 const CachePartition& part) const {
-    LayerDescriptor d = describe_common(L, part);
-    d.shift = L.requant.shift;
-    // Binary layers load their packed rows on the fly (docs/binary.md).
-    d.access = L.access_on(hw_);
-    d.binary = L.is_binary();
-    d.bits = L.binary.bits;
-    d.pad_mode = L.binary.padding;
-    d.input_layout = L.input_layout;
-    d.output_layout = L.output_layout;
-    d.requantiser = hw_.requantiser;
-    d.k_tile = plan.k_tile;
-    d.rows_per_piece = plan.rows_per_piece;
-    d.rows_per_compute_stage = plan.rows_per_compute_stage;
     return d;
   }
 
@@ -147,7 +134,8 @@ class Emitter {
       uint64_t input_channels = d.C;
       for (const auto& m : d.more_inputs) input_channels += m.C;
       const RowRange in = input_rows_for(d, 0, rows);
-      return uint64_t(in.count()) * d.W * input_channels + uint64_t(rows) * d.out_w * d.K;
+      return uint64_t(in.count()) * d.W * input_channels + uint64_t(rows) * d.out_w * d.K +
+             (has_norm_params(d.op) ? d.params_bytes() : 0);
     };
     if (bytes(1) > region)
       throw CompileError("operator " + d.name + " does not fit: one output row needs " +
@@ -214,6 +202,13 @@ class Emitter {
       w.k_begin = k0, w.k_end = k1;
       w.stages = (k1 - k0 + hw_.compute.array_rows - 1) / hw_.compute.array_rows;
       for (uint32_t id : last_compute_of_unit_) depend(w, id, DependencyKind::BufferSpace);
+      // batch_matmul: the second operand must be in memory (every row of it).
+      if (d.op == OpKind::BatchMatMul)
+        for (const auto& block : d.more_inputs)
+          if (block.from_layer >= 0) {
+            const uint32_t b = uint32_t(block.from_layer);
+            add_memory_deps(w, b, 0, {0, int64_t(program_.layers[b].out_h)});
+          }
       const uint32_t weights_id = w.id;
 
       for (uint32_t n = 0; n < d.N; ++n) {
@@ -316,14 +311,13 @@ class Emitter {
   // Where each input tensor lies: a producer's output, a graph input, or (a
   // layer list's unchained layer) a fresh tensor of its own.
   void place_inputs(LayerDescriptor& d, size_t l, uint64_t& dram) {
-    const auto address_of = [&](const TensorSource& s) {
-      return s.op >= 0 ? program_.layers[size_t(s.op)].output_address
-                       : program_.graph_input_addresses[size_t(s.graph_input)];
+    const auto address_of = [&](int32_t op, int32_t graph_input) {
+      return op >= 0 ? program_.layers[size_t(op)].output_address
+                     : program_.graph_input_addresses[size_t(graph_input)];
     };
     if (!net_.is_graph()) {
-      if (l > 0 && net_.chained[l]) {
-        d.input_address = program_.layers[l - 1].output_address;
-        d.input_from_layer = static_cast<int32_t>(l - 1);
+      if (d.input_from_layer >= 0) {
+        d.input_address = program_.layers[size_t(d.input_from_layer)].output_address;
       } else {
         d.input_address = dram;
         dram = align64(dram + net_.layers[l].input_bytes());
@@ -331,14 +325,9 @@ class Emitter {
       return;
     }
     const std::vector<TensorSource>& sources = net_.sources[l];
-    d.input_address = address_of(sources[0]);
-    d.input_from_layer = sources[0].op;
-    for (size_t i = 1; i < sources.size(); ++i) {
-      const TensorSource& s = sources[i];
-      const uint32_t C =
-          s.op >= 0 ? net_.layers[size_t(s.op)].K : net_.graph_inputs[size_t(s.graph_input)].C;
-      d.more_inputs.push_back({address_of(s), s.op, C});
-    }
+    d.input_address = address_of(sources[0].op, sources[0].graph_input);
+    for (size_t i = 1; i < sources.size(); ++i)
+      d.more_inputs[i - 1].address = address_of(sources[i].op, sources[i].graph_input);
   }
 
   static void set_tile(Instruction& in, uint32_t unit, uint32_t half, uint32_t n, uint32_t k0,

@@ -10,6 +10,7 @@
 #include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
+#include "sim/config/sequence_config.h"
 #include "sim/config/workload_config.h"
 
 namespace npusim {
@@ -292,13 +293,18 @@ class GraphParser {
       r.fail("name", "a name no other operator uses",
              "\"" + L.name + "\" (also at " + names_[L.name] + "/name)");
     static const std::vector<std::string> kinds = {
-        "conv", "matmul", "maxpool", "averagepool", "globalaveragepool", "add", "concat"};
+        "conv",    "matmul", "maxpool",      "averagepool", "globalaveragepool",
+        "add",     "concat", "batch_matmul", "softmax",     "layernorm",
+        "rmsnorm", "gelu",   "silu",         "mul",         "rope"};
     L.op = static_cast<OpKind>(r.require_choice("op", kinds));
     L.seed = r.get_uint("seed", 0, kMaxSeed, seed_ + i);
     // Inputs: tensors already defined (file order respects data flow).
     const json* ins = r.find("inputs");
-    const size_t want_min = L.op == OpKind::Add ? 2 : L.op == OpKind::Concat ? 2 : 1;
-    const size_t want_max = L.op == OpKind::Add ? 2 : L.op == OpKind::Concat ? 64 : 1;
+    const bool two = L.op == OpKind::Add || L.op == OpKind::Mul;
+    // batch_matmul: a, then b as one or more blocks of tokens (a key-value cache).
+    const bool blocks = L.op == OpKind::Concat || L.op == OpKind::BatchMatMul;
+    const size_t want_min = two || blocks ? 2 : 1;
+    const size_t want_max = two ? 2 : blocks ? 64 : 1;
     const std::string count = want_min == want_max
                                   ? std::to_string(want_min)
                                   : std::to_string(want_min) + ".." + std::to_string(want_max);
@@ -377,6 +383,26 @@ class GraphParser {
                             std::to_string(x.W) + "]");
         L.R = L.S = 1;
         break;
+      case OpKind::BatchMatMul:
+      case OpKind::Softmax:
+      case OpKind::LayerNorm:
+      case OpKind::RmsNorm:
+      case OpKind::Gelu:
+      case OpKind::Silu:
+      case OpKind::Mul:
+      case OpKind::Rope: {
+        std::vector<SequenceOperand> operands;
+        for (const TensorInfo* t : in_tensors)
+          operands.push_back({t->N, t->C, t->H, t->W, t->quant});
+        parse_sequence_operator(r, L, operands, fail_shape);
+        if (has_norm_params(L.op)) {  // gamma's quantisation
+          const json* w = r.find("weights");
+          if (!w)
+            r.fail("weights", "the gamma quantisation {\"dtype\", \"scale\", \"zero_point\"}",
+                   "nothing");
+          parse_weight_quant(*w, file_, r.pointer_to("weights"), 1, L.quant);
+        }
+      } break;
       case OpKind::Concat: {
         if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
         L.K = 0;
@@ -421,7 +447,7 @@ class GraphParser {
         r.fail("out", "an output quantisation {\"dtype\", \"scale\", \"zero_point\"}", "nothing");
       L.quant.output = parse_tensor_quant(*o, file_, r.pointer_to("out"), array_op);
     }
-    if (array_op) {
+    if (array_op && L.op != OpKind::BatchMatMul) {
       const json* w = r.find("weights");
       if (!w)
         r.fail("weights", "a weight quantisation {\"dtype\", \"scale\", \"zero_point\"}",
@@ -429,11 +455,11 @@ class GraphParser {
       parse_weight_quant(*w, file_, r.pointer_to("weights"), L.K, L.quant);
       L.quant.bias = r.get_bool("bias", true);
     }
-    if (array_op || L.op == OpKind::Add) {
+    if ((array_op && L.op != OpKind::BatchMatMul) || L.op == OpKind::Add) {
       parse_activation(r, L.quant);
     }
     // ONNX Runtime's contrib operators take and give one 8-bit type.
-    if (!array_op && L.op != OpKind::MaxPool)
+    if (!array_op && L.op <= OpKind::Concat && L.op != OpKind::MaxPool)
       for (std::size_t k = 0; k < in_tensors.size(); ++k)
         if (in_tensors[k]->quant.type != L.quant.output.type)
           throw ConfigError(file_, r.pointer_to("inputs") + "/" + std::to_string(k),
@@ -486,9 +512,25 @@ const char* to_string(OpKind k) {
     case OpKind::Add:
       return "add";
     case OpKind::Concat:
+      return "concat";
+    case OpKind::BatchMatMul:
+      return "batch_matmul";
+    case OpKind::Softmax:
+      return "softmax";
+    case OpKind::LayerNorm:
+      return "layernorm";
+    case OpKind::RmsNorm:
+      return "rmsnorm";
+    case OpKind::Gelu:
+      return "gelu";
+    case OpKind::Silu:
+      return "silu";
+    case OpKind::Mul:
+      return "mul";
+    case OpKind::Rope:
       break;
   }
-  return "concat";
+  return "rope";
 }
 
 const char* to_string(QuantType t) {

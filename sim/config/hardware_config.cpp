@@ -158,6 +158,10 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(
         choice_param("compute.mode", &H::compute_mode, {ComputeMode::ZeroSkip, ComputeMode::Dense},
                      "Seed 002 zero-coefficient skipping, or every coefficient (ablation)"));
+    t.push_back(choice_param(
+        "compute.dataflow", &H::dataflow, {Dataflow::Lockstep, Dataflow::Broadcast},
+        "How the array applies coefficients: each row its own kernel's, rows in lockstep; or "
+        "seed 002's broadcast of one coefficient to all rows x cols multipliers"));
     t.push_back(uint_param("compute.accumulator_kib", &H::compute, &ComputeConfig::accumulator_kib,
                            "KiB", 1, 65536, "int32 accumulation buffer per compute unit"));
     t.push_back(uint_param("cache.size_kib", &H::cache, &CacheConfig::size_kib, "KiB", 1, 1048576,
@@ -198,6 +202,10 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(uint_param("vector.latency_cycles", &H::vector, &VectorConfig::latency_cycles,
                            "cycles", 0, 100000,
                            "Vector unit pipeline fill, paid once per vector instruction"));
+    t.push_back(uint_param("vector.special_per_cycle", &H::vector, &VectorConfig::special_per_cycle,
+                           "results/cycle", 1, 65536,
+                           "Vector unit special-function results (divisions, square roots) per "
+                           "cycle, for softmax and the norms (docs/transformers.md#cost)"));
     t.push_back(uint_param("vector.buffer_kib", &H::vector, &VectorConfig::buffer_kib, "KiB", 1,
                            65536,
                            "Cache region the vector unit works in (reserved only when a graph "
@@ -280,6 +288,8 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
 const char* to_string(Buffering b) { return b == Buffering::PingPong ? "pingpong" : "single"; }
 
 const char* to_string(ComputeMode m) { return m == ComputeMode::ZeroSkip ? "zero_skip" : "dense"; }
+
+const char* to_string(Dataflow d) { return d == Dataflow::Lockstep ? "lockstep" : "broadcast"; }
 
 const char* to_string(Requantiser r) {
   return r == Requantiser::Float32 ? "float32" : "fixed_point";

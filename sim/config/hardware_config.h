@@ -13,6 +13,11 @@ enum class Buffering { PingPong, Single };
 enum class SchedulerPolicy { Strict, Early };
 // Seed 002: skip zero kernel coefficients, or apply every one (ablation).
 enum class ComputeMode { ZeroSkip, Dense };
+// How the array applies kernel coefficients (docs/zero-skip.md#dataflows):
+// each array row walks its own kernel's coefficients, rows in lockstep
+// (npusim's arrangement), or seed 002's engine: one coefficient at a time,
+// broadcast to every multiplier over the stage's output pixels.
+enum class Dataflow { Lockstep, Broadcast };
 // Seed 001: how the input reaches the array as a lowered (unrolled) matrix
 // (docs/address-generator.md): generated on the fly from the input (im2col),
 // materialised by the host as im2col rows (host_im2col) or as the MEC strips.
@@ -94,6 +99,9 @@ struct VectorConfig {
   uint32_t lanes = 32;          // elements (int8 lanes) processed per cycle
   uint32_t latency_cycles = 4;  // pipeline fill once per vector instruction
   uint32_t buffer_kib = 64;     // its working region of the cache (graphs with vector ops)
+  // Special-function results (division, square root) per cycle: the
+  // transformer operators' normalisations (docs/transformers.md#cost).
+  uint32_t special_per_cycle = 4;
 };
 
 struct StoreConfig {
@@ -115,6 +123,7 @@ struct HardwareConfig {
   Buffering buffering = Buffering::PingPong;
   SchedulerPolicy policy = SchedulerPolicy::Strict;
   ComputeMode compute_mode = ComputeMode::ZeroSkip;
+  Dataflow dataflow = Dataflow::Lockstep;
   LoadAccess load_access = LoadAccess::Im2col;
   Requantiser requantiser = Requantiser::Float32;
   Mapper mapper = Mapper::Cost;
@@ -137,6 +146,7 @@ nlohmann::json to_json(const HardwareConfig& hw);
 const char* to_string(Buffering b);
 const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
+const char* to_string(Dataflow d);
 const char* to_string(Requantiser r);
 const char* to_string(LoadAccess a);
 const char* to_string(Mapper m);

@@ -66,9 +66,46 @@ const char* to_string(TensorLayout l);
 // MatMulInteger, Gemm with bias), maxpool, averagepool (QLinearAveragePool),
 // globalaveragepool (QLinearGlobalAveragePool), add (QLinearAdd), concat
 // (QLinearConcat). Conv and matmul run on the array; the rest on the vector unit.
-enum class OpKind { Conv, MatMul, MaxPool, AveragePool, GlobalAveragePool, Add, Concat };
+// Transformer operators (docs/transformers.md): batch_matmul (both operands
+// activations, batched over heads: QK^T and attention x V, on the array),
+// softmax, layernorm, rmsnorm, gelu, silu, mul and rope (on the vector unit).
+enum class OpKind {
+  Conv,
+  MatMul,
+  MaxPool,
+  AveragePool,
+  GlobalAveragePool,
+  Add,
+  Concat,
+  BatchMatMul,
+  Softmax,
+  LayerNorm,
+  RmsNorm,
+  Gelu,
+  Silu,
+  Mul,
+  Rope
+};
 const char* to_string(OpKind k);
-inline bool runs_on_array(OpKind k) { return k == OpKind::Conv || k == OpKind::MatMul; }
+inline bool runs_on_array(OpKind k) {
+  return k == OpKind::Conv || k == OpKind::MatMul || k == OpKind::BatchMatMul;
+}
+// Operators with per-channel parameters the host lays into DRAM beside
+// them: the norms' gamma (int8 weights) and beta (int32 bias).
+inline bool has_norm_params(OpKind k) { return k == OpKind::LayerNorm || k == OpKind::RmsNorm; }
+
+// The attributes of the transformer operators (docs/transformers.md). A
+// sequence tensor [tokens, heads * dim] is [N = 1, C = heads * dim, H =
+// tokens, W = 1]: one row per token, the heads groups of C.
+struct SequenceAttrs {
+  uint32_t heads = 1;            // batch_matmul, softmax, rope: groups of C
+  uint32_t kv_heads = 1;         // batch_matmul: heads of the second operand (GQA)
+  bool transpose_b = false;      // batch_matmul: A x B^T (scores) instead of A x B (context)
+  bool causal = false;           // softmax: mask keys after each query
+  double epsilon = 1e-5;         // layernorm, rmsnorm (real units)
+  double rope_base = 10000;      // rope: theta = position * base^(-2i/dim)
+  uint32_t position_offset = 0;  // rope: position of row 0
+};
 
 // Element types of quantised tensors: int8, uint8, or raw int32 accumulators.
 enum class QuantType { Int8, Uint8, Int32 };
@@ -161,6 +198,7 @@ struct LayerConfig {
   OpQuant quant;
   bool ceil_mode = false;          // pools
   bool count_include_pad = false;  // averagepool
+  SequenceAttrs seq;               // transformer operators
   // Graph operators from a model file (ONNX): their own data instead of
   // seeded values. Weights K x R x S x C/groups bytes (uint8 as their bytes),
   // bias K values; empty: seeded. `source_op` is the model's operator type
@@ -224,7 +262,10 @@ struct LayerConfig {
   }
   // DRAM bytes of the input and the weights (packed for a binary layer).
   uint64_t input_bytes() const { return uint64_t(N) * H * W * pixel_bytes(); }
+  // (batch_matmul: the second operand's bytes one pass over its kernels reads;
+  // they come from an activation, not from weights in DRAM.)
   uint64_t weight_bytes() const {
+    if (has_norm_params(op)) return C;
     return runs_on_array(op) ? uint64_t(K) * R * S * (groups > 1 ? group_channels() : pixel_bytes())
                              : 0;
   }
@@ -245,6 +286,9 @@ struct GraphInput {
   std::vector<int8_t> values;         // N,H,W,C bytes from a file (--input, ONNX); empty: seeded
   bool quantized_from_float = false;  // an ONNX float input the model's QuantizeLinear quantises
   std::vector<uint32_t> onnx_shape;   // an ONNX input's declared shape when not [N, C, H, W]
+  // An ONNX input declared [N, H, W, C] that the model transposes to NCHW:
+  // its --input file and saved values keep that NHWC order (the DRAM layout).
+  bool onnx_nhwc = false;
 };
 
 // Where one input of an operator comes from: another operator's output

@@ -1,8 +1,9 @@
 // The ONNX front-end (docs/onnx.md): reads a quantised ONNX model in the
 // QOperator form (QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger,
 // QGemm, QLinearAdd, QLinearAveragePool, QLinearGlobalAveragePool,
-// QLinearConcat, MaxPool, Flatten/Reshape to [N, C]; QuantizeLinear of a
-// graph input, DequantizeLinear of a graph output) with Debian's libonnx
+// QLinearConcat, MaxPool, Flatten/Reshape to [N, C], Transpose between NHWC
+// and NCHW at a graph input or output; QuantizeLinear of a graph input,
+// DequantizeLinear of a graph output) with Debian's libonnx
 // protobuf definitions and turns it into a graph workload whose operators
 // carry the model's own weights, biases, scales and zero points. Anything
 // else is an error naming the node.
@@ -24,6 +25,7 @@ struct OnnxOutput {
   bool dequantize = false;  // float32 = (q - zero_point) * scale
   float scale = 1.0f;
   int32_t zero_point = 0;
+  bool nhwc = false;  // a Transpose to [N, H, W, C]: the simulator's own order, saved as is
 };
 
 struct OnnxModel {

@@ -112,6 +112,54 @@ const char* to_string(EngineKind e) {
 
 const char* to_string(WeightFormat f) { return f == WeightFormat::Raw ? "raw" : "entries"; }
 
+LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw) {
+  const LayerConfig& L = net.layers[l];
+  LayerDescriptor d;
+  d.name = L.name;
+  d.N = L.N, d.C = L.C, d.H = L.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;
+  d.stride = L.stride, d.padding = L.padding, d.out_h = L.out_h(), d.out_w = L.out_w();
+  d.relu = L.relu;
+  d.op = L.op;
+  d.quantized = L.quantized;
+  d.general = L.general;
+  d.conv_groups = L.groups;
+  d.quant = L.quant;
+  d.ceil_mode = L.ceil_mode;
+  d.count_include_pad = L.count_include_pad;
+  d.seq = L.seq;
+  if (runs_on_array(L.op)) {
+    d.shift = L.requant.shift;
+    // Binary layers load their packed rows on the fly (docs/binary.md).
+    d.access = L.access_on(hw);
+    d.binary = L.is_binary();
+    d.bits = L.binary.bits;
+    d.pad_mode = L.binary.padding;
+    d.input_layout = L.input_layout;
+    d.output_layout = L.output_layout;
+    d.requantiser = hw.requantiser;
+    d.output_bits = output_bits_of(net, l);
+  }
+  if (!net.is_graph()) {
+    d.input_from_layer = l > 0 && net.chained[l] ? int32_t(l - 1) : -1;
+    return d;
+  }
+  const std::vector<TensorSource>& sources = net.sources[l];
+  d.input_from_layer = sources[0].op;
+  for (size_t i = 1; i < sources.size(); ++i) {
+    const TensorSource& s = sources[i];
+    const uint32_t C =
+        s.op >= 0 ? net.layers[size_t(s.op)].K : net.graph_inputs[size_t(s.graph_input)].C;
+    const uint32_t rows = s.op >= 0
+                              ? net.layers[size_t(s.op)].N * net.layers[size_t(s.op)].out_h() *
+                                    net.layers[size_t(s.op)].out_w()
+                              : net.graph_inputs[size_t(s.graph_input)].N *
+                                    net.graph_inputs[size_t(s.graph_input)].H *
+                                    net.graph_inputs[size_t(s.graph_input)].W;
+    d.more_inputs.push_back({0, s.op, C, rows});
+  }
+  return d;
+}
+
 uint64_t LayerDescriptor::kernel_offset(uint32_t k) const {
   if (weight_format == WeightFormat::Raw) return uint64_t(k) * kernel_bytes(0);
   uint64_t offset = 0;

@@ -108,6 +108,7 @@ struct LayerDescriptor {
   uint32_t conv_groups = 1;  // convolution groups (groups() counts packed binary words)
   OpQuant quant;
   bool ceil_mode = false, count_include_pad = false;
+  SequenceAttrs seq;  // transformer operators (docs/transformers.md)
   // How the store requantises (the hardware's store.requantiser, a layer register).
   Requantiser requantiser = Requantiser::Float32;
   // The second and later inputs of add and concat: where they lie in DRAM and
@@ -116,6 +117,7 @@ struct LayerDescriptor {
     uint64_t address = 0;
     int32_t from_layer = -1;
     uint32_t C = 0;
+    uint32_t rows = 0;  // its N*H*W pixels (batch_matmul: a block of tokens)
   };
   std::vector<MoreInput> more_inputs;
 
@@ -159,6 +161,14 @@ struct LayerDescriptor {
   // output row's OW im2col rows (host_im2col).
   uint64_t tile_row_bytes() const;
 };
+
+// The layer registers of operator `l` that follow from the workload and the
+// hardware alone: name, shape and geometry, the graph operator and its
+// quantisation, the array's access mode, formats and layouts, and which
+// operators produce its inputs. The compiler adds the cache plan and the DRAM
+// placement; a program file's graph operator lines are read on top of it
+// (trace_io.h), so those lines carry only what a compiler chooses.
+LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw);
 
 // The float32 requantisation multiplier of output channel k of a graph
 // operator, evaluated as ONNX Runtime does: (x_scale * w_scale[k]) / y_scale.

@@ -42,6 +42,8 @@
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
 #include "sim/config/workload_config.h"
+#include "sim/program/line_fields.h"
+#include "sim/program/operator_lines.h"
 
 namespace npusim {
 
@@ -55,7 +57,8 @@ constexpr uint64_t kMaxDramBytes = uint64_t(64) << 30;  // no 1 TB DRAM image fr
 constexpr uint64_t kU32 = std::numeric_limits<uint32_t>::max();
 
 // clang-format off
-const std::vector<std::string> kHeaderKeys = {"npusim_program", "workload", "hardware", "dram_bytes"};
+const std::vector<std::string> kHeaderKeys = {"npusim_program", "workload", "hardware", "dram_bytes",
+                                               "graph_input_addresses"};
 const std::vector<std::string> kLayerKeys = {
     "layer", "name", "N", "C", "H", "W", "K", "R", "S", "stride", "padding", "out_h", "out_w",
     "relu", "shift", "input_address", "weights_address", "params_address", "output_address",
@@ -77,8 +80,6 @@ const std::tuple<const char*, DescriptorDim, ConfigDim, uint64_t> kShape[] = {
     {"padding", &LayerDescriptor::padding, &LayerConfig::padding, 0}};
 // clang-format on
 
-const std::string kMissing = "nothing (the key is missing)";
-
 // Every name of an enum whose values are 0 .. count-1, as to_string spells them.
 template <class Enum>
 std::vector<std::string> names_of(int count) {
@@ -86,73 +87,17 @@ std::vector<std::string> names_of(int count) {
   for (int i = 0; i < count; ++i) names.push_back(to_string(static_cast<Enum>(i)));
   return names;
 }
-const std::vector<std::string> kOpcodes = names_of<Opcode>(6);
+const std::vector<std::string> kOpcodes = names_of<Opcode>(7);
 const std::vector<std::string> kDependencyKinds = names_of<DependencyKind>(3);
 
 std::string quoted(const std::string& s) { return json(s).dump(); }
 
 bool has_rows(Opcode op) {
-  return op == Opcode::LoadInput || op == Opcode::Compute || op == Opcode::Store;
+  return op == Opcode::LoadInput || op == Opcode::Compute || op == Opcode::Store ||
+         op == Opcode::Vector;
 }
 
 // ---- reading helpers ------------------------------------------------------
-
-// expect_uint with a reason appended to "expected" ("integer in 0..31 (K of layer conv1)").
-uint64_t check_uint(const json& v, const std::string& file, const std::string& pointer,
-                    uint64_t min, uint64_t max, const std::string& why) {
-  try {
-    return expect_uint(v, file, pointer, min, max);
-  } catch (const ConfigError& e) {
-    if (why.empty()) throw;
-    throw ConfigError(e.file(), e.pointer(), e.expected() + " (" + why + ")", e.found());
-  }
-}
-
-// A field in [min, max]; `fallback` (when given) makes it optional.
-uint64_t field(JsonReader& r, const std::string& key, uint64_t min, uint64_t max,
-               const std::string& why = {}, std::optional<uint64_t> fallback = std::nullopt) {
-  const json* v = r.find(key);
-  if (!v) {
-    if (fallback) return *fallback;
-    r.fail(key, "integer in " + std::to_string(min) + ".." + std::to_string(max), kMissing);
-  }
-  return check_uint(*v, r.file(), r.pointer_to(key), min, max, why);
-}
-
-// A field that must equal `want` (a sequence number or a derived value).
-void field_equals(JsonReader& r, const std::string& key, uint64_t want, const std::string& why) {
-  const json* v = r.find(key);
-  const std::string expected = std::to_string(want) + " (" + why + ")";
-  if (!v) r.fail(key, expected, kMissing);
-  if ((!v->is_number_unsigned() && !v->is_number_integer()) || v->get<int64_t>() < 0 ||
-      v->get<uint64_t>() != want)
-    r.fail(key, expected, describe_json(*v));
-}
-
-// A half-open range [begin, end) with end <= limit; non-empty unless allow_empty.
-std::pair<uint32_t, uint32_t> range_field(JsonReader& r, const std::string& key, uint64_t limit,
-                                          bool allow_empty, const std::string& why,
-                                          std::optional<std::pair<uint32_t, uint32_t>> fallback) {
-  const json* v = r.find(key);
-  const std::string expected = "array [begin, end] of two integers (" + why + ")";
-  if (!v) {
-    if (fallback) return *fallback;
-    r.fail(key, expected, kMissing);
-  }
-  if (!v->is_array() || v->size() != 2) r.fail(key, expected, describe_json(*v));
-  const std::string p = r.pointer_to(key);
-  const uint64_t gap = allow_empty ? 0 : 1;
-  const uint64_t b = check_uint((*v)[0], r.file(), p + "/0", 0, limit - gap, why);
-  const uint64_t e = check_uint((*v)[1], r.file(), p + "/1", b + gap, limit, why);
-  return {static_cast<uint32_t>(b), static_cast<uint32_t>(e)};
-}
-
-// Marks every documented key as known, then rejects the others before any
-// value is checked, so a misspelt optional key is reported as such.
-void reject_unknown_keys(JsonReader& r, const std::vector<std::string>& keys) {
-  for (const auto& key : keys) r.find(key);
-  r.finish();
-}
 
 struct Line {
   size_t number = 0;
@@ -166,7 +111,8 @@ bool is_instruction_line(const json& v) {
 
 class ProgramReader {
  public:
-  explicit ProgramReader(std::string path) : path_(std::move(path)) {}
+  ProgramReader(std::string path, WorkloadResolver resolve)
+      : path_(std::move(path)), resolve_(std::move(resolve)) {}
 
   ProgramFile read() {
     load_lines();
@@ -214,6 +160,7 @@ class ProgramReader {
     } catch (const std::runtime_error& e) {
       throw ConfigError(path_, "", "a valid program", e.what());
     }
+    out_.network = std::move(network_);
     return std::move(out_);
   }
 
@@ -257,12 +204,7 @@ class ProgramReader {
       if (!v) r.fail(key, "object", kMissing);
       try {
         if (std::string(key) == "workload") {
-          if (v->is_object() && v->contains("operators"))
-            r.fail(key,
-                   "a layer or layer-list workload (program files do not carry graph "
-                   "workloads yet: docs/graphs.md#limits)",
-                   "a graph workload (\"operators\")");
-          network_ = parse_workload(*v, file);
+          network_ = resolve_ ? resolve_(*v, file) : parse_workload(*v, file);
           out_.workload = *v;
         } else {
           hw_ = parse_hardware_config(*v, file);
@@ -274,12 +216,57 @@ class ProgramReader {
       }
     }
     out_.program.dram_bytes = field(r, "dram_bytes", 0, kMaxDramBytes);
+    read_graph_input_addresses(r);
+  }
+
+  // A graph's input tensors (NHWC int8), one address each.
+  void read_graph_input_addresses(JsonReader& r) {
+    const json* v = r.find("graph_input_addresses");
+    const size_t count = network_.graph_inputs.size();
+    if (count == 0) {
+      if (v != nullptr)
+        r.fail("graph_input_addresses",
+               "no \"graph_input_addresses\" (the workload is not a graph)", describe_json(*v));
+      return;
+    }
+    const std::string expected =
+        "array of " + std::to_string(count) + " addresses (one per graph input)";
+    if (v == nullptr) r.fail("graph_input_addresses", expected, kMissing);
+    if (!v->is_array() || v->size() != count)
+      r.fail("graph_input_addresses", expected, describe_json(*v));
+    const uint64_t dram = out_.program.dram_bytes;
+    for (size_t i = 0; i < count; ++i) {
+      const GraphInput& g = network_.graph_inputs[i];
+      const uint64_t bytes = uint64_t(g.N) * g.H * g.W * g.C;
+      const std::string at =
+          json_pointer_append(r.pointer_to("graph_input_addresses"), std::to_string(i));
+      const std::string why = "input \"" + g.name + "\": a " + std::to_string(bytes) +
+                              "-byte tensor must end within dram_bytes = " + std::to_string(dram);
+      if (bytes > dram)
+        throw ConfigError(r.file(), at, "an address (" + why + ")", "a tensor larger than DRAM");
+      const uint64_t address = check_uint((*v)[i], r.file(), at, 0, dram - bytes, why);
+      tensors_end_ = std::max(tensors_end_, address + bytes);
+      out_.program.graph_input_addresses.push_back(address);
+    }
   }
 
   void read_layer(const Line& line) {
     JsonReader r(line.value, where(line));
-    reject_unknown_keys(r, kLayerKeys);
     const size_t i = out_.program.layers.size();
+    if (network_.is_graph()) {
+      field_equals(r, "layer", i, "layer lines are numbered 0, 1, 2, ... in order");
+      if (i >= network_.layers.size())
+        r.fail("layer",
+               "at most " + std::to_string(network_.layers.size()) +
+                   " layer lines (one per operator of the header's workload)",
+               "line for operator " + std::to_string(i));
+      const OperatorLineLimits limits{out_.program.dram_bytes, hw_.cache_bytes(),
+                                      hw_.compute.units};
+      out_.program.layers.push_back(
+          read_operator_line(r, describe_operator(network_, i, hw_), limits, tensors_end_));
+      return;
+    }
+    reject_unknown_keys(r, kLayerKeys);
     field_equals(r, "layer", i, "layer lines are numbered 0, 1, 2, ... in order");
     LayerDescriptor d;
     d.name = r.require_string("name");
@@ -494,6 +481,7 @@ class ProgramReader {
   }
 
   std::string path_;
+  WorkloadResolver resolve_;
   std::vector<Line> lines_;
   size_t instruction_lines_ = 0;
   uint64_t tensors_end_ = 0;  // the highest tensor end any layer line places
@@ -505,12 +493,18 @@ class ProgramReader {
 }  // namespace
 
 void write_program_jsonl(std::ostream& out, const Program& program, const json& workload,
-                         const json& hardware) {
+                         const json& hardware, bool graph) {
   out << "{\"npusim_program\": " << kProgramFormatVersion << ", \"workload\": " << workload.dump()
-      << ", \"hardware\": " << hardware.dump() << ", \"dram_bytes\": " << program.dram_bytes
-      << "}\n";
+      << ", \"hardware\": " << hardware.dump() << ", \"dram_bytes\": " << program.dram_bytes;
+  if (!program.graph_input_addresses.empty())
+    out << ", \"graph_input_addresses\": " << json(program.graph_input_addresses).dump();
+  out << "}\n";
   for (size_t i = 0; i < program.layers.size(); ++i) {
     const LayerDescriptor& d = program.layers[i];
+    if (graph) {
+      write_operator_line(out, i, d);
+      continue;
+    }
     out << "{\"layer\": " << i << ", \"name\": " << quoted(d.name) << ", \"N\": " << d.N
         << ", \"C\": " << d.C << ", \"H\": " << d.H << ", \"W\": " << d.W << ", \"K\": " << d.K
         << ", \"R\": " << d.R << ", \"S\": " << d.S << ", \"stride\": " << d.stride
@@ -569,6 +563,8 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
   }
 }
 
-ProgramFile read_program_jsonl(const std::string& path) { return ProgramReader(path).read(); }
+ProgramFile read_program_jsonl(const std::string& path, const WorkloadResolver& resolve) {
+  return ProgramReader(path, resolve).read();
+}
 
 }  // namespace npusim

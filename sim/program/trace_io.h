@@ -5,6 +5,7 @@
 // JSON pointer inside that line, what was expected and what was found.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -17,16 +18,24 @@ namespace npusim {
 inline constexpr int kProgramFormatVersion = 3;
 
 struct ProgramFile {
-  nlohmann::json workload;  // as written by to_json(NetworkConfig)
+  nlohmann::json workload;  // the header's: as written by to_json(NetworkConfig), or a reference
   nlohmann::json hardware;  // as written by to_json(HardwareConfig)
+  NetworkConfig network;    // the header's workload, resolved
   Program program;
 };
 
+// `graph`: the program's layers are graph operators (operator_lines.h).
 void write_program_jsonl(std::ostream& out, const Program& program, const nlohmann::json& workload,
-                         const nlohmann::json& hardware);
+                         const nlohmann::json& hardware, bool graph);
+
+// Turns the header's "workload" into a network (origin: "<path>:1 ...");
+// throws ConfigError. The default (empty) is parse_workload: JSON workloads
+// only; the CLI passes one that also opens ONNX model references.
+using WorkloadResolver =
+    std::function<NetworkConfig(const nlohmann::json& workload, const std::string& origin)>;
 
 // Throws ConfigError (file "<path>:<line>") for malformed lines, unknown keys,
 // bad values, and for dependencies on a later or missing instruction.
-ProgramFile read_program_jsonl(const std::string& path);
+ProgramFile read_program_jsonl(const std::string& path, const WorkloadResolver& resolve = {});
 
 }  // namespace npusim

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/reference/qops.h"
+#include "sim/runner/sequence_reference.h"
 #include "sim/tensor/layout.h"
 
 namespace npusim {
@@ -147,6 +148,23 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
   for (size_t l = 0; l < net.layers.size(); ++l) {
     const LayerConfig& L = net.layers[l];
     const OpQuant& oq = L.quant;
+    if (L.op > OpKind::Concat) {    // the transformer operators: NHWC values in and out
+      std::vector<TensorI32> held;  // the graph inputs among its inputs, as values
+      for (size_t i = 0; i < net.sources[l].size(); ++i) {
+        const TensorSource& s = net.sources[l][i];
+        if (s.op >= 0) continue;
+        const TensorI8& g = graph_inputs[size_t(s.graph_input)];
+        TensorI32& t = held.emplace_back(g.shape);
+        for (uint64_t e = 0; e < g.size(); ++e)
+          t.data[e] = byte_value(g.data[e], oq.inputs[i].type);
+      }
+      std::vector<const TensorI32*> ordered;
+      size_t next_held = 0;
+      for (const TensorSource& s : net.sources[l])
+        ordered.push_back(s.op >= 0 ? &outputs[size_t(s.op)] : &held[next_held++]);
+      outputs.push_back(sequence_reference_output(L, data[l], ordered));
+      continue;
+    }
     std::vector<q::QTensor> xs;
     for (size_t i = 0; i < net.sources[l].size(); ++i) {
       const TensorSource& s = net.sources[l][i];
@@ -183,6 +201,8 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
             nchw_to_nhwc_values(q::qlinear_concat(xs, qs, quant(oq.output), y_type, 1)));
         break;
       }
+      default:
+        break;
     }
   }
   return outputs;

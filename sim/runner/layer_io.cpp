@@ -58,6 +58,14 @@ void lay_out_layer(DramImage& image, const LayerDescriptor& d, const LayerConfig
   }
 }
 
+void lay_out_norm_params(DramImage& image, const LayerDescriptor& d, const LayerData& data) {
+  for (uint32_t c = 0; c < d.C; ++c) {
+    const uint64_t at = d.params_address + uint64_t(c) * 8;
+    put_int32(image, at, data.bias.empty() ? 0 : data.bias[c]);
+    put_int32(image, at + 4, int32_t(data.weights.data[c]));
+  }
+}
+
 TensorI8 read_output(const DramImage& image, const LayerDescriptor& d) {
   if (d.output_bits == 0) {
     const bool planar = d.output_layout == TensorLayout::Nchw;

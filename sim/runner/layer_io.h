@@ -21,6 +21,10 @@ namespace npusim {
 void lay_out_layer(DramImage& image, const LayerDescriptor& d, const LayerConfig& L,
                    const LayerData& data, const KernelStream& kernels);
 
+// A norm's parameters (docs/transformers.md#layernorm): C x {int32 beta,
+// int32 gamma byte}, at the descriptor's params_address.
+void lay_out_norm_params(DramImage& image, const LayerDescriptor& d, const LayerData& data);
+
 // The output the store wrote, as N,Ho,Wo,K int8 whatever its layout in DRAM
 // (a packed one unpacked to -1/+1).
 TensorI8 read_output(const DramImage& image, const LayerDescriptor& d);

@@ -257,6 +257,8 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     if (runs_on_array(r.network.layers[l].op))
       lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
                     kernels[l]);
+    else if (has_norm_params(r.network.layers[l].op))
+      lay_out_norm_params(accelerator.dram_image(), r.program.layers[l], data[l]);
   meter.clear_line();
   if (options.progress)
     spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/config/config_error.h"
+#include "sim/config/content_hash.h"
 #include "sim/config/json_reader.h"
 
 namespace npusim::sweep {
@@ -17,20 +18,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string fnv_hex(const std::string& text) {
-  uint64_t h = 0xCBF29CE484222325ULL;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001B3ULL;
-  std::ostringstream s;
-  s << std::hex << h;
-  return s.str();
-}
-
 // What a resumed sweep must find unchanged of its workload: the JSON it
 // varies, or an ONNX model's bytes (it has no JSON); "" for the default.
 std::string workload_hash_of(const SweepSpec& spec) {
-  if (!spec.workload.is_null()) return fnv_hex(spec.workload.dump());
+  if (!spec.workload.is_null()) return fnv1a64_hex(spec.workload.dump());
   if (spec.workload_path.empty() || spec.workload_path.front() == '<') return "";
-  return fnv_hex(read_input_file(spec.workload_path, "a readable ONNX model"));
+  return fnv1a64_hex(read_input_file(spec.workload_path, "a readable ONNX model"));
 }
 
 json read_json(const std::string& path) {

@@ -135,9 +135,16 @@ namespace {
 // the model's own; the vector unit's operators have no data of their own.
 LayerData make_operator_data(const LayerConfig& layer) {
   LayerData d;
-  if (!runs_on_array(layer.op)) return d;
+  if (layer.op == OpKind::BatchMatMul) {  // both operands are activations
+    d.bias.assign(layer.K, 0);
+    return d;
+  }
+  if (!runs_on_array(layer.op) && !has_norm_params(layer.op)) return d;
   const uint64_t base = layer.seed * 4;
-  d.weights = TensorI8({layer.K, layer.R, layer.S, layer.group_channels()});
+  // A norm's gamma: one coefficient per channel, drawn as weights are.
+  d.weights = has_norm_params(layer.op)
+                  ? TensorI8({layer.C, 1, 1, 1})
+                  : TensorI8({layer.K, layer.R, layer.S, layer.group_channels()});
   if (!layer.weight_values.empty()) {  // a model's own weights and bias
     if (layer.weight_values.size() != d.weights.size())
       throw std::runtime_error(
@@ -154,7 +161,7 @@ LayerData make_operator_data(const LayerConfig& layer) {
   for (int8_t& v : d.weights.data)
     v = static_cast<int8_t>(u8 ? rng.uniform(0, 255) : rng.uniform(-127, 127));
   if (!u8) apply_sparsity(d.weights, layer.sparsity, base);
-  d.bias.assign(layer.K, 0);
+  d.bias.assign(has_norm_params(layer.op) ? layer.C : layer.K, 0);
   if (layer.quant.bias) {
     SeededRandom b(base + 3);
     for (int32_t& v : d.bias) v = static_cast<int32_t>(b.uniform(-1024, 1024));

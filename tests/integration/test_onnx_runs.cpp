@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tests/support/test_support.h"
 
@@ -70,7 +71,10 @@ TEST_CASE("onnx: the operator model runs bit-exact and writes outputs in ONNX dt
   CHECK_THAT(npy_header(out + "q/x.float.input.npy"), Catch::Contains("'<f4'"));
 }
 
-TEST_CASE("onnx: --input feeds a graph input from .npy and a wrong name is an error", "[onnx]") {
+TEST_CASE(
+    "onnx: --input feeds a graph input from .npy, others are said to be seeded, and a wrong name "
+    "is an error",
+    "[onnx]") {
   const std::string dir = generate("ops");
   if (dir.empty()) {
     WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
@@ -80,9 +84,13 @@ TEST_CASE("onnx: --input feeds a graph input from .npy and a wrong name is an er
   REQUIRE(test::run_cli("run " + dir + "/ops.onnx -q --out " + out + " --save-outputs").exit_code ==
           0);
   // Feeding back the seeded input gives the same outputs (same digest line).
-  const test::CliResult again = test::run_cli("run " + dir + "/ops.onnx -q --input x=" + out +
+  const test::CliResult again = test::run_cli("run " + dir + "/ops.onnx --input x=" + out +
                                               "/x.input.npy --out " + out + "2 --save-outputs");
   REQUIRE(again.exit_code == 0);
+  CHECK_THAT(again.err, !Catch::Contains("seeded"));
+  // Without --input, stderr says the input is seeded.
+  const test::CliResult seeded = test::run_cli("run " + dir + "/ops.onnx");
+  CHECK_THAT(seeded.err, Catch::Contains("input x: seeded values over the uint8 range"));
   std::ifstream a(out + "/y.npy", std::ios::binary), b(out + "2/y.npy", std::ios::binary);
   const std::string ya((std::istreambuf_iterator<char>(a)), {}),
       yb((std::istreambuf_iterator<char>(b)), {});
@@ -94,14 +102,17 @@ TEST_CASE("onnx: --input feeds a graph input from .npy and a wrong name is an er
 }
 
 TEST_CASE(
-    "onnx: the operator model, Relu/Clip nodes and MobileNetV2 equal ONNX Runtime bit for bit",
+    "onnx: the operator model, Relu/Clip nodes, an int8 MatMulInteger with no zero point, "
+    "NHWC Transposes and MobileNetV2 equal ONNX Runtime bit for bit",
     "[onnx]") {
-  const std::string dir = generate("ops relu_clip torch_reshape mobilenet_v2");
+  const std::string dir =
+      generate("ops relu_clip torch_reshape s8_defaults transpose_layouts mobilenet_v2");
   if (dir.empty() || !have_ort()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
   }
-  for (const char* model : {"ops", "relu_clip", "torch_reshape", "mobilenet_v2"}) {
+  for (const char* model :
+       {"ops", "relu_clip", "torch_reshape", "s8_defaults", "transpose_layouts", "mobilenet_v2"}) {
     const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model + ".onnx --npusim " +
                             NPUSIM_BINARY + " > " + test::temp_dir() + "/cmp.txt 2>&1";
     const int status = std::system(cmd.c_str());
@@ -202,4 +213,40 @@ TEST_CASE(
     CHECK(status == 0);
     CHECK_THAT(text, Catch::Contains("logits_dq float32 [1, 1000]: bit-exact (1000 values)"));
   }
+}
+
+TEST_CASE(
+    "onnx: ResNet-50 in QOperator and QDQ form equals ONNX Runtime bit for bit, per-node cycles "
+    "within the bounds",
+    "[onnx][network]") {
+  const std::string dir = generate("resnet50 resnet50_qdq");
+  if (dir.empty() || !have_ort()) {
+    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  for (const char* model : {"resnet50", "resnet50_qdq"}) {
+    const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model +
+                            ".onnx --levels all --npusim " + NPUSIM_BINARY + " > " +
+                            test::temp_dir() + "/cmp.txt 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream f(test::temp_dir() + "/cmp.txt");
+    const std::string text((std::istreambuf_iterator<char>(f)), {});
+    INFO(model << "\n" << text);
+    CHECK(status == 0);
+    CHECK_THAT(text, Catch::Contains("fc.out uint8 [1, 1000]: bit-exact (1000 values)"));
+  }
+  // Every node's row in the report, named by node and op type, and the run within its bounds.
+  const std::string out = test::temp_dir() + "/r50_report";
+  const test::CliResult r =
+      test::run_cli("run " + dir + "/resnet50.onnx --timing-only -q --out " + out);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream f(out + "/report.json");
+  const nlohmann::json report = nlohmann::json::parse(f);
+  CHECK(report["layers"].size() == 72);  // 53 conv, 1 maxpool, 16 add, 1 global pool, 1 fc
+  CHECK(report["layers"][0]["name"] == "conv1");
+  CHECK_THAT(r.out, Catch::Contains("conv1") && Catch::Contains("QLinearConv") &&
+                        Catch::Contains("QLinearAdd") && Catch::Contains("QLinearGAP") &&
+                        Catch::Contains("QGemm"));
+  for (const auto& layer : report["layers"]) CHECK(layer["cycles"].get<uint64_t>() > 0);
+  CHECK(report["totals"]["within_bounds"] == true);
 }

@@ -251,3 +251,46 @@ TEST_CASE("vector stage: element operations over the lanes, rounded up", "[cost]
   // A 3x3 max pool row of 56 outputs x 64 channels: 56 * 64 * 9 = 32256 ops / 24 = 1344.
   CHECK(cost::vector_stage_cycles(v, 56 * 64 * 9) == 1344);
 }
+
+TEST_CASE("broadcast stage: every coefficient over all rows x cols multipliers, no lockstep",
+          "[cost]") {
+  const ComputeConfig c = array(4, 8);  // 32 multipliers
+  // Non-zeros 5, 7, 1, 2, 3, 1, 2 (21 in all) on 20 pixels: ceil(20 / 32) = 1 cycle each: 21.
+  const uint32_t nz[7] = {5, 7, 1, 2, 3, 1, 2};
+  CHECK(cost::broadcast_stage_cycles(c, 20, nz, 7) == 21);
+  // 33 pixels need two passes of the 32 multipliers: 21 * 2 = 42. (Lockstep on the same
+  // array: blocks {5,7,1,2} max 7 and {3,1,2} max 3, times ceil(33 / 8) = 5 passes: 50.)
+  CHECK(cost::broadcast_stage_cycles(c, 33, nz, 7) == 42);
+  CHECK(cost::zero_skip_stage_cycles(c, 33, nz, 7) == 50);
+  // A 1-pixel matmul row: one multiplier busy per coefficient, 21 cycles on any array size.
+  CHECK(cost::broadcast_stage_cycles(array(32, 32), 1, nz, 7) == 21);
+  // 64 pixels on a 2 x 16 array (32 multipliers): 2 passes; on 16 x 2 the same product.
+  CHECK(cost::broadcast_stage_cycles(array(2, 16), 64, nz, 7) == 42);
+}
+
+TEST_CASE("transformer vector operators: element and special work per row, worked by hand",
+          "[cost]") {
+  // One row of BERT-base scores: 12 heads x 128 keys = 1536 elements.
+  const cost::VectorWork softmax = cost::sequence_op_work(OpKind::Softmax, 1, 1536);
+  CHECK(softmax.element_ops == 4608);
+  CHECK(softmax.special_ops == 1536);
+  VectorConfig v;  // 32 lanes, 4 special results per cycle
+  CHECK(cost::vector_stage_cycles(v, softmax.element_ops) +
+            cost::vector_special_cycles(v, softmax.special_ops) ==
+        144 + 384);
+  // 3 pixels x 7 channels tells pixels from channels: n = 21.
+  const cost::VectorWork ln = cost::sequence_op_work(OpKind::LayerNorm, 3, 7);
+  CHECK(ln.element_ops == 84);
+  CHECK(ln.special_ops == 24);  // 21 divisions + 3 roots
+  const cost::VectorWork rms = cost::sequence_op_work(OpKind::RmsNorm, 3, 7);
+  CHECK(rms.element_ops == 63);
+  CHECK(rms.special_ops == 24);
+  CHECK(cost::sequence_op_work(OpKind::Gelu, 3, 7).element_ops == 21);
+  CHECK(cost::sequence_op_work(OpKind::Silu, 3, 7).special_ops == 0);
+  CHECK(cost::sequence_op_work(OpKind::Mul, 3, 7).element_ops == 42);
+  CHECK(cost::sequence_op_work(OpKind::Rope, 3, 7).element_ops == 63);
+  v.special_per_cycle = 5;
+  CHECK(cost::vector_special_cycles(v, 24) == 5);  // ceil(24 / 5)
+  CHECK(cost::vector_special_cycles(v, 25) == 5);
+  CHECK(cost::vector_special_cycles(v, 26) == 6);
+}

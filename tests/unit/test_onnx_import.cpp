@@ -242,3 +242,56 @@ TEST_CASE("onnx: an output shape the model states but its node does not compute 
   for (int64_t d : {1, 3, 4, 3}) right->mutable_shape()->add_dim()->set_dim_value(d);
   CHECK_NOTHROW(import_onnx(ok.save("goodshape.onnx"), {}));
 }
+
+TEST_CASE("onnx: Transposes at an NHWC input and to an NHWC output become layouts, not nodes",
+          "[onnx]") {
+  ModelBuilder m = conv_model();  // the conv reads x as [1, 2, 4, 3] NCHW
+  m.g->mutable_input(0)->set_name("x_nhwc");
+  auto* dims = m.g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(1)->set_dim_value(4);  // declared [1, 4, 3, 2]: N, H, W, C
+  dims->mutable_dim(2)->set_dim_value(3);
+  dims->mutable_dim(3)->set_dim_value(2);
+  auto* in = m.node("Transpose", {"x_nhwc"}, {"x"}, "to_nchw");
+  auto* perm = in->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto_AttributeType_INTS);
+  for (int p : {0, 3, 1, 2}) perm->add_ints(p);
+  m.g->mutable_node()->SwapElements(0, 1);  // the Transpose first
+  auto* out = m.node("Transpose", {"y"}, {"y_nhwc"}, "to_nhwc");
+  auto* perm2 = out->add_attribute();
+  perm2->set_name("perm");
+  perm2->set_type(onnx::AttributeProto_AttributeType_INTS);
+  for (int p : {0, 2, 3, 1}) perm2->add_ints(p);
+  m.output("y_nhwc");
+  const OnnxModel model = import_onnx(m.save("transposes.onnx"), {});
+  REQUIRE(model.network.layers.size() == 1);  // the conv only
+  const GraphInput& x = model.network.graph_inputs.at(0);
+  CHECK((x.C == 2 && x.H == 4 && x.W == 3));
+  CHECK(x.onnx_nhwc);
+  CHECK(x.onnx_shape == std::vector<uint32_t>{1, 4, 3, 2});
+  REQUIRE(model.outputs.size() == 2);
+  CHECK((model.outputs[0].name == "y" && !model.outputs[0].nhwc));
+  CHECK((model.outputs[1].name == "y_nhwc" && model.outputs[1].nhwc &&
+         model.outputs[1].tensor == "y"));
+}
+
+TEST_CASE("onnx: a Transpose that would move data is refused with the forms it may take",
+          "[onnx]") {
+  ModelBuilder m = conv_model();
+  auto* t = m.node("Transpose", {"y"}, {"y_t"}, "swap_hw");
+  auto* perm = t->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto_AttributeType_INTS);
+  std::vector<int> axes = {0, 1, 3, 2};
+  SECTION("swapping H and W") {}
+  SECTION("to NHWC but read by another node") {
+    axes = {0, 2, 3, 1};
+    m.node("Relu", {"y_t"}, {"z"}, "relu");
+  }
+  for (int p : axes) perm->add_ints(p);
+  m.output("y_t");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("swap.onnx"), {}); });
+  CHECK(e.pointer() == "node 'swap_hw' (Transpose)");
+  CHECK_THAT(e.expected(), Catch::Contains("perm [0, 3, 1, 2] of an NHWC graph input"));
+  CHECK_THAT(e.found(), Catch::Contains("computed tensor \"y\""));
+}

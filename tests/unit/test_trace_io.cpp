@@ -42,7 +42,7 @@ Compiled compiled() {
   c.hw.compute.units = 2;
   c.program = compile_network(c.net, c.hw);
   std::ostringstream out;
-  write_program_jsonl(out, c.program, to_json(c.net), to_json(c.hw));
+  write_program_jsonl(out, c.program, to_json(c.net), to_json(c.hw), c.net.is_graph());
   std::istringstream in(out.str());
   for (std::string line; std::getline(in, line);) c.lines.push_back(line);
   return c;
@@ -144,7 +144,7 @@ TEST_CASE("trace: a compiled program round-trips exactly", "[trace]") {
 
   // Writing what was read gives the same bytes.
   std::ostringstream again;
-  write_program_jsonl(again, file.program, file.workload, file.hardware);
+  write_program_jsonl(again, file.program, file.workload, file.hardware, file.network.is_graph());
   CHECK(again.str() == join(c.lines));
 }
 

@@ -1,0 +1,190 @@
+#include "models/sequence_ops.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "models/requantiser.h"
+
+namespace npusim::sequence_ops {
+namespace {
+
+using vector_ops::InputView;
+
+int8_t requantise(int64_t acc, float multiplier, const TensorQuant& y) {
+  const int64_t clamped = std::min<int64_t>(std::max<int64_t>(acc, INT32_MIN), INT32_MAX);
+  return int8_t(requantise_float32(int32_t(clamped), multiplier, y.zero_point, quant_min(y.type),
+                                   quant_max(y.type)));
+}
+
+// Softmax over each head's n = C / heads channels of a pixel: e = E[max - q]
+// with E[d] = round(2^16 exp(-d * x_scale)), p = floor(e * 2^16 / sum e)
+// (Q16), then the float32 requantiser with multiplier 2^-16 / y_scale. A causal
+// row `oh` sees keys j <= oh + (n - H); the rest get p = 0.
+void softmax_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t d = 0; d < 256; ++d)
+    table[d] =
+        uint32_t(std::nearbyint(std::ldexp(std::exp(-double(d) * double(x.quant.scale)), 16)));
+  const TensorQuant& y = L.quant.output;
+  const float multiplier = (1.0f / 65536.0f) / y.scale;
+  const uint32_t n = L.C / L.seq.heads;
+  const uint32_t valid = L.seq.causal ? std::min<uint32_t>(n, oh + (n - L.H) + 1) : n;
+  for (uint32_t ow = 0; ow < L.out_w; ++ow)
+    for (uint32_t h = 0; h < L.seq.heads; ++h) {
+      const uint64_t base = (uint64_t(oh) * L.W + ow) * L.C + uint64_t(h) * n;
+      int32_t top = INT32_MIN;
+      for (uint32_t j = 0; j < valid; ++j) top = std::max(top, x.value(base + j));
+      uint64_t sum = 0;
+      for (uint32_t j = 0; j < valid; ++j) sum += table[uint32_t(top - x.value(base + j))];
+      for (uint32_t j = 0; j < n; ++j) {
+        const uint64_t p =
+            j < valid ? (uint64_t(table[uint32_t(top - x.value(base + j))]) << 16) / sum : 0;
+        out[uint64_t(ow) * L.K + uint64_t(h) * n + j] = requantise(int64_t(p), multiplier, y);
+      }
+    }
+}
+
+int32_t param(const int8_t* params, uint32_t c, uint32_t which) {
+  int32_t v = 0;
+  std::memcpy(&v, params + uint64_t(c) * 8 + which * 4, 4);
+  return v;
+}
+
+// LayerNorm and RMSNorm per pixel over its C channels; z in Q12, then
+// acc = (gamma - gamma_zp) * z + beta, requantised with (gamma_scale / 2^12) / y_scale.
+void norm_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, const int8_t* params,
+              int8_t* out) {
+  const uint32_t C = L.C;
+  const bool layer_norm = L.op == OpKind::LayerNorm;
+  const double sx = double(x.quant.scale);
+  const double eps = layer_norm ? L.seq.epsilon * double(C) * double(C) / (sx * sx)
+                                : L.seq.epsilon * 65536.0 / (sx * sx);
+  const uint64_t eps_int = uint64_t(std::min(std::nearbyint(eps), 4.0e18));
+  const bool g_unsigned = L.quant.weight_type == QuantType::Uint8;
+  const int32_t g_zp = L.quant.weight_zero_point[0];
+  const float multiplier = (L.quant.weight_scale[0] / 4096.0f) / L.quant.output.scale;
+  for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+    const uint64_t base = (uint64_t(oh) * L.W + ow) * C;
+    const auto centred = [&](uint32_t c) {
+      return int64_t(x.value(base + c) - x.quant.zero_point);
+    };
+    int64_t total = 0;
+    for (uint32_t c = 0; c < C; ++c) total += centred(c);
+    uint64_t squares = 0;
+    for (uint32_t c = 0; c < C; ++c) {
+      const int64_t d = layer_norm ? int64_t(C) * centred(c) - total : centred(c);
+      squares += uint64_t(d * d);
+    }
+    const uint64_t root = isqrt((layer_norm ? squares / C : (squares << 16) / C) + eps_int);
+    for (uint32_t c = 0; c < C; ++c) {
+      const int64_t d = layer_norm ? int64_t(C) * centred(c) - total : centred(c);
+      const int64_t z = root == 0 ? 0 : d * (layer_norm ? 4096 : 1048576) / int64_t(root);
+      const int32_t raw = param(params, c, 1);
+      const int32_t gamma =
+          (g_unsigned ? int32_t(uint8_t(int8_t(raw))) : int32_t(int8_t(raw))) - g_zp;
+      const int64_t acc = int64_t(gamma) * z + (L.quant.bias ? param(params, c, 0) : 0);
+      out[uint64_t(ow) * L.K + c] = requantise(acc, multiplier, L.quant.output);
+    }
+  }
+}
+
+// GELU and SiLU through a 256-entry table of the input's codes:
+// T[q] = clamp(round(f((q - zp) * x_scale) / y_scale) + y_zp), f in double.
+void table_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
+  const TensorQuant& y = L.quant.output;
+  const int32_t lo = quant_min(x.quant.type);
+  std::array<int8_t, 256> table{};
+  for (int32_t q = lo; q <= quant_max(x.quant.type); ++q) {
+    const double v = double(q - x.quant.zero_point) * double(x.quant.scale);
+    const double f = L.op == OpKind::Gelu ? 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440))
+                                          : v / (1.0 + std::exp(-v));
+    const double r = std::nearbyint(f / double(y.scale)) + double(y.zero_point);
+    table[size_t(q - lo)] = int8_t(
+        int32_t(std::min(std::max(r, double(quant_min(y.type))), double(quant_max(y.type)))));
+  }
+  const uint64_t first = uint64_t(oh) * L.W * L.C, count = uint64_t(L.W) * L.C;
+  for (uint64_t i = 0; i < count; ++i) out[i] = table[size_t(x.value(first + i) - lo)];
+}
+
+// Elementwise product: (a - a_zp) * (b - b_zp), requantised with (a_scale * b_scale) / y_scale.
+void mul_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t* out) {
+  const float multiplier = (in[0].quant.scale * in[1].quant.scale) / L.quant.output.scale;
+  const uint64_t first = uint64_t(oh) * L.W * L.C, count = uint64_t(L.W) * L.C;
+  for (uint64_t i = 0; i < count; ++i) {
+    const int64_t a = in[0].value(first + i) - in[0].quant.zero_point;
+    const int64_t b = in[1].value(first + i) - in[1].quant.zero_point;
+    out[i] = requantise(a * b, multiplier, L.quant.output);
+  }
+}
+
+// Rotary embedding, rotate-half pairs (i, i + dim/2) of each head at position
+// p = oh + position_offset: cos and sin of p * base^(-2i/dim) in Q14.
+void rope_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
+  const uint32_t dim = L.C / L.seq.heads, half = dim / 2;
+  const double position = double(oh) + double(L.seq.position_offset);
+  std::vector<int64_t> cosines(half), sines(half);
+  for (uint32_t i = 0; i < half; ++i) {
+    const double theta = position * std::pow(L.seq.rope_base, -2.0 * double(i) / double(dim));
+    cosines[i] = int64_t(std::nearbyint(std::cos(theta) * 16384.0));
+    sines[i] = int64_t(std::nearbyint(std::sin(theta) * 16384.0));
+  }
+  const float multiplier = (x.quant.scale / 16384.0f) / L.quant.output.scale;
+  const uint64_t row = uint64_t(oh) * L.W * L.C;
+  for (uint32_t h = 0; h < L.seq.heads; ++h)
+    for (uint32_t i = 0; i < half; ++i) {
+      const uint64_t lo = row + uint64_t(h) * dim + i, hi = lo + half;
+      const int64_t a = x.value(lo) - x.quant.zero_point, b = x.value(hi) - x.quant.zero_point;
+      out[lo - row] = requantise(a * cosines[i] - b * sines[i], multiplier, L.quant.output);
+      out[hi - row] = requantise(b * cosines[i] + a * sines[i], multiplier, L.quant.output);
+    }
+}
+
+}  // namespace
+
+bool handles(OpKind op) {
+  switch (op) {
+    case OpKind::Softmax:
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Mul:
+    case OpKind::Rope:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
+                 const int8_t* params, int8_t* out_row) {
+  switch (L.op) {
+    case OpKind::Softmax:
+      return softmax_row(L, inputs[0], oh, out_row);
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
+      return norm_row(L, inputs[0], oh, params, out_row);
+    case OpKind::Gelu:
+    case OpKind::Silu:
+      return table_row(L, inputs[0], oh, out_row);
+    case OpKind::Mul:
+      return mul_row(L, inputs, oh, out_row);
+    case OpKind::Rope:
+      return rope_row(L, inputs[0], oh, out_row);
+    default:
+      break;
+  }
+}
+
+uint64_t isqrt(uint64_t v) {
+  constexpr uint64_t kMax = 0xFFFFFFFFull;  // floor(sqrt(2^64 - 1))
+  uint64_t r = std::min<uint64_t>(uint64_t(std::sqrt(double(v))), kMax);
+  while (r * r > v) --r;
+  while (r < kMax && (r + 1) * (r + 1) <= v) ++r;
+  return r;
+}
+
+}  // namespace npusim::sequence_ops

@@ -1,0 +1,104 @@
+#include "sim/config/sequence_config.h"
+
+#include "sim/config/config_error.h"
+
+namespace npusim {
+namespace {
+
+constexpr uint64_t kMaxDim = 65536;
+
+}  // namespace
+
+void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<SequenceOperand>& in,
+                             const FailInput& fail_shape) {
+  const SequenceOperand& x = in[0];
+  const auto dims = [](const SequenceOperand& t) {
+    return "[" + std::to_string(t.N) + ", " + std::to_string(t.C) + ", " + std::to_string(t.H) +
+           ", " + std::to_string(t.W) + "]";
+  };
+  L.K = L.C, L.R = L.S = 1;
+  const bool rows_are_tokens = L.op == OpKind::BatchMatMul || L.op == OpKind::Rope ||
+                               (L.op == OpKind::Softmax && r.has("causal"));
+  if (rows_are_tokens)
+    for (std::size_t k = 0; k < in.size(); ++k)
+      if (in[k].N != 1 || in[k].W != 1)
+        fail_shape(k, "a sequence tensor [1, C, tokens, 1] (one row per token)");
+  const auto heads_key = [&](const char* key, uint32_t divides, const std::string& what,
+                             uint32_t fallback = 1) {
+    const uint32_t h = uint32_t(r.get_uint(key, 1, kMaxDim, fallback));
+    if (divides % h != 0)
+      r.fail(key, "a divisor of " + what + " = " + std::to_string(divides), std::to_string(h));
+    return h;
+  };
+  switch (L.op) {
+    case OpKind::BatchMatMul: {
+      const SequenceOperand& b = in[1];
+      // The blocks of b are one tensor of sum(H) tokens (one type and quantisation).
+      uint32_t tokens = 0;
+      for (std::size_t k = 1; k < in.size(); ++k) {
+        const SequenceOperand& t = in[k];
+        if (t.C != b.C || t.quant.type != b.quant.type || t.quant.scale != b.quant.scale ||
+            t.quant.zero_point != b.quant.zero_point)
+          fail_shape(k, "a block of the second operand: " + std::to_string(b.C) +
+                            " channels and the quantisation of inputs/1");
+        tokens += t.H;
+      }
+      L.seq.transpose_b = r.get_bool("transpose_b", false);
+      L.seq.heads = heads_key("heads", x.C, "the first input's channels C");
+      L.seq.kv_heads = heads_key("kv_heads", L.seq.heads, "heads", L.seq.heads);
+      const uint32_t per_head = x.C / L.seq.heads;  // dim (scores) or keys (context)
+      if (L.seq.transpose_b) {
+        if (b.C != L.seq.kv_heads * per_head)
+          fail_shape(1, "keys [1, kv_heads * dim, keys, 1] with kv_heads * dim = " +
+                            std::to_string(L.seq.kv_heads) + " * " + std::to_string(per_head) +
+                            " channels");
+        L.K = L.seq.heads * tokens;
+      } else {
+        if (tokens != per_head)
+          fail_shape(1, "values [1, kv_heads * dim, keys, 1] with keys = C / heads = " +
+                            std::to_string(per_head) + " rows in all its blocks");
+        if (b.C % L.seq.kv_heads != 0)
+          fail_shape(
+              1, "values whose channels kv_heads = " + std::to_string(L.seq.kv_heads) + " divides");
+        L.K = L.seq.heads * (b.C / L.seq.kv_heads);
+      }
+      L.groups = L.seq.heads;
+      L.quant.weight_type = b.quant.type;
+      L.quant.weight_scale = {b.quant.scale};
+      L.quant.weight_zero_point = {b.quant.zero_point};
+      L.quant.bias = false;
+      break;
+    }
+    case OpKind::Softmax:
+      L.seq.heads = heads_key("heads", x.C, "the input's channels C");
+      L.seq.causal = r.get_bool("causal", false);
+      if (L.seq.causal && x.C / L.seq.heads < x.H)
+        r.fail("causal", "keys per head C / heads at least the query rows " + std::to_string(x.H),
+               std::to_string(x.C / L.seq.heads) + " keys per head in " + dims(x));
+      break;
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm: {
+      if (x.C > kMaxNormChannels)
+        fail_shape(0, "at most " + std::to_string(kMaxNormChannels) + " channels to normalise");
+      L.seq.epsilon = r.get_positive_number("epsilon", 1.0, 1e-5);
+      L.quant.bias = r.get_bool("bias", L.op == OpKind::LayerNorm);
+      break;
+    }
+    case OpKind::Mul:
+      if (in[1].N != x.N || in[1].C != x.C || in[1].H != x.H || in[1].W != x.W)
+        fail_shape(1, "a tensor of the first input's shape " + dims(x));
+      break;
+    case OpKind::Rope:
+      L.seq.heads = heads_key("heads", x.C, "the input's channels C");
+      if ((x.C / L.seq.heads) % 2 != 0)
+        r.fail("heads", "heads leaving an even dim per head (rope rotates pairs)",
+               std::to_string(L.seq.heads) + " (dim " + std::to_string(x.C / L.seq.heads) + ")");
+      L.seq.rope_base = r.get_positive_number("base", 1e12, 10000.0);
+      L.seq.position_offset = uint32_t(r.get_uint("position_offset", 0, kMaxDim, 0));
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace npusim

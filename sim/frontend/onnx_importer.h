@@ -1,0 +1,186 @@
+// The ONNX importer's internals (onnx_import.h is the interface): one
+// Importer reads a model and turns its nodes into graph operators. Its
+// methods live in three files: onnx_import.cpp (the model, its inputs and
+// outputs, node dispatch), onnx_operands.cpp (reading a node's inputs,
+// attributes and quantisation) and onnx_nodes.cpp (one importer per kind of
+// node). Not for use outside sim/frontend/.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/config/workload_config.h"
+#include "sim/frontend/onnx_constants.h"
+#include "sim/frontend/onnx_import.h"
+
+namespace npusim::onnx_detail {
+
+inline constexpr int64_t kMinOpset = 10, kMaxOpset = 19;
+
+// An activation tensor the simulator computes (or a graph input).
+struct Activation {
+  TensorSource source;
+  uint32_t N = 1, C = 0, H = 1, W = 1;
+  bool flat = false;  // [N, C] (after Flatten/Reshape or a matmul)
+  bool quant_known = false;
+  TensorQuant quant;
+  int32_t graph_input = -1;  // its GraphInput, until first quantised by a consumer
+  int onnx_type = 0;
+};
+
+// "float32", "uint8", ... for an ONNX element type, in messages.
+const char* type_name(int t);
+
+class Importer {
+ public:
+  Importer(std::string path, const std::map<std::string, std::string>& inputs)
+      : path_(std::move(path)), input_files_(inputs) {}
+
+  OnnxModel run();
+
+ private:
+  // ---- reading ------------------------------------------------------------
+  void read_model();
+
+  // ---- graph inputs read as constants --------------------------------------
+  // The inputs of a node that carry activations; every other input is a
+  // constant operand (weights, bias, scales, zero points, a Reshape's shape).
+  static std::vector<int> data_slots(const onnx::NodeProto& n);
+
+  // Graph inputs some node reads in a constant slot, with the first such use
+  // ("node 'c' (QLinearConv) input 3") for messages. ONNX's node tests feed
+  // weights, scales and zero points this way: they come from --input files.
+  std::map<std::string, std::string> constant_slot_uses(const onnx::GraphProto& g) const;
+
+  // A graph input read as a constant takes its values from its --input file,
+  // in the input's declared dtype and shape.
+  Constant constant_from_input_file(const onnx::ValueInfoProto& v, const std::string& use);
+
+  void declare_input(const onnx::ValueInfoProto& v);
+
+  // --input NAME=FILE.npy: the input's values in its type and ONNX shape.
+  void load_input_file(const std::string& name, const std::string& file);
+
+  // ---- nodes ---------------------------------------------------------------
+  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& expected,
+                         const std::string& found) const;
+  std::string node_where(const onnx::NodeProto& n) const;
+
+  const std::string& input(const onnx::NodeProto& n, int i, bool required = true) const;
+
+  const Constant& constant(const onnx::NodeProto& n, int i) const;
+
+  float scale_of(const onnx::NodeProto& n, int i) const;
+  std::vector<float> scales_of(const onnx::NodeProto& n, int i, uint64_t per_channel) const;
+  // Zero points must have the type of the tensor they belong to.
+  std::vector<int32_t> zero_points_of(const onnx::NodeProto& n, int i, int want_type,
+                                      uint64_t per_channel) const;
+
+  int64_t int_attr(const onnx::NodeProto& n, const char* name, int64_t fallback) const;
+  float float_attr(const onnx::NodeProto& n, const char* name, float fallback) const;
+  std::vector<int64_t> ints_attr(const onnx::NodeProto& n, const char* name) const;
+  void require_attr_absent_or(const onnx::NodeProto& n, const char* name,
+                              const std::string& ok) const;
+
+  Activation& activation(const onnx::NodeProto& n, int i);
+
+  // The quantisation a consumer states for its input: the tensor's own, set
+  // now if this is its first quantised reader (a graph input).
+  void settle_quant(const onnx::NodeProto& n, Activation& a, const std::string& name, float scale,
+                    int32_t zp, int onnx_type);
+
+  // The element type an absent zero point takes: the activation's own (ONNX:
+  // "default 0 of the input's type"), uint8 where nothing says otherwise.
+  static int activation_type(const Activation& a);
+
+  int type_of_zero_point_or(const onnx::NodeProto& n, int i, int fallback) const;
+
+  // Reads activation input (x, scale, zp) at positions i, i+1, i+2.
+  TensorQuant quantised_input(const onnx::NodeProto& n, int i);
+
+  TensorQuant output_quant(const onnx::NodeProto& n, int scale_at, int zp_at);
+
+  LayerConfig base_layer(const onnx::NodeProto& n, int index, const Activation& x, OpKind op);
+
+  void add_layer(const onnx::NodeProto& n, LayerConfig L, std::vector<TensorSource> sources,
+                 bool flat_output = false);
+
+  // Convolution geometry from ONNX attributes.
+  void conv_geometry(const onnx::NodeProto& n, LayerConfig& L, bool dilations_allowed = true);
+
+  // ConvInteger / MatMulInteger: the input's zero point (input 2, `x_type`
+  // when absent), the weights' (input 3), no scales, raw int32 sums.
+  void integer_operands(const onnx::NodeProto& n, Activation& xa, int x_type, int weight_type,
+                        uint32_t K, OpQuant& q);
+
+  // An optional int32 bias of K values at input `at` into `values`; false when absent.
+  bool int32_bias(const onnx::NodeProto& n, int at, uint32_t K, const std::string& expected,
+                  std::vector<int32_t>& values);
+
+  void import_conv(const onnx::NodeProto& n, int index, bool integer);
+
+  // QLinearMatMul, MatMulInteger, QGemm: a [M, K] activation times constant b.
+  void import_matmul(const onnx::NodeProto& n, int index, const std::string& kind);
+
+  void import_pool(const onnx::NodeProto& n, int index, OpKind op);
+
+  void import_add(const onnx::NodeProto& n, int index);
+
+  void import_concat(const onnx::NodeProto& n, int index);
+
+  // Flatten / Reshape of [N, C, 1, 1] to [N, C]: the same bytes.
+  void import_flatten(const onnx::NodeProto& n);
+
+  // Transpose where it is a change of layout the simulator expresses, since
+  // every tensor lies NHWC in its DRAM: perm [0, 3, 1, 2] of a 4-D graph input
+  // (the model's input is NHWC, which is the DRAM order), perm [0, 2, 3, 1]
+  // of a computed tensor to a graph output (saved NHWC as it lies), and the
+  // identity. Anything else would move data and is refused.
+  void import_transpose(const onnx::NodeProto& n);
+
+  // QuantizeLinear of a float graph input: the simulator's input is the uint8
+  // or int8 tensor it makes (seeded, or from --input in that type).
+  void import_quantize(const onnx::NodeProto& n);
+
+  void import_dequantize(const onnx::NodeProto& n);
+
+  // Relu / Clip on a quantised tensor work on its integers (max(x, 0); clamp
+  // to the min and max inputs, given in the tensor's type). Fused into the
+  // output range of the conv, matmul or add that computes the tensor, which
+  // then clamps as it requantises: exact, as the clamp follows the rounding.
+  void import_relu_clip(const onnx::NodeProto& n);
+
+  // Every tensor the simulator computes has the shape the model states for it
+  // (declared or inferred by ONNX): else the model and its nodes disagree.
+  void check_stated_shapes(const std::map<std::string, std::vector<int64_t>>& stated,
+                           const std::map<std::string, std::string>& producers) const;
+
+  // A node of a constant subgraph (a Reshape's shape, as exporters compute
+  // it) evaluated now: its output becomes a constant (onnx_constants.h).
+  bool fold_constant(const onnx::NodeProto& n);
+
+  void import_node(const onnx::NodeProto& n, int index);
+
+  void declare_output(const std::string& name);
+
+  // What to_json writes for the workload: the model file it came from.
+  std::string nlohmann_placeholder() const;
+
+  std::string path_;
+  std::map<std::string, std::string> input_files_;
+  onnx::ModelProto model_;
+  std::map<std::string, Constant> constants_;
+  std::map<std::string, Activation> activations_;
+  std::map<std::string, int> readers_;  // per tensor: node inputs and graph outputs reading it
+  int64_t opset_ = 0;                   // of the default domain
+  std::map<std::string, OnnxOutput> dequantized_;
+  std::map<std::string, OnnxOutput> transposed_;  // graph outputs transposed to NHWC
+  std::set<std::string> layer_names_;
+  OnnxModel out_;
+};
+
+}  // namespace npusim::onnx_detail

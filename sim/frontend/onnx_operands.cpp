@@ -1,0 +1,296 @@
+// Importer methods that read one node's operands: its inputs as constants or
+// activations, scales, zero points and attributes, and the quantisation every
+// tensor must keep (onnx_importer.h).
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "sim/config/config_error.h"
+#include "sim/frontend/onnx_constants.h"
+#include "sim/frontend/onnx_importer.h"
+#include "sim/frontend/onnx_shapes.h"
+#include "sim/frontend/qdq_lowering.h"
+#include "sim/tensor/layout.h"
+#include "sim/tensor/tensor.h"
+
+namespace npusim::onnx_detail {
+
+const char* type_name(int t) {
+  switch (t) {
+    case onnx::TensorProto_DataType_FLOAT:
+      return "float32";
+    case onnx::TensorProto_DataType_UINT8:
+      return "uint8";
+    case onnx::TensorProto_DataType_INT8:
+      return "int8";
+    case onnx::TensorProto_DataType_INT32:
+      return "int32";
+    case onnx::TensorProto_DataType_INT64:
+      return "int64";
+    default:
+      return "another type";
+  }
+}
+
+void Importer::fail(const onnx::NodeProto& n, const std::string& expected,
+                    const std::string& found) const {
+  throw ConfigError(path_, node_where(n), expected, found);
+}
+
+std::string Importer::node_where(const onnx::NodeProto& n) const {
+  return "node '" + n.name() + "' (" + n.op_type() + ")";
+}
+
+const std::string& Importer::input(const onnx::NodeProto& n, int i, bool required) const {
+  static const std::string kNone;
+  if (i < n.input_size() && !n.input(i).empty()) return n.input(i);
+  if (required) fail(n, "input " + std::to_string(i), "no such input");
+  return kNone;
+}
+
+const Constant& Importer::constant(const onnx::NodeProto& n, int i) const {
+  const std::string& name = input(n, i);
+  const auto it = constants_.find(name);
+  if (it == constants_.end())
+    fail(n, "input " + std::to_string(i) + " (\"" + name + "\") as an initialiser",
+         "no initialiser of that name (computed at run time, or missing)");
+  return it->second;
+}
+
+float Importer::scale_of(const onnx::NodeProto& n, int i) const {
+  const Constant& c = constant(n, i);
+  if (c.type != onnx::TensorProto_DataType_FLOAT || c.count() != 1)
+    fail(n, "input " + std::to_string(i) + " a float32 scalar scale",
+         std::string(type_name(c.type)) + " of " + std::to_string(c.count()) + " values");
+  const float s = c.floats[0];
+  if (!std::isfinite(s) || s <= 0.0f)
+    fail(n, "input " + std::to_string(i) + " a positive finite scale", std::to_string(s));
+  return s;
+}
+
+std::vector<float> Importer::scales_of(const onnx::NodeProto& n, int i,
+                                       uint64_t per_channel) const {
+  const Constant& c = constant(n, i);
+  if (c.type != onnx::TensorProto_DataType_FLOAT || (c.count() != 1 && c.count() != per_channel))
+    fail(n, "input " + std::to_string(i) + " float32 scales: 1 or " + std::to_string(per_channel),
+         std::string(type_name(c.type)) + " of " + std::to_string(c.count()) + " values");
+  for (float s : c.floats)
+    if (!std::isfinite(s) || s <= 0.0f)
+      fail(n, "input " + std::to_string(i) + " positive finite scales", std::to_string(s));
+  return c.floats;
+}
+
+std::vector<int32_t> Importer::zero_points_of(const onnx::NodeProto& n, int i, int want_type,
+                                              uint64_t per_channel) const {
+  if (i >= n.input_size() || n.input(i).empty()) return {0};
+  const Constant& c = constant(n, i);
+  if (c.type != want_type)
+    fail(n, "input " + std::to_string(i) + " a " + type_name(want_type) + " zero point",
+         type_name(c.type));
+  if (c.count() != 1 && c.count() != per_channel)
+    fail(n, "input " + std::to_string(i) + " 1 or " + std::to_string(per_channel) + " zero points",
+         std::to_string(c.count()));
+  std::vector<int32_t> zero_points(c.count());
+  for (uint64_t k = 0; k < c.count(); ++k) zero_points[k] = int32_t(c.int_at(k));
+  return zero_points;
+}
+
+int64_t Importer::int_attr(const onnx::NodeProto& n, const char* name, int64_t fallback) const {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.i();
+  return fallback;
+}
+
+float Importer::float_attr(const onnx::NodeProto& n, const char* name, float fallback) const {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.f();
+  return fallback;
+}
+
+std::vector<int64_t> Importer::ints_attr(const onnx::NodeProto& n, const char* name) const {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return {a.ints().begin(), a.ints().end()};
+  return {};
+}
+
+void Importer::require_attr_absent_or(const onnx::NodeProto& n, const char* name,
+                                      const std::string& ok) const {
+  for (const auto& a : n.attribute())
+    if (a.name() == name && a.s() != ok && !(a.s().empty() && ok == "NOTSET"))
+      fail(n, std::string("attribute ") + name + " = " + ok, a.s());
+}
+
+Activation& Importer::activation(const onnx::NodeProto& n, int i) {
+  const std::string& name = input(n, i);
+  const auto it = activations_.find(name);
+  if (it == activations_.end()) {
+    if (constants_.count(name))
+      fail(n, "input " + std::to_string(i) + " (\"" + name + "\") a tensor computed by the graph",
+           "an initialiser (constant activations are not supported)");
+    fail(n,
+         "input " + std::to_string(i) + " (\"" + name +
+             "\") produced by an earlier node or a graph input",
+         "a tensor no earlier node produces");
+  }
+  return it->second;
+}
+
+void Importer::settle_quant(const onnx::NodeProto& n, Activation& a, const std::string& name,
+                            float scale, int32_t zp, int onnx_type) {
+  const QuantType type =
+      onnx_type == onnx::TensorProto_DataType_UINT8 ? QuantType::Uint8 : QuantType::Int8;
+  if (!a.quant_known) {
+    a.quant = {type, scale, zp};
+    a.quant_known = true;
+    if (a.graph_input >= 0) out_.network.graph_inputs[size_t(a.graph_input)].quant = a.quant;
+    return;
+  }
+  if (a.quant.type != type || a.quant.scale != scale || a.quant.zero_point != zp)
+    fail(n,
+         "tensor \"" + name + "\" read with the quantisation its producer gave it (" +
+             to_string(a.quant.type) + ", scale " + std::to_string(a.quant.scale) +
+             ", zero point " + std::to_string(a.quant.zero_point) + ")",
+         std::string(to_string(type)) + ", scale " + std::to_string(scale) + ", zero point " +
+             std::to_string(zp));
+}
+
+int Importer::activation_type(const Activation& a) {
+  return a.onnx_type == onnx::TensorProto_DataType_INT8 ? onnx::TensorProto_DataType_INT8
+                                                        : onnx::TensorProto_DataType_UINT8;
+}
+
+int Importer::type_of_zero_point_or(const onnx::NodeProto& n, int i, int fallback) const {
+  if (i >= n.input_size() || n.input(i).empty()) return fallback;
+  return constant(n, i).type;
+}
+
+TensorQuant Importer::quantised_input(const onnx::NodeProto& n, int i) {
+  Activation& a = activation(n, i);
+  const int type = type_of_zero_point_or(n, i + 2, activation_type(a));
+  if (type != onnx::TensorProto_DataType_UINT8 && type != onnx::TensorProto_DataType_INT8)
+    fail(n, "a uint8 or int8 input", type_name(type));
+  settle_quant(n, a, input(n, i), scale_of(n, i + 1), zero_points_of(n, i + 2, type, 1)[0], type);
+  return a.quant;
+}
+
+TensorQuant Importer::output_quant(const onnx::NodeProto& n, int scale_at, int zp_at) {
+  TensorQuant q;
+  const int type = type_of_zero_point_or(n, zp_at, onnx::TensorProto_DataType_UINT8);
+  if (type != onnx::TensorProto_DataType_UINT8 && type != onnx::TensorProto_DataType_INT8)
+    fail(n, "a uint8 or int8 output", type_name(type));
+  q.type = type == onnx::TensorProto_DataType_UINT8 ? QuantType::Uint8 : QuantType::Int8;
+  q.scale = scale_of(n, scale_at);
+  q.zero_point = zero_points_of(n, zp_at, type, 1)[0];
+  return q;
+}
+
+LayerConfig Importer::base_layer(const onnx::NodeProto& n, int index, const Activation& x,
+                                 OpKind op) {
+  LayerConfig L;
+  L.quantized = true;
+  L.op = op;
+  L.name = n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+  if (!layer_names_.insert(L.name).second) L.name += "_" + std::to_string(index);
+  L.source_op = n.op_type();
+  for (const auto& a : n.attribute())
+    if (a.name() == "npusim_qdq_op") L.source_op = a.s() + "(QDQ)";
+  L.N = x.N, L.C = x.C, L.H = x.H, L.W = x.W;
+  L.relu = false;
+  L.general = LayerConfig::Geometry{};
+  return L;
+}
+
+void Importer::add_layer(const onnx::NodeProto& n, LayerConfig L, std::vector<TensorSource> sources,
+                         bool flat_output) {
+  // A Relu / Clip the QDQ lowering folded in: the output range, as a fused activation.
+  float lo = -INFINITY, hi = INFINITY;
+  bool clipped = false;
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "npusim_clip_min") lo = a.f(), clipped = true;
+    if (a.name() == "npusim_clip_max") hi = a.f(), clipped = true;
+  }
+  if (clipped && L.quant.output.type != QuantType::Int32) {
+    const TensorQuant& y = L.quant.output;
+    const auto bound = [&](float v, int32_t fallback) {
+      if (std::isinf(v)) return fallback;
+      const double q = double(y.zero_point) + std::nearbyint(double(v) / double(y.scale));
+      return int32_t(std::clamp<double>(q, quant_min(y.type), quant_max(y.type)));
+    };
+    L.quant.clamp_lo = bound(lo, quant_min(y.type));
+    L.quant.clamp_hi = bound(hi, quant_max(y.type));
+  }
+  if (L.out_h() == 0 || L.out_w() == 0)
+    fail(n, "a window that fits the padded input", "an empty output");
+  const std::string out = n.output(0);
+  Activation a;
+  a.source.op = int32_t(out_.network.layers.size());
+  a.N = L.N, a.C = L.K, a.H = L.out_h(), a.W = L.out_w();
+  a.flat = flat_output;
+  a.quant = L.quant.output;
+  a.quant_known = true;
+  if (activations_.count(out)) fail(n, "an output name no other tensor has", "\"" + out + "\"");
+  activations_[out] = a;
+  out_.network.tensor_names.push_back(out);
+  out_.network.sources.push_back(std::move(sources));
+  out_.network.layers.push_back(std::move(L));
+}
+
+void Importer::conv_geometry(const onnx::NodeProto& n, LayerConfig& L, bool dilations_allowed) {
+  require_attr_absent_or(n, "auto_pad", "NOTSET");
+  const auto strides = ints_attr(n, "strides"), pads = ints_attr(n, "pads"),
+             dil = ints_attr(n, "dilations");
+  if (!strides.empty() && strides.size() != 2)
+    fail(n, "2-D strides", std::to_string(strides.size()) + " values");
+  if (!pads.empty() && pads.size() != 4) fail(n, "4 pads", std::to_string(pads.size()) + " values");
+  if (!dil.empty() && dil.size() != 2)
+    fail(n, "2-D dilations", std::to_string(dil.size()) + " values");
+  if (!dil.empty() && !dilations_allowed && (dil[0] != 1 || dil[1] != 1))
+    fail(n, "dilations 1", "other dilations");
+  const auto positive = [&](int64_t v, const char* what) {
+    if (v < 0 || v > 65535) fail(n, std::string(what) + " in 0..65535", std::to_string(v));
+    return uint32_t(v);
+  };
+  L.stride = strides.empty() ? 1 : positive(strides[0], "strides");
+  L.general->stride_w = strides.empty() ? 1 : positive(strides[1], "strides");
+  if (L.stride == 0 || L.general->stride_w == 0) fail(n, "strides >= 1", "0");
+  if (!pads.empty()) {
+    L.padding = positive(pads[0], "pads");
+    L.general->pad_left = positive(pads[1], "pads");
+    L.general->pad_bottom = positive(pads[2], "pads");
+    L.general->pad_right = positive(pads[3], "pads");
+  }
+  if (!dil.empty()) {
+    L.general->dilation_h = positive(dil[0], "dilations");
+    L.general->dilation_w = positive(dil[1], "dilations");
+  }
+}
+
+void Importer::integer_operands(const onnx::NodeProto& n, Activation& xa, int x_type,
+                                int weight_type, uint32_t K, OpQuant& q) {
+  const int xt = type_of_zero_point_or(n, 2, x_type);
+  settle_quant(n, xa, input(n, 0), xa.quant_known ? xa.quant.scale : 1.0f,
+               zero_points_of(n, 2, xt, 1)[0], xt);
+  q.inputs.push_back(xa.quant);
+  q.weight_zero_point = zero_points_of(n, 3, weight_type, K);
+  q.weight_scale = {1.0f};
+  q.output.type = QuantType::Int32;
+  q.bias = false;
+}
+
+bool Importer::int32_bias(const onnx::NodeProto& n, int at, uint32_t K, const std::string& expected,
+                          std::vector<int32_t>& values) {
+  if (n.input_size() <= at || n.input(at).empty()) return false;
+  const Constant& b = constant(n, at);
+  if (b.type != onnx::TensorProto_DataType_INT32 || b.count() != K)
+    fail(n, expected, std::string(type_name(b.type)) + " of " + std::to_string(b.count()));
+  values.assign(b.ints.begin(), b.ints.end());
+  return true;
+}
+
+}  // namespace npusim::onnx_detail

@@ -1,0 +1,179 @@
+#include "sim/program/operator_lines.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sim/config/config_error.h"
+#include "sim/program/line_fields.h"
+
+namespace npusim {
+namespace {
+
+using nlohmann::json;
+
+// clang-format off
+const std::vector<std::string> kOperatorKeys = {
+    "layer", "name", "operator", "N", "C", "H", "W", "K", "R", "S", "out_h", "out_w",
+    "input_from_layer", "input_address", "more_input_addresses", "output_address",
+    "weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
+    "rows_per_compute_stage", "half_bytes", "weight_region_bytes", "params_region_bytes",
+    "vector_region_bytes", "units", "weight_format", "kernel_nonzeros"};
+// clang-format on
+
+// The shape keys, written for readers; they must equal the workload's.
+const std::pair<const char*, uint32_t LayerDescriptor::*> kShapeKeys[] = {
+    {"N", &LayerDescriptor::N},        {"C", &LayerDescriptor::C},
+    {"H", &LayerDescriptor::H},        {"W", &LayerDescriptor::W},
+    {"K", &LayerDescriptor::K},        {"R", &LayerDescriptor::R},
+    {"S", &LayerDescriptor::S},        {"out_h", &LayerDescriptor::out_h},
+    {"out_w", &LayerDescriptor::out_w}};
+
+uint64_t weight_stream_bytes(const LayerDescriptor& d) {
+  uint64_t bytes = 0;
+  for (uint32_t k = 0; k < d.K; ++k) bytes += d.kernel_bytes(k);
+  return bytes;
+}
+
+}  // namespace
+
+void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor& d) {
+  // Insertion order, so a reader sees the name and operator first.
+  nlohmann::ordered_json line = {{"layer", index}, {"name", d.name}, {"operator", to_string(d.op)}};
+  for (const auto& [key, member] : kShapeKeys) line[key] = d.*member;
+  line["input_from_layer"] = d.input_from_layer;
+  line["input_address"] = d.input_address;
+  if (!d.more_inputs.empty()) {
+    nlohmann::ordered_json more = nlohmann::ordered_json::array();
+    for (const auto& m : d.more_inputs) more.push_back(m.address);
+    line["more_input_addresses"] = more;
+  }
+  line["output_address"] = d.output_address;
+  if (runs_on_array(d.op)) {
+    line["weights_address"] = d.weights_address;
+    line["params_address"] = d.params_address;
+    if (d.access != LoadAccess::Im2col) line["lowered_address"] = d.lowered_address;
+    line["k_tile"] = d.k_tile;
+    line["rows_per_piece"] = d.rows_per_piece;
+    line["rows_per_compute_stage"] = d.rows_per_compute_stage;
+  } else if (has_norm_params(d.op)) {
+    line["params_address"] = d.params_address;  // gamma and beta
+  }
+  line["half_bytes"] = d.half_bytes;
+  line["weight_region_bytes"] = d.weight_region_bytes;
+  line["params_region_bytes"] = d.params_region_bytes;
+  line["vector_region_bytes"] = d.vector_region_bytes;
+  if (d.units != 0) line["units"] = d.units;
+  if (runs_on_array(d.op)) {
+    line["weight_format"] = to_string(d.weight_format);
+    if (!d.kernel_nonzeros.empty()) line["kernel_nonzeros"] = d.kernel_nonzeros;
+  }
+  out << line.dump() << '\n';
+}
+
+LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
+                                   const OperatorLineLimits& limits, uint64_t& tensors_end) {
+  reject_unknown_keys(r, kOperatorKeys);
+  const std::string workload = "as the header's workload says for operator \"" + d.name + "\"";
+  const std::string name = r.require_string("name");
+  if (name != d.name)
+    r.fail("name", json(d.name).dump() + " (" + workload + ")", json(name).dump());
+  const std::string op = r.require_string("operator");
+  if (op != to_string(d.op))
+    r.fail("operator", json(to_string(d.op)).dump() + " (" + workload + ")", json(op).dump());
+  for (const auto& [key, member] : kShapeKeys) field_equals(r, key, d.*member, workload);
+  const json* from = r.find("input_from_layer");
+  if (from == nullptr || !from->is_number_integer() || from->get<int64_t>() != d.input_from_layer)
+    r.fail("input_from_layer", std::to_string(d.input_from_layer) + " (" + workload + ")",
+           from ? describe_json(*from) : kMissing);
+  const bool array = runs_on_array(d.op);
+
+  // The kernel stream first: it sizes the weights.
+  if (array) {
+    d.weight_format = r.get_choice("weight_format", {"raw", "entries"}, 0) == 0
+                          ? WeightFormat::Raw
+                          : WeightFormat::Entries;
+    if (const json* nz = r.find("kernel_nonzeros")) {
+      const std::string pointer = r.pointer_to("kernel_nonzeros");
+      if (!nz->is_array() || nz->size() != d.K)
+        r.fail("kernel_nonzeros", "array of K = " + std::to_string(d.K) + " counts",
+               describe_json(*nz));
+      for (size_t k = 0; k < nz->size(); ++k)
+        d.kernel_nonzeros.push_back(static_cast<uint32_t>(
+            check_uint((*nz)[k], r.file(), json_pointer_append(pointer, std::to_string(k)), 0,
+                       d.kernel_coefficients(), "at most the kernel's coefficients")));
+    }
+  }
+
+  // Where the tensors lie: each must end within the DRAM image.
+  const uint64_t dram = limits.dram_bytes;
+  const auto address = [&](const char* key, uint64_t bytes) -> uint64_t {
+    const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
+                            "dram_bytes = " + std::to_string(dram);
+    if (bytes > dram) r.fail(key, "an address (" + why + ")", "a tensor larger than DRAM");
+    const uint64_t at = field(r, key, 0, dram - bytes, why);
+    tensors_end = std::max(tensors_end, at + bytes);
+    return at;
+  };
+  const uint64_t pixels = uint64_t(d.N) * d.H * d.W;
+  d.input_address = address("input_address", pixels * d.C);
+  const json* more = r.find("more_input_addresses");
+  if (d.more_inputs.empty() && more != nullptr)
+    r.fail("more_input_addresses", "no \"more_input_addresses\" (the operator has one input)",
+           describe_json(*more));
+  if (!d.more_inputs.empty()) {
+    const std::string expected = "array of " + std::to_string(d.more_inputs.size()) +
+                                 " addresses (the inputs after the first)";
+    if (more == nullptr) r.fail("more_input_addresses", expected, kMissing);
+    if (!more->is_array() || more->size() != d.more_inputs.size())
+      r.fail("more_input_addresses", expected, describe_json(*more));
+    const std::string pointer = r.pointer_to("more_input_addresses");
+    for (size_t i = 0; i < d.more_inputs.size(); ++i) {
+      const uint64_t bytes = uint64_t(d.more_inputs[i].rows) * d.more_inputs[i].C;
+      const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
+                              "dram_bytes = " + std::to_string(dram);
+      const std::string at = json_pointer_append(pointer, std::to_string(i));
+      if (bytes > dram)
+        throw ConfigError(r.file(), at, "an address (" + why + ")", "a tensor larger than DRAM");
+      d.more_inputs[i].address = check_uint((*more)[i], r.file(), at, 0, dram - bytes, why);
+      tensors_end = std::max(tensors_end, d.more_inputs[i].address + bytes);
+    }
+  }
+  d.output_address = address("output_address", d.output_bytes());
+  if (array) {
+    d.weights_address = address("weights_address", weight_stream_bytes(d));
+    d.params_address = address("params_address", d.params_bytes());
+    if (d.access != LoadAccess::Im2col)
+      d.lowered_address = address("lowered_address", uint64_t(d.N) * d.lowered_bytes_per_image());
+    else if (r.has("lowered_address"))
+      r.fail("lowered_address", "no \"lowered_address\" (the operator loads im2col on the fly)",
+             describe_json(*r.find("lowered_address")));
+    d.k_tile = uint32_t(field(r, "k_tile", 1, d.K, "at most K"));
+    d.rows_per_piece = uint32_t(field(r, "rows_per_piece", 1, d.out_h, "at most out_h"));
+    d.rows_per_compute_stage =
+        uint32_t(field(r, "rows_per_compute_stage", 1, d.rows_per_piece, "at most rows_per_piece"));
+  } else {
+    const bool params = has_norm_params(d.op);  // a norm's gamma and beta
+    if (params) d.params_address = address("params_address", d.params_bytes());
+    for (const char* key :
+         {"weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
+          "rows_per_compute_stage", "weight_format", "kernel_nonzeros"})
+      if (r.has(key) && !(params && std::string(key) == "params_address"))
+        r.fail(key,
+               std::string("no \"") + key + "\" (a " + to_string(d.op) +
+                   " operator runs on the vector unit)",
+               describe_json(*r.find(key)));
+  }
+
+  // The cache partition.
+  const std::string cache = "at most the cache size, " + std::to_string(limits.cache_bytes);
+  d.half_bytes = field(r, "half_bytes", 0, limits.cache_bytes, cache);
+  d.weight_region_bytes = field(r, "weight_region_bytes", 0, limits.cache_bytes, cache);
+  d.params_region_bytes = field(r, "params_region_bytes", 0, limits.cache_bytes, cache);
+  d.vector_region_bytes = field(r, "vector_region_bytes", 0, limits.cache_bytes, cache);
+  if (r.has("units"))
+    d.units = uint32_t(field(r, "units", 1, limits.units, "at most compute.units (absent: all)"));
+  return d;
+}
+
+}  // namespace npusim

@@ -1,0 +1,50 @@
+// Independent reference implementations of the transformer operators
+// (docs/transformers.md): a matmul of two activations batched over heads with
+// grouped-query sharing, softmax with an optional causal mask, LayerNorm,
+// RMSNorm, GELU, SiLU, elementwise multiply and rotary embedding. Plain
+// loops over logical tensors, written from the document's definitions and
+// sharing no code with the simulator's models (models/sequence_ops.cpp).
+// Every function throws std::invalid_argument on bad shapes or parameters.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/reference/qops.h"
+
+namespace npusim::reference::qops {
+
+// y[g] = a[g] x b[g / (G / Gb)] for a [G, M, D] and b [Gb, D, N] (ONNX MatMul
+// with b's batch repeated G / Gb times: grouped-query attention). Int32 y:
+// the raw sums of (a - a_zp)(b - b_zp) (MatMulInteger); 8-bit y: requantised
+// with (a_scale * b_scale) / y_scale as QLinearMatMul.
+QTensor batch_matmul(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq,
+                     const Quant& yq, ElemType y_type);
+
+// Softmax along the last axis of x [G, M, N]; causal: row m sees keys
+// n <= m + (N - M), the others get probability 0.
+QTensor softmax(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type, bool causal);
+
+// Normalisation along the last axis of x [M, C] with per-channel gamma
+// (stored values, quantised by gq) and beta (int32, scale gamma_scale / 2^12;
+// empty: none). rms: RMSNorm (no mean), else LayerNorm.
+QTensor normalize(const QTensor& x, const Quant& xq, const std::vector<int32_t>& gamma,
+                  ElemType gamma_type, const Quant& gq, const std::vector<int32_t>& beta,
+                  double epsilon, bool rms, const Quant& yq, ElemType y_type);
+
+enum class Activation { Gelu, Silu };
+QTensor activation(const QTensor& x, const Quant& xq, Activation f, const Quant& yq,
+                   ElemType y_type);
+
+// Elementwise product of two tensors of one shape.
+QTensor mul(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq, const Quant& yq,
+            ElemType y_type);
+
+// Rotary embedding (rotate-half) of x [G, M, D] at positions m + position_offset.
+QTensor rope(const QTensor& x, const Quant& xq, double base, uint32_t position_offset,
+             const Quant& yq, ElemType y_type);
+
+// floor(sqrt(v)), digit by digit.
+uint64_t integer_sqrt(uint64_t v);
+
+}  // namespace npusim::reference::qops

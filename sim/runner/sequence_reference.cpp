@@ -1,0 +1,124 @@
+#include "sim/runner/sequence_reference.h"
+
+#include "sim/reference/qsequence.h"
+
+namespace npusim {
+namespace {
+
+namespace q = reference::qops;
+
+q::ElemType elem(QuantType t) {
+  return t == QuantType::Uint8  ? q::ElemType::Uint8
+         : t == QuantType::Int8 ? q::ElemType::Int8
+                                : q::ElemType::Int32;
+}
+
+q::Quant quant(const TensorQuant& t) { return {{t.scale}, {t.zero_point}}; }
+
+// Pixels (N*H*W) x channels of an NHWC tensor.
+uint64_t pixels_of(const TensorI32& t) { return t.size() / t.shape[3]; }
+
+// [groups, pixels, C / groups] from NHWC [pixels][C]: element (g, m, j) is
+// channel g * (C / groups) + j of pixel m.
+q::QTensor split_heads(const TensorI32& t, uint32_t groups, QuantType type) {
+  const uint64_t M = pixels_of(t);
+  const uint32_t C = t.shape[3], D = C / groups;
+  q::QTensor r{{groups, uint32_t(M), D}, std::vector<int32_t>(t.size()), elem(type)};
+  for (uint32_t g = 0; g < groups; ++g)
+    for (uint64_t m = 0; m < M; ++m)
+      for (uint32_t j = 0; j < D; ++j)
+        r.data[(g * M + m) * D + j] = t.data[m * C + uint64_t(g) * D + j];
+  return r;
+}
+
+// The inverse of split_heads, into an N,H,W,K tensor of `like`'s pixels.
+TensorI32 merge_heads(const q::QTensor& r, const TensorI32& like) {
+  const uint32_t G = r.shape[0], M = r.shape[1], D = r.shape[2];
+  TensorI32 t({like.shape[0], like.shape[1], like.shape[2], G * D});
+  for (uint32_t g = 0; g < G; ++g)
+    for (uint64_t m = 0; m < M; ++m)
+      for (uint32_t j = 0; j < D; ++j)
+        t.data[m * G * D + uint64_t(g) * D + j] = r.data[(g * M + m) * D + j];
+  return t;
+}
+
+// [groups, C / groups, pixels]: the second operand of context = A x B.
+q::QTensor split_heads_transposed(const TensorI32& t, uint32_t groups, QuantType type) {
+  const q::QTensor s = split_heads(t, groups, type);
+  const uint32_t G = s.shape[0], M = s.shape[1], D = s.shape[2];
+  q::QTensor r{{G, D, M}, std::vector<int32_t>(s.data.size()), s.type};
+  for (uint32_t g = 0; g < G; ++g)
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t j = 0; j < D; ++j)
+        r.data[(uint64_t(g) * D + j) * M + m] = s.data[(uint64_t(g) * M + m) * D + j];
+  return r;
+}
+
+}  // namespace
+
+TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
+                                    const std::vector<const TensorI32*>& inputs) {
+  const OpQuant& oq = L.quant;
+  const TensorI32& x = *inputs[0];
+  const q::ElemType y_type = elem(oq.output.type);
+  const q::Quant xq = quant(oq.inputs[0]), yq = quant(oq.output);
+  switch (L.op) {
+    case OpKind::BatchMatMul: {
+      // The second operand's blocks of tokens, one after another.
+      TensorI32 b({1, 0, 1, inputs[1]->shape[3]});
+      for (size_t i = 1; i < inputs.size(); ++i) {
+        b.data.insert(b.data.end(), inputs[i]->data.begin(), inputs[i]->data.end());
+        b.shape[1] += inputs[i]->shape[1];
+      }
+      const q::QTensor a = split_heads(x, L.seq.heads, oq.inputs[0].type);
+      // Scores: keys [kv, keys, dim] -> [kv, dim, keys]; context: values [kv, keys, dim].
+      const q::QTensor bt = L.seq.transpose_b
+                                ? split_heads_transposed(b, L.seq.kv_heads, oq.inputs[1].type)
+                                : split_heads(b, L.seq.kv_heads, oq.inputs[1].type);
+      return merge_heads(q::batch_matmul(a, xq, bt, quant(oq.inputs[1]), yq, y_type), x);
+    }
+    case OpKind::Softmax:
+      return merge_heads(
+          q::softmax(split_heads(x, L.seq.heads, oq.inputs[0].type), xq, yq, y_type, L.seq.causal),
+          x);
+    case OpKind::Rope:
+      return merge_heads(q::rope(split_heads(x, L.seq.heads, oq.inputs[0].type), xq,
+                                 L.seq.rope_base, L.seq.position_offset, yq, y_type),
+                         x);
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm: {
+      const q::QTensor rows{{uint32_t(pixels_of(x)), x.shape[3]}, x.data, elem(oq.inputs[0].type)};
+      std::vector<int32_t> gamma;
+      for (int8_t w : data.weights.data)
+        gamma.push_back(oq.weight_type == QuantType::Uint8 ? int32_t(uint8_t(w)) : int32_t(w));
+      const q::Quant gq{{oq.weight_scale[0]}, {oq.weight_zero_point[0]}};
+      const q::QTensor y = q::normalize(rows, xq, gamma, elem(oq.weight_type), gq,
+                                        oq.bias ? data.bias : std::vector<int32_t>{}, L.seq.epsilon,
+                                        L.op == OpKind::RmsNorm, yq, y_type);
+      TensorI32 out(x.shape);
+      out.data = y.data;
+      return out;
+    }
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Mul: {
+      const q::QTensor a{{uint32_t(x.size())}, x.data, elem(oq.inputs[0].type)};
+      q::QTensor y;
+      if (L.op == OpKind::Mul) {
+        const q::QTensor b{{uint32_t(x.size())}, inputs[1]->data, elem(oq.inputs[1].type)};
+        y = q::mul(a, xq, b, quant(oq.inputs[1]), yq, y_type);
+      } else {
+        y = q::activation(a, xq, L.op == OpKind::Gelu ? q::Activation::Gelu : q::Activation::Silu,
+                          yq, y_type);
+      }
+      TensorI32 out(x.shape);
+      out.data = y.data;
+      return out;
+    }
+    default:
+      break;
+  }
+  return TensorI32{};
+}
+
+}  // namespace npusim

@@ -1,0 +1,175 @@
+// Transformer graphs end to end (docs/transformers.md): a small decoder layer
+// with grouped-query attention, rotary embeddings, a causal softmax, RMSNorm
+// and a SwiGLU FFN, and one BERT-base encoder layer, every operator equal to
+// the independent reference bit for bit and the timing invariants holding.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+
+namespace {
+
+HardwareConfig default_hw() { return parse_hardware_config(nlohmann::json::object(), "<test>"); }
+
+std::unique_ptr<RunResult> run_exact(const NetworkConfig& net, const HardwareConfig& hw) {
+  RunOptions options;
+  options.progress = false;
+  auto r = run_network(net, hw, options);
+  INFO(r->outcome.message);
+  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    INFO("operator " << net.layers[l].name << ": " << r->summary.checks[l].mismatch);
+    CHECK(r->summary.checks[l].checked);
+    CHECK(r->summary.checks[l].match);
+  }
+  test::check_invariants(*r);
+  return r;
+}
+
+// hidden 32, 4 query heads over 2 kv heads of dim 8, 12 tokens, FFN 48.
+const char* kDecoderLayer = R"({
+  "name": "mini_decoder",
+  "inputs": [{"name": "x", "shape": [1, 32, 12, 1], "dtype": "int8", "scale": 0.05, "zero_point": 0}],
+  "operators": [
+    {"name": "n1", "op": "rmsnorm", "inputs": ["x"], "output": "n1", "epsilon": 1e-5,
+     "weights": {"dtype": "int8", "scale": 0.015625}, "out": {"dtype": "int8", "scale": 0.036}},
+    {"name": "q", "op": "matmul", "inputs": ["n1"], "output": "q", "out_features": 32,
+     "weights": {"dtype": "int8", "scale": 0.004}, "out": {"dtype": "int8", "scale": 0.06, "zero_point": 2}},
+    {"name": "k", "op": "matmul", "inputs": ["n1"], "output": "k", "out_features": 16,
+     "weights": {"dtype": "int8", "scale": 0.01}, "out": {"dtype": "int8", "scale": 0.15}},
+    {"name": "v", "op": "matmul", "inputs": ["n1"], "output": "v", "out_features": 16,
+     "weights": {"dtype": "int8", "scale": 0.01}, "out": {"dtype": "int8", "scale": 0.15, "zero_point": -4}},
+    {"name": "q_rope", "op": "rope", "inputs": ["q"], "output": "qr", "heads": 4,
+     "out": {"dtype": "int8", "scale": 0.06}},
+    {"name": "k_rope", "op": "rope", "inputs": ["k"], "output": "kr", "heads": 2, "base": 500,
+     "out": {"dtype": "int8", "scale": 0.15}},
+    {"name": "scores", "op": "batch_matmul", "inputs": ["qr", "kr"], "output": "s", "heads": 4,
+     "kv_heads": 2, "transpose_b": true, "out": {"dtype": "int8", "scale": 0.1}},
+    {"name": "probs", "op": "softmax", "inputs": ["s"], "output": "p", "heads": 4, "causal": true,
+     "out": {"dtype": "uint8", "scale": 0.00390625}},
+    {"name": "context", "op": "batch_matmul", "inputs": ["p", "v"], "output": "c", "heads": 4,
+     "kv_heads": 2, "out": {"dtype": "int8", "scale": 0.15}},
+    {"name": "o", "op": "matmul", "inputs": ["c"], "output": "o", "out_features": 32,
+     "weights": {"dtype": "int8", "scale": 0.01}, "out": {"dtype": "int8", "scale": 0.3}},
+    {"name": "r1", "op": "add", "inputs": ["o", "x"], "output": "r1", "out": {"dtype": "int8", "scale": 0.3}},
+    {"name": "n2", "op": "rmsnorm", "inputs": ["r1"], "output": "n2",
+     "weights": {"dtype": "uint8", "scale": 0.02, "zero_point": 100}, "out": {"dtype": "int8", "scale": 0.05}},
+    {"name": "gate", "op": "matmul", "inputs": ["n2"], "output": "g", "out_features": 48,
+     "weights": {"dtype": "int8", "scale": 0.01}, "out": {"dtype": "int8", "scale": 0.2}},
+    {"name": "up", "op": "matmul", "inputs": ["n2"], "output": "u", "out_features": 48,
+     "weights": {"dtype": "int8", "scale": 0.01}, "out": {"dtype": "int8", "scale": 0.2}},
+    {"name": "silu", "op": "silu", "inputs": ["g"], "output": "sg", "out": {"dtype": "int8", "scale": 0.1}},
+    {"name": "glu", "op": "mul", "inputs": ["sg", "u"], "output": "m", "out": {"dtype": "int8", "scale": 0.2}},
+    {"name": "down", "op": "matmul", "inputs": ["m"], "output": "d", "out_features": 32,
+     "weights": {"dtype": "int8", "scale": 0.01}, "out": {"dtype": "int8", "scale": 0.3}},
+    {"name": "r2", "op": "add", "inputs": ["d", "r1"], "output": "y", "out": {"dtype": "int8", "scale": 0.4}},
+    {"name": "act", "op": "gelu", "inputs": ["y"], "output": "z", "out": {"dtype": "int8", "scale": 0.3}},
+    {"name": "ln", "op": "layernorm", "inputs": ["z"], "output": "out",
+     "weights": {"dtype": "int8", "scale": 0.015625}, "out": {"dtype": "int8", "scale": 0.036}}
+  ]
+})";
+
+}  // namespace
+
+TEST_CASE("transformer: a decoder layer with GQA, rope, causal softmax and SwiGLU is bit-exact",
+          "[transformer]") {
+  const NetworkConfig net = test::workload(kDecoderLayer);
+  REQUIRE(net.layers.size() == 20);
+  run_exact(net, default_hw());
+}
+
+TEST_CASE("transformer: bit-exact in small pieces with single buffering and the early policy",
+          "[transformer]") {
+  HardwareConfig hw = default_hw();
+  hw.cache.size_kib = 16;
+  hw.vector.buffer_kib = 1;
+  hw.buffering = Buffering::Single;
+  hw.policy = SchedulerPolicy::Early;
+  const auto r = run_exact(test::workload(kDecoderLayer), hw);
+  CHECK(r->stats->get("vector.instructions").at(7) > 1);  // the softmax ran in several pieces
+}
+
+TEST_CASE("transformer: one BERT-base encoder layer at sequence 128 runs bit-exact",
+          "[transformer][network]") {
+  const NetworkConfig net =
+      load_workload(NPUSIM_SOURCE_DIR "/configs/networks/bert_base_1layer.json");
+  REQUIRE(net.layers.size() == 14);
+  run_exact(net, default_hw());
+}
+
+TEST_CASE("transformer: a BERT file whose head count does not divide the hidden size exits 2",
+          "[transformer]") {
+  std::ifstream in(NPUSIM_SOURCE_DIR "/configs/networks/bert_base_1layer.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = "\"heads\": 12", to = "\"heads\": 10";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), to);
+  const std::string path = test::write_temp_file("bad_heads.json", text);
+  const test::CliResult r = test::run_cli("run " + path + " --timing-only");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("bad_heads.json"));
+  CHECK_THAT(r.err, Catch::Contains("/operators/3/heads"));
+  CHECK_THAT(r.err, Catch::Contains("a divisor of the first input's channels C = 768"));
+}
+
+TEST_CASE(
+    "transformer: prefill 32 and 4 decode steps are bit-exact and read the KV cache by the "
+    "hand formula",
+    "[transformer]") {
+  // tools/gen-transformer --decoder --layers 1 --prefill 32 --decode 4 --hidden 64 --heads 4
+  //   --kv-heads 2 --ffn 96: 18 operators per pass, the prefill then steps 1..4.
+  const NetworkConfig net =
+      load_workload(NPUSIM_SOURCE_DIR "/tests/data/transformer/decode_p32_d4.json");
+  REQUIRE(net.layers.size() == 5 * 18);
+  const auto r = run_exact(net, default_hw());
+  const Counter& read = r->stats->get("load.operand_bytes");
+  const Counter& written = r->stats->get("dram.write_bytes");
+  const uint64_t kv_row = 2 * 16;  // kv_heads x dim bytes of one token's keys (or values)
+  for (uint32_t step = 0; step <= 4; ++step) {
+    const size_t base = size_t(step) * 18;
+    INFO("step " << step << " (0: the prefill)");
+    REQUIRE(net.layers[base + 6].name.find("scores") != std::string::npos);
+    REQUIRE(net.layers[base + 8].name.find("context") != std::string::npos);
+    // Attention reads every cached token once for the keys and once for the values:
+    // (32 + step) tokens x 2 kv heads x 16 dims each.
+    CHECK(read.at(base + 6) == (32 + step) * kv_row);
+    CHECK(read.at(base + 8) == (32 + step) * kv_row);
+    if (step > 0) {
+      // The step appends one token's keys (k_rope) and values (v): 32 B each, one 64 B burst.
+      CHECK(written.at(base + 5) == 64);
+      CHECK(written.at(base + 3) == 64);
+    }
+  }
+}
+
+TEST_CASE("transformer: on one BERT-base layer early <= strict and ping-pong <= single",
+          "[transformer]") {
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/bert_base_1layer.json";
+  const auto cycles = [&](const std::string& args) {
+    return test::run_report("run " + net + " --timing-only " + args)["totals"]["cycles"]
+        .get<uint64_t>();
+  };
+  const uint64_t strict = cycles("--policy strict");
+  CHECK(cycles("--policy early") <= strict);
+  CHECK(strict <= cycles("--buffering single"));
+}
+
+TEST_CASE("transformer: a compiled decoder program replays with the same cycles, bit-exact",
+          "[transformer]") {
+  // The norms' parameter addresses and the cache blocks' sizes travel in the program file.
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/data/transformer/decode_p32_d4.json";
+  const std::string program = test::temp_dir() + "/decode.program.jsonl";
+  REQUIRE(test::run_cli("compile " + net + " -o " + program).exit_code == 0);
+  const nlohmann::json direct = test::run_report("run " + net);
+  const nlohmann::json replayed = test::run_report("run --program " + program);
+  CHECK(replayed["totals"]["cycles"] == direct["totals"]["cycles"]);
+  CHECK(replayed["totals"]["cycles"].get<uint64_t>() > 0);
+  const test::CliResult r = test::run_cli("run --program " + program + " -q");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (90 layers)"));
+}
