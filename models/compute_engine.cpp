@@ -91,9 +91,38 @@ void ComputeEngine::compute(const Instruction& in) {
     const uint64_t now = now_cycles();
     const RowRange out = stage_rows(in, s);
     const RowRange need = tile_rows_for(L, uint32_t(out.begin), uint32_t(out.end));
-    weights.require(weight_tag, 0, in.k_count(), now, who(in, s));
+    // Seed 004 rule 1: the first compute unit's kernels now; the later
+    // groups when their turn comes (weight_groups_end).
+    weights.require(weight_tag, 0, std::min(in.k_count(), hw_.compute.array_rows), now, who(in, s));
     input.require(input_tag, uint32_t(need.begin - piece_rows.begin),
                   uint32_t(need.end - piece_rows.begin), now, who(in, s));
+    const uint64_t pixels = uint64_t(out.count()) * L.out_w;
+    const uint64_t dense_array = L.binary
+                                     ? cost::binary_stage_cycles(hw_.compute, pixels, in.k_count(),
+                                                                 uint64_t(L.R) * L.S, L.groups())
+                                     : array_cycles(L, in, pixels, dense_counts.data());
+    const uint64_t skipping =
+        skip_zeros ? array_cycles(L, in, pixels, nonzeros.data()) : dense_array;
+    const uint64_t array = skipping + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
+    dense_work_cycles_.add(in.layer,
+                           dense_array + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0));
+    const uint64_t read_bytes = uint64_t(need.count()) * L.tile_row_bytes() + stream_bytes;
+    const uint64_t write_bytes = pixels * in.k_count() * 4;
+    const Grant read = cache->access(in.layer, false, read_bytes, now);
+    const Grant write = cache->access(in.layer, true, write_bytes, now);
+    // Array cycles of the tile's first `kernels` kernels.
+    const auto prefix_cycles = [&](uint32_t kernels) {
+      if (L.binary)
+        return cost::binary_stage_cycles(hw_.compute, pixels, kernels, uint64_t(L.R) * L.S,
+                                         L.groups());
+      return array_cycles(L, in, pixels, skip_zeros ? nonzeros.data() : dense_counts.data(),
+                          kernels);
+    };
+    // (May wait: a kernel group whose weights are not announced yet.)
+    const uint64_t array_end =
+        weight_groups_end(in, weights, weight_tag, now, array - skipping, prefix_cycles, s);
+    // The arithmetic, once every kernel group of the tile has been issued
+    // (weight_groups_end waited for the late ones).
     if (options_.functional && L.binary) {
       if (s == 0) binary_kernels_ = binary_array::decode_kernels(weights, L, in.k_count());
       binary_array::compute_rows(L, in, input, piece_rows.begin, binary_kernels_, results,
@@ -117,21 +146,7 @@ void ComputeEngine::compute(const Instruction& in) {
         compute_rows(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
     }
 
-    const uint64_t pixels = uint64_t(out.count()) * L.out_w;
-    const uint64_t dense_array = L.binary
-                                     ? cost::binary_stage_cycles(hw_.compute, pixels, in.k_count(),
-                                                                 uint64_t(L.R) * L.S, L.groups())
-                                     : array_cycles(L, in, pixels, dense_counts.data());
-    const uint64_t skipping =
-        skip_zeros ? array_cycles(L, in, pixels, nonzeros.data()) : dense_array;
-    const uint64_t array = skipping + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
-    dense_work_cycles_.add(in.layer,
-                           dense_array + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0));
-    const uint64_t read_bytes = uint64_t(need.count()) * L.tile_row_bytes() + stream_bytes;
-    const uint64_t write_bytes = pixels * in.k_count() * 4;
-    const Grant read = cache->access(in.layer, false, read_bytes, now);
-    const Grant write = cache->access(in.layer, true, write_bytes, now);
-    const uint64_t end = std::max({now + array, read.end, write.end});
+    const uint64_t end = std::max({array_end, read.end, write.end});
     standalone += std::max(array, (read.end - read.start) + (write.end - write.start));
     work_cycles_.add(in.layer, array);
     // Useful: the layer's dense MACs; performed: those with a non-zero
@@ -152,15 +167,54 @@ void ComputeEngine::compute(const Instruction& in) {
 }
 
 uint64_t ComputeEngine::array_cycles(const LayerDescriptor& L, const Instruction& in,
-                                     uint64_t pixels, const uint32_t* counts) const {
+                                     uint64_t pixels, const uint32_t* counts,
+                                     uint32_t kernels) const {
+  if (kernels == UINT32_MAX) kernels = in.k_count();
   if (hw_.dataflow == Dataflow::Broadcast)
-    return cost::broadcast_stage_cycles(hw_.compute, pixels, counts, in.k_count());
+    return cost::broadcast_stage_cycles(hw_.compute, pixels, counts, kernels);
   // Lockstep; with every coefficient counted this is cost::compute_stage_cycles.
-  if (!L.quantized) return cost::zero_skip_stage_cycles(hw_.compute, pixels, counts, in.k_count());
+  if (!L.quantized) return cost::zero_skip_stage_cycles(hw_.compute, pixels, counts, kernels);
   if (L.op == OpKind::MatMul)
-    return cost::matmul_stage_cycles(hw_.compute, pixels, counts, in.k_count());
-  return cost::grouped_stage_cycles(hw_.compute, pixels, counts, in.k_begin, in.k_count(),
+    return cost::matmul_stage_cycles(hw_.compute, pixels, counts, kernels);
+  return cost::grouped_stage_cycles(hw_.compute, pixels, counts, in.k_begin, kernels,
                                     L.K / L.conv_groups);
+}
+
+template <class PrefixCycles>
+uint64_t ComputeEngine::weight_groups_end(const Instruction& in, const ByteTile& weights,
+                                          const TileTag& weight_tag, uint64_t now, uint64_t fill,
+                                          const PrefixCycles& prefix_cycles, uint32_t stage) {
+  const uint32_t kernels = in.k_count(), group = hw_.compute.array_rows;
+  uint64_t last_weight = 0;
+  for (uint32_t k = 0; k < kernels; ++k) last_weight = std::max(last_weight, weights.valid_at(k));
+  if (last_weight <= now) {
+    // (The first group was checked with the stage's input.)
+    if (kernels > group) weights.require(weight_tag, 0, kernels, now, who(in, stage));
+    return now + fill + prefix_cycles(kernels);
+  }
+  // Seed 004 rule 1: the weights are still arriving, a group of array_rows
+  // kernels at a time; each group of the stage starts once its kernels are in
+  // and the group before it is done. A group still unannounced when its turn
+  // comes is waited for (valid_at is kNever until the load engine issues it).
+  uint64_t t = now + fill, before = 0;
+  for (uint32_t k0 = 0; k0 < kernels; k0 += group) {
+    const uint32_t k1 = std::min(kernels, k0 + group);
+    const auto arrival = [&] {
+      uint64_t at = now;
+      for (uint32_t k = k0; k < k1; ++k) at = std::max(at, weights.valid_at(k));
+      return at;
+    };
+    // Not announced yet: reach the group's turn, then wait for the load
+    // engine to issue the group (it marks the rows with their arrival).
+    if (arrival() == ByteTile::kNever) wait_until_cycle(t);
+    while (arrival() == ByteTile::kNever) scheduler->wait_for_progress();
+    t = std::max(t, arrival());
+    weights.require(weight_tag, k0, k1, t, who(in, stage));
+    const uint64_t upto = prefix_cycles(k1);
+    t += upto - before;
+    before = upto;
+  }
+  return t;
 }
 
 void ComputeEngine::center_kernels(const LayerDescriptor& L, const Instruction& in,

@@ -44,8 +44,17 @@ class ComputeEngine : public Engine {
   // The int8 array's cycles for one stage given each kernel's applied
   // coefficients, by the dataflow's formula: broadcast, or lockstep (the
   // zero-skip, grouped convolution or matmul formula of the layer's kind).
+  // `kernels`: the tile's first so many kernels (default all).
   uint64_t array_cycles(const LayerDescriptor& L, const Instruction& in, uint64_t pixels,
-                        const uint32_t* counts) const;
+                        const uint32_t* counts, uint32_t kernels = UINT32_MAX) const;
+  // When the array is done with a stage that starts at `now` (after `fill`
+  // cycles of pipeline fill): at once when the whole weight tile is in, else
+  // kernel group by kernel group as the weights arrive (seed 004 rule 1).
+  // `prefix_cycles(k)`: the stage's array cycles for the tile's first k kernels.
+  template <class PrefixCycles>
+  uint64_t weight_groups_end(const Instruction& in, const ByteTile& weights,
+                             const TileTag& weight_tag, uint64_t now, uint64_t fill,
+                             const PrefixCycles& prefix_cycles, uint32_t stage);
 
   std::vector<int8_t> kernels_;           // the current tile's decompressed kernels (K,R,S,C)
   std::vector<int16_t> centered_;         // graph operators: kernels minus their zero points

@@ -25,6 +25,7 @@ class Controller : public sc_core::sc_module, public SchedulerIf {
   const Program& program() const override { return program_; }
   const Instruction* next(EngineKind engine, uint32_t unit) override;
   void wait_until_ready(const Instruction& in, uint32_t stage = 0) override;
+  void wait_for_progress() override { sc_core::wait(progress_); }
   void instruction_started(const Instruction& in) override;
   void stage_done(const Instruction& in, uint32_t stage, uint64_t begin, uint64_t engine_end,
                   uint64_t ready_at) override;

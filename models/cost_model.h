@@ -125,6 +125,16 @@ inline uint64_t streamed_tile_cycles(uint64_t weights, uint64_t fill, uint64_t u
   return weights + (stream > port_bound ? stream : port_bound);
 }
 
+// Seed 003's batch-upload threshold: results leave the cache once the amount
+// the bus uploads in the time the array computes one output row has
+// accumulated. In rows that is the ratio of the two rates, bus bytes per cycle
+// over result bytes per cycle (the seed: 5 results/s in, 500/s out, upload at
+// 500 = 100 x one step's 5):
+//   dram.bytes_per_cycle * row_cycles
+inline uint64_t upload_threshold_bytes(const DramConfig& dram, uint64_t row_cycles) {
+  return uint64_t(dram.bytes_per_cycle) * row_cycles;
+}
+
 // MACs the array performs in that stage (padding taps included).
 inline uint64_t compute_stage_macs(uint64_t pixels, uint64_t k_count,
                                    uint64_t coefficients_per_kernel) {

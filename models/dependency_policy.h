@@ -45,7 +45,8 @@ class StrictPolicy : public DependencyPolicy {
 };
 
 // Throws std::invalid_argument for a policy that is not implemented.
-std::unique_ptr<DependencyPolicy> make_dependency_policy(SchedulerPolicy policy,
-                                                         const Program& program);
+std::unique_ptr<DependencyPolicy> make_dependency_policy(
+    SchedulerPolicy policy, const Program& program,
+    ComputeStart compute_start = ComputeStart::Unit);
 
 }  // namespace npusim

@@ -16,6 +16,18 @@ uint64_t stage_done(const InstructionState& state, uint32_t stage) {
   return state.stage_done_at.at(stage);
 }
 
+bool is_load(Opcode op) {
+  return op == Opcode::LoadInput || op == Opcode::LoadWeights || op == Opcode::LoadParams;
+}
+
+// Whether layer L reads `layer`'s output (its first input or another one).
+bool reads_output_of(const LayerDescriptor& L, uint32_t layer) {
+  if (L.input_from_layer == int32_t(layer)) return true;
+  for (const auto& m : L.more_inputs)
+    if (m.from_layer == int32_t(layer)) return true;
+  return false;
+}
+
 }  // namespace
 
 uint64_t EarlyPolicy::satisfied_from(const Instruction& consumer, uint32_t consumer_stage,
@@ -33,22 +45,38 @@ uint64_t EarlyPolicy::satisfied_from(const Instruction& consumer, uint32_t consu
       if (producer.op == Opcode::Compute && consumer.op == Opcode::Store &&
           producer.out_row_begin == consumer.out_row_begin)
         return stage_done(state, producer_stage_covering(producer, rows.end));
+      // Rule 1: one complete compute unit's weights, the first array_rows
+      // kernels (the weight load's first stage); the compute engine takes
+      // each later group as it arrives.
+      if (producer.op == Opcode::LoadWeights && consumer.op == Opcode::Compute &&
+          compute_start_ == ComputeStart::Unit)
+        return stage_done(state, 0);
       return state.done_at;  // whole weight tile / parameters
     case DependencyKind::BufferSpace:
-      // Rule 3: space a store reads from is free once its data has left for
-      // the bus write buffer, before memory acknowledges it.
+      // The space a store reads from is free once its data has left for the
+      // bus write buffer, before memory acknowledges it.
       if (producer.op == Opcode::Store) return state.released_at;
       return state.done_at;
     case DependencyKind::Memory: {
-      // Overlapping regions: wait until the rows this load stage reads are in
+      if (producer.op != Opcode::Store || !is_load(consumer.op)) return state.done_at;
+      // Rule 3, overlapping: wait until the rows this load stage reads are in
       // memory, i.e. the producer's batches writing them are acknowledged.
-      if (producer.op != Opcode::Store || consumer.op != Opcode::LoadInput) return state.done_at;
-      const LayerDescriptor& L = program_.layers.at(consumer.layer);
-      const RowRange need = input_rows_for(L, uint32_t(rows.begin), uint32_t(rows.end));
       uint64_t ready = 0;
-      for (uint32_t s = 0; s < producer.stages; ++s)
-        if (stage_rows(producer, s).begin < need.end) ready = std::max(ready, stage_done(state, s));
-      return ready;
+      bool overlaps = false;
+      if (consumer.op == Opcode::LoadInput && consumer.batch == producer.batch &&
+          reads_output_of(program_.layers.at(consumer.layer), producer.layer)) {
+        const LayerDescriptor& L = program_.layers.at(consumer.layer);
+        const RowRange need = input_rows_for(L, uint32_t(rows.begin), uint32_t(rows.end));
+        for (uint32_t s = 0; s < producer.stages; ++s) {
+          const RowRange stored = stage_rows(producer, s);
+          if (stored.begin < need.end && stored.end > need.begin) {
+            overlaps = true;
+            ready = std::max(ready, stage_done(state, s));
+          }
+        }
+      }
+      // Rule 3, no overlap: once the stored data is in the bus write buffer.
+      return overlaps ? ready : state.released_at;
     }
   }
   return state.done_at;

@@ -23,6 +23,9 @@ class SchedulerIf : public virtual sc_core::sc_interface {
   // Blocks the calling thread until the policy lets stage `stage` of `in`
   // start (stage 0: the instruction itself).
   virtual void wait_until_ready(const Instruction& in, uint32_t stage = 0) = 0;
+  // Blocks the calling thread until some instruction or stage makes progress
+  // (an engine announces a stage or finishes an instruction).
+  virtual void wait_for_progress() = 0;
   virtual void instruction_started(const Instruction& in) = 0;
   // Stage `stage` of `in` occupied its engine over [begin, engine_end) and
   // has its results in place from cycle `ready_at` on (may be in the future).

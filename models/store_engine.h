@@ -3,7 +3,7 @@
 // for a binary layer, thresholds them to +-1, and writes the results to DRAM
 // in the consumer's format (int8 NHWC or NCHW, or packed N(K/b)HWb:
 // docs/binary.md), each element placed by seed 001's output address
-// generator, in batches of store.batch_bytes (seed 003's threshold), one stage
+// generator, in batches of seed 003's threshold (tiler.cpp, make_plan), one stage
 // per batch. A write is in the bus write buffer when its data has crossed the
 // bus and reaches memory `latency` cycles later. Graph operators requantise
 // with models/requantiser.h or keep raw int32 sums (docs/graphs.md).

@@ -53,6 +53,8 @@ class TileBuffer {
   T* row(uint32_t r) { return data_.data() + uint64_t(r) * row_elements_; }
   const T* row(uint32_t r) const { return data_.data() + uint64_t(r) * row_elements_; }
   void mark_valid(uint32_t r, uint64_t at_cycle) { valid_at_[r] = at_cycle; }
+  // The cycle row r is valid from (kNever: not written yet).
+  uint64_t valid_at(uint32_t r) const { return valid_at_[r]; }
 
   // Throws SimulationError unless the buffer holds `expected` and rows
   // [r0, r1) are valid by cycle `now`. `reader` names instruction and stage.

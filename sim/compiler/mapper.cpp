@@ -15,24 +15,6 @@ uint64_t kernel_bytes(const LayerConfig& L) {
   return uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
 }
 
-// Dense array cycles of a stage of `pixels` output pixels and kernels
-// [k_begin, k_begin + k_count): the formula the compute engine charges.
-uint64_t array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint64_t pixels,
-                      uint32_t k_begin, uint32_t k_count) {
-  if (L.is_binary())
-    return cost::binary_stage_cycles(hw.compute, pixels, k_count, uint64_t(L.R) * L.S,
-                                     ceil_div(L.C, L.binary.bits));
-  const uint64_t coefficients = uint64_t(L.R) * L.S * L.group_channels();
-  const std::vector<uint32_t> counts(k_count, uint32_t(coefficients));
-  if (hw.dataflow == Dataflow::Broadcast)
-    return cost::broadcast_stage_cycles(hw.compute, pixels, counts.data(), k_count);
-  if (!L.quantized) return cost::compute_stage_cycles(hw.compute, pixels, k_count, coefficients);
-  if (L.op == OpKind::MatMul)
-    return cost::matmul_stage_cycles(hw.compute, pixels, counts.data(), k_count);
-  return cost::grouped_stage_cycles(hw.compute, pixels, counts.data(), k_begin, k_count,
-                                    L.K / L.groups);
-}
-
 // Rows `rows` split over `parts` even parts: ceil(rows / parts) each, the
 // last one what is left. Calls f(part_rows) for each.
 template <class F>
@@ -71,7 +53,7 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   bool first = true;
   split_rows(rows, plan.rows_per_compute_stage, [&](uint32_t r) {
     const uint64_t pixels = uint64_t(r) * L.out_w();
-    const uint64_t array = array_cycles(L, hw, pixels, k_begin, k_count) +
+    const uint64_t array = dense_array_cycles(L, hw, pixels, k_begin, k_count) +
                            (first ? hw.compute.pipeline_latency_cycles : 0);
     const uint64_t read =
         cost::cache_access_cycles(hw.cache, input_rows(r) * tile_row_bytes + stream);
@@ -103,10 +85,18 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
                                  const LayerTilingPlan& plan, uint32_t output_bits) {
   MappingEstimate e;
   const uint64_t latency = hw.dram.latency_cycles;
+  // The pieces of one image: `full_pieces` of rows_per_piece rows and (when
+  // the rows do not divide) the others of `last_rows` (greedy: one remainder
+  // piece; equal: every piece after the first out_h mod N has one row less).
   const uint32_t out_h = L.out_h();
-  const uint32_t full_pieces = out_h / plan.rows_per_piece;
-  const uint32_t last_rows = out_h - full_pieces * plan.rows_per_piece;
-  const uint64_t pieces = uint64_t(L.N) * (full_pieces + (last_rows ? 1 : 0));
+  const uint32_t n_pieces = piece_count(out_h, plan.rows_per_piece);
+  const bool equal = hw.pieces == PieceSplit::Equal;
+  const uint32_t full_pieces =
+      equal ? (out_h % n_pieces == 0 ? n_pieces : out_h % n_pieces) : out_h / plan.rows_per_piece;
+  const uint32_t last_count = n_pieces - full_pieces;
+  const uint32_t last_rows =
+      last_count == 0 ? 0 : (equal ? out_h / n_pieces : out_h - full_pieces * plan.rows_per_piece);
+  const uint64_t pieces = uint64_t(L.N) * n_pieces;
   const uint64_t per_unit = ceil_div(pieces, hw.compute.units);
   const bool pingpong = hw.buffering == Buffering::PingPong;
   e.weights = cost::dram_data_cycles(hw.dram, 1, uint64_t(L.K) * 8);  // LoadParams
@@ -121,16 +111,20 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     e.weights += weights;
     // The busiest unit: its share of the pieces (the last, shorter piece
     // counted as full), each waiting for its own load when single-buffered.
+    // With two halves, piece i + 2's load starts when piece i's compute
+    // ends, so a unit finishes at best one piece per (load + latency +
+    // compute) / 2 cycles.
+    const uint64_t cycle = full.fill_bus + latency + full.compute;
     const uint64_t unit_compute =
-        per_unit * (full.compute + (pingpong ? 0 : full.fill_bus + latency));
+        per_unit * (pingpong ? std::max(full.compute, ceil_div(cycle, 2)) : cycle);
     const uint64_t bus = uint64_t(L.N) * (uint64_t(full_pieces) * (full.load_bus + full.store_bus) +
-                                          (last_rows ? last.load_bus + last.store_bus : 0));
+                                          uint64_t(last_count) * (last.load_bus + last.store_bus));
     e.compute += unit_compute;
     e.bus += bus;
     // The weight tile is loaded alone (the region is single-buffered), then
     // the pieces stream: compute-bound after the first fill, or bus-bound.
     const uint64_t ports =
-        uint64_t(L.N) * (uint64_t(full_pieces) * full.ports + (last_rows ? last.ports : 0));
+        uint64_t(L.N) * (uint64_t(full_pieces) * full.ports + uint64_t(last_count) * last.ports);
     total += cost::streamed_tile_cycles(weights, full.fill_bus, unit_compute, bus, ports,
                                         cost::cache_parallel_accesses(hw.cache), latency);
     drain = last.drain;
@@ -236,8 +230,10 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
     const uint32_t by_acc =
         static_cast<uint32_t>(std::max<uint64_t>(1, acc_bytes / (uint64_t(L.out_w()) * k * 4)));
     uint32_t previous = 0;
-    // Seed 003: the fewest pieces that fit, then more (the pieces stay equal).
-    for (uint32_t n = uint32_t(ceil_div(out_h, max_rows)); n <= out_h; ++n) {
+    // Seed 003: the fewest pieces that fit (N > 1 with equal pieces), then
+    // more (the pieces stay equal).
+    const uint32_t min_pieces = hw.pieces == PieceSplit::Equal ? std::min(2u, out_h) : 1u;
+    for (uint32_t n = std::max(min_pieces, uint32_t(ceil_div(out_h, max_rows))); n <= out_h; ++n) {
       const uint32_t rows = uint32_t(ceil_div(out_h, n));
       if (rows == previous) continue;
       previous = rows;

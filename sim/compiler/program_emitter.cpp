@@ -212,8 +212,8 @@ class Emitter {
       const uint32_t weights_id = w.id;
 
       for (uint32_t n = 0; n < d.N; ++n) {
-        for (uint32_t r0 = 0; r0 < d.out_h; r0 += d.rows_per_piece) {
-          const uint32_t r1 = std::min(d.out_h, r0 + d.rows_per_piece);
+        for (uint32_t p = 0; p < piece_count(d.out_h, d.rows_per_piece); ++p) {
+          const auto [r0, r1] = piece_rows(d.out_h, d.rows_per_piece, hw_.pieces, p);
           const uint32_t unit = piece_counter++ % units_;
           const uint32_t half = pingpong ? next_half_[unit] : 0;
           next_half_[unit] ^= 1u;
@@ -225,6 +225,10 @@ class Emitter {
           set_tile(load, unit, half, n, k0, k1, r0, r1, stages);
           depend(load, last_compute_of_half_[unit][half], DependencyKind::BufferSpace);
           depend(load, agu_init_of_layer_[l], DependencyKind::Data);
+          // Seed 004: data loads wait for the last weight load (as when
+          // parameters are folded into the data as it loads).
+          if (hw_.input_loads == InputLoads::AfterWeights)
+            depend(load, weights_id, DependencyKind::Data);
           if (producer >= 0)
             add_memory_deps(load, uint32_t(producer), n, input_rows_for(d, r0, r1));
           const uint32_t load_id = load.id;

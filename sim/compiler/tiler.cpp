@@ -1,6 +1,9 @@
 #include "sim/compiler/tiler.h"
 
 #include <algorithm>
+#include <vector>
+
+#include "models/cost_model.h"
 
 namespace npusim {
 namespace {
@@ -12,6 +15,35 @@ uint64_t input_rows_needed(const LayerConfig& L, uint32_t out_rows) {
 }
 
 }  // namespace
+
+uint32_t piece_count(uint32_t out_h, uint32_t rows_per_piece) {
+  return static_cast<uint32_t>(ceil_div(out_h, rows_per_piece));
+}
+
+PieceRows piece_rows(uint32_t out_h, uint32_t rows_per_piece, PieceSplit split, uint32_t i) {
+  if (split == PieceSplit::Greedy)
+    return {i * rows_per_piece, std::min(out_h, (i + 1) * rows_per_piece)};
+  const uint32_t n = piece_count(out_h, rows_per_piece);
+  const uint32_t base = out_h / n, extra = out_h % n;  // the first `extra` get one more row
+  const uint32_t begin = i * base + std::min(i, extra);
+  return {begin, begin + base + (i < extra ? 1 : 0)};
+}
+
+uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint64_t pixels,
+                            uint32_t k_begin, uint32_t k_count) {
+  if (L.is_binary())
+    return cost::binary_stage_cycles(hw.compute, pixels, k_count, uint64_t(L.R) * L.S,
+                                     ceil_div(L.C, L.binary.bits));
+  const uint64_t coefficients = uint64_t(L.R) * L.S * L.group_channels();
+  const std::vector<uint32_t> counts(k_count, uint32_t(coefficients));
+  if (hw.dataflow == Dataflow::Broadcast)
+    return cost::broadcast_stage_cycles(hw.compute, pixels, counts.data(), k_count);
+  if (!L.quantized) return cost::compute_stage_cycles(hw.compute, pixels, k_count, coefficients);
+  if (L.op == OpKind::MatMul)
+    return cost::matmul_stage_cycles(hw.compute, pixels, counts.data(), k_count);
+  return cost::grouped_stage_cycles(hw.compute, pixels, counts.data(), k_begin, k_count,
+                                    L.K / L.groups);
+}
 
 uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadAccess access) {
   // The input part follows LayerDescriptor::tile_row_bytes and tile_rows_for.
@@ -102,7 +134,10 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
                " B (raise cache.size_kib or lower compute.units)";
     return plan;
   }
-  const uint32_t pieces = static_cast<uint32_t>(ceil_div(L.out_h(), max_rows));
+  // Seed 003: N > 1 (when the image has two rows), the fewest that fit.
+  const uint32_t min_pieces = hw.pieces == PieceSplit::Equal ? std::min(2u, L.out_h()) : 1u;
+  const uint32_t pieces =
+      std::max(min_pieces, static_cast<uint32_t>(ceil_div(L.out_h(), max_rows)));
   const uint32_t rows_per_piece = static_cast<uint32_t>(ceil_div(L.out_h(), pieces));
   const uint64_t row_sum_bytes = uint64_t(L.out_w()) * plan.k_tile * 4;
   const uint32_t rows_per_stage =
@@ -132,15 +167,21 @@ LayerTilingPlan make_plan(const LayerConfig& L, const HardwareConfig& hw, uint32
   plan.k_tile = k_tile;
   plan.k_tiles = static_cast<uint32_t>(ceil_div(L.K, k_tile));
   plan.rows_per_piece = rows_per_piece;
-  plan.pieces = static_cast<uint32_t>(ceil_div(L.out_h(), rows_per_piece));
+  plan.pieces = piece_count(L.out_h(), rows_per_piece);
   plan.rows_per_compute_stage = rows_per_compute_stage;
   const uint64_t tile_out_bytes =
       output_bits == 0 ? k_tile : ceil_div(k_tile, output_bits) * (output_bits / 8);
   const uint64_t row_out_bytes = uint64_t(L.out_w()) * tile_out_bytes;
   // Seed 003: results leave once a preset amount has accumulated, so a batch
-  // is the fewest whole rows holding at least batch_bytes (or the whole piece).
-  plan.rows_per_store_batch = static_cast<uint32_t>(std::clamp<uint64_t>(
-      (hw.store.batch_bytes + row_out_bytes - 1) / row_out_bytes, 1, plan.rows_per_piece));
+  // is the fewest whole rows holding at least the threshold (or the whole
+  // piece): store.batch_bytes, or (0) what the bus uploads while the array
+  // computes one output row of the tile.
+  const uint64_t threshold =
+      hw.store.batch_bytes != 0
+          ? hw.store.batch_bytes
+          : cost::upload_threshold_bytes(hw.dram, dense_array_cycles(L, hw, L.out_w(), 0, k_tile));
+  plan.rows_per_store_batch = static_cast<uint32_t>(
+      std::clamp<uint64_t>(ceil_div(threshold, row_out_bytes), 1, plan.rows_per_piece));
   plan.fits = true;
   return plan;
 }

@@ -2,8 +2,9 @@
 // Tiles are sized by the seed 003 rule: the cache left after the weight and
 // parameter regions is split evenly between the compute units, each unit's
 // share is split into two ping-pong halves, and each image is cut into N
-// equal, contiguous pieces of output rows whose input rows and int32 results
-// fit one half. Dependencies between instructions are emitted explicitly.
+// equal, contiguous pieces (N > 1) of output rows whose input rows and int32
+// results fit one half; results leave in batches of seed 003's threshold. Dependencies between
+// instructions are emitted explicitly.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +61,21 @@ LayerTilingPlan make_plan(const LayerConfig& layer, const HardwareConfig& hw, ui
 // `half_bytes` (0: not even one row fits).
 uint32_t max_piece_rows(const LayerConfig& layer, uint32_t k_tile, LoadAccess access,
                         uint64_t half_bytes);
+
+// Seed 003's pieces of one image: N = ceil(out_h / rows_per_piece) pieces of
+// contiguous output rows. `equal` (the seed): as equal as whole rows allow,
+// out_h mod N pieces of ceil(out_h / N) rows first, then floor(out_h / N);
+// `greedy`: rows_per_piece each, the remainder last.
+struct PieceRows {
+  uint32_t begin = 0, end = 0;
+};
+uint32_t piece_count(uint32_t out_h, uint32_t rows_per_piece);
+PieceRows piece_rows(uint32_t out_h, uint32_t rows_per_piece, PieceSplit split, uint32_t piece);
+
+// Dense array cycles of a stage of `pixels` output pixels and kernels
+// [k_begin, k_begin + k_count): the formula the compute engine charges.
+uint64_t dense_array_cycles(const LayerConfig& layer, const HardwareConfig& hw, uint64_t pixels,
+                            uint32_t k_begin, uint32_t k_count);
 
 // Bytes of one half needed by a piece of `rows` output rows with `k_tile`
 // output channels: its input rows (padded width) plus its int32 results.

@@ -187,9 +187,11 @@ const std::vector<HardwareParam>& hardware_params() {
                              "Input lowering (seed 001) of every layer without its own `access`: "
                              "im2col generated on the fly from the input, or a matrix the "
                              "host materialises in DRAM first (im2col rows, or MEC strips)"));
-    t.push_back(uint_param("store.batch_bytes", &H::store, &StoreConfig::batch_bytes, "B", 1,
+    t.push_back(uint_param("store.batch_bytes", &H::store, &StoreConfig::batch_bytes, "B", 0,
                            16777216,
-                           "Results leave in batches of at least this many bytes (whole rows)"));
+                           "Results leave in batches of at least this many bytes (whole rows); "
+                           "0: seed 003's threshold from the ratio of the bus and array rates "
+                           "(docs/timing.md#store-batch)"));
     t.push_back(choice_param("store.requantiser", &H::requantiser,
                              {Requantiser::Float32, Requantiser::FixedPoint},
                              "How graph operators' int32 sums are requantised: float32 as ONNX "
@@ -252,6 +254,20 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(choice_param("compiler.mapper", &H::mapper, {Mapper::Cost, Mapper::Greedy},
                              "How the compiler maps each layer: the candidate with the fewest "
                              "estimated cycles, or the largest tile that fits (docs/mapping.md)"));
+    t.push_back(choice_param("compiler.pieces", &H::pieces, {PieceSplit::Equal, PieceSplit::Greedy},
+                             "Seed 003: N > 1 pieces as equal as whole rows allow, or the "
+                             "largest pieces that fit with the remainder last "
+                             "(docs/scheduler.md#pieces)"));
+    t.push_back(choice_param("compiler.input_loads", &H::input_loads,
+                             {InputLoads::AnyTime, InputLoads::AfterWeights},
+                             "Seed 004: input loads wait only for buffer space and their "
+                             "producer, or also for their k-tile's weight load "
+                             "(docs/scheduler.md#loads-after-weights)"));
+    t.push_back(choice_param("scheduler.compute_start", &H::compute_start,
+                             {ComputeStart::Unit, ComputeStart::Tile},
+                             "Seed 004 rule 1 under the early policy: a compute starts with the "
+                             "first array_rows kernels' weights, or with the whole weight tile "
+                             "(docs/scheduler.md#rule-1)"));
     t.push_back(choice_param("scheduler.policy", &H::policy,
                              {SchedulerPolicy::Strict, SchedulerPolicy::Early},
                              "Dependencies wait for full completion or for stage-end flags"));
@@ -284,6 +300,14 @@ const char* to_string(LoadAccess a) {
 }
 
 const char* to_string(Mapper m) { return m == Mapper::Cost ? "cost" : "greedy"; }
+
+const char* to_string(PieceSplit p) { return p == PieceSplit::Equal ? "equal" : "greedy"; }
+
+const char* to_string(ComputeStart c) { return c == ComputeStart::Unit ? "unit" : "tile"; }
+
+const char* to_string(InputLoads i) {
+  return i == InputLoads::AnyTime ? "any_time" : "after_weights";
+}
 
 const char* to_string(SchedulerPolicy p) {
   return p == SchedulerPolicy::Strict ? "strict" : "early";

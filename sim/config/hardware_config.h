@@ -28,6 +28,20 @@ enum class Requantiser { Float32, FixedPoint };
 // How the compiler picks each layer's mapping (docs/mapping.md): the cheapest
 // candidate by the analytic estimate, or the largest tile that fits (greedy).
 enum class Mapper { Cost, Greedy };
+// Seed 003: how an image's output rows split into N pieces
+// (docs/scheduler.md#pieces): N > 1 pieces as equal as whole rows allow
+// (sizes differ by at most one row), or today's greedy split (pieces of the
+// largest size that fits, the remainder last; N may be 1).
+enum class PieceSplit { Equal, Greedy };
+// Seed 004 rule 1 (docs/scheduler.md#rule-1): under the early policy a
+// compute starts once one complete compute unit's weights (the first
+// array_rows kernels) and its input rows are loaded, then takes each kernel
+// group as its weights arrive (`unit`); or it waits for the whole weight tile.
+enum class ComputeStart { Unit, Tile };
+// Seed 004's "data loads wait for the last weight load": an input load
+// depends on its k-tile's weight load (`after_weights`), or only on buffer
+// space and its producer (`any_time`).
+enum class InputLoads { AnyTime, AfterWeights };
 
 struct ComputeConfig {
   uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
@@ -91,7 +105,9 @@ struct VectorConfig {
 };
 
 struct StoreConfig {
-  uint32_t batch_bytes = 4096;  // seed 003: results leave in batches of this size
+  // Seed 003: results leave in batches of at least this many bytes; 0: the
+  // threshold follows from the ratio of the two rates (cost::upload_threshold_bytes).
+  uint32_t batch_bytes = 0;
 };
 
 struct HardwareConfig {
@@ -111,6 +127,9 @@ struct HardwareConfig {
   LoadAccess load_access = LoadAccess::Im2col;
   Requantiser requantiser = Requantiser::Float32;
   Mapper mapper = Mapper::Cost;
+  PieceSplit pieces = PieceSplit::Equal;
+  ComputeStart compute_start = ComputeStart::Unit;
+  InputLoads input_loads = InputLoads::AnyTime;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
@@ -131,6 +150,9 @@ const char* to_string(Dataflow d);
 const char* to_string(Requantiser r);
 const char* to_string(LoadAccess a);
 const char* to_string(Mapper m);
+const char* to_string(PieceSplit p);
+const char* to_string(ComputeStart c);
+const char* to_string(InputLoads i);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

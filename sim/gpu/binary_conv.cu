@@ -49,8 +49,7 @@ __global__ void binary_conv_kernel(ConvGeometry g, const Word* __restrict__ inpu
     NPUSIM_UNROLL
     for (uint32_t j = 0; j < kMaxThreadTile; ++j) {
       if (j >= g.thread_cols) break;
-      const uint32_t oy = by * g.block_rows + (warp / g.warp_cols) * g.thread_rows + i;
-      const uint32_t ox = bx * g.block_cols + (warp % g.warp_cols) * g.thread_cols + j;
+      const uint64_t word = binary_output_word(g, n, og, by, bx, warp, i, j);
       uint32_t ballots[kMaxChannelsPerLane] = {0, 0};
       NPUSIM_UNROLL
       for (uint32_t q = 0; q < kMaxChannelsPerLane; ++q) {
@@ -58,8 +57,8 @@ __global__ void binary_conv_kernel(ConvGeometry g, const Word* __restrict__ inpu
         ballots[q] = __ballot_sync(
             0xffffffffu, binary_lane_decision(g, acc[i][j][q], threshold, flip, og, lane, q));
       }
-      if (lane == 0 && oy < g.ho && ox < g.wo)
-        output[packed_index(n, og, oy, ox, g.out_groups, g.ho, g.wo)] =
+      if (lane == 0 && word != kNoOutputWord)
+        output[word] =
             Word(sizeof(Word) == 8 ? combine_ballots(ballots[0], ballots[1]) : ballots[0]);
     }
   }

@@ -44,8 +44,8 @@ __global__ void direct_conv_kernel(ConvGeometry g, const T* __restrict__ input,
     NPUSIM_UNROLL
     for (uint32_t j = 0; j < kMaxThreadTile; ++j) {
       if (j >= g.thread_cols) break;
-      const uint32_t oy = by * g.block_rows + (warp / g.warp_cols) * g.thread_rows + i;
-      const uint32_t ox = bx * g.block_cols + (warp % g.warp_cols) * g.thread_cols + j;
+      const OutputPixel p = thread_tile_pixel(g, by, bx, warp, i, j);
+      const uint32_t oy = p.oy, ox = p.ox;
       if (oy >= g.ho || ox >= g.wo || k >= g.k) continue;
       const uint64_t at = ((uint64_t(n) * g.ho + oy) * g.wo + ox) * g.k + k;
       if constexpr (std::is_same<Acc, float>::value) {

@@ -49,8 +49,7 @@ PackedTensor binary_conv(const PackedTensor& input, const PackedTensor& weights,
         for (uint32_t warp = 0; warp < warps; ++warp) {
           for (uint32_t i = 0; i < g.thread_rows; ++i) {
             for (uint32_t j = 0; j < g.thread_cols; ++j) {
-              const uint32_t oy = by * g.block_rows + (warp / g.warp_cols) * g.thread_rows + i;
-              const uint32_t ox = bx * g.block_cols + (warp % g.warp_cols) * g.thread_cols + j;
+              const uint64_t word = binary_output_word(g, n, og, by, bx, warp, i, j);
               uint32_t ballots[kMaxChannelsPerLane] = {0, 0};
               for (uint32_t q = 0; q < g.bits / kWarp; ++q) {
                 bool decision[kWarp];
@@ -60,9 +59,8 @@ PackedTensor binary_conv(const PackedTensor& input, const PackedTensor& weights,
                                            p.flip.data(), og, lane, q);
                 ballots[q] = pack_decisions(decision, kWarp);  // __ballot_sync
               }
-              if (oy >= g.ho || ox >= g.wo) continue;  // lane 0 writes in-range pixels
-              out.words[packed_index(n, og, oy, ox, g.out_groups, g.ho, g.wo)] =
-                  g.bits == 64 ? combine_ballots(ballots[0], ballots[1]) : ballots[0];
+              if (word == kNoOutputWord) continue;  // lane 0 writes in-range pixels
+              out.words[word] = g.bits == 64 ? combine_ballots(ballots[0], ballots[1]) : ballots[0];
             }
           }
         }
@@ -102,8 +100,7 @@ void direct_conv(const std::vector<T>& in, const std::vector<T>& w, T pad, const
           for (uint32_t lane = 0; lane < kWarp; ++lane)
             for (uint32_t i = 0; i < g.thread_rows; ++i)
               for (uint32_t j = 0; j < g.thread_cols; ++j) {
-                const uint32_t oy = by * g.block_rows + (warp / g.warp_cols) * g.thread_rows + i;
-                const uint32_t ox = bx * g.block_cols + (warp % g.warp_cols) * g.thread_cols + j;
+                const auto [oy, ox] = thread_tile_pixel(g, by, bx, warp, i, j);
                 const uint32_t k = og * kWarp + lane;
                 if (oy >= g.ho || ox >= g.wo || k >= g.k) continue;
                 store(((uint64_t(n) * g.ho + oy) * g.wo + ox) * g.k + k, k,

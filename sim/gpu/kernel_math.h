@@ -91,6 +91,30 @@ NPUSIM_HD inline int64_t footprint_origin(uint32_t first_output, uint32_t stride
   return int64_t(first_output) * stride - int64_t(padding);
 }
 
+// The output pixel of element (i, j) of warp `warp`'s thread tile in the
+// block at (by, bx): warps tile the block warp_rows x warp_cols, each warp a
+// thread_rows x thread_cols tile. May lie past the output (edge blocks).
+struct OutputPixel {
+  uint32_t oy = 0, ox = 0;
+};
+NPUSIM_HD inline OutputPixel thread_tile_pixel(const ConvGeometry& g, uint32_t by, uint32_t bx,
+                                               uint32_t warp, uint32_t i, uint32_t j) {
+  return {by * g.block_rows + (warp / g.warp_cols) * g.thread_rows + i,
+          bx * g.block_cols + (warp % g.warp_cols) * g.thread_cols + j};
+}
+
+// The binary kernel's epilogue: the N(K/b)HWb word that element (i, j) of the
+// warp's tile writes (image n, output group og), or kNoOutputWord when the
+// pixel lies past the output. The kernel and the host emulation both call it.
+constexpr uint64_t kNoOutputWord = ~uint64_t(0);
+NPUSIM_HD inline uint64_t binary_output_word(const ConvGeometry& g, uint32_t n, uint32_t og,
+                                             uint32_t by, uint32_t bx, uint32_t warp, uint32_t i,
+                                             uint32_t j) {
+  const OutputPixel p = thread_tile_pixel(g, by, bx, warp, i, j);
+  if (p.oy >= g.ho || p.ox >= g.wo) return kNoOutputWord;
+  return packed_index(n, og, p.oy, p.ox, g.out_groups, g.ho, g.wo);
+}
+
 // ---- binary arithmetic ----------------------------------------------------
 
 NPUSIM_HD inline uint32_t popcount(uint32_t v) {

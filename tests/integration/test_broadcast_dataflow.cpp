@@ -75,7 +75,7 @@ TEST_CASE("broadcast dataflow: each coefficient costs ceil(pixels / (rows x cols
       "sparsity":{"pattern":"unstructured","density":0.5}})");
   const std::string set =
       " --timing-only --set compute.dataflow=broadcast --set compute.array_rows=4"
-      " --set compute.array_cols=8 --set compiler.mapper=greedy";
+      " --set compute.array_cols=8 --set compiler.mapper=greedy --set compiler.pieces=greedy";
   // Dense: all 5 x 36 coefficients: 180 * 2 + 8 = 368.
   const auto dense = run_report("run " + layer + set + " --set compute.mode=dense");
   const auto& dc = dense.at("totals").at("counters");

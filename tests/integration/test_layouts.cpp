@@ -91,7 +91,7 @@ TEST_CASE("NCHW stores cost one burst-rounded run per channel plane", "[layout][
   // 64 x 64 = 4096 B. Twenty rows: 25,600 B vs 81,920 B.
   const std::string layer = R"({"type":"conv2d","name":"wide","C":8,"H":20,"W":20,"K":64,
     "R":1,"S":1)";
-  const std::string hw = "--set store.batch_bytes=1024";
+  const std::string hw = "--set store.batch_bytes=1024 --set compiler.pieces=greedy";
   const nlohmann::json nhwc = run("wide", layer + "}", hw);
   const nlohmann::json nchw = run("wide_nchw", layer + R"(,"output_layout":"nchw"})", hw);
   CHECK(counter(nhwc, "store.batches") == 20);
@@ -100,11 +100,11 @@ TEST_CASE("NCHW stores cost one burst-rounded run per channel plane", "[layout][
   CHECK(counter(nchw, "dram.write_bytes") == 20 * 64 * 64);
   CHECK(cycles(nchw) > cycles(nhwc));
 
-  // A whole image in one batch is whole planes: one run either way.
+  // A whole image in one batch (one greedy piece) is whole planes: one run either way.
   const std::string small = R"({"type":"conv2d","name":"small","C":8,"H":4,"W":4,"K":16,
     "R":1,"S":1)";
-  const nlohmann::json whole_nhwc = run("small", small + "}");
-  const nlohmann::json whole_nchw = run("small_nchw", small + R"(,"output_layout":"nchw"})");
+  const nlohmann::json whole_nhwc = run("small", small + "}", hw);
+  const nlohmann::json whole_nchw = run("small_nchw", small + R"(,"output_layout":"nchw"})", hw);
   CHECK(counter(whole_nchw, "dram.write_bytes") == 4 * 4 * 16);
   CHECK(counter(whole_nchw, "dram.write_bytes") == counter(whole_nhwc, "dram.write_bytes"));
   CHECK(cycles(whole_nchw) == cycles(whole_nhwc));

@@ -79,7 +79,8 @@ TEST_CASE("zero-skip array cycles follow the lockstep formula and its bounds", "
   RunOptions options;
   options.progress = false;
   HardwareConfig hw = parse_hardware_config(nlohmann::json::object(), "<test>");
-  hw.mapper = Mapper::Greedy;  // the formula checks below follow the greedy tiling
+  hw.mapper = Mapper::Greedy;      // the formula checks below follow the greedy tiling
+  hw.pieces = PieceSplit::Greedy;  // one piece, as the formula above assumes
   const auto r = run_network(net, hw, options);
   REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
   const uint64_t taps = 64 * 9, passes = (64 + 31) / 32, fill = 8;

@@ -149,6 +149,30 @@ TEST_CASE("compute_stage_cycles: channel groups x coefficients x pixel groups", 
   CHECK(cost::compute_stage_cycles(slow, 100, 40, 27) == 216);
 }
 
+TEST_CASE(
+    "zero_skip_stage_cycles on a 16x64 array: lockstep groups of 16 kernels, 64 pixels a pass",
+    "[cost]") {
+  // sum over groups of array_rows kernels of max nonzeros * ceil(pixels / array_cols).
+  // 20 kernels on 16 rows: group 0 = kernels 0..15, group 1 = kernels 16..19.
+  uint32_t nz[20];
+  for (uint32_t k = 0; k < 20; ++k) nz[k] = 10 + k;  // 10 .. 29
+  nz[3] = 40;                                        // group 0's densest kernel
+  const ComputeConfig a16x64 = array(16, 64);
+  // 100 pixels -> ceil(100/64) = 2 passes; groups: max 40 (kernels 0..15), max 29 (16..19):
+  // (40 + 29) * 2 = 138.
+  CHECK(cost::zero_skip_stage_cycles(a16x64, 100, nz, 20) == 138);
+  // Rows and columns swapped (64 rows, 16 cols): one group of 20 (max 40),
+  // ceil(100/16) = 7 passes: 280. A formula that mixes them up gives this.
+  CHECK(cost::zero_skip_stage_cycles(array(64, 16), 100, nz, 20) == 280);
+  // 64 pixels exactly: one pass; 65: two.
+  CHECK(cost::zero_skip_stage_cycles(a16x64, 64, nz, 20) == 69);
+  CHECK(cost::zero_skip_stage_cycles(a16x64, 65, nz, 20) == 138);
+  // 16 kernels fill one group: max 40, one pass at 64 pixels.
+  CHECK(cost::zero_skip_stage_cycles(a16x64, 64, nz, 16) == 40);
+  // 17 kernels: a second group of one kernel (nz[16] = 26): 40 + 26 = 66.
+  CHECK(cost::zero_skip_stage_cycles(a16x64, 64, nz, 17) == 66);
+}
+
 TEST_CASE("compute_stage_macs counts every pixel x channel x coefficient", "[cost]") {
   CHECK(cost::compute_stage_macs(100, 40, 27) == 108000);  // 100 * 40 * 27
   CHECK(cost::compute_stage_macs(1, 1, 1) == 1);

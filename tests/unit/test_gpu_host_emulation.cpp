@@ -191,3 +191,34 @@ TEST_CASE("the ballot packing: lane i's decision is bit i, 64-bit words take two
   CHECK(binary_decision(3, 3, 1));
   CHECK_FALSE(binary_decision(4, 3, 1));
 }
+
+TEST_CASE("binary kernel epilogue: the output word of each thread-tile element, worked by hand",
+          "[gpu]") {
+  // binary_output_word is the epilogue the CUDA kernel and the host emulation
+  // both call (kernel_math.h). A non-square tiling that tells rows from columns:
+  // blocks of 4 x 6 outputs, 2 x 2 warps, each warp a 2-row x 3-column tile;
+  // output 6 x 15, 3 output word groups.
+  ConvGeometry g;
+  g.ho = 6, g.wo = 15, g.out_groups = 3;
+  g.block_rows = 4, g.block_cols = 6;
+  g.warp_rows = 2, g.warp_cols = 2;
+  g.thread_rows = 2, g.thread_cols = 3;
+  // Block (by 1, bx 1), warp 1 (warp row 0, warp column 1), element (1, 2):
+  // oy = 1*4 + 0*2 + 1 = 5, ox = 1*6 + 1*3 + 2 = 11;
+  // image 1, group 2: ((1*3 + 2)*6 + 5)*15 + 11 = 536.
+  CHECK(thread_tile_pixel(g, 1, 1, 1, 1, 2).oy == 5);
+  CHECK(thread_tile_pixel(g, 1, 1, 1, 1, 2).ox == 11);
+  CHECK(binary_output_word(g, 1, 2, 1, 1, 1, 1, 2) == 536);
+  // Block (0, 2), warp 2 (warp row 1, warp column 0), element (0, 1):
+  // oy = 0 + 1*2 + 0 = 2, ox = 2*6 + 0*3 + 1 = 13: ((5)*6 + 2)*15 + 13 = 493.
+  CHECK(binary_output_word(g, 1, 2, 0, 2, 2, 0, 1) == 493);
+  // Image 0, group 0, block (0, 0), warp 0, element (0, 0): word 0;
+  // element (1, 2): oy 1, ox 2 -> 1*15 + 2 = 17.
+  CHECK(binary_output_word(g, 0, 0, 0, 0, 0, 0, 0) == 0);
+  CHECK(binary_output_word(g, 0, 0, 0, 0, 0, 1, 2) == 17);
+  // Edge blocks: ox = 12 + 3 + 0 = 15 and oy = 4 + 2 = 6 lie past the output.
+  CHECK(binary_output_word(g, 0, 0, 0, 2, 1, 0, 0) == kNoOutputWord);
+  CHECK(binary_output_word(g, 0, 0, 1, 0, 2, 0, 0) == kNoOutputWord);
+  // ... while ox = 12 + 0 + 2 = 14 and oy = 4 + 0 + 1 = 5 are the last ones in.
+  CHECK(binary_output_word(g, 0, 0, 1, 2, 0, 1, 2) == 5 * 15 + 14);
+}

@@ -55,11 +55,15 @@ NetworkConfig network(std::vector<LayerConfig> layers, std::vector<bool> chained
   return net;
 }
 
-// These tests work the greedy seed 003 rule by hand; the cost mapper has
-// its own tests (test_mapper.cpp).
+// These tests work the greedy mapper and the greedy piece split by hand
+// (batches of 4096 B unless a test sets its own); the equal pieces of seed
+// 003 and its derived batch threshold have their own tests below, the cost
+// mapper its own (test_mapper.cpp).
 HardwareConfig hardware(uint32_t cache_kib, uint32_t units = 1) {
   HardwareConfig hw;
   hw.mapper = Mapper::Greedy;
+  hw.pieces = PieceSplit::Greedy;
+  hw.store.batch_bytes = 4096;
   hw.cache.size_kib = cache_kib;
   hw.compute.units = units;
   return hw;
@@ -178,7 +182,7 @@ TEST_CASE("partition_cache: weight and params regions, then halves per unit", "[
   CHECK(partition_cache(two, hardware(1, 1)).half_bytes == 0);
 }
 
-TEST_CASE("plan_layer: N equal pieces that fit a half, stage sizes", "[tiler]") {
+TEST_CASE("plan_layer: greedy pieces that fit a half, stage sizes", "[tiler]") {
   const LayerConfig L = conv16();
   HardwareConfig hw = hardware(16, 1);
   hw.compute.accumulator_kib = 2;  // 2048 B
@@ -192,9 +196,12 @@ TEST_CASE("plan_layer: N equal pieces that fit a half, stage sizes", "[tiler]") 
   CHECK(plan.k_tiles == 1);
   CHECK(plan.k_tile == 16);
   // 1168 r + 288 <= 7488: r = 6 -> 7296 fits, r = 7 -> 8464 does not.
-  // pieces = ceil(16/6) = 3, rows_per_piece = ceil(16/3) = 6 (pieces of 6, 6, 4).
+  // pieces = ceil(16/6) = 3, rows_per_piece = ceil(16/3) = 6 (greedy: pieces of 6, 6, 4).
   CHECK(plan.pieces == 3);
   CHECK(plan.rows_per_piece == 6);
+  CHECK(piece_rows(16, 6, PieceSplit::Greedy, 0).end == 6);
+  CHECK(piece_rows(16, 6, PieceSplit::Greedy, 1).end == 12);
+  CHECK(piece_rows(16, 6, PieceSplit::Greedy, 2).end == 16);
   // accumulator 2048 / (16*16*4 = 1024) = 2 rows per compute stage.
   CHECK(plan.rows_per_compute_stage == 2);
   // batch ceil(1000 / (16*16 = 256 B per output row)) = 4 rows per store batch.
@@ -226,6 +233,91 @@ TEST_CASE("plan_layer: N equal pieces that fit a half, stage sizes", "[tiler]") 
   CHECK(clamped.rows_per_piece == 6);
   CHECK(clamped.rows_per_compute_stage == 6);
   CHECK(clamped.rows_per_store_batch == 6);
+}
+
+TEST_CASE("seed 003: N equal pieces, sizes differing by at most one row, and N > 1",
+          "[tiler][seed003]") {
+  const auto sizes = [](uint32_t out_h, uint32_t rows_per_piece) {
+    std::vector<uint32_t> out;
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < piece_count(out_h, rows_per_piece); ++i) {
+      const PieceRows r = piece_rows(out_h, rows_per_piece, PieceSplit::Equal, i);
+      CHECK(r.begin == next);  // contiguous
+      next = r.end;
+      out.push_back(r.end - r.begin);
+    }
+    CHECK(next == out_h);  // the whole image
+    return out;
+  };
+  // ResNet-18 layer1: 56 rows, at most 12 a piece -> N = ceil(56/12) = 5;
+  // 56 = 5*11 + 1: one piece of 12, four of 11 (greedy: 12, 12, 12, 12, 8).
+  CHECK(sizes(56, 12) == std::vector<uint32_t>{12, 11, 11, 11, 11});
+  // conv16: 16 rows, 6 a piece -> N = 3: 16 = 3*5 + 1 -> 6, 5, 5 (greedy: 6, 6, 4).
+  CHECK(sizes(16, 6) == std::vector<uint32_t>{6, 5, 5});
+  // Divisible: 16 rows in 4 -> 4, 4, 4, 4.
+  CHECK(sizes(16, 4) == std::vector<uint32_t>{4, 4, 4, 4});
+  // 10 rows, 4 a piece -> N = 3: 10 = 3*3 + 1 -> 4, 3, 3.
+  CHECK(sizes(10, 4) == std::vector<uint32_t>{4, 3, 3});
+
+  // plan_layer: conv16 on 16 KiB (half 7488: at most 6 rows) -> N = 3, 6, 5, 5.
+  HardwareConfig hw = hardware(16, 1);
+  hw.pieces = PieceSplit::Equal;
+  const LayerConfig L = conv16();
+  const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(network({L}), hw));
+  REQUIRE(plan.fits);
+  CHECK(plan.pieces == 3);
+  CHECK(plan.rows_per_piece == 6);
+  // The emitted pieces: [0,6) [6,11) [11,16).
+  const Program p = compile_network(network({L}), hw);
+  CHECK(rows_of(of(p, Opcode::LoadInput, 0)) == Rows{{0, 6}, {6, 11}, {11, 16}});
+  CHECK(rows_of(of(p, Opcode::Store, 0)) == Rows{{0, 6}, {6, 11}, {11, 16}});
+
+  // N > 1: on 1 MiB the whole image fits one half, yet the image is split in
+  // two pieces of 8 rows (greedy keeps one piece of 16).
+  const HardwareConfig big = [&] {
+    HardwareConfig h = hardware(1024, 1);
+    h.pieces = PieceSplit::Equal;
+    return h;
+  }();
+  const LayerTilingPlan two = plan_layer(L, big, partition_cache(network({L}), big));
+  CHECK(two.pieces == 2);
+  CHECK(two.rows_per_piece == 8);
+  const LayerTilingPlan one = plan_layer(L, hardware(1024, 1), partition_cache(network({L}), big));
+  CHECK(one.pieces == 1);
+  CHECK(one.rows_per_piece == 16);
+}
+
+TEST_CASE("seed 003: the batch-upload threshold follows from the ratio of bus and array rates",
+          "[tiler][seed003]") {
+  // conv16, one k-tile of 16 on a 32x32 array: one output row (16 pixels)
+  // costs ceil(16/32) * 72 * ceil(16/32) = 72 array cycles and holds
+  // 16 * 16 = 256 B of results: the array writes 256/72 B a cycle.
+  // Bus 32 B/cycle: threshold 32 * 72 = 2304 B = 9 rows (ratio 32 / (256/72) = 9).
+  HardwareConfig hw = hardware(1024, 1);
+  hw.store.batch_bytes = 0;
+  const LayerConfig L = conv16();
+  const LayerTilingPlan plan = make_plan(L, hw, 16, 16, 16);
+  CHECK(plan.rows_per_store_batch == 9);
+  // Bus 8 B/cycle: 8 * 72 = 576 B -> ceil(576 / 256) = 3 rows.
+  hw.dram.bytes_per_cycle = 8;
+  CHECK(make_plan(L, hw, 16, 16, 16).rows_per_store_batch == 3);
+  // An 8x8 array (columns 8): a row is ceil(16/8) = 2 kernel groups x 72 x
+  // ceil(16/8) = 2 pixel groups = 288 cycles; bus 8 B/cycle: 2304 B = 9 rows.
+  hw.compute.array_rows = 8, hw.compute.array_cols = 8;
+  CHECK(make_plan(L, hw, 16, 16, 16).rows_per_store_batch == 9);
+  // Rows and columns tell apart: 16 rows x 4 cols: 1 x 72 x 4 = 288 -> 9 rows;
+  // 4 rows x 16 cols: 4 x 72 x 1 = 288 -> 9 too, so use k_tile 4 (64 B a row):
+  // 16x4: 1 x 72 x 4 = 288 cycles -> 2304 / 64 = 36 rows, clamped to 16;
+  // 4x16 with k_tile 4: 1 x 72 x 1 = 72 -> 576 / 64 = 9 rows.
+  hw.compute.array_rows = 16, hw.compute.array_cols = 4;
+  CHECK(make_plan(L, hw, 4, 16, 16).rows_per_store_batch == 16);
+  hw.compute.array_rows = 4, hw.compute.array_cols = 16;
+  CHECK(make_plan(L, hw, 4, 16, 16).rows_per_store_batch == 9);
+  // store.batch_bytes overrides: 1000 B -> ceil(1000 / 64) = 16 rows.
+  hw.store.batch_bytes = 1000;
+  CHECK(make_plan(L, hw, 4, 16, 16).rows_per_store_batch == 16);
+  hw.store.batch_bytes = 100;
+  CHECK(make_plan(L, hw, 4, 16, 16).rows_per_store_batch == 2);
 }
 
 TEST_CASE("plan_layer: k-tiles limited by the weight region are equal", "[tiler]") {
@@ -355,6 +447,33 @@ TEST_CASE("compile_network: a single layer's pieces and stage counts", "[tiler]"
   CHECK(stages_of(loads) == compute_stages);
   // Store: 4 rows per batch -> ceil(6/4) = 2, 2, ceil(4/4) = 1.
   CHECK(stages_of(stores) == std::vector<uint32_t>{2, 2, 1, 2, 2, 1});
+}
+
+TEST_CASE(
+    "seed 004: with compiler.input_loads after_weights every input load depends on its "
+    "k-tile's weight load",
+    "[tiler][seed004]") {
+  // conv16 on 16 KiB: one k-tile of 16, three pieces (see the plan_layer test).
+  HardwareConfig hw = hardware(16, 1);
+  hw.input_loads = InputLoads::AfterWeights;
+  const Program p = compile_network(network({conv16()}), hw);
+  const auto weights = of(p, Opcode::LoadWeights, 0);
+  const auto loads = of(p, Opcode::LoadInput, 0);
+  REQUIRE(!weights.empty());
+  REQUIRE(loads.size() == 3);
+  for (const Instruction* load : loads) {
+    // The weight load of the load's k-tile.
+    uint32_t tile = 0;
+    for (const Instruction* w : weights)
+      if (w->k_begin == load->k_begin) tile = w->id;
+    CHECK(deps_of(*load, DependencyKind::Data).count(tile) == 1);
+  }
+  // By default (any_time) no input load depends on a weight load.
+  hw.input_loads = InputLoads::AnyTime;
+  const Program q = compile_network(network({conv16()}), hw);
+  for (const Instruction* load : of(q, Opcode::LoadInput, 0))
+    for (const Instruction* w : of(q, Opcode::LoadWeights, 0))
+      CHECK(deps_of(*load, DependencyKind::Data).count(w->id) == 0);
 }
 
 TEST_CASE("compile_network: k-tiles reload weights after the last compute", "[tiler]") {
