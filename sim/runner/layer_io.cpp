@@ -39,7 +39,9 @@ void lay_out_layer(DramImage& image, const LayerDescriptor& d, const LayerConfig
       std::memcpy(image.data() + d.input_address, stored.data.data(), stored.size());
     }
   }
-  std::memcpy(image.data() + d.weights_address, kernels.bytes.data(), kernels.bytes.size());
+  // (A batch_matmul has no kernels of its own: its weight tile comes from DRAM at run time.)
+  if (!kernels.bytes.empty())
+    std::memcpy(image.data() + d.weights_address, kernels.bytes.data(), kernels.bytes.size());
   for (uint32_t k = 0; k < L.K; ++k) {
     const uint64_t at = d.params_address + uint64_t(k) * 8;
     put_int32(image, at, d.binary ? data.threshold[k] : data.bias[k]);

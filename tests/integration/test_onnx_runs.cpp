@@ -219,6 +219,11 @@ TEST_CASE(
     "onnx: ResNet-50 in QOperator and QDQ form equals ONNX Runtime bit for bit, per-node cycles "
     "within the bounds",
     "[onnx][network]") {
+#ifdef NPUSIM_SANITIZE_BUILD
+  // 90 s under ASan for no path the smaller ONNX models and the ResNet-50 graph run miss.
+  WARN("SKIPPED: a Release-build test (sanitizer builds run the smaller ONNX models)");
+  return;
+#endif
   const std::string dir = generate("resnet50 resnet50_qdq");
   if (dir.empty() || !have_ort()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
