@@ -1,5 +1,7 @@
 #include "sim/program/line_fields.h"
 
+#include <algorithm>
+
 #include "sim/config/config_error.h"
 
 namespace npusim {
@@ -61,6 +63,37 @@ std::pair<uint32_t, uint32_t> range_field(JsonReader& r, const std::string& key,
 void reject_unknown_keys(JsonReader& r, const std::vector<std::string>& keys) {
   for (const auto& key : keys) r.find(key);
   r.finish();
+}
+
+namespace {
+
+std::string address_reason(uint64_t bytes, uint64_t dram_bytes, const std::string& what) {
+  return what + "a " + std::to_string(bytes) +
+         "-byte tensor must end within dram_bytes = " + std::to_string(dram_bytes);
+}
+
+}  // namespace
+
+uint64_t tensor_address_at(const json& v, const std::string& file, const std::string& pointer,
+                           uint64_t bytes, uint64_t dram_bytes, uint64_t& tensors_end,
+                           const std::string& what) {
+  const std::string why = address_reason(bytes, dram_bytes, what);
+  if (bytes > dram_bytes)
+    throw ConfigError(file, pointer, "an address (" + why + ")", "a tensor larger than DRAM");
+  const uint64_t at = check_uint(v, file, pointer, 0, dram_bytes - bytes, why);
+  tensors_end = std::max(tensors_end, at + bytes);
+  return at;
+}
+
+uint64_t tensor_address(JsonReader& r, const std::string& key, uint64_t bytes, uint64_t dram_bytes,
+                        uint64_t& tensors_end) {
+  const json* v = r.find(key);
+  if (v == nullptr) {
+    const std::string why = address_reason(bytes, dram_bytes, {});
+    if (bytes > dram_bytes) r.fail(key, "an address (" + why + ")", "a tensor larger than DRAM");
+    field(r, key, 0, dram_bytes - bytes, why);  // throws: the key is missing
+  }
+  return tensor_address_at(*v, r.file(), r.pointer_to(key), bytes, dram_bytes, tensors_end);
 }
 
 }  // namespace npusim

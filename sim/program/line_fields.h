@@ -33,6 +33,16 @@ std::pair<uint32_t, uint32_t> range_field(JsonReader& r, const std::string& key,
                                           bool allow_empty, const std::string& why,
                                           std::optional<std::pair<uint32_t, uint32_t>> fallback);
 
+// The DRAM address of a `bytes`-byte tensor that must end within
+// `dram_bytes`: value `v` at `pointer` (`what` prefixes the reason, e.g.
+// "input \"x\": "). Raises `tensors_end` to the tensor's end.
+uint64_t tensor_address_at(const nlohmann::json& v, const std::string& file,
+                           const std::string& pointer, uint64_t bytes, uint64_t dram_bytes,
+                           uint64_t& tensors_end, const std::string& what = {});
+// The same for key `key` of `r` (required).
+uint64_t tensor_address(JsonReader& r, const std::string& key, uint64_t bytes, uint64_t dram_bytes,
+                        uint64_t& tensors_end);
+
 // Marks every documented key as known, then rejects the others before any
 // value is checked, so a misspelt optional key is reported as such.
 void reject_unknown_keys(JsonReader& r, const std::vector<std::string>& keys);

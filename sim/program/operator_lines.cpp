@@ -106,14 +106,8 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
   }
 
   // Where the tensors lie: each must end within the DRAM image.
-  const uint64_t dram = limits.dram_bytes;
-  const auto address = [&](const char* key, uint64_t bytes) -> uint64_t {
-    const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
-                            "dram_bytes = " + std::to_string(dram);
-    if (bytes > dram) r.fail(key, "an address (" + why + ")", "a tensor larger than DRAM");
-    const uint64_t at = field(r, key, 0, dram - bytes, why);
-    tensors_end = std::max(tensors_end, at + bytes);
-    return at;
+  const auto address = [&](const char* key, uint64_t bytes) {
+    return tensor_address(r, key, bytes, limits.dram_bytes, tensors_end);
   };
   const uint64_t pixels = uint64_t(d.N) * d.H * d.W;
   d.input_address = address("input_address", pixels * d.C);
@@ -129,14 +123,9 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
       r.fail("more_input_addresses", expected, describe_json(*more));
     const std::string pointer = r.pointer_to("more_input_addresses");
     for (size_t i = 0; i < d.more_inputs.size(); ++i) {
-      const uint64_t bytes = uint64_t(d.more_inputs[i].rows) * d.more_inputs[i].C;
-      const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
-                              "dram_bytes = " + std::to_string(dram);
-      const std::string at = json_pointer_append(pointer, std::to_string(i));
-      if (bytes > dram)
-        throw ConfigError(r.file(), at, "an address (" + why + ")", "a tensor larger than DRAM");
-      d.more_inputs[i].address = check_uint((*more)[i], r.file(), at, 0, dram - bytes, why);
-      tensors_end = std::max(tensors_end, d.more_inputs[i].address + bytes);
+      d.more_inputs[i].address = tensor_address_at(
+          (*more)[i], r.file(), json_pointer_append(pointer, std::to_string(i)),
+          uint64_t(d.more_inputs[i].rows) * d.more_inputs[i].C, limits.dram_bytes, tensors_end);
     }
   }
   d.output_address = address("output_address", d.output_bytes());

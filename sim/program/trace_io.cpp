@@ -234,19 +234,13 @@ class ProgramReader {
     if (v == nullptr) r.fail("graph_input_addresses", expected, kMissing);
     if (!v->is_array() || v->size() != count)
       r.fail("graph_input_addresses", expected, describe_json(*v));
-    const uint64_t dram = out_.program.dram_bytes;
     for (size_t i = 0; i < count; ++i) {
       const GraphInput& g = network_.graph_inputs[i];
-      const uint64_t bytes = uint64_t(g.N) * g.H * g.W * g.C;
-      const std::string at =
-          json_pointer_append(r.pointer_to("graph_input_addresses"), std::to_string(i));
-      const std::string why = "input \"" + g.name + "\": a " + std::to_string(bytes) +
-                              "-byte tensor must end within dram_bytes = " + std::to_string(dram);
-      if (bytes > dram)
-        throw ConfigError(r.file(), at, "an address (" + why + ")", "a tensor larger than DRAM");
-      const uint64_t address = check_uint((*v)[i], r.file(), at, 0, dram - bytes, why);
-      tensors_end_ = std::max(tensors_end_, address + bytes);
-      out_.program.graph_input_addresses.push_back(address);
+      out_.program.graph_input_addresses.push_back(tensor_address_at(
+          (*v)[i], r.file(),
+          json_pointer_append(r.pointer_to("graph_input_addresses"), std::to_string(i)),
+          uint64_t(g.N) * g.H * g.W * g.C, out_.program.dram_bytes, tensors_end_,
+          "input \"" + g.name + "\": "));
     }
   }
 
@@ -307,14 +301,8 @@ class ProgramReader {
     if (d.output_bits != 0 && r.has("output_layout"))
       r.fail("output_layout", "no \"output_layout\" with \"output_bits\" (the output is packed)",
              describe_json(*r.find("output_layout")));
-    const uint64_t dram = out_.program.dram_bytes;
-    const auto address = [&](const char* key, uint64_t bytes) -> uint64_t {
-      const std::string why = "a " + std::to_string(bytes) + "-byte tensor must end within " +
-                              "dram_bytes = " + std::to_string(dram);
-      if (bytes > dram) r.fail(key, "an address (" + why + ")", "a tensor larger than DRAM");
-      const uint64_t at = field(r, key, 0, dram - bytes, why);
-      tensors_end_ = std::max(tensors_end_, at + bytes);
-      return at;
+    const auto address = [&](const char* key, uint64_t bytes) {
+      return tensor_address(r, key, bytes, out_.program.dram_bytes, tensors_end_);
     };
     d.input_address = address("input_address", uint64_t(d.N) * d.H * d.W * d.pixel_bytes());
     d.weights_address = address("weights_address", uint64_t(d.K) * d.R * d.S * d.pixel_bytes());
