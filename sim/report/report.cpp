@@ -44,6 +44,7 @@ nlohmann::json shape_json(const LayerConfig& l) {
     j["pads"] = {l.padding, pad_l(l), pad_b(l), pad_r(l)};
     j["dilation"] = {dil_h(l), dil_w(l)};
     j["out_dtype"] = to_string(l.quant.output.type);
+    if (!l.source_op.empty()) j["source_op"] = l.source_op;  // the ONNX node's op type
   }
   return j;
 }

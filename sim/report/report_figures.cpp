@@ -142,6 +142,22 @@ Figures total_figures(const RunSummary& s) {
   return f;
 }
 
+namespace {
+
+std::string times(uint32_t a, uint32_t b) { return std::to_string(a) + "x" + std::to_string(b); }
+
+// A kernel's footprint and strides: "3x3/2", "1x7/1x2", "3x3/1 d2".
+std::string window(const LayerConfig& l) {
+  std::string out = times(l.R, l.S) + "/" + std::to_string(l.stride);
+  if (col_stride(l) != l.stride) out += "x" + std::to_string(col_stride(l));
+  if (dil_h(l) != 1 || dil_w(l) != 1)
+    out += " d" + std::to_string(dil_h(l)) +
+           (dil_w(l) != dil_h(l) ? "x" + std::to_string(dil_w(l)) : "");
+  return out;
+}
+
+}  // namespace
+
 std::string shape_string(const LayerConfig& l) {
   // Graph operators lead with their operator (depthwise and grouped convs say so).
   std::string out = !l.source_op.empty()   ? l.source_op + " "
@@ -152,13 +168,55 @@ std::string shape_string(const LayerConfig& l) {
                         ? "dwconv "
                         : "conv g" + std::to_string(l.groups) + " ";
   if (l.N > 1) out += "n" + std::to_string(l.N) + " ";
-  out += std::to_string(l.C) + "x" + std::to_string(l.H) + "x" + std::to_string(l.W);
-  out += " k" + std::to_string(l.K) + " " + std::to_string(l.R) + "x" + std::to_string(l.S) + "/" +
-         std::to_string(l.stride);
-  if (col_stride(l) != l.stride) out += "x" + std::to_string(col_stride(l));
-  if (dil_h(l) != 1 || dil_w(l) != 1)
-    out += " d" + std::to_string(dil_h(l)) +
-           (dil_w(l) != dil_h(l) ? "x" + std::to_string(dil_w(l)) : "");
+  const std::string image = std::to_string(l.C) + "x" + times(l.H, l.W);
+  // A sequence operator's tensor is [tokens, C] (docs/transformers.md); a
+  // matmul's rows are its output pixels. Only what the operator uses is
+  // shown: no kernels or window for elementwise operators.
+  const std::string rows = times(l.H * l.W, l.C);
+  const std::string heads = "h" + std::to_string(l.seq.heads) + " ";
+  // Grouped-query attention: the second operand's heads after a slash.
+  const std::string bmm_heads =
+      l.seq.kv_heads == l.seq.heads
+          ? heads
+          : "h" + std::to_string(l.seq.heads) + "/" + std::to_string(l.seq.kv_heads) + " ";
+  // Elementwise operators on a sequence ([tokens, C]: W = 1) show it as one.
+  const std::string elementwise = l.W == 1 && l.H > 1 ? rows : image;
+  switch (l.op) {
+    case OpKind::Conv:
+      out += image + " k" + std::to_string(l.K) + " " + window(l);
+      break;
+    case OpKind::MatMul:
+      out += rows + " k" + std::to_string(l.K);
+      break;
+    case OpKind::BatchMatMul:  // per head: rows x (C / heads) -> K / heads
+      out += bmm_heads + times(l.H * l.W, l.C / std::max(1u, l.seq.heads)) + " k" +
+             std::to_string(l.K / std::max(1u, l.seq.heads));
+      break;
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+      out += image + " " + window(l);
+      break;
+    case OpKind::Concat:
+      out += image + " k" + std::to_string(l.K);
+      break;
+    case OpKind::Softmax:
+    case OpKind::Rope:
+      out += heads + rows;
+      break;
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
+      out += rows;
+      break;
+    case OpKind::GlobalAveragePool:
+      out += image;
+      break;
+    case OpKind::Add:
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Mul:
+      out += elementwise;
+      break;
+  }
   if (l.is_binary()) out += " binary";
   return out;
 }

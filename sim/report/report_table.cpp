@@ -96,10 +96,14 @@ std::string compact_shape(const LayerConfig& l) {
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"globalaveragepool", "gap"},
                                  {"GlobalAveragePool", "GAP"},
                                  {"averagepool", "avgpool"},
-                                 {"AveragePool", "AvgPool"}}) {
+                                 {"AveragePool", "AvgPool"},
+                                 {"batch_matmul", "bmm"}}) {
     const size_t at = shape.find(from);
     if (at != std::string::npos) shape.replace(at, from.size(), to);
   }
+  // ONNX's "QLinearConv 3x224x224 k32 3x3/2" is 31 characters: "QL" keeps
+  // the operator readable where cutting the middle would cut the shape.
+  if (shape.size() > kCompactShape && shape.rfind("QLinear", 0) == 0) shape.replace(0, 7, "QL");
   return shortened(shape, kCompactShape);
 }
 

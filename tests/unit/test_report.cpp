@@ -401,3 +401,42 @@ TEST_CASE("report: write_report_files writes the six files", "[report]") {
   CHECK_THROWS_WITH(write_report_files(blocked.string(), f.s), Contains(blocked.string()));
   fs::remove_all(dir.parent_path());
 }
+
+TEST_CASE(
+    "report: each operator's shape shows what it uses: kernels and windows only where it has them",
+    "[report]") {
+  LayerConfig l;
+  l.quantized = true;
+  l.C = 24, l.H = 56, l.W = 56, l.K = 24, l.R = 1, l.S = 1;
+  l.op = OpKind::Add;
+  CHECK(shape_string(l) == "add 24x56x56");
+  l.op = OpKind::MaxPool, l.C = 64, l.H = 112, l.W = 112, l.K = 64, l.R = 3, l.S = 3, l.stride = 2;
+  CHECK(shape_string(l) == "maxpool 64x112x112 3x3/2");
+  // A batch-1 FC: one row of 2048 channels to 1000 (rows from H x W, not C).
+  l.op = OpKind::MatMul, l.C = 2048, l.H = 1, l.W = 1, l.K = 1000, l.R = 1, l.S = 1, l.stride = 1;
+  CHECK(shape_string(l) == "matmul 1x2048 k1000");
+  // Attention scores with grouped-query heads: 32 query heads over 4 kv heads,
+  // 128 tokens of C = 32 x 64 against 128 keys per head (K = 32 x 128).
+  l.op = OpKind::BatchMatMul, l.C = 2048, l.H = 128, l.K = 4096;
+  l.seq.heads = 32, l.seq.kv_heads = 4;
+  CHECK(shape_string(l) == "batch_matmul h32/4 128x64 k128");
+  l.op = OpKind::Softmax, l.C = 4096;
+  CHECK(shape_string(l) == "softmax h32 128x4096");
+  l.op = OpKind::Gelu, l.C = 3072;
+  CHECK(shape_string(l) == "gelu 128x3072");  // a sequence: tokens x C
+  l.op = OpKind::Conv, l.C = 3, l.H = 224, l.W = 224, l.K = 32, l.R = 3, l.S = 3, l.stride = 2;
+  l.source_op = "QLinearConv";
+  CHECK(shape_string(l) == "QLinearConv 3x224x224 k32 3x3/2");
+}
+
+TEST_CASE("report: the compact table shortens an ONNX op type's QLinear prefix, not the shape",
+          "[report]") {
+  Fixture f;
+  f.net.layers[0] = make_layer("features.0.0", 3, 224, 32, 3, 2);
+  f.net.layers[0].quantized = true;
+  f.net.layers[0].source_op = "QLinearConv";
+  const std::string text = table_of(f.s);
+  CHECK_THAT(text, Contains("QLConv 3x224x224 k32 3x3/2"));
+  CHECK_THAT(wide_table_of(f.s), Contains("QLinearConv 3x224x224 k32 3x3/2"));
+  CHECK(widest_line(text) <= 100);
+}
