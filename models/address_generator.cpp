@@ -198,6 +198,19 @@ ElementAddress OutputAddressGenerator::address(uint32_t n, uint32_t h, uint32_t 
   throw std::logic_error("unknown output layout");
 }
 
+uint64_t OutputAddressGenerator::channel_step_bits() const {
+  switch (layout_) {
+    case OutputLayout::kNhwc:
+      return init_.output_bits;
+    case OutputLayout::kNchw:
+      return uint64_t(out_h_) * out_w_ * init_.output_bits;
+    case OutputLayout::kPacked32:
+    case OutputLayout::kPacked64:
+      return 0;
+  }
+  throw std::logic_error("unknown output layout");
+}
+
 std::vector<ElementAddress> OutputAddressGenerator::stream(uint32_t n) const {
   std::vector<ElementAddress> out;
   out.reserve(uint64_t(out_h_) * out_w_ * init_.filters);

@@ -122,6 +122,10 @@ class OutputAddressGenerator {
   OutputAddressGenerator(const AddressGeneratorInit& init, OutputLayout layout);
 
   ElementAddress address(uint32_t n, uint32_t h, uint32_t w, uint32_t c) const;
+  // Bits from channel c to c + 1 of one pixel in the unpacked layouts (NHWC:
+  // the element width; NCHW: a plane), so a store walks a pixel's channels by
+  // adding it; 0 for packed layouts, whose channels are bits of words.
+  uint64_t channel_step_bits() const;
   // The addresses in the datapath's production order for image n: (h, w, c).
   std::vector<ElementAddress> stream(uint32_t n) const;
 

@@ -327,3 +327,22 @@ TEST_CASE("output addresses: NHWC, NCHW and packed N(C/b)HWb", "[address_generat
     }
   }
 }
+
+TEST_CASE("output channel step: one element in NHWC, one 5 x 4 plane in NCHW, none when packed",
+          "[address_generator]") {
+  AddressGeneratorInit init = make_init(5, 4, 3, 3, 3, 1, 1);  // output 5 x 4
+  init.filters = 33;
+  init.output_base = 0x2000;
+  init.output_bits = 8;
+  const OutputAddressGenerator nhwc(init, OutputLayout::kNhwc);
+  const OutputAddressGenerator nchw(init, OutputLayout::kNchw);
+  CHECK(nhwc.channel_step_bits() == 8);
+  CHECK(nchw.channel_step_bits() == 5 * 4 * 8);
+  CHECK(OutputAddressGenerator(init, OutputLayout::kPacked32).channel_step_bits() == 0);
+  // The store adds the step to a pixel's first channel: it must land where
+  // address() places every later channel.
+  for (const OutputAddressGenerator* g : {&nhwc, &nchw})
+    for (uint32_t c = 0; c < 33; ++c)
+      CHECK(g->address(1, 3, 2, c).byte ==
+            g->address(1, 3, 2, 0).byte + int64_t(c * g->channel_step_bits() / 8));
+}
