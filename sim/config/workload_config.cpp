@@ -102,7 +102,7 @@ int32_t expect_int32(const json& value, const std::string& file, const std::stri
   return static_cast<int32_t>(v);
 }
 
-// {"bits": 32|64, "padding": "skip"|"plus_one"|"minus_one",
+// {"bits": 32|64, "padding": "skip"|"plus_one"|"minus_one", "tie": "minus_one"|"plus_one",
 //  "threshold": t or [K ints] | "batch_norm": {"seed": s}}.
 BinaryConfig parse_binary(const json& j, const std::string& file, const std::string& pointer,
                           uint32_t K) {
@@ -114,6 +114,7 @@ BinaryConfig parse_binary(const json& j, const std::string& file, const std::str
     reader.fail("bits", "32 or 64", describe_json(*reader.find("bits")));
   b.padding = static_cast<BinaryPadMode>(
       reader.get_choice("padding", {"skip", "plus_one", "minus_one"}, 0));
+  b.tie = static_cast<BinaryTie>(reader.get_choice("tie", {"minus_one", "plus_one"}, 0));
   const json* threshold = reader.find("threshold");
   if (threshold) {
     const std::string p = reader.pointer_to("threshold");
@@ -407,6 +408,8 @@ const char* to_string(BinaryPadMode m) {
   return "?";
 }
 
+const char* to_string(BinaryTie t) { return t == BinaryTie::MinusOne ? "minus_one" : "plus_one"; }
+
 const char* to_string(SparsityConfig::Pattern p) {
   switch (p) {
     case SparsityConfig::Pattern::None:
@@ -540,7 +543,9 @@ json to_json(const NetworkConfig& net) {
     if (!l.weights_npy.empty()) layer["weights_npy"] = l.weights_npy;
     if (!l.input_npy.empty()) layer["input_npy"] = l.input_npy;
     if (l.is_binary()) {
-      json b = {{"bits", l.binary.bits}, {"padding", to_string(l.binary.padding)}};
+      json b = {{"bits", l.binary.bits},
+                {"padding", to_string(l.binary.padding)},
+                {"tie", to_string(l.binary.tie)}};
       const auto& t = l.binary.threshold;
       const bool uniform_t = t.empty() || std::equal(t.begin() + 1, t.end(), t.begin());
       if (l.binary.batch_norm)

@@ -23,6 +23,11 @@ const char* to_string(DataType t);
 // (docs/binary.md#padding): nothing (skip), a +1 or a -1 pad value.
 enum class BinaryPadMode { Skip, PlusOne, MinusOne };
 const char* to_string(BinaryPadMode m);
+// What an output whose vote ties with its threshold becomes (docs/binary.md):
+// -1 as seed 000's vote decides (+1 only when the 1 bits outnumber the 0
+// bits), or +1 (a >= comparator).
+enum class BinaryTie { MinusOne, PlusOne };
+const char* to_string(BinaryTie t);
 
 // The "binary" object of a binary layer. Output k is +1 when dot >= t[k]
 // (flip 0) or dot <= t[k] (flip 1), else -1. The thresholds come either from
@@ -31,6 +36,7 @@ const char* to_string(BinaryPadMode m);
 struct BinaryConfig {
   uint32_t bits = 32;  // b: channel bits per packed word, 32 or 64
   BinaryPadMode padding = BinaryPadMode::Skip;
+  BinaryTie tie = BinaryTie::MinusOne;
   std::vector<int32_t> threshold;  // K entries (all 0 by default)
   bool batch_norm = false;
   uint64_t batch_norm_seed = 0;

@@ -22,18 +22,20 @@ double uniform_real(SeededRandom& rng, double lo, double hi) {
 
 }  // namespace
 
-FoldedThreshold fold_batch_norm(const BatchNormParams& bn, double eps) {
+FoldedThreshold fold_batch_norm(const BatchNormParams& bn, BinaryTie tie, double eps) {
   if (bn.gamma == 0.0) throw std::invalid_argument("fold_batch_norm: gamma must not be 0");
   if (!(bn.var > 0.0)) throw std::invalid_argument("fold_batch_norm: var must be > 0");
   // y >= 0  <=>  gamma * (dot - mean) >= -beta * sd  <=>  (dividing by gamma,
-  // which turns the comparison around when gamma < 0) dot vs mean - beta*sd/gamma.
+  // which turns the comparison around when gamma < 0) dot vs mean - beta*sd/gamma;
+  // y > 0 likewise with strict comparisons, which exclude an integer x itself.
   const double x = bn.mean - bn.beta * std::sqrt(bn.var + eps) / bn.gamma;
+  const bool strict = tie == BinaryTie::MinusOne;
   FoldedThreshold f;
   if (bn.gamma > 0) {
-    f.threshold = clamp_to_int32(std::ceil(x));
+    f.threshold = clamp_to_int32(strict ? std::floor(x) + 1 : std::ceil(x));
     f.flip = 0;
   } else {
-    f.threshold = clamp_to_int32(std::floor(x));
+    f.threshold = clamp_to_int32(strict ? std::ceil(x) - 1 : std::floor(x));
     f.flip = 1;
   }
   return f;
@@ -58,13 +60,16 @@ BinaryOutputRule binary_output_rule(const LayerConfig& layer) {
   if (!layer.binary.batch_norm) {
     rule.threshold = layer.binary.threshold;
     rule.threshold.resize(layer.K, 0);
+    // A dot never reaches INT32_MAX (at most C*R*S), so it may stay as it is.
+    if (layer.binary.tie == BinaryTie::MinusOne)
+      for (int32_t& t : rule.threshold) t += t < std::numeric_limits<int32_t>::max() ? 1 : 0;
     rule.flip.assign(layer.K, 0);
     return rule;
   }
   const uint64_t reduction = uint64_t(layer.C) * layer.R * layer.S;
   for (const BatchNormParams& p :
        random_batch_norm(layer.K, reduction, layer.binary.batch_norm_seed)) {
-    const FoldedThreshold f = fold_batch_norm(p);
+    const FoldedThreshold f = fold_batch_norm(p, layer.binary.tie);
     rule.threshold.push_back(f.threshold);
     rule.flip.push_back(f.flip);
   }

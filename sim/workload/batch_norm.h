@@ -1,11 +1,15 @@
 // Batch norm folded into a binary layer's output threshold (docs/binary.md).
 // A binary layer followed by batch norm and sign outputs +1 when
-//   y = gamma * (dot - mean) / sqrt(var + eps) + beta >= 0.
-// Since dot is an integer, that is one integer comparison per channel:
-//   gamma > 0:  dot >= t with t = ceil(mean - beta * sqrt(var + eps) / gamma),  flip 0;
-//   gamma < 0:  dot <= t with t = floor(mean - beta * sqrt(var + eps) / gamma), flip 1.
+//   y = gamma * (dot - mean) / sqrt(var + eps) + beta > 0
+// (seed 000's tie rule: y = 0 gives -1), or >= 0 with tie plus_one. With
+// x = mean - beta * sqrt(var + eps) / gamma, since dot is an integer, that is
+// one integer comparison per channel:
+//   tie minus_one, gamma > 0:  dot >= t with t = floor(x) + 1, flip 0;
+//                  gamma < 0:  dot <= t with t = ceil(x) - 1,  flip 1;
+//   tie plus_one,  gamma > 0:  dot >= t with t = ceil(x),      flip 0;
+//                  gamma < 0:  dot <= t with t = floor(x),     flip 1.
 // The host folds once; the simulator, the reference and the GPU kernels all
-// consume only the integer t and the flip bit.
+// consume only the integer t and the flip bit (the comparator "dot >= t").
 #pragma once
 
 #include <cstdint>
@@ -31,7 +35,8 @@ struct FoldedThreshold {
 
 // The one folding function. Thresholds beyond the int32 range are clamped
 // (no dot product reaches them, so the comparison keeps its meaning).
-FoldedThreshold fold_batch_norm(const BatchNormParams& bn, double eps = kBatchNormEps);
+FoldedThreshold fold_batch_norm(const BatchNormParams& bn, BinaryTie tie = BinaryTie::MinusOne,
+                                double eps = kBatchNormEps);
 
 // Seeded random parameters for K channels of a layer whose dot products lie in
 // [-reduction, reduction] (reduction = C*R*S): gamma of both signs, away from
@@ -40,7 +45,8 @@ FoldedThreshold fold_batch_norm(const BatchNormParams& bn, double eps = kBatchNo
 std::vector<BatchNormParams> random_batch_norm(uint32_t K, uint64_t reduction, uint64_t seed);
 
 // The per-channel output rule of a binary layer: its config's thresholds
-// (flip 0), or its seeded batch norm folded. K entries each.
+// (flip 0; with tie minus_one a threshold t becomes t + 1, since "dot > t" is
+// "dot >= t + 1" for integers), or its seeded batch norm folded. K entries each.
 struct BinaryOutputRule {
   std::vector<int32_t> threshold;
   std::vector<uint8_t> flip;

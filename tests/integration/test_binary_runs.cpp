@@ -4,8 +4,10 @@
 // Each TEST_CASE simulates once (one SystemC elaboration per process), so the
 // shape sweep is one network of unchained layers, each with its own input.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
 
+#include "sim/tensor/tensor.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;
@@ -146,4 +148,48 @@ TEST_CASE("a binary output that differs from the reference is reported with its 
              Catch::Matches("at \\[n=0, h=[0-5], w=[0-5], k=[0-9]+\\]: simulator -?1, "
                             "reference -?1") &&
                  Catch::Matches(".*(h=0|h=5|w=0|w=5).*"));
+}
+
+TEST_CASE(
+    "binary ties: a dot equal to the threshold gives -1 by default (seed 000's vote) and +1 "
+    "with tie plus_one, in the model and the reference",
+    "[binary][e2e]") {
+  // Two pixels of 32 channels: p0 all +1, p1 16 x +1 then 16 x -1; kernel 0
+  // all +1, kernel 1 like p1. Dots, worked by hand: p0.k0 = 32, p0.k1 = 0,
+  // p1.k0 = 0, p1.k1 = 32 (equal signs count +1, different ones -1).
+  const std::string dir = test::temp_dir() + "/binary_ties";
+  std::filesystem::create_directories(dir);
+  TensorI8 input({1, 1, 2, 32}), weights({2, 1, 1, 32});
+  for (uint32_t c = 0; c < 32; ++c) {
+    input.data[c] = 1;
+    input.data[32 + c] = weights.data[32 + c] = c < 16 ? 1 : -1;
+    weights.data[c] = 1;
+  }
+  write_npy(dir + "/input.npy", input);
+  write_npy(dir + "/weights.npy", weights);
+  // Four unchained layers (each reads the files; a 2-channel output chains to
+  // no 32-channel input): thresholds 0 and 32 under each tie rule.
+  std::string layers;
+  for (const std::string tie : {"minus_one", "plus_one"})
+    for (const std::string t : {"0", "32"})
+      layers += std::string(layers.empty() ? "" : ",") + R"({"name":")" + tie + "_t" + t +
+                R"(","C":32,"H":1,"W":2,"K":2,"R":1,"S":1,"dtype":"binary","input_npy":")" + dir +
+                R"(/input.npy","weights_npy":")" + dir + R"(/weights.npy","binary":{"tie":")" +
+                tie + R"(","threshold":)" + t + "}}";
+  RunOptions options;
+  options.progress = false;
+  options.keep_outputs = true;
+  const auto r = run_network(workload(R"({"name":"ties","layers":[)" + layers + "]}"),
+                             HardwareConfig{}, options);
+  require_bit_exact(*r);
+  // Outputs N,H,W,K: {p0.k0, p0.k1, p1.k0, p1.k1}.
+  const std::vector<std::vector<int8_t>> want = {{1, -1, -1, 1},  // minus_one, t 0: only dot 32 > 0
+                                                 {-1, -1, -1, -1},  // minus_one, t 32: no dot > 32
+                                                 {1, 1, 1, 1},      // plus_one, t 0: every dot >= 0
+                                                 {1, -1, -1, 1}};   // plus_one, t 32: dot 32 >= 32
+  REQUIRE(r->outputs.size() == 4);
+  for (size_t l = 0; l < 4; ++l) {
+    INFO("layer " << r->network.layers[l].name);
+    CHECK(r->outputs[l].data == want[l]);
+  }
 }

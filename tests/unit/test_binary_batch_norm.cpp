@@ -1,7 +1,7 @@
 // Batch norm folded into integer thresholds (sim/workload/batch_norm.h) must
 // decide every integer dot product exactly as the float formula
-//   y = gamma * (dot - mean) / sqrt(var + eps) + beta >= 0
-// does, for both signs of gamma.
+//   y = gamma * (dot - mean) / sqrt(var + eps) + beta > 0   (seed 000's tie rule)
+// or >= 0 (tie plus_one) does, for both signs of gamma.
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -13,8 +13,9 @@ using namespace npusim;
 
 namespace {
 
-bool float_rule(const BatchNormParams& p, int32_t dot) {
-  return p.gamma * (double(dot) - p.mean) / std::sqrt(p.var + kBatchNormEps) + p.beta >= 0.0;
+bool float_rule(const BatchNormParams& p, int32_t dot, BinaryTie tie) {
+  const double y = p.gamma * (double(dot) - p.mean) / std::sqrt(p.var + kBatchNormEps) + p.beta;
+  return tie == BinaryTie::MinusOne ? y > 0.0 : y >= 0.0;
 }
 
 bool folded_rule(const FoldedThreshold& f, int32_t dot) {
@@ -25,12 +26,13 @@ bool folded_rule(const FoldedThreshold& f, int32_t dot) {
 
 TEST_CASE("folded batch norm equals the float formula on many random parameters",
           "[binary][batch_norm]") {
+  const BinaryTie tie = GENERATE(BinaryTie::MinusOne, BinaryTie::PlusOne);
   uint64_t positive = 0, negative = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     const uint64_t reduction = 9 * 64 * seed;  // C*R*S of a 3x3 layer with C = 64*seed
     const int32_t range = int32_t(reduction);
     for (const BatchNormParams& p : random_batch_norm(64, reduction, seed)) {
-      const FoldedThreshold f = fold_batch_norm(p);
+      const FoldedThreshold f = fold_batch_norm(p, tie);
       CHECK(f.flip == (p.gamma < 0 ? 1 : 0));
       (p.gamma > 0 ? positive : negative) += 1;
       // Every dot product a layer can produce (same parity as C*R*S, but
@@ -38,28 +40,39 @@ TEST_CASE("folded batch norm equals the float formula on many random parameters"
       for (int32_t dot = -range; dot <= range; dot += 1 + range / 500) {
         INFO("gamma " << p.gamma << " beta " << p.beta << " mean " << p.mean << " var " << p.var
                       << " dot " << dot);
-        REQUIRE(folded_rule(f, dot) == float_rule(p, dot));
+        REQUIRE(folded_rule(f, dot) == float_rule(p, dot, tie));
       }
       for (int32_t dot = f.threshold - 2; dot <= f.threshold + 2; ++dot)
-        REQUIRE(folded_rule(f, dot) == float_rule(p, dot));
+        REQUIRE(folded_rule(f, dot) == float_rule(p, dot, tie));
     }
   }
   CHECK(positive > 100);  // both signs of gamma are exercised
   CHECK(negative > 100);
 }
 
-TEST_CASE("fold_batch_norm by hand", "[binary][batch_norm]") {
-  // gamma 2, beta 1, mean 3, var 4 - eps: sd = 2; x = 3 - 1*2/2 = 2 -> t = 2, dot >= 2.
-  FoldedThreshold f = fold_batch_norm({2.0, 1.0, 3.0, 4.0 - kBatchNormEps});
-  CHECK(f.threshold == 2);
+TEST_CASE(
+    "fold_batch_norm by hand: an integer x is a tie, -1 by default (seed 000), +1 with plus_one",
+    "[binary][batch_norm]") {
+  const BinaryTie plus = BinaryTie::PlusOne, minus = BinaryTie::MinusOne;
+  // gamma 2, beta 1, mean 3, var 4 - eps: sd = 2; x = 3 - 1*2/2 = 2: dot = 2 gives y = 0.
+  FoldedThreshold f = fold_batch_norm({2.0, 1.0, 3.0, 4.0 - kBatchNormEps}, plus);
+  CHECK(f.threshold == 2);  // dot >= 2
   CHECK(f.flip == 0);
-  // gamma -0.5, beta 1, mean 0, var 1 - eps: x = 0 - 1*1/(-0.5) = 2 -> dot <= 2.
-  f = fold_batch_norm({-0.5, 1.0, 0.0, 1.0 - kBatchNormEps});
-  CHECK(f.threshold == 2);
+  f = fold_batch_norm({2.0, 1.0, 3.0, 4.0 - kBatchNormEps});  // the default: minus_one
+  CHECK(f.threshold == 3);                                    // dot > 2
+  CHECK(f.flip == 0);
+  // gamma -0.5, beta 1, mean 0, var 1 - eps: x = 0 - 1*1/(-0.5) = 2.
+  f = fold_batch_norm({-0.5, 1.0, 0.0, 1.0 - kBatchNormEps}, plus);
+  CHECK(f.threshold == 2);  // dot <= 2
   CHECK(f.flip == 1);
-  // x = 0.25 rounds up for gamma > 0 (dot >= 1) and down for gamma < 0 (dot <= 0).
-  CHECK(fold_batch_norm({1.0, -0.25, 0.0, 1.0 - kBatchNormEps}).threshold == 1);
-  CHECK(fold_batch_norm({-1.0, 0.25, 0.0, 1.0 - kBatchNormEps}).threshold == 0);
+  f = fold_batch_norm({-0.5, 1.0, 0.0, 1.0 - kBatchNormEps}, minus);
+  CHECK(f.threshold == 1);  // dot < 2
+  CHECK(f.flip == 1);
+  // x = 0.25 is no tie: both rules give dot >= 1 for gamma > 0 and dot <= 0 for gamma < 0.
+  for (BinaryTie tie : {plus, minus}) {
+    CHECK(fold_batch_norm({1.0, -0.25, 0.0, 1.0 - kBatchNormEps}, tie).threshold == 1);
+    CHECK(fold_batch_norm({-1.0, 0.25, 0.0, 1.0 - kBatchNormEps}, tie).threshold == 0);
+  }
   CHECK_THROWS(fold_batch_norm({0.0, 0.0, 0.0, 1.0}));
   CHECK_THROWS(fold_batch_norm({1.0, 0.0, 0.0, 0.0}));
 }
@@ -87,4 +100,23 @@ TEST_CASE("a binary layer's data: +-1 tensors and the folded output rule", "[bin
   CHECK(flips < 40);
   // Same seed, same rule: the simulator, the reference and the GPU path agree.
   CHECK(binary_output_rule(l).threshold == d.threshold);
+}
+
+TEST_CASE(
+    "a binary layer's threshold t: +1 needs dot > t by default (seed 000's vote), dot >= t "
+    "with tie plus_one",
+    "[binary][batch_norm]") {
+  LayerConfig l;
+  l.name = "b";
+  l.C = 32, l.H = 1, l.W = 1, l.K = 3, l.R = 1, l.S = 1;
+  l.dtype = DataType::Binary;
+  l.binary.threshold = {0, -5, 2147483647};
+  // The comparator is dot >= t' (flip 0): t' = t + 1 gives dot > t; INT32_MAX
+  // stays, since no dot reaches it either way.
+  BinaryOutputRule rule = binary_output_rule(l);
+  CHECK(rule.threshold == std::vector<int32_t>{1, -4, 2147483647});
+  CHECK(rule.flip == std::vector<uint8_t>{0, 0, 0});
+  l.binary.tie = BinaryTie::PlusOne;
+  rule = binary_output_rule(l);
+  CHECK(rule.threshold == std::vector<int32_t>{0, -5, 2147483647});
 }
