@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/cli/onnx_loader.h"
 #include "sim/config/config_error.h"
 #include "sim/config/content_hash.h"
 #include "sim/config/json_reader.h"
@@ -76,7 +77,7 @@ fs::path program_folder(const std::string& program_path) {
 NetworkConfig resolve_workload(const WorkloadOptions& options,
                                std::vector<OnnxOutput>* onnx_outputs) {
   if (!options.workload.empty() && is_onnx_model(options.workload)) {
-    OnnxModel model = import_onnx(options.workload, input_assignments(options.inputs));
+    OnnxModel model = cli::import_onnx_model(options.workload, input_assignments(options.inputs));
     if (onnx_outputs != nullptr) *onnx_outputs = model.outputs;
     return std::move(model.network);
   }
@@ -145,7 +146,7 @@ WorkloadResolver program_workload_resolver(const std::string& program_path,
                  "npusim compile)",
              fnv1a64_hex(bytes) + ", the hash of " + model + " now");
     for (const auto& [name, file] : input_assignments(extra_inputs)) inputs[name] = file;
-    OnnxModel imported = import_onnx(model, inputs);
+    OnnxModel imported = cli::import_onnx_model(model, inputs);
     if (onnx_outputs != nullptr) *onnx_outputs = imported.outputs;
     return std::move(imported.network);
   };

@@ -348,10 +348,6 @@ std::string Importer::nlohmann_placeholder() const {
 
 }  // namespace onnx_detail
 
-bool is_onnx_model(const std::string& path) {
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
-}
-
 OnnxModel import_onnx(const std::string& path, const std::map<std::string, std::string>& inputs) {
   return onnx_detail::Importer(path, inputs).run();
 }

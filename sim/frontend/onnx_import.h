@@ -38,6 +38,17 @@ struct OnnxModel {
 // ConfigError naming the file and the node (its name and op type).
 OnnxModel import_onnx(const std::string& path, const std::map<std::string, std::string>& inputs);
 
-bool is_onnx_model(const std::string& path);
+// What the npusim executable finds in the ONNX module (libnpusim_onnx.so,
+// sim/frontend/onnx_module.cpp) through `npusim_onnx_frontend`: the module
+// holds the front-end and libonnx, so that runs of other workloads do not
+// load them (sim/cli/onnx_loader.h).
+struct OnnxFrontend {
+  OnnxModel (*import)(const std::string& path, const std::map<std::string, std::string>& inputs);
+};
+
+// A workload path ending in ".onnx" (inline: the executable needs it without the module).
+inline bool is_onnx_model(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
 
 }  // namespace npusim

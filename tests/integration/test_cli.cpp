@@ -1,8 +1,13 @@
 // The npusim command line as a user drives it: exit codes, error messages
 // that name file and JSON pointer, and comparisons that need two runs (two
 // processes, since SystemC elaborates once per process).
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "tests/support/test_support.h"
 
@@ -110,4 +115,40 @@ TEST_CASE("comparing policies prints both and the gain", "[cli]") {
     std::ifstream in(npusim::test::temp_dir() + "/cmp." + policy + ".json");
     CHECK(in.good());
   }
+}
+
+TEST_CASE(
+    "a JSON run does not load libonnx; without the ONNX module an .onnx workload is a clear "
+    "error",
+    "[cli]") {
+  // The dynamic loader lists every library it loads under LD_DEBUG=libs.
+  const auto json_run = run_cli("run -q --timing-only configs/layers/conv1x1.json");
+  REQUIRE(json_run.exit_code == 0);
+  const std::string log = npusim::test::temp_dir() + "/ld.log";
+  const std::string command = std::string("LD_DEBUG=libs LD_DEBUG_OUTPUT=") + log + " " +
+                              NPUSIM_BINARY + " run -q --timing-only configs/layers/conv1x1.json" +
+                              " > /dev/null 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::string loaded;
+  for (const auto& entry : std::filesystem::directory_iterator(npusim::test::temp_dir()))
+    if (entry.path().filename().string().rfind("ld.log", 0) == 0) {
+      std::ifstream in(entry.path());
+      loaded += std::string((std::istreambuf_iterator<char>(in)), {});
+    }
+  CHECK_THAT(loaded, Catch::Contains("libsystemc"));  // the log holds the loads
+  CHECK_THAT(loaded, !Catch::Contains("libonnx") && !Catch::Contains("libprotobuf") &&
+                         !Catch::Contains("libnpusim_onnx"));
+  // The executable alone, away from the module it loads for ONNX models.
+  const std::string alone = npusim::test::temp_dir() + "/alone";
+  std::filesystem::create_directories(alone);
+  std::ofstream(alone + "/model.onnx") << "never read: the module is missing";
+  std::filesystem::copy_file(NPUSIM_BINARY, alone + "/npusim",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string run =
+      alone + "/npusim run -q " + alone + "/model.onnx > " + alone + "/out 2> " + alone + "/err";
+  const int status = std::system(run.c_str());
+  CHECK(WEXITSTATUS(status) == 2);
+  std::ifstream err(alone + "/err");
+  const std::string text((std::istreambuf_iterator<char>(err)), {});
+  CHECK_THAT(text, Catch::Contains("cannot load the ONNX module " + alone + "/libnpusim_onnx.so"));
 }
