@@ -33,6 +33,7 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const HardwareConfig&
                                        "cycles the computes would take running alone")),
       // At elaboration, so a bad NPUSIM_ISA stops the run before it starts.
       dots_(int8_kernels::active()) {
+  unit_kernels_.resize(hw.compute.units);
   for (uint32_t u = 0; u < hw.compute.units; ++u)
     sc_core::sc_spawn(sc_bind(&ComputeEngine::run_unit, this, u),
                       ("unit" + std::to_string(u)).c_str());
@@ -63,7 +64,7 @@ void ComputeEngine::compute(const Instruction& in) {
   const TileTag weight_tag{int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1};
 
   ByteTile& input = cache->input_half(in.unit, in.half);
-  ByteTile& weights = cache->weights();
+  ByteTile& weights = cache->weights(L.weight_slot(in.k_begin));
   SumTile& results = cache->result_half(in.unit, in.half);
   results.begin_fill(
       {int32_t(in.layer), in.batch, in.k_begin, in.k_end, in.out_row_begin, in.out_row_end},
@@ -124,21 +125,24 @@ void ComputeEngine::compute(const Instruction& in) {
     // The arithmetic, once every kernel group of the tile has been issued
     // (weight_groups_end waited for the late ones).
     if (options_.functional && L.binary) {
-      if (s == 0) binary_kernels_ = binary_array::decode_kernels(weights, L, in.k_count());
-      binary_array::compute_rows(L, in, input, piece_rows.begin, binary_kernels_, results,
-                                 uint32_t(out.begin), uint32_t(out.end));
+      if (s == 0)
+        unit_kernels_[in.unit].binary = binary_array::decode_kernels(weights, L, in.k_count());
+      binary_array::compute_rows(L, in, input, piece_rows.begin, unit_kernels_[in.unit].binary,
+                                 results, uint32_t(out.begin), uint32_t(out.end));
     } else if (options_.functional) {
       if (s == 0) {  // the decompressor expands the tile's kernel streams once
-        kernels_.resize(uint64_t(in.k_count()) * coefficients);
+        unit_kernels_[in.unit].kernels.resize(uint64_t(in.k_count()) * coefficients);
         for (uint32_t k = 0; k < in.k_count(); ++k)
           decompress_kernel(
               weights.row(k), L.weight_format, L.R, L.S, L.group_channels(),
-              L.kernel_bytes(in.k_begin + k), kernels_.data() + k * coefficients,
+              L.kernel_bytes(in.k_begin + k),
+              unit_kernels_[in.unit].kernels.data() + k * coefficients,
               L.quantized ? int8_t(L.quant.weight_zero_point_of(in.k_begin + k)) : int8_t(0));
         if (L.quantized || broadcast) center_kernels(L, in, coefficients);
       }
       if (broadcast)
-        coefficient_broadcast::compute_rows(L, in, input, piece_rows.begin, centered_, results,
+        coefficient_broadcast::compute_rows(L, in, input, piece_rows.begin,
+                                            unit_kernels_[in.unit].centered, results,
                                             uint32_t(out.begin), uint32_t(out.end), regions_);
       else if (L.quantized)
         compute_rows_quantized(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
@@ -220,12 +224,12 @@ uint64_t ComputeEngine::weight_groups_end(const Instruction& in, const ByteTile&
 void ComputeEngine::center_kernels(const LayerDescriptor& L, const Instruction& in,
                                    uint64_t coefficients) {
   const bool w_unsigned = L.quantized && L.quant.weight_type == QuantType::Uint8;
-  centered_.resize(uint64_t(in.k_count()) * coefficients);
+  unit_kernels_[in.unit].centered.resize(uint64_t(in.k_count()) * coefficients);
   for (uint32_t k = 0; k < in.k_count(); ++k) {
     const int32_t w_zp = L.quantized ? L.quant.weight_zero_point_of(in.k_begin + k) : 0;
     for (uint64_t i = 0; i < coefficients; ++i) {
-      const int8_t w = kernels_[k * coefficients + i];
-      centered_[k * coefficients + i] =
+      const int8_t w = unit_kernels_[in.unit].kernels[k * coefficients + i];
+      unit_kernels_[in.unit].centered[k * coefficients + i] =
           int16_t((w_unsigned ? int32_t(uint8_t(w)) : int32_t(w)) - w_zp);
     }
   }
@@ -277,7 +281,8 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
         const int16_t* row =
             centered_input_.data() + uint64_t(first_in_row + int64_t(r) * dh) * row_len;
         if (contiguous) {
-          dots_.dots_s16(row + uint64_t(ow) * sw * L.C, centered_.data() + uint64_t(r) * L.S * Cg,
+          dots_.dots_s16(row + uint64_t(ow) * sw * L.C,
+                         unit_kernels_[in.unit].centered.data() + uint64_t(r) * L.S * Cg,
                          coefficients, uint64_t(L.S) * Cg, k_count, sums);
           continue;
         }
@@ -289,7 +294,8 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
           const uint64_t c0 = uint64_t(group) * Cg;
           for (uint32_t t = 0; t < L.S; ++t) {
             const int16_t* x = row + (uint64_t(ow) * sw + uint64_t(t) * dw) * L.C + c0;
-            const int16_t* w = centered_.data() + k * coefficients + (uint64_t(r) * L.S + t) * Cg;
+            const int16_t* w = unit_kernels_[in.unit].centered.data() + k * coefficients +
+                               (uint64_t(r) * L.S + t) * Cg;
             if (!short_runs) {
               dots_.dots_s16(x, w, coefficients, Cg, run, sums + k);
               continue;
@@ -330,7 +336,8 @@ void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in
         const int8_t* x = host_im2col
                               ? input.row(uint32_t(oh - piece_rows.begin)) + column + r * tap_span
                               : input.row(uint32_t(first_in_row + r)) + column;
-        dots_.dots_s8(x, kernels_.data() + r * tap_span, coefficients, tap_span, k_count, sums);
+        dots_.dots_s8(x, unit_kernels_[in.unit].kernels.data() + r * tap_span, coefficients,
+                      tap_span, k_count, sums);
       }
     }
   }

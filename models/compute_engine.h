@@ -56,11 +56,17 @@ class ComputeEngine : public Engine {
                              const TileTag& weight_tag, uint64_t now, uint64_t fill,
                              const PrefixCycles& prefix_cycles, uint32_t stage);
 
-  std::vector<int8_t> kernels_;           // the current tile's decompressed kernels (K,R,S,C)
-  std::vector<int16_t> centered_;         // graph operators: kernels minus their zero points
-  std::vector<int16_t> centered_input_;   // graph operators: a stage's input rows minus x_zp
-  std::vector<uint32_t> regions_;         // broadcast: per-kernel accumulation regions
-  std::vector<uint64_t> binary_kernels_;  // a binary tile's kernels as packed words
+  // Per compute unit (each has its own decompressor), the weight tile its
+  // current compute expanded at its first stage: units may compute different
+  // tiles at once (two weight slots, docs/mapping.md#weight-double-buffering).
+  struct UnitKernels {
+    std::vector<int8_t> kernels;    // the tile's decompressed kernels (K,R,S,C)
+    std::vector<int16_t> centered;  // graph operators: kernels minus their zero points
+    std::vector<uint64_t> binary;   // a binary tile's kernels as packed words
+  };
+  std::vector<UnitKernels> unit_kernels_;
+  std::vector<int16_t> centered_input_;  // graph operators: a stage's input rows minus x_zp
+  std::vector<uint32_t> regions_;        // broadcast: per-kernel accumulation regions
 
   Counter& busy_;
   Counter& instructions_;

@@ -108,21 +108,37 @@ struct VectorWork {
 VectorWork sequence_op_work(OpKind op, uint64_t pixels, uint64_t channels);
 
 // Cycles of one weight tile streamed through the engines (the mapper's
-// estimate, docs/mapping.md): the tile's weights load alone (the weight
-// region is single-buffered), then the pieces stream, either compute-bound
+// estimate, docs/mapping.md). Of the tile's weight load, `hidden` cycles
+// overlap the previous tile's compute (a second weight slot; 0 when the
+// region is single-buffered or for a layer's first tile); the rest,
+// `exposed`, is paid alone. Then the pieces stream, either compute-bound
 // (the first piece's fill, then the busiest unit's compute), bus-bound
-// (every input load and store on the shared bus) or port-bound (every cache
-// access of the tile over the ports that stream at once), after one latency:
+// (every input load and store on the shared bus, and the hidden weight
+// bytes, which share it) or port-bound (every cache access of the tile over
+// the ports that stream at once), after one latency:
+//   exposed = weights - min(weights, hidden)
+//   exposed + max(fill + latency + unit_compute, latency + bus + (weights - exposed),
+//                 latency + ceil(port_cycles / parallel_accesses))
+inline uint64_t prefetched_tile_cycles(uint64_t weights, uint64_t hidden, uint64_t fill,
+                                       uint64_t unit_compute, uint64_t bus, uint64_t port_cycles,
+                                       uint32_t parallel_accesses, uint64_t latency) {
+  const uint64_t exposed = weights - (hidden < weights ? hidden : weights);
+  const uint64_t compute_bound = fill + latency + unit_compute;
+  const uint64_t bus_bound = latency + bus + (weights - exposed);
+  const uint64_t port_bound = latency + ceil_div(port_cycles, parallel_accesses);
+  const uint64_t stream = compute_bound > bus_bound ? compute_bound : bus_bound;
+  return exposed + (stream > port_bound ? stream : port_bound);
+}
+
+// The same with nothing hidden (a single-buffered weight region): the tile's
+// weights load alone, then the pieces stream:
 //   weights + max(fill + latency + unit_compute, latency + bus,
 //                 latency + ceil(port_cycles / parallel_accesses))
 inline uint64_t streamed_tile_cycles(uint64_t weights, uint64_t fill, uint64_t unit_compute,
                                      uint64_t bus, uint64_t port_cycles, uint32_t parallel_accesses,
                                      uint64_t latency) {
-  const uint64_t compute_bound = fill + latency + unit_compute;
-  const uint64_t bus_bound = latency + bus;
-  const uint64_t port_bound = latency + ceil_div(port_cycles, parallel_accesses);
-  const uint64_t stream = compute_bound > bus_bound ? compute_bound : bus_bound;
-  return weights + (stream > port_bound ? stream : port_bound);
+  return prefetched_tile_cycles(weights, 0, fill, unit_compute, bus, port_cycles, parallel_accesses,
+                                latency);
 }
 
 // Seed 003's batch-upload threshold: results leave the cache once the amount

@@ -64,7 +64,13 @@ class CacheIf : public virtual sc_core::sc_interface {
  public:
   // Reserves a port for `bytes`, no earlier than cycle `earliest`.
   virtual Grant access(uint32_t layer, bool write, uint64_t bytes, uint64_t earliest) = 0;
-  virtual ByteTile& weights() = 0;
+  // The weight region's slot `slot` (0 or 1; a layer with weight_buffers 1
+  // uses slot 0 for the whole region).
+  virtual ByteTile& weights(uint32_t slot) = 0;
+  // A LoadWeights takes slot `slot` of a region split into `slots` (1 or 2):
+  // every tile it physically overlaps is dropped (a whole-region tile
+  // overlaps both slots), so a reader of an overwritten tile fails loudly.
+  virtual ByteTile& take_weights(uint32_t slot, uint32_t slots) = 0;
   virtual SumTile& params(uint32_t bank) = 0;
   virtual ByteTile& input_half(uint32_t unit, uint32_t half) = 0;
   virtual SumTile& result_half(uint32_t unit, uint32_t half) = 0;

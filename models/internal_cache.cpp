@@ -12,7 +12,7 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
       config_(hw.cache),
       timeline_(timeline),
       ports_(cost::cache_parallel_accesses(hw.cache)),
-      weights_("weights"),
+      weights_{ByteTile("weights.slot0"), ByteTile("weights.slot1")},
       params_{SumTile("params.bank0"), SumTile("params.bank1")},
       read_bytes_(stats.declare("cache.read_bytes", "bytes", "bytes read from the internal cache")),
       write_bytes_(
@@ -42,8 +42,19 @@ Grant InternalCache::access(uint32_t layer, bool write, uint64_t bytes, uint64_t
   return g;
 }
 
+ByteTile& InternalCache::take_weights(uint32_t slot, uint32_t slots) {
+  ByteTile& other = weights_.at(1 - slot);
+  if (slots == 1 || whole_region_) {
+    other.begin_fill(TileTag{}, 0, 0, false);  // overwritten: no tile, every reader fails
+    other.release();
+  }
+  whole_region_ = slots == 1;
+  return weights_.at(slot);
+}
+
 void InternalCache::occupancy_changed(uint32_t layer) {
-  uint64_t held = weights_.held() ? weights_.bytes() : 0;
+  uint64_t held = 0;
+  for (const ByteTile& w : weights_) held += w.held() ? w.bytes() : 0;
   for (const SumTile& p : params_) held += p.held() ? p.bytes() : 0;
   for (const PingPongBuffer& u : units_) held += u.held_bytes();
   peak_occupancy_.raise_to(layer, held);

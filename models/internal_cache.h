@@ -24,7 +24,8 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
                 StatsRegistry& stats, Timeline& timeline);
 
   Grant access(uint32_t layer, bool write, uint64_t bytes, uint64_t earliest) override;
-  ByteTile& weights() override { return weights_; }
+  ByteTile& weights(uint32_t slot) override { return weights_.at(slot); }
+  ByteTile& take_weights(uint32_t slot, uint32_t slots) override;
   SumTile& params(uint32_t bank) override { return params_.at(bank); }
   ByteTile& input_half(uint32_t unit, uint32_t half) override {
     return units_.at(unit).input(half);
@@ -38,7 +39,8 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
   CacheConfig config_;
   Timeline& timeline_;
   PortCalendar ports_;
-  ByteTile weights_;
+  std::array<ByteTile, 2> weights_;
+  bool whole_region_ = true;  // the last weight tile taken spans the whole region
   std::array<SumTile, 2> params_;
   std::vector<PingPongBuffer> units_;
   Counter& read_bytes_;

@@ -115,7 +115,7 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
     longest = std::max(longest, L.kernel_bytes(k));
     tile_bytes += L.kernel_bytes(k);
   }
-  ByteTile& weights = cache->weights();
+  ByteTile& weights = cache->take_weights(L.weight_slot(in.k_begin), L.weight_buffers);
   weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), longest,
                      options_.functional, tile_bytes);
   cache->occupancy_changed(in.layer);
@@ -417,7 +417,7 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
     }
     return uint64_t(0);  // unreachable: the parser sums the blocks' rows
   };
-  ByteTile& weights = cache->weights();
+  ByteTile& weights = cache->take_weights(L.weight_slot(in.k_begin), L.weight_buffers);
   weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), coefficients,
                      options_.functional, uint64_t(in.k_count()) * coefficients);
   cache->occupancy_changed(in.layer);

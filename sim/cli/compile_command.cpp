@@ -28,7 +28,8 @@ struct CompileArguments {
 };
 
 // One line per array layer: how many candidates fit, the chosen mapping, its
-// estimate and the greedy mapping's estimate under the same partition.
+// estimate, the greedy mapping's estimate under the same partition, and
+// whether the weight region holds one tile or two (double-buffered).
 int explain_mapping(const NetworkConfig& net, const HardwareConfig& hw) {
   const CachePartition part = choose_partition(net, hw);
   HardwareConfig in_use = hw;
@@ -37,8 +38,8 @@ int explain_mapping(const NetworkConfig& net, const HardwareConfig& hw) {
               to_string(hw.mapper), (unsigned long long)part.weight_region_bytes,
               (unsigned long long)part.params_region_bytes, (unsigned long long)part.half_bytes,
               part.units, hw.compute.units);
-  std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s\n", "layer", "candidates", "k_tile", "pieces",
-              "rows/piece", "rows/stage", "estimate", "greedy_est");
+  std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s %8s\n", "layer", "candidates", "k_tile",
+              "pieces", "rows/piece", "rows/stage", "estimate", "greedy_est", "weights");
   for (size_t l = 0; l < net.layers.size(); ++l) {
     const LayerConfig& L = net.layers[l];
     if (!runs_on_array(L.op)) continue;
@@ -52,10 +53,10 @@ int explain_mapping(const NetworkConfig& net, const HardwareConfig& hw) {
     const LayerTilingPlan greedy = plan_layer(L, hw, part, bits);
     const std::string greedy_estimate =
         greedy.fits ? std::to_string(estimate_mapping(L, in_use, greedy, bits).total) : "-";
-    std::printf("%-24s %10zu %7u %7u %10u %11u %12llu %12s\n", L.name.c_str(), candidates,
+    std::printf("%-24s %10zu %7u %7u %10u %11u %12llu %12s %8s\n", L.name.c_str(), candidates,
                 plan.k_tile, plan.pieces, plan.rows_per_piece, plan.rows_per_compute_stage,
                 (unsigned long long)estimate_mapping(L, in_use, plan, bits).total,
-                greedy_estimate.c_str());
+                greedy_estimate.c_str(), plan.weight_buffers > 1 ? "double" : "single");
   }
   return kOk;
 }

@@ -102,6 +102,11 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   e.weights = cost::dram_data_cycles(hw.dram, 1, uint64_t(L.K) * 8);  // LoadParams
   uint64_t total = e.weights;
   uint64_t drain = 0;
+  // With two weight slots, tile t + 1's load follows tile t's last input
+  // load on the in-order load engine and overlaps the compute of the pieces
+  // still to run then: the last min(pieces per unit, halves) of tile t.
+  const uint64_t halves = pingpong ? 2 : 1;
+  uint64_t hidden = 0;
   for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
     const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
     const PieceCost full = piece_cost(L, hw, plan, plan.rows_per_piece, k0, k_count, output_bits);
@@ -121,12 +126,17 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
                                           uint64_t(last_count) * (last.load_bus + last.store_bus));
     e.compute += unit_compute;
     e.bus += bus;
-    // The weight tile is loaded alone (the region is single-buffered), then
+    // The weight tile is loaded alone (single-buffered, or the layer's first
+    // tile) or partly behind the previous tile's compute (two slots), then
     // the pieces stream: compute-bound after the first fill, or bus-bound.
     const uint64_t ports =
         uint64_t(L.N) * (uint64_t(full_pieces) * full.ports + uint64_t(last_count) * last.ports);
-    total += cost::streamed_tile_cycles(weights, full.fill_bus, unit_compute, bus, ports,
-                                        cost::cache_parallel_accesses(hw.cache), latency);
+    // The busiest unit's first piece waits for the first pieces of the units
+    // before it too: their input loads share the bus, one after another.
+    const uint64_t fill = std::min<uint64_t>(hw.compute.units, pieces) * full.fill_bus;
+    total += cost::prefetched_tile_cycles(weights, hidden, fill, unit_compute, bus, ports,
+                                          cost::cache_parallel_accesses(hw.cache), latency);
+    if (plan.weight_buffers > 1) hidden = std::min(per_unit, halves) * full.compute;
     drain = last.drain;
   }
   e.total = total + drain;
@@ -230,6 +240,9 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
     const uint32_t by_acc =
         static_cast<uint32_t>(std::max<uint64_t>(1, acc_bytes / (uint64_t(L.out_w()) * k * 4)));
     uint32_t previous = 0;
+    // Two weight slots: when there are several tiles and two fit the region.
+    const bool double_buffered = hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
+                                 2 * uint64_t(k) * kernel_bytes(L) <= part.weight_region_bytes;
     // Seed 003: the fewest pieces that fit (N > 1 with equal pieces), then
     // more (the pieces stay equal).
     const uint32_t min_pieces = hw.pieces == PieceSplit::Equal ? std::min(2u, out_h) : 1u;
@@ -237,8 +250,12 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
       const uint32_t rows = uint32_t(ceil_div(out_h, n));
       if (rows == previous) continue;
       previous = rows;
-      const LayerTilingPlan plan = make_plan(L, hw, k, rows, std::min(by_acc, rows), output_bits);
+      LayerTilingPlan plan = make_plan(L, hw, k, rows, std::min(by_acc, rows), output_bits);
       out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+      if (double_buffered) {
+        plan.weight_buffers = 2;
+        out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+      }
     }
   }
   return out;

@@ -3,9 +3,11 @@
 // enumerates the candidates that fit the cache partition (seed 003: the
 // minimum piece count N, and any larger N, the pieces staying equal; k-tiles
 // in multiples of the array rows and K itself, smaller ones only when
-// nothing else fits) and keeps the one with the fewest estimated cycles. The estimate models the program the emitter
+// nothing else fits), each also with two weight slots when two tiles fit the
+// weight region (compiler.weight_buffers auto), and keeps the one with the
+// fewest estimated cycles. The estimate models the program the emitter
 // writes for that mapping (seed 004's load, compute and store engines over
-// ping-pong halves, weights single-buffered) and uses only the formulas of
+// ping-pong halves, weights in one tile or two slots) and uses only the formulas of
 // models/cost_model. docs/mapping.md states the estimate.
 #pragma once
 

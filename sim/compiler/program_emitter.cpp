@@ -1,6 +1,9 @@
 // Emits the instruction stream of compile_network (declared in tiler.h).
-// Loop nest per layer: for each k-tile: load its weights; for each image and
-// each piece: load the piece's input rows into a half, compute, store.
+// Loop nest per layer: for each k-tile: load its weights (into the whole
+// weight region, or with two weight slots into slot t mod 2, so the load
+// waits only for the computes of tile t - 2 and overlaps tile t - 1's); for
+// each image and each piece: load the piece's input rows into a half,
+// compute, store.
 // Dependencies are exact: data (RAW through the cache), buffer space (WAR on a
 // half, the weight region or a parameter bank) and memory (RAW through DRAM:
 // a layer reading rows the previous layer stores).
@@ -33,7 +36,7 @@ class Emitter {
     const uint32_t units = hw.compute.units;
     last_compute_of_half_.assign(units, {kNone, kNone});
     last_store_of_half_.assign(units, {kNone, kNone});
-    last_compute_of_unit_.assign(units, kNone);
+    last_compute_of_slot_.assign(units, {kNone, kNone});
     next_half_.assign(units, 0);
   }
 
@@ -78,6 +81,7 @@ class Emitter {
       d.k_tile = plan.k_tile;
       d.rows_per_piece = plan.rows_per_piece;
       d.rows_per_compute_stage = plan.rows_per_compute_stage;
+      d.weight_buffers = plan.weight_buffers;
       const int32_t producer = net_.producer_of(l);
       const bool chained = producer >= 0;
       if (chained && !d.binary && program_.layers[size_t(producer)].output_layout != d.input_layout)
@@ -201,7 +205,14 @@ class Emitter {
       Instruction& w = add(Opcode::LoadWeights, l);
       w.k_begin = k0, w.k_end = k1;
       w.stages = (k1 - k0 + hw_.compute.array_rows - 1) / hw_.compute.array_rows;
-      for (uint32_t id : last_compute_of_unit_) depend(w, id, DependencyKind::BufferSpace);
+      // Write after read on the weight region: the last computes (every
+      // unit) that read the part this tile overwrites, both slots for a
+      // whole-region tile, else its own slot (tile t - 2's, or a
+      // whole-region tile's before it).
+      const uint32_t slot = d.weight_slot(k0);
+      for (const auto& slots : last_compute_of_slot_)
+        for (uint32_t s = 0; s < 2; ++s)
+          if (d.weight_buffers == 1 || s == slot) depend(w, slots[s], DependencyKind::BufferSpace);
       // batch_matmul: the second operand must be in memory (every row of it).
       if (d.op == OpKind::BatchMatMul)
         for (const auto& block : d.more_inputs)
@@ -244,7 +255,8 @@ class Emitter {
           depend(compute, load_id, DependencyKind::Data);
           depend(compute, last_store_of_half_[unit][half], DependencyKind::BufferSpace);
           last_compute_of_half_[unit][half] = compute.id;
-          last_compute_of_unit_[unit] = compute.id;
+          for (uint32_t s = 0; s < 2; ++s)
+            if (d.weight_buffers == 1 || s == slot) last_compute_of_slot_[unit][s] = compute.id;
           const uint32_t compute_id = compute.id;
 
           Instruction& store = add(Opcode::Store, l);
@@ -352,7 +364,9 @@ class Emitter {
   Program program_;
   std::vector<std::array<uint32_t, 2>> last_compute_of_half_;
   std::vector<std::array<uint32_t, 2>> last_store_of_half_;
-  std::vector<uint32_t> last_compute_of_unit_;
+  // Per unit, the last compute that read each weight slot (a whole-region
+  // tile reads both).
+  std::vector<std::array<uint32_t, 2>> last_compute_of_slot_;
   std::vector<uint32_t> next_half_;
   uint32_t last_store_of_bank_[2] = {kNone, kNone};
   std::map<uint32_t, std::vector<StoreRecord>> stores_;

@@ -39,6 +39,9 @@ struct LayerTilingPlan {
   uint32_t pieces = 0;  // N of seed 003, per image per k-tile
   uint32_t rows_per_compute_stage = 0;
   uint32_t rows_per_store_batch = 0;
+  // 1: one weight tile in the whole weight region; 2: two slots of half the
+  // region, so tile t + 1 loads while tile t computes (docs/mapping.md).
+  uint32_t weight_buffers = 1;
 };
 
 // Weights get at most cache / weight_share (2: half the cache, seed 003's

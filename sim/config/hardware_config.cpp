@@ -263,6 +263,11 @@ const std::vector<HardwareParam>& hardware_params() {
                              "Seed 004: input loads wait only for buffer space and their "
                              "producer, or also for their k-tile's weight load "
                              "(docs/scheduler.md#loads-after-weights)"));
+    t.push_back(choice_param("compiler.weight_buffers", &H::weight_buffers,
+                             {WeightBuffers::Auto, WeightBuffers::Single},
+                             "The cost mapper may give the weight region two slots so the next "
+                             "weight tile loads while the current one computes, or keeps one "
+                             "tile (docs/mapping.md#weight-double-buffering)"));
     t.push_back(choice_param("scheduler.compute_start", &H::compute_start,
                              {ComputeStart::Unit, ComputeStart::Tile},
                              "Seed 004 rule 1 under the early policy: a compute starts with the "
@@ -308,6 +313,8 @@ const char* to_string(ComputeStart c) { return c == ComputeStart::Unit ? "unit" 
 const char* to_string(InputLoads i) {
   return i == InputLoads::AnyTime ? "any_time" : "after_weights";
 }
+
+const char* to_string(WeightBuffers w) { return w == WeightBuffers::Auto ? "auto" : "single"; }
 
 const char* to_string(SchedulerPolicy p) {
   return p == SchedulerPolicy::Strict ? "strict" : "early";

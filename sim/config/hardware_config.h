@@ -42,6 +42,11 @@ enum class ComputeStart { Unit, Tile };
 // depends on its k-tile's weight load (`after_weights`), or only on buffer
 // space and its producer (`any_time`).
 enum class InputLoads { AnyTime, AfterWeights };
+// Weight double-buffering (docs/mapping.md#weight-double-buffering): the cost
+// mapper may split the weight region into two slots so the next weight tile
+// loads while the current one computes (`auto`), or keeps one tile in the
+// whole region (`single`, as the greedy mapper always does).
+enum class WeightBuffers { Auto, Single };
 
 struct ComputeConfig {
   uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
@@ -130,6 +135,7 @@ struct HardwareConfig {
   PieceSplit pieces = PieceSplit::Equal;
   ComputeStart compute_start = ComputeStart::Unit;
   InputLoads input_loads = InputLoads::AnyTime;
+  WeightBuffers weight_buffers = WeightBuffers::Auto;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
@@ -153,6 +159,7 @@ const char* to_string(Mapper m);
 const char* to_string(PieceSplit p);
 const char* to_string(ComputeStart c);
 const char* to_string(InputLoads i);
+const char* to_string(WeightBuffers w);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

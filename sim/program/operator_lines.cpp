@@ -18,7 +18,7 @@ const std::vector<std::string> kOperatorKeys = {
     "input_from_layer", "input_address", "more_input_addresses", "output_address",
     "weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
     "rows_per_compute_stage", "half_bytes", "weight_region_bytes", "params_region_bytes",
-    "vector_region_bytes", "units", "weight_format", "kernel_nonzeros"};
+    "vector_region_bytes", "units", "weight_buffers", "weight_format", "kernel_nonzeros"};
 // clang-format on
 
 // The shape keys, written for readers; they must equal the workload's.
@@ -64,6 +64,7 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
   line["params_region_bytes"] = d.params_region_bytes;
   line["vector_region_bytes"] = d.vector_region_bytes;
   if (d.units != 0) line["units"] = d.units;
+  if (d.weight_buffers != 1) line["weight_buffers"] = d.weight_buffers;
   if (runs_on_array(d.op)) {
     line["weight_format"] = to_string(d.weight_format);
     if (!d.kernel_nonzeros.empty()) line["kernel_nonzeros"] = d.kernel_nonzeros;
@@ -162,6 +163,8 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
   d.vector_region_bytes = field(r, "vector_region_bytes", 0, limits.cache_bytes, cache);
   if (r.has("units"))
     d.units = uint32_t(field(r, "units", 1, limits.units, "at most compute.units (absent: all)"));
+  if (r.has("weight_buffers"))
+    d.weight_buffers = uint32_t(field(r, "weight_buffers", 1, 2, "1 or 2 (absent: 1)"));
   return d;
 }
 

@@ -70,6 +70,11 @@ struct LayerDescriptor {
   // every unit of the hardware. The mapper may use fewer units with larger
   // halves (docs/mapping.md).
   uint32_t units = 0;
+  // Weight slots (docs/mapping.md#weight-double-buffering): 1, one tile in the
+  // whole weight region; 2, the region split into two slots of
+  // weight_region_bytes / 2, weight tile t in slot t mod 2, so tile t + 1 may
+  // load while tile t computes.
+  uint32_t weight_buffers = 1;
   // Index of the layer whose output this layer reads, or -1 for a fresh input.
   int32_t input_from_layer = -1;
   // Kernel stream (filled from the weights by the compiler): its format and
@@ -160,6 +165,11 @@ struct LayerDescriptor {
   // (im2col), a padded input row across the OW MEC strips (S*C each), or one
   // output row's OW im2col rows (host_im2col).
   uint64_t tile_row_bytes() const;
+  // The weight slot a LoadWeights or Compute of kernels from k_begin uses:
+  // its tile's index (k_begin / k_tile) modulo weight_buffers.
+  uint32_t weight_slot(uint32_t k_begin) const {
+    return weight_buffers < 2 || k_tile == 0 ? 0 : (k_begin / k_tile) % weight_buffers;
+  }
 };
 
 // The layer registers of operator `l` that follow from the workload and the

@@ -11,7 +11,8 @@
 //                        whose store packs its output adds "output_bits" (docs/binary.md);
 //                        int8 tensors stored NCHW add "input_layout" / "output_layout":
 //                        "nchw" (docs/address-generator.md); a program whose
-//                        pieces use fewer than compute.units units adds "units"
+//                        pieces use fewer than compute.units units adds "units"; a layer
+//                        whose weight region holds two tiles adds "weight_buffers": 2
 //   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
 //   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
 //   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
@@ -65,7 +66,7 @@ const std::vector<std::string> kLayerKeys = {
     "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
     "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
     "lowered_address", "dtype", "bits", "pad_mode", "output_bits", "input_layout",
-    "output_layout", "units"};
+    "output_layout", "units", "weight_buffers"};
 const std::vector<std::string> kInstructionKeys = {
     "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps", "registers"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
@@ -323,6 +324,8 @@ class ProgramReader {
     d.params_region_bytes = field(r, "params_region_bytes", 0, hw_.cache_bytes(), cache);
     if (r.has("units"))
       d.units = dim("units", 1, hw_.compute.units, "at most compute.units (absent: all)");
+    if (r.has("weight_buffers"))
+      d.weight_buffers = dim("weight_buffers", 1, 2, "1 or 2 (absent: 1)");
     const json* from = r.find("input_from_layer");
     const std::string from_expected =
         i == 0 ? "-1 (the first layer reads a fresh input)"
@@ -514,6 +517,7 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
           << to_string(d.pad_mode) << '"';
     if (d.output_bits != 0) out << ", \"output_bits\": " << d.output_bits;
     if (d.units != 0) out << ", \"units\": " << d.units;
+    if (d.weight_buffers != 1) out << ", \"weight_buffers\": " << d.weight_buffers;
     if (d.input_layout != TensorLayout::Nhwc)
       out << ", \"input_layout\": \"" << to_string(d.input_layout) << '"';
     if (d.output_layout != TensorLayout::Nhwc)

@@ -53,7 +53,8 @@ nlohmann::json tiling_json(const LayerTiling& t) {
   return {{"k_tile", t.k_tile},
           {"pieces", t.pieces},
           {"rows_per_piece", t.rows_per_piece},
-          {"half_bytes", t.half_bytes}};
+          {"half_bytes", t.half_bytes},
+          {"weight_buffers", t.weight_buffers}};
 }
 
 // The hardware's area estimate (docs/area.md): a run-level object, since the

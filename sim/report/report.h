@@ -32,6 +32,7 @@ struct LayerTiling {
   uint32_t pieces = 0;          // seed 003 N: pieces per image per k-tile
   uint32_t rows_per_piece = 0;  // output rows per piece
   uint64_t half_bytes = 0;      // ping-pong half size
+  uint32_t weight_buffers = 1;  // weight tiles the weight region holds (2: double-buffered)
 };
 
 // How the run was asked for: the header of the summary and report.json say

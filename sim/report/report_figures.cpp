@@ -232,7 +232,13 @@ bool RunBounds::within(uint64_t cycles) const {
 
 RunBounds run_bounds(const RunSummary& s) {
   RunBounds b;
-  b.compute_lower = s.stats->get("bound.compute_cycles").total();
+  const Counter& compute = s.stats->get("bound.compute_cycles");
+  uint64_t array = 0, vector = 0;
+  for (uint32_t l = 0; l < compute.layers(); ++l)
+    (s.network && l < s.network->layers.size() && !runs_on_array(s.network->layers[l].op)
+         ? vector
+         : array) += compute.at(l);
+  b.compute_lower = std::max(array, vector);
   b.memory_lower = s.stats->get("bound.memory_cycles").total();
   b.serial_upper = s.stats->get("bound.serial_cycles").total();
   return b;

@@ -62,9 +62,12 @@ std::string check_string(const LayerCheck& c);
 
 // Lower and upper bounds of the whole run, summed over layers.
 struct RunBounds {
-  uint64_t compute_lower = 0;  // bound.compute_cycles total
-  uint64_t memory_lower = 0;   // bound.memory_cycles total
-  uint64_t serial_upper = 0;   // bound.serial_cycles total
+  // bound.compute_cycles summed over the array layers, or over the vector
+  // operators when that is larger: the array and the vector unit run side by
+  // side, so only each engine's own work bounds the run.
+  uint64_t compute_lower = 0;
+  uint64_t memory_lower = 0;  // bound.memory_cycles total
+  uint64_t serial_upper = 0;  // bound.serial_cycles total
   // max(compute_lower, memory_lower) <= total_cycles <= serial_upper
   bool within(uint64_t cycles) const;
 };

@@ -201,7 +201,8 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
     const auto value = [&](const std::string& n) { return st.get(n).at(i); };
     if (wide)
       rows.push_back(row(layer.name, shape_string(layer), layer_figures(s, i), value,
-                         std::to_string(t.k_tile) + "x" + std::to_string(t.pieces),
+                         std::to_string(t.k_tile) + "x" + std::to_string(t.pieces) +
+                             (t.weight_buffers > 1 ? "w2" : ""),
                          check_string(s.checks[i])));
     else
       rows.push_back(compact_row(layer.name, compact_shape(layer), layer_figures(s, i),

@@ -96,9 +96,11 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                          std::to_string(hw.cache_bytes()) + " B");
     const uint64_t kernel =
         d.binary ? uint64_t(d.R) * d.S * d.pixel_bytes() : d.kernel_coefficients();
-    if (uint64_t(d.k_tile) * kernel > d.weight_region_bytes)
-      throw ProgramError("layer " + d.name + ": a weight tile of " + std::to_string(d.k_tile) +
-                         " kernels exceeds the weight region");
+    if (uint64_t(d.k_tile) * kernel * d.weight_buffers > d.weight_region_bytes)
+      throw ProgramError(
+          "layer " + d.name + ": a weight tile of " + std::to_string(d.k_tile) +
+          " kernels exceeds the weight region" +
+          (d.weight_buffers > 1 ? "'s slot (weight_buffers 2: half the region)" : std::string()));
   }
   for (const Instruction& in : p.instructions) {
     if (in.unit >= hw.compute.units)
@@ -320,6 +322,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     t.rows_per_piece = d.rows_per_piece;
     t.pieces = d.rows_per_piece == 0 ? 0 : (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;
     t.half_bytes = d.half_bytes;
+    t.weight_buffers = d.weight_buffers;
     r.summary.tiling.push_back(t);
   }
   r.summary.wall_seconds =

@@ -115,7 +115,8 @@ TEST_CASE("graph programs: a compiled graph program round-trips with every graph
            x.rows_per_compute_stage == y.rows_per_compute_stage));
     CHECK((x.half_bytes == y.half_bytes && x.weight_region_bytes == y.weight_region_bytes &&
            x.params_region_bytes == y.params_region_bytes &&
-           x.vector_region_bytes == y.vector_region_bytes && x.units == y.units));
+           x.vector_region_bytes == y.vector_region_bytes && x.units == y.units &&
+           x.weight_buffers == y.weight_buffers));
     CHECK((x.weight_format == y.weight_format && x.kernel_nonzeros == y.kernel_nonzeros));
     CHECK(x.input_from_layer == y.input_from_layer);
   }

@@ -2,6 +2,7 @@
 // hand on a small layer (square and non-square arrays), the cost choice never
 // estimated slower than the greedy one, the k-tile shrinking that lets a layer
 // fit a small cache, and the error of a layer that cannot fit.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -47,6 +48,90 @@ TEST_CASE("streamed_tile_cycles is the weights plus the compute-, bus- or port-b
   CHECK(cost::streamed_tile_cycles(10, 5, 3, 40, 101, 3, 7) == 57);
 }
 
+TEST_CASE(
+    "prefetched_tile_cycles pays only the weights not hidden behind the previous tile, and "
+    "the hidden ones on the bus",
+    "[mapper]") {
+  // Nothing hidden: the single-buffered formula, 72 + 1388.
+  CHECK(cost::prefetched_tile_cycles(72, 0, 128, 1160, 256, 701, 2, 100) == 1460);
+  CHECK(cost::prefetched_tile_cycles(72, 0, 128, 1160, 256, 701, 2, 100) ==
+        cost::streamed_tile_cycles(72, 128, 1160, 256, 701, 2, 100));
+  // All hidden: max(128 + 100 + 1160, 100 + 256 + 72, 100 + 351) = 1388.
+  CHECK(cost::prefetched_tile_cycles(72, 5000, 128, 1160, 256, 701, 2, 100) == 1388);
+  // 300 of 500 hidden: 200 + max(1388, 100 + 256 + 300, 451) = 1588.
+  CHECK(cost::prefetched_tile_cycles(500, 300, 128, 1160, 256, 701, 2, 100) == 1588);
+  // Bus-bound: the hidden weights still hold the bus: max(5 + 7 + 3, 7 + 40 + 10, 7 + 10) = 57,
+  // the same as loading them first (10 + 47).
+  CHECK(cost::prefetched_tile_cycles(10, 10, 5, 3, 40, 20, 2, 7) == 57);
+  // Port-bound on one port, 4 of 10 hidden: 6 + max(15, 7 + 40 + 4, 7 + 101) = 114.
+  CHECK(cost::prefetched_tile_cycles(10, 4, 5, 3, 40, 101, 1, 7) == 114);
+}
+
+TEST_CASE(
+    "the estimate of two 8-kernel tiles on an 8x24 array hides the second tile's weights "
+    "behind the first tile's compute when double-buffered",
+    "[mapper]") {
+  // C 16, 16x16, K 16, 3x3, pad 1; k-tile 8 (2 tiles), one piece of 16 rows,
+  // one stage, one store batch (threshold 32 x 144 = 4608 B > 16 rows of 128 B).
+  // Per tile: weights 8 x 144 = 1152 B = 36; input 16 rows x 256 B = 128 bus;
+  // array ceil(8/8) x 144 x ceil(256/24) + 8 = 1592 (read 16 x 288 + 1152 =
+  // 5760 B = 90, write 256 x 8 x 4 = 8192 B = 128); store 256 pixels of 8 B,
+  // one burst each: 256 x 64 / 32 = 512 bus, cache read 128, drain 512 + 100;
+  // ports 81 + 90 + 128 + 128 = 427; params 128 B = 4.
+  // Tile: 36 + max(128 + 100 + 1592, 100 + 128 + 512, 100 + ceil(427/2)) = 36 + 1820.
+  // Single: 4 + 2 x 1856 + 612 = 4328. Double: tile 1 hides its 36 behind
+  // min(1 piece, 2 halves) x 1592: max(1820, 740 + 36, 314) = 1820, so
+  // 4 + 1856 + 1820 + 612 = 4292.
+  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  HardwareConfig hw;
+  hw.compute.array_rows = 8;
+  hw.compute.array_cols = 24;
+  LayerTilingPlan plan = make_plan(L, hw, 8, 16, 16);
+  REQUIRE(plan.k_tiles == 2);
+  REQUIRE(plan.rows_per_store_batch == 16);
+  const MappingEstimate single = estimate_mapping(L, hw, plan);
+  CHECK(single.weights == 4 + 2 * 36);
+  CHECK(single.compute == 2 * 1592);
+  CHECK(single.bus == 2 * 640);
+  CHECK(single.total == 4328);
+  plan.weight_buffers = 2;
+  CHECK(estimate_mapping(L, hw, plan).total == 4292);
+}
+
+TEST_CASE(
+    "a double-buffered candidate exists exactly when two weight tiles fit the region, the "
+    "cost mapper is asked for it and there are several tiles",
+    "[mapper]") {
+  // 512 kernels of 3x3x512 = 4608 B; a 512 KiB region holds 113 of them, so
+  // single tiles up to 96 and double-buffered ones up to 56 (multiples of 32: 32).
+  const LayerConfig L = conv("l4", 512, 7, 7, 512, 3, 1, 1);
+  HardwareConfig hw;
+  const NetworkConfig net = network({L});
+  const CachePartition part = partition_cache(net, hw);
+  REQUIRE(part.weight_region_bytes == 512 * 1024);
+  const auto doubled = [&](const HardwareConfig& h) {
+    std::vector<uint32_t> ks;
+    for (const MappingCandidate& c : mapping_candidates(L, h, part))
+      if (c.plan.weight_buffers == 2) ks.push_back(c.plan.k_tile);
+    return ks;
+  };
+  const std::vector<uint32_t> ks = doubled(hw);
+  REQUIRE_FALSE(ks.empty());
+  for (uint32_t k : ks) CHECK(2 * uint64_t(k) * 4608 <= part.weight_region_bytes);
+  CHECK(std::find(ks.begin(), ks.end(), 32u) != ks.end());
+  // The choice on the default hardware: weights of a 32-kernel tile (147,456
+  // B = 4608 bus cycles) hide behind the previous tile's 9216 array cycles.
+  const LayerTilingPlan chosen = choose_mapping(L, hw, part);
+  CHECK(chosen.weight_buffers == 2);
+  HardwareConfig single = hw;
+  single.weight_buffers = WeightBuffers::Single;
+  CHECK(doubled(single).empty());
+  CHECK(choose_mapping(L, single, part).weight_buffers == 1);
+  HardwareConfig greedy = hw;
+  greedy.mapper = Mapper::Greedy;
+  CHECK(choose_mapping(L, greedy, part).weight_buffers == 1);
+}
+
 TEST_CASE("the estimate of conv3x3 in one piece is the hand-derived 1820 cycles (docs/timing.md)",
           "[mapper]") {
   // C 16, 16x16, K 16, 3x3, pad 1; one piece of 16 rows, one stage, one batch.
@@ -75,6 +160,31 @@ TEST_CASE("the estimate on a non-square 8x24 array charges ceil(16/8) x 144 x ce
   const MappingEstimate e = estimate_mapping(L, hw, make_plan(L, hw, 16, 16, 16));
   CHECK(e.compute == 3176);
   CHECK(e.total == 3836);
+}
+
+TEST_CASE(
+    "with two units the second unit's first piece waits for both pieces' input loads on the "
+    "shared bus",
+    "[mapper]") {
+  // conv3x3 in 2 pieces of 8 rows on 2 units, one piece each. Per piece:
+  // input 10 rows x 256 B = 2560 B = 80 bus; array 1 x 144 x ceil(128/32) + 8
+  // = 584 (read 10 x 288 + 2304 = 5184 B = 81, write 8192 B = 128); store
+  // 2048 B = 64 bus, cache read 128, drain 128 + 100; ports 45 + 81 + 128 +
+  // 128 = 382. Tile: 72 + max(2 x 80 + 100 + 584, 100 + 2 x 144, 100 + 382)
+  // = 916; total 4 + 916 + 228 = 1148 (one load as the fill: 1068).
+  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  HardwareConfig hw;
+  hw.compute.units = 2;
+  const LayerTilingPlan plan = make_plan(L, hw, 16, 8, 8);
+  REQUIRE(plan.pieces == 2);
+  REQUIRE(plan.rows_per_store_batch == 8);
+  const MappingEstimate two = estimate_mapping(L, hw, plan);
+  CHECK(two.compute == 584);
+  CHECK(two.bus == 288);
+  CHECK(two.total == 1148);
+  // One unit: both pieces on it, 72 + max(80 + 100 + 2 x 584, 388, 482) = 1420; 1652 in all.
+  hw.compute.units = 1;
+  CHECK(estimate_mapping(L, hw, plan).total == 1652);
 }
 
 TEST_CASE("the cost mapper's choice is never estimated slower than the greedy tiling", "[mapper]") {

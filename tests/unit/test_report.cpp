@@ -202,6 +202,20 @@ TEST_CASE("report: run totals use total_cycles, not the sum of overlapping spans
 }
 
 TEST_CASE(
+    "report: the run's compute bound sums the array layers and the vector operators apart and "
+    "keeps the larger, since the two engines run side by side",
+    "[report]") {
+  // Layer bounds 500 (conv1) and 1000: both on the array, 1500; with conv2 a
+  // max pool on the vector unit, max(500, 1000) = 1000.
+  Fixture f;
+  CHECK(run_bounds(f.s).compute_lower == 1500);
+  f.net.layers[1].op = OpKind::MaxPool;
+  CHECK(run_bounds(f.s).compute_lower == 1000);
+  f.net.layers[0].op = OpKind::Add;
+  CHECK(run_bounds(f.s).compute_lower == 1500);  // both on the vector unit
+}
+
+TEST_CASE(
     "report: dynamic energy per layer by its dtype, the run's the sum of its layers', and leakage "
     "over each one's own cycles",
     "[report]") {

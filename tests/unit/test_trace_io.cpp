@@ -103,6 +103,7 @@ void check_same(const Program& a, const Program& b) {
            x.rows_per_compute_stage == y.rows_per_compute_stage));
     CHECK((x.half_bytes == y.half_bytes && x.weight_region_bytes == y.weight_region_bytes &&
            x.params_region_bytes == y.params_region_bytes));
+    CHECK(x.weight_buffers == y.weight_buffers);
     CHECK(x.input_from_layer == y.input_from_layer);
   }
   REQUIRE(a.instructions.size() == b.instructions.size());
@@ -383,4 +384,19 @@ TEST_CASE("trace: header and syntax errors", "[trace]") {
   SECTION("a missing file") {
     CHECK_THROWS_AS(read_program_jsonl(test::temp_dir() + "/no_such.jsonl"), ConfigError);
   }
+}
+
+TEST_CASE("trace: a layer line's weight_buffers is read back, and must be 1 or 2", "[trace]") {
+  Compiled c = compiled();
+  edit_line(c.lines, 1, [](json& j) { j["weight_buffers"] = 2; });
+  const std::string path = test::write_temp_file("weight_buffers.jsonl", join(c.lines));
+  const ProgramFile file = read_program_jsonl(path);
+  CHECK(file.program.layers[0].weight_buffers == 2);
+  CHECK(file.program.layers[1].weight_buffers == 1);  // absent: one tile
+  std::ostringstream again;
+  write_program_jsonl(again, file.program, file.workload, file.hardware, file.network.is_graph());
+  CHECK_THAT(again.str(), Contains("\"weight_buffers\": 2"));
+  edit_line(c.lines, 1, [](json& j) { j["weight_buffers"] = 3; });
+  check_at(read_error("weight_buffers_bad.jsonl", c.lines), "weight_buffers_bad.jsonl", 1,
+           "/weight_buffers");
 }
