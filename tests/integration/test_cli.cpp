@@ -118,7 +118,7 @@ TEST_CASE("comparing policies prints both and the gain", "[cli]") {
 }
 
 TEST_CASE(
-    "a JSON run does not load libonnx; without the ONNX module an .onnx workload is a clear "
+    "a JSON run does not load libonnx, and without the ONNX module an .onnx workload is a clear "
     "error",
     "[cli]") {
   // The dynamic loader lists every library it loads under LD_DEBUG=libs.
