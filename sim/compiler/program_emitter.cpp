@@ -186,7 +186,11 @@ class Emitter {
 
   void emit_layer(uint32_t l, const LayerTilingPlan& plan, int32_t producer) {
     const LayerDescriptor& d = program_.layers[l];
-    const uint32_t bank = l % 2;
+    // Parameter banks alternate between consecutive array operators (the
+    // vector operators between them use none), so an operator's parameters
+    // wait for the stores of the array operator two before it, never for
+    // those of the one just before it.
+    const uint32_t bank = array_ordinal(l) % 2;
     Instruction& params = add(Opcode::LoadParams, l);
     params.half = bank;
     params.k_begin = 0, params.k_end = d.K;

@@ -20,6 +20,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -746,4 +747,34 @@ TEST_CASE("compile_network: AGU_INITs configure each layer's fetches (seed 001)"
     CHECK(deps_of(*init_b[0], DependencyKind::BufferSpace) ==
           std::set<uint32_t>{loads_a.back()->id});
   }
+}
+
+TEST_CASE(
+    "compile_network: parameter banks alternate between consecutive array operators, so an "
+    "operator's parameters never wait for the array operator just before it",
+    "[tiler]") {
+  // In a decoder pass the scores and context batch_matmuls (graph operators 6
+  // and 8) have only the softmax between them; banks by graph index would put
+  // both in bank 0 and make the context's LoadParams wait for the scores' stores.
+  const NetworkConfig net =
+      load_workload(NPUSIM_SOURCE_DIR "/tests/data/transformer/decode_p32_d4.json");
+  const Program p = compile_network(net, parse_hardware_config(nlohmann::json::object(), "<t>"));
+  std::vector<const Instruction*> params;  // one per array operator, in program order
+  for (const Instruction& in : p.instructions)
+    if (in.op == Opcode::LoadParams) params.push_back(&in);
+  REQUIRE(params.size() == 5 * 9);  // 9 array operators per pass, 5 passes
+  std::map<uint32_t, uint32_t> bank_of_layer;
+  for (size_t i = 0; i < params.size(); ++i) {
+    INFO("array operator " << i << ": " << p.layers[params[i]->layer].name);
+    CHECK(params[i]->half == i % 2);
+    bank_of_layer[params[i]->layer] = params[i]->half;
+    // Its bank's previous user is the array operator two before it.
+    for (uint32_t id : deps_of(*params[i], DependencyKind::BufferSpace)) {
+      REQUIRE(i >= 2);
+      CHECK(p.instructions[id].op == Opcode::Store);
+      CHECK(p.instructions[id].layer == params[i - 2]->layer);
+    }
+  }
+  REQUIRE(p.layers[8].name == "prefill.l0.context");
+  CHECK(bank_of_layer.at(6) != bank_of_layer.at(8));
 }
