@@ -2,9 +2,11 @@
 // with grouped-query attention, rotary embeddings, a causal softmax, RMSNorm
 // and a SwiGLU FFN, and one BERT-base encoder layer, every operator equal to
 // the independent reference bit for bit and the timing invariants holding.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -177,6 +179,85 @@ TEST_CASE(
     INFO(w << ": strict " << strict << ", early " << early);
     CHECK(early <= strict);
   }
+}
+
+TEST_CASE(
+    "transformer: a decoder's time to first token is the prefill's end, each decode step the "
+    "next pass's end less the one before, tokens/s the clock over their mean",
+    "[transformer]") {
+  // 18 operators per pass, each marked with its pass (0: the prefill, then steps 1..4); the
+  // default clock is 1000 MHz.
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/data/transformer/decode_p32_d4.json";
+  const nlohmann::json r = test::run_report("run " + net + " --timing-only");
+  const nlohmann::json& layers = r.at("layers");
+  REQUIRE(layers.size() == 5 * 18);
+  const auto finish = [&](size_t l) {
+    return layers[l]["counters"]["layer.finish_cycle"].get<uint64_t>();
+  };
+  std::vector<uint64_t> end(5, 0);  // each pass's last finish
+  for (size_t l = 0; l < layers.size(); ++l) end[l / 18] = std::max(end[l / 18], finish(l));
+  const nlohmann::json& d = r.at("decoder");
+  // The prefill's last operator (its second residual add) is the last of it to finish.
+  REQUIRE(layers[17]["name"] == "prefill.l0.ffn_add");
+  CHECK(d["first_token_cycles"].get<uint64_t>() == finish(17));
+  CHECK(d["first_token_cycles"].get<uint64_t>() == end[0]);
+  CHECK(d["first_token_ms"].get<double>() == Approx(double(end[0]) / 1e6));
+  REQUIRE(d["decode_steps"].size() == 4);
+  for (size_t s = 1; s <= 4; ++s) {
+    const nlohmann::json& step = d["decode_steps"][s - 1];
+    INFO("step " << s);
+    CHECK(step["step"].get<size_t>() == s);
+    CHECK(step["end_cycle"].get<uint64_t>() == end[s]);
+    CHECK(step["cycles"].get<uint64_t>() == end[s] - end[s - 1]);
+    CHECK(step["ms"].get<double>() == Approx(double(end[s] - end[s - 1]) / 1e6));
+  }
+  const double mean = double(end[4] - end[0]) / 4;
+  CHECK(d["mean_step_cycles"].get<double>() == Approx(mean));
+  CHECK(d["mean_step_ms"].get<double>() == Approx(mean / 1e6));
+  CHECK(d["tokens_per_second"].get<double>() == Approx(1e9 / mean));
+  // The summary prints the same figures.
+  const test::CliResult out = test::run_cli("run " + net + " --timing-only -q");
+  REQUIRE(out.exit_code == 0);
+  CHECK_THAT(out.out, Catch::Contains("first token      : " + std::to_string(end[0]) + " cycles"));
+  CHECK_THAT(out.out, Catch::Contains("over 4 steps"));
+  CHECK_THAT(out.out, Catch::Contains("tokens per second: "));
+  // A workload without passes has no decoder figures.
+  const nlohmann::json bert =
+      test::run_report("run " + std::string(NPUSIM_SOURCE_DIR) +
+                       "/configs/networks/bert_base_1layer.json " + "--timing-only");
+  CHECK_FALSE(bert.contains("decoder"));
+}
+
+TEST_CASE(
+    "transformer: on one TinyLlama layer the prefill's projections and FFN are compute-bound "
+    "and every decode step's are memory-bound",
+    "[transformer]") {
+  const nlohmann::json r =
+      test::run_report("run " + std::string(NPUSIM_SOURCE_DIR) +
+                       "/configs/networks/tinyllama_layer.json " + "--timing-only");
+  size_t prefill = 0, steps = 0;
+  for (const nlohmann::json& l : r.at("layers")) {
+    const std::string name = l["name"];
+    const std::string op = name.substr(name.rfind('.') + 1);
+    if (op != "q" && op != "k" && op != "v" && op != "attn_out" && op != "gate" && op != "up" &&
+        op != "down")
+      continue;
+    const uint64_t compute = l["counters"]["bound.compute_cycles"];
+    const uint64_t memory = l["counters"]["bound.memory_cycles"];
+    INFO(name << ": compute bound " << compute << ", memory bound " << memory);
+    if (name.rfind("prefill.", 0) == 0) {
+      CHECK(l["bound"] == "compute");
+      CHECK(compute >= memory);
+      ++prefill;
+    } else {
+      CHECK(l["bound"] == "memory");
+      CHECK(memory > compute);
+      ++steps;
+    }
+  }
+  CHECK(prefill == 7);
+  CHECK(steps == 16 * 7);
 }
 
 TEST_CASE("transformer: a compiled decoder program replays with the same cycles, bit-exact",
