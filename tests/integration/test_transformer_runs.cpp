@@ -275,3 +275,40 @@ TEST_CASE("transformer: a compiled decoder program replays with the same cycles,
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (90 layers)"));
 }
+
+TEST_CASE(
+    "transformer: a program pointing an operator at another operator's weight region with "
+    "other weights is refused, naming both",
+    "[transformer]") {
+  // Compiled, prefill.l0.up and step1.l0.gate (96x64 each, other seeds) have regions of
+  // their own; the edited program gives the gate the up projection's.
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/data/transformer/decode_p32_d4.json";
+  const std::string program = test::temp_dir() + "/shared_weights.program.jsonl";
+  REQUIRE(test::run_cli("compile " + net + " -o " + program).exit_code == 0);
+  std::ifstream in(program);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  in.close();
+  uint64_t up_address = 0;
+  for (const nlohmann::json& j : lines)
+    if (j.value("name", "") == "prefill.l0.up" && j.contains("weights_address"))
+      up_address = j["weights_address"];
+  REQUIRE(up_address > 0);
+  bool edited = false;
+  for (nlohmann::json& j : lines)
+    if (j.value("name", "") == "step1.l0.gate" && j.contains("weights_address")) {
+      CHECK(j["weights_address"] != up_address);
+      j["weights_address"] = up_address;
+      edited = true;
+    }
+  REQUIRE(edited);
+  std::ofstream out(program, std::ios::trunc);
+  for (const nlohmann::json& j : lines) out << j.dump() << '\n';
+  out.close();
+  const test::CliResult r = test::run_cli("run --program " + program + " -q");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("operators prefill.l0.up and step1.l0.gate share "
+                                    "weights_address " +
+                                    std::to_string(up_address) + " but their weights differ"));
+}
