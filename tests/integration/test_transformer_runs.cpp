@@ -311,4 +311,11 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("operators prefill.l0.up and step1.l0.gate share "
                                     "weights_address " +
                                     std::to_string(up_address) + " but their weights differ"));
+  // Timing only draws no weights: the gate's kernel counts in the program are not the up
+  // projection's that the shared region holds, and the message gives both.
+  const test::CliResult t = test::run_cli("run --program " + program + " --timing-only -q");
+  CHECK(t.exit_code == 2);
+  CHECK_THAT(t.err, Catch::Contains("layer step1.l0.gate: the program's kernel stream (format "));
+  CHECK_THAT(t.err, Catch::Contains(" non-zero coefficients in 96 kernels) does not match the "
+                                    "workload's weights (format "));
 }
