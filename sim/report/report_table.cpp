@@ -127,6 +127,12 @@ std::string top_stall(Value value) {
   return best;
 }
 
+// "compute" -> "comp", "memory" -> "mem": the compact table stays within 100
+// columns on workloads of millions of cycles.
+std::string compact_bound(const std::string& bound) {
+  return bound == "compute" ? "comp" : bound == "memory" ? "mem" : bound;
+}
+
 template <typename Value>
 std::vector<std::string> compact_row(const std::string& name, const std::string& shape,
                                      const Figures& f, bool on_vector_unit, Value value,
@@ -139,7 +145,7 @@ std::vector<std::string> compact_row(const std::string& name, const std::string&
           top_stall(value),
           kib(value("dram.read_bytes") + value("dram.write_bytes")),
           check,
-          bound};
+          compact_bound(bound)};
 }
 
 void print_rows(std::ostream& out, const std::vector<Column>& columns,
@@ -224,9 +230,9 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
   } else {
     out << "mac%: array MACs of peak; busy%: the array's, or the vector unit's for its operators;\n"
            "stall: the largest stall cause (dep = data dependency, mem = memory dependency,\n"
-           "buf = buffer space, bus = DRAM bus, port = cache port); bound: compute or memory,\n"
-           "whichever lower bound is larger (compute alone or DRAM traffic alone); run --wide:\n"
-           "every column\n\n";
+           "buf = buffer space, bus = DRAM bus, port = cache port); bound: comp(ute) or\n"
+           "mem(ory), whichever lower bound is larger (compute alone or DRAM traffic alone);\n"
+           "run --wide: every column\n\n";
   }
 }
 

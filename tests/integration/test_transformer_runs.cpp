@@ -222,6 +222,12 @@ TEST_CASE(
   CHECK_THAT(out.out, Catch::Contains("first token      : " + std::to_string(end[0]) + " cycles"));
   CHECK_THAT(out.out, Catch::Contains("over 4 steps"));
   CHECK_THAT(out.out, Catch::Contains("tokens per second: "));
+  // The compact table's bound column: a decode step's projection waits on DRAM.
+  const size_t row = out.out.find("\nstep4.l0.gate ");
+  REQUIRE(row != std::string::npos);
+  const std::string line = out.out.substr(row + 1, out.out.find('\n', row + 1) - row - 1);
+  CHECK(line.substr(line.size() - 5) == "  mem");
+  CHECK(layers[18 * 4 + 12]["bound"] == "memory");
   // A workload without passes has no decoder figures.
   const nlohmann::json bert =
       test::run_report("run " + std::string(NPUSIM_SOURCE_DIR) +
