@@ -55,9 +55,22 @@ void StoreEngine::run() {
   });
 }
 
+uint32_t StoreEngine::parameter_bank(const Instruction& in) const {
+  const Program& program = scheduler->program();
+  for (const Dependency& d : in.deps) {
+    const Instruction& p = program.instructions[d.producer];
+    if (p.op == Opcode::LoadParams && p.layer == in.layer) return p.half;
+  }
+  for (uint32_t id = in.id; id-- > 0;) {
+    const Instruction& p = program.instructions[id];
+    if (p.op == Opcode::LoadParams && p.layer == in.layer) return p.half;
+  }
+  return in.layer % 2;  // no LoadParams at all: the bank's tag check reports it
+}
+
 uint64_t StoreEngine::store(const Instruction& in) {
   const LayerDescriptor& L = scheduler->program().layers[in.layer];
-  SumTile& params = cache->params(in.layer % 2);
+  SumTile& params = cache->params(parameter_bank(in));
   SumTile& results = cache->result_half(in.unit, in.half);
   const TileTag params_tag{int32_t(in.layer), 0, 0, L.K, 0, 1};
   const TileTag results_tag{int32_t(in.layer), in.batch,         in.k_begin,

@@ -21,6 +21,11 @@ class StoreEngine : public Engine {
 
  private:
   void run();
+  // The parameter bank the store reads: the one its layer's LoadParams filled
+  // (the compiler alternates banks between array operators), found through
+  // the store's data dependency on it, or else the layer's last LoadParams
+  // before the store; the bank's tile tag checks the layer either way.
+  uint32_t parameter_bank(const Instruction& in) const;
   // Returns the cycle the last batch reaches memory.
   uint64_t store(const Instruction& in);
   // A graph operator's rows: bias added, then float32 requantisation to

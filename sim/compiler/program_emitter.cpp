@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <sstream>
+#include <string>
 
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
@@ -92,8 +94,14 @@ class Emitter {
       if (L.op == OpKind::BatchMatMul) {
         // Its kernels are rows or columns of the second operand, an activation.
         d.weights_address = d.more_inputs.at(0).address;
+      } else if (const std::string key = weights_identity(L);
+                 !key.empty() && shared_weights_.count(key) != 0) {
+        // The same seeded weights as an earlier operator (a decode step's
+        // projection and the prefill's): one region, streamed by both.
+        d.weights_address = shared_weights_.at(key);
       } else {
         d.weights_address = dram;
+        if (!key.empty()) shared_weights_[key] = dram;
         dram = align64(dram + L.weight_bytes());
       }
       d.params_address = dram;
@@ -190,7 +198,11 @@ class Emitter {
 
   void emit_layer(uint32_t l, const LayerTilingPlan& plan, int32_t producer) {
     const LayerDescriptor& d = program_.layers[l];
-    const uint32_t bank = l % 2;
+    // Parameter banks alternate between consecutive array operators (the
+    // vector operators between them use none), so an operator's parameters
+    // wait for the stores of the array operator two before it, never for
+    // those of the one just before it.
+    const uint32_t bank = array_ordinal(l) % 2;
     Instruction& params = add(Opcode::LoadParams, l);
     params.half = bank;
     params.k_begin = 0, params.k_end = d.K;
@@ -297,6 +309,23 @@ class Emitter {
            " (raise cache.size_kib)";
   }
 
+  // What decides a graph operator's weight region's bytes: its seeded weights
+  // (seed, shape, weight type) and what the kernel stream encodes with them
+  // (the zero points zero-skip skips; the compute mode is the run's). Empty
+  // for weights not drawn from a seed (a model's own) and for plain layers,
+  // which keep a region each.
+  static std::string weights_identity(const LayerConfig& L) {
+    if (!L.quantized || !L.weight_values.empty() || !L.weights_npy.empty()) return "";
+    std::ostringstream k;
+    k.precision(17);
+    k << "seed " << L.seed << " K " << L.K << " R " << L.R << " S " << L.S << " C " << L.C
+      << " groups " << L.groups << " weight_type " << int(L.quant.weight_type) << " sparsity "
+      << to_string(L.sparsity.pattern) << " " << L.sparsity.density << " " << L.sparsity.n << " "
+      << L.sparsity.m << " zero_points";
+    for (int32_t z : L.quant.weight_zero_point) k << " " << z;
+    return k.str();
+  }
+
   uint32_t register_sets() const { return hw_.buffering == Buffering::PingPong ? 2 : 1; }
 
   // AGU_INIT of array operator l into its register set (its ordinal among the
@@ -371,6 +400,7 @@ class Emitter {
   uint32_t last_store_of_bank_[2] = {kNone, kNone};
   std::map<uint32_t, std::vector<StoreRecord>> stores_;
   std::map<uint32_t, uint32_t> agu_init_of_layer_;
+  std::map<std::string, uint64_t> shared_weights_;  // weights_identity -> weights_address
   std::map<uint32_t, uint32_t> last_fetch_of_layer_;
   std::vector<uint32_t> array_ops_;  // indices of the operators that run on the array
   uint32_t units_ = 1;               // the units the pieces use (the partition's)

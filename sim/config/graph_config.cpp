@@ -217,6 +217,7 @@ class GraphParser {
       r.fail("operators", "array of 1.." + std::to_string(kMaxOperators) + " operator objects",
              describe_json(*ops));
     for (std::size_t i = 0; i < ops->size(); ++i) parse_operator((*ops)[i], i);
+    check_passes();
     std::vector<bool> read(net_.layers.size(), false);
     for (const auto& s : net_.sources)
       for (const TensorSource& t : s)
@@ -244,6 +245,36 @@ class GraphParser {
   }
 
  private:
+  // Decoder passes ("pass": 0 the prefill, then decode steps 1, 2, ...): all
+  // operators carry one or none does, and they come in file order, each
+  // operator in the pass of the one before it or the next.
+  void check_passes() const {
+    const auto& L = net_.layers;
+    size_t marked = L.size();
+    for (size_t i = 0; i < L.size(); ++i)
+      if (L[i].pass >= 0) {
+        marked = i;
+        break;
+      }
+    if (marked == L.size()) return;
+    for (size_t i = 0; i < L.size(); ++i) {
+      const std::string p = "/operators/" + std::to_string(i);
+      if (L[i].pass < 0)
+        throw ConfigError(file_, p,
+                          "a \"pass\" key, as operator /operators/" + std::to_string(marked) +
+                              " has (a decoder marks every operator with its pass)",
+                          "none");
+      const int32_t before = i == 0 ? -1 : L[i - 1].pass;
+      if (L[i].pass != before && L[i].pass != before + 1)
+        throw ConfigError(
+            file_, p + "/pass",
+            i == 0 ? std::string("0 (the prefill comes first)")
+                   : std::to_string(before) + " or " + std::to_string(before + 1) +
+                         " (passes run in file order: the prefill 0, then decode steps 1, 2, ...)",
+            std::to_string(L[i].pass));
+    }
+  }
+
   std::string nearest_tensor(const std::string& name) const {
     std::vector<std::string> names;
     for (const auto& t : tensors_) names.push_back(t.first);
@@ -298,6 +329,7 @@ class GraphParser {
         "rmsnorm", "gelu",   "silu",         "mul",         "rope"};
     L.op = static_cast<OpKind>(r.require_choice("op", kinds));
     L.seed = r.get_uint("seed", 0, kMaxSeed, seed_ + i);
+    if (r.has("pass")) L.pass = int32_t(r.require_uint("pass", 0, kMaxOperators));
     // Inputs: tensors already defined (file order respects data flow).
     const json* ins = r.find("inputs");
     const bool two = L.op == OpKind::Add || L.op == OpKind::Mul;

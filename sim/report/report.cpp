@@ -88,6 +88,22 @@ std::string csv_number(double v) {
   return buf;
 }
 
+// Time to first token, each decode step, their mean and tokens per second.
+nlohmann::json decoder_json(const HardwareConfig& hw, const DecoderFigures& d) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (size_t i = 0; i < d.step_end.size(); ++i)
+    steps.push_back({{"step", i + 1},
+                     {"end_cycle", d.step_end[i]},
+                     {"cycles", d.step_cycles[i]},
+                     {"ms", cycles_to_ms(hw, double(d.step_cycles[i]))}});
+  return {{"first_token_cycles", d.first_token_cycles},
+          {"first_token_ms", cycles_to_ms(hw, double(d.first_token_cycles))},
+          {"decode_steps", std::move(steps)},
+          {"mean_step_cycles", d.mean_step_cycles},
+          {"mean_step_ms", cycles_to_ms(hw, d.mean_step_cycles)},
+          {"tokens_per_second", d.tokens_per_second}};
+}
+
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw std::runtime_error("cannot open " + path.string() + " for writing");
@@ -106,6 +122,7 @@ nlohmann::json make_report_json(const RunSummary& s) {
   nlohmann::json totals = figures_json(total_figures(s));
   const RunBounds b = run_bounds(s);
   totals["within_bounds"] = b.within(s.total_cycles);
+  totals["bound"] = run_bound(s);
   totals["all_layers_match"] = all_layers_match(s);
   nlohmann::json total_counters = nlohmann::json::object();
   for (const Counter* c : counters) total_counters[c->name()] = c->total();
@@ -121,6 +138,7 @@ nlohmann::json make_report_json(const RunSummary& s) {
     j["input"] = input_source(*s.network, i);
     j["tiling"] = tiling_json(s.tiling[i]);
     j["check"] = check_json(s.checks[i]);
+    j["bound"] = layer_bound(s, i);
     nlohmann::json layer_counters = nlohmann::json::object();
     for (const Counter* c : counters) layer_counters[c->name()] = c->at(i);
     j["counters"] = layer_counters;
@@ -128,22 +146,24 @@ nlohmann::json make_report_json(const RunSummary& s) {
   }
 
   const RunProvenance& p = s.provenance;
-  return {{"schema_version", kReportSchemaVersion},
-          {"tool", "npusim"},
-          {"npusim_version", NPUSIM_VERSION},
-          {"command_line", p.command_line},
-          {"hardware_source", p.hardware_source},
-          {"overrides", p.overrides},
-          {"hardware", to_json(*s.hw)},
-          {"workload",
-           {{"name", s.network->name},
-            {"layers", s.network->layers.size()},
-            {"source", p.workload_source}}},
-          {"area", area_json(*s.hw)},
-          {"totals", totals},
-          {"layers", layers},
-          {"timing_only", s.timing_only},
-          {"wall_seconds", s.wall_seconds}};
+  nlohmann::json report = {{"schema_version", kReportSchemaVersion},
+                           {"tool", "npusim"},
+                           {"npusim_version", NPUSIM_VERSION},
+                           {"command_line", p.command_line},
+                           {"hardware_source", p.hardware_source},
+                           {"overrides", p.overrides},
+                           {"hardware", to_json(*s.hw)},
+                           {"workload",
+                            {{"name", s.network->name},
+                             {"layers", s.network->layers.size()},
+                             {"source", p.workload_source}}},
+                           {"area", area_json(*s.hw)},
+                           {"totals", totals},
+                           {"layers", layers},
+                           {"timing_only", s.timing_only},
+                           {"wall_seconds", s.wall_seconds}};
+  if (const auto d = decoder_figures(s)) report["decoder"] = decoder_json(*s.hw, *d);
+  return report;
 }
 
 void write_layer_csv(std::ostream& out, const RunSummary& s) {
@@ -155,7 +175,7 @@ void write_layer_csv(std::ostream& out, const RunSummary& s) {
   for (const char* col : kShape) header += std::string(",") + col;
   header += ",cycles";
   for (const FigureField& field : kFigureFields) header += std::string(",") + field.name;
-  header += ",k_tile,pieces,rows_per_piece,half_bytes,check";
+  header += ",k_tile,pieces,rows_per_piece,half_bytes,check,bound";
   for (const Counter* c : counters) header += "," + csv_field(c->name());
   out << header << '\n';
 
@@ -172,7 +192,7 @@ void write_layer_csv(std::ostream& out, const RunSummary& s) {
     for (const FigureField& field : kFigureFields) line += "," + csv_number(f.*field.member);
     line += "," + std::to_string(t.k_tile) + "," + std::to_string(t.pieces) + "," +
             std::to_string(t.rows_per_piece) + "," + std::to_string(t.half_bytes) + "," +
-            check_string(s.checks[i]);
+            check_string(s.checks[i]) + "," + layer_bound(s, i);
     for (const Counter* c : counters) line += "," + std::to_string(c->at(i));
     out << line << '\n';
   }

@@ -226,6 +226,49 @@ std::string check_string(const LayerCheck& c) {
   return c.match ? "ok" : "MISMATCH";
 }
 
+std::string bound_string(uint64_t compute_cycles, uint64_t memory_cycles) {
+  if (compute_cycles == 0 && memory_cycles == 0) return "-";
+  return compute_cycles >= memory_cycles ? "compute" : "memory";
+}
+
+std::string layer_bound(const RunSummary& s, uint32_t layer) {
+  return bound_string(s.stats->get("bound.compute_cycles").at(layer),
+                      s.stats->get("bound.memory_cycles").at(layer));
+}
+
+std::string run_bound(const RunSummary& s) {
+  const RunBounds b = run_bounds(s);
+  return bound_string(b.compute_lower, b.memory_lower);
+}
+
+std::optional<DecoderFigures> decoder_figures(const RunSummary& s) {
+  const Counter& finish = s.stats->get("layer.finish_cycle");
+  std::vector<uint64_t> pass_end;  // by pass
+  for (uint32_t l = 0; l < s.network->layers.size(); ++l) {
+    const int32_t pass = s.network->layers[l].pass;
+    if (pass < 0) continue;
+    if (pass_end.size() <= size_t(pass)) pass_end.resize(size_t(pass) + 1, 0);
+    pass_end[size_t(pass)] = std::max(pass_end[size_t(pass)], finish.at(l));
+  }
+  if (pass_end.empty()) return std::nullopt;
+  DecoderFigures d;
+  d.first_token_cycles = pass_end[0];
+  for (size_t p = 1; p < pass_end.size(); ++p) {
+    d.step_end.push_back(pass_end[p]);
+    d.step_cycles.push_back(pass_end[p] - std::min(pass_end[p], pass_end[p - 1]));
+  }
+  if (!d.step_end.empty()) {
+    d.mean_step_cycles =
+        double(d.step_end.back() - d.first_token_cycles) / double(d.step_end.size());
+    d.tokens_per_second = ratio(s.hw->clock_mhz * 1e6, d.mean_step_cycles);
+  }
+  return d;
+}
+
+double cycles_to_ms(const HardwareConfig& hw, double cycles) {
+  return ratio(cycles, hw.clock_mhz * 1e3);
+}
+
 bool RunBounds::within(uint64_t cycles) const {
   return cycles >= std::max(compute_lower, memory_lower) && cycles <= serial_upper;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,28 @@ Figures total_figures(const RunSummary& s);
 std::string shape_string(const LayerConfig& l);
 // "ok", "MISMATCH", or "-" when the layer was not checked (timing-only).
 std::string check_string(const LayerCheck& c);
+
+// Whether a layer (or the run) is compute- or memory-bound: "compute" when its
+// bound.compute_cycles is at least its bound.memory_cycles, "memory" when
+// DRAM traffic alone needs more cycles, "-" when both are 0.
+std::string bound_string(uint64_t compute_cycles, uint64_t memory_cycles);
+std::string layer_bound(const RunSummary& s, uint32_t layer);
+std::string run_bound(const RunSummary& s);
+
+// A decoder workload's per-token figures (docs/transformers.md#decoder-figures):
+// operators carry their pass (0: the prefill, s: decode step s), and each
+// pass ends at the largest layer.finish_cycle of its operators.
+struct DecoderFigures {
+  uint64_t first_token_cycles = 0;    // time to first token: the prefill's end
+  std::vector<uint64_t> step_end;     // each decode step's end, steps 1..D
+  std::vector<uint64_t> step_cycles;  // step s: its end - the end of pass s - 1
+  double mean_step_cycles = 0;        // (last step's end - prefill's end) / D; 0 when D = 0
+  double tokens_per_second = 0;       // clock_mhz * 1e6 / mean_step_cycles; 0 when D = 0
+};
+// Empty when no operator carries a pass (not a decoder workload).
+std::optional<DecoderFigures> decoder_figures(const RunSummary& s);
+// Milliseconds at the hardware's clock.
+double cycles_to_ms(const HardwareConfig& hw, double cycles);
 
 // Lower and upper bounds of the whole run, summed over layers.
 struct RunBounds {

@@ -44,13 +44,15 @@ const std::vector<Column> kWideColumns = {
     {"use%", false},   {"load%", false},  {"comp%", false},    {"store%", false},  {"vec%", false},
     {"dep", false},    {"mem", false},    {"buf", false},      {"bus", false},     {"port", false},
     {"rd_KiB", false}, {"wr_KiB", false}, {"peak_KiB", false}, {"tiling", true},   {"check", true},
+    {"bound", true},
 };
 
 // Cells from `shape` to `tiling` that come from counters, for one layer or the
 // whole run; `value` reads a counter.
 template <typename Value>
 std::vector<std::string> row(const std::string& name, const std::string& shape, const Figures& f,
-                             Value value, const std::string& tiling, const std::string& check) {
+                             Value value, const std::string& tiling, const std::string& check,
+                             const std::string& bound) {
   return {name,
           shape,
           std::to_string(f.cycles),
@@ -70,18 +72,19 @@ std::vector<std::string> row(const std::string& name, const std::string& shape, 
           kib(value("dram.write_bytes")),
           kib(value("cache.peak_occupancy_bytes")),
           tiling,
-          check};
+          check,
+          bound};
 }
 
 // The compact table: name and shape (each shortened to fit), cycles, MAC
 // utilisation, the busy share of the operator's engine, the largest stall
 // cause, DRAM traffic and the check.
 const std::vector<Column> kCompactColumns = {
-    {"layer", true},  {"shape", true}, {"cycles", false},   {"mac%", false},
-    {"busy%", false}, {"stall", true}, {"dram_KiB", false}, {"check", true},
+    {"layer", true}, {"shape", true},     {"cycles", false}, {"mac%", false}, {"busy%", false},
+    {"stall", true}, {"dram_KiB", false}, {"check", true},   {"bound", true},
 };
 constexpr size_t kCompactName = 20;
-constexpr size_t kCompactShape = 28;
+constexpr size_t kCompactShape = 24;
 
 // "layer4.0.downsample.0" -> "layer4.0.d~sample.0": the start and the end
 // say most (the block and the operator), so the middle goes.
@@ -91,19 +94,26 @@ std::string shortened(const std::string& text, size_t max) {
   return text.substr(0, head) + "~" + text.substr(text.size() - tail);
 }
 
+// 24 characters must hold the shape: npusim's operator names, which are
+// shorter than an ONNX node's op type (that one is in the wide table and
+// report.json), no "conv" before a plain convolution's kernel count and
+// window, and no kernel count for a depthwise conv (K = C).
 std::string compact_shape(const LayerConfig& l) {
-  std::string shape = shape_string(l);
+  LayerConfig own = l;
+  own.source_op.clear();
+  std::string shape = shape_string(own);
+  if (shape.rfind("conv ", 0) == 0 && l.groups == 1) shape.erase(0, 5);
+  if (shape.rfind("dwconv ", 0) == 0) {
+    const std::string k = " k" + std::to_string(l.K);
+    const size_t at = shape.find(k + " ");
+    if (at != std::string::npos) shape.erase(at, k.size());
+  }
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"globalaveragepool", "gap"},
-                                 {"GlobalAveragePool", "GAP"},
                                  {"averagepool", "avgpool"},
-                                 {"AveragePool", "AvgPool"},
                                  {"batch_matmul", "bmm"}}) {
     const size_t at = shape.find(from);
     if (at != std::string::npos) shape.replace(at, from.size(), to);
   }
-  // ONNX's "QLinearConv 3x224x224 k32 3x3/2" is 31 characters: "QL" keeps
-  // the operator readable where cutting the middle would cut the shape.
-  if (shape.size() > kCompactShape && shape.rfind("QLinear", 0) == 0) shape.replace(0, 7, "QL");
   return shortened(shape, kCompactShape);
 }
 
@@ -128,10 +138,16 @@ std::string top_stall(Value value) {
   return best;
 }
 
+// "compute" -> "comp", "memory" -> "mem": the compact table stays within 100
+// columns on workloads of millions of cycles.
+std::string compact_bound(const std::string& bound) {
+  return bound == "compute" ? "comp" : bound == "memory" ? "mem" : bound;
+}
+
 template <typename Value>
 std::vector<std::string> compact_row(const std::string& name, const std::string& shape,
                                      const Figures& f, bool on_vector_unit, Value value,
-                                     const std::string& check) {
+                                     const std::string& check, const std::string& bound) {
   return {shortened(name, kCompactName),
           shape,
           std::to_string(f.cycles),
@@ -139,7 +155,8 @@ std::vector<std::string> compact_row(const std::string& name, const std::string&
           pct(on_vector_unit ? f.vector_busy : f.compute_busy),
           top_stall(value),
           kib(value("dram.read_bytes") + value("dram.write_bytes")),
-          check};
+          check,
+          compact_bound(bound)};
 }
 
 void print_rows(std::ostream& out, const std::vector<Column>& columns,
@@ -203,27 +220,52 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
       rows.push_back(row(layer.name, shape_string(layer), layer_figures(s, i), value,
                          std::to_string(t.k_tile) + "x" + std::to_string(t.pieces) +
                              (t.weight_buffers > 1 ? "w2" : ""),
-                         check_string(s.checks[i])));
+                         check_string(s.checks[i]), layer_bound(s, i)));
     else
       rows.push_back(compact_row(layer.name, compact_shape(layer), layer_figures(s, i),
-                                 !runs_on_array(layer.op), value, check_string(s.checks[i])));
+                                 !runs_on_array(layer.op), value, check_string(s.checks[i]),
+                                 layer_bound(s, i)));
   }
   const size_t totals_row = rows.size();
   const Figures tot = total_figures(s);
   const auto total = [&](const std::string& n) { return st.get(n).total(); };
   if (wide)
-    rows.push_back(row("total", "", tot, total, "", totals_check(s)));
+    rows.push_back(row("total", "", tot, total, "", totals_check(s), run_bound(s)));
   else
-    rows.push_back(compact_row("total", "", tot, false, total, totals_check(s)));
+    rows.push_back(compact_row("total", "", tot, false, total, totals_check(s), run_bound(s)));
   print_rows(out, wide ? kWideColumns : kCompactColumns, rows, totals_row);
   if (wide) {
     out << "stalls in cycles: dep = data dependency, mem = memory dependency, buf = buffer space,"
-           " bus = DRAM bus, port = cache port\n\n";
+           " bus = DRAM bus, port = cache port\n"
+           "bound: compute or memory, whichever lower bound (bound.compute_cycles,"
+           " bound.memory_cycles) is larger\n\n";
   } else {
     out << "mac%: array MACs of peak; busy%: the array's, or the vector unit's for its operators;\n"
            "stall: the largest stall cause (dep = data dependency, mem = memory dependency,\n"
-           "buf = buffer space, bus = DRAM bus, port = cache port); run --wide: every column\n\n";
+           "buf = buffer space, bus = DRAM bus, port = cache port); bound: comp(ute) or\n"
+           "mem(ory), whichever lower bound is larger (compute alone or DRAM traffic alone);\n"
+           "run --wide: every column\n\n";
   }
+}
+
+// A decoder workload's time to first token, per-token decode latency and
+// tokens per second (docs/transformers.md#decoder-figures).
+void print_decoder_lines(std::ostream& out, const RunSummary& s) {
+  const auto d = decoder_figures(s);
+  if (!d) return;
+  const HardwareConfig& hw = *s.hw;
+  out << "first token      : " << d->first_token_cycles << " cycles ("
+      << fmt("%.3f", cycles_to_ms(hw, double(d->first_token_cycles)))
+      << " ms): the end of the prefill (pass 0)\n";
+  if (d->step_cycles.empty()) {
+    out << "decode           : no decode steps\n";
+    return;
+  }
+  const auto [lo, hi] = std::minmax_element(d->step_cycles.begin(), d->step_cycles.end());
+  out << "decode per token : mean " << fmt("%.1f", d->mean_step_cycles) << " cycles ("
+      << fmt("%.3f", cycles_to_ms(hw, d->mean_step_cycles)) << " ms) over " << d->step_cycles.size()
+      << " steps, min " << *lo << ", max " << *hi << '\n';
+  out << "tokens per second: " << fmt("%.1f", d->tokens_per_second) << " (decode, one sequence)\n";
 }
 
 }  // namespace
@@ -266,6 +308,7 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
   out << "area             : " << fmt("%.3f", mm2) << " mm2 (MAC array " << part(mac) << " %, SRAM "
       << part(sram) << " %, DRAM " << part(dram) << " %, other " << part(mm2 - mac - sram - dram)
       << " %)\n";
+  print_decoder_lines(out, s);
   out << "wall time        : " << fmt("%.3f", s.wall_seconds) << " s";
   if (s.wall_seconds > 0)
     out << " (" << si(static_cast<double>(s.total_cycles) / s.wall_seconds)

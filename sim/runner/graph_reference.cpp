@@ -73,8 +73,10 @@ TensorI32 fixed_point_outputs(TensorI32 raw, const OpQuant& oq, uint32_t K) {
   return raw;
 }
 
+// `weights`: the operator's K,R,S,C/groups weights (d's own, or those of the
+// operator it shares them with).
 TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTensor& x,
-                       Requantiser requantiser) {
+                       Requantiser requantiser, const TensorI8& weights) {
   const OpQuant& oq = L.quant;
   const q::Clamp clamp{oq.clamp_lo, oq.clamp_hi};
   const bool fixed_point =
@@ -93,7 +95,7 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
     for (uint32_t k = 0; k < L.K; ++k)
       for (uint32_t c = 0; c < C; ++c)
         b.data[uint64_t(c) * L.K + k] =
-            byte_value(d.weights.data[uint64_t(k) * C + c], oq.weight_type);
+            byte_value(weights.data[uint64_t(k) * C + c], oq.weight_type);
     q::QTensor y;
     if (raw) {
       y = q::matmul_integer(a, oq.inputs[0].zero_point, b, oq.weight_zero_point);
@@ -112,7 +114,7 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
   a.dilation[0] = dil_h(L), a.dilation[1] = dil_w(L);
   a.stride[0] = L.stride, a.stride[1] = col_stride(L);
   a.pads[0] = L.padding, a.pads[1] = pad_l(L), a.pads[2] = pad_b(L), a.pads[3] = pad_r(L);
-  const q::QTensor w = channels_first(d.weights, oq.weight_type);
+  const q::QTensor w = channels_first(weights, oq.weight_type);
   if (raw) {
     q::QTensor y = q::conv_integer(x, oq.inputs[0].zero_point, w, oq.weight_zero_point, a);
     if (!bias.empty()) {
@@ -142,7 +144,8 @@ q::PoolAttrs pool_attrs(const LayerConfig& L) {
 std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
                                                const std::vector<LayerData>& data,
                                                const std::vector<TensorI8>& graph_inputs,
-                                               Requantiser requantiser) {
+                                               Requantiser requantiser,
+                                               const std::vector<int64_t>& weights_from) {
   std::vector<TensorI32> outputs;
   outputs.reserve(net.layers.size());
   for (size_t l = 0; l < net.layers.size(); ++l) {
@@ -176,7 +179,10 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
     switch (L.op) {
       case OpKind::Conv:
       case OpKind::MatMul:
-        outputs.push_back(run_array_op(L, data[l], xs[0], requantiser));
+        outputs.push_back(run_array_op(L, data[l], xs[0], requantiser,
+                                       l < weights_from.size() && weights_from[l] >= 0
+                                           ? data[size_t(weights_from[l])].weights
+                                           : data[l].weights));
         break;
       case OpKind::MaxPool:
         outputs.push_back(nchw_to_nhwc_values(q::max_pool(xs[0], pool_attrs(L))));

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <future>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -135,16 +136,37 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
 }
 
 void check_kernel_streams(const Program& p, const std::vector<KernelStream>& kernels) {
+  // "format raw, 6130 non-zero coefficients in 96 kernels"
+  const auto stream = [](WeightFormat format, const std::vector<uint32_t>& nonzeros) {
+    uint64_t total = 0;
+    for (uint32_t n : nonzeros) total += n;
+    return "format " + std::string(to_string(format)) + ", " + std::to_string(total) +
+           " non-zero coefficients in " + std::to_string(nonzeros.size()) + " kernels";
+  };
   for (size_t l = 0; l < p.layers.size() && l < kernels.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
     if (d.weight_format != kernels[l].format || d.kernel_nonzeros != kernels[l].nonzeros)
-      throw ProgramError("layer " + d.name + ": the program's kernel stream (format " +
-                         to_string(d.weight_format) +
-                         ") does not match the workload's weights "
-                         "(format " +
-                         to_string(kernels[l].format) +
+      throw ProgramError("layer " + d.name + ": the program's kernel stream (" +
+                         stream(d.weight_format, d.kernel_nonzeros) +
+                         ") does not match the workload's weights (" +
+                         stream(kernels[l].format, kernels[l].nonzeros) +
                          "); recompile it for this workload and compute.mode");
   }
+}
+
+// For each layer, the earlier array operator whose weight region it shares
+// (the compiler gives operators with the same seeded weights one region), or
+// -1. A batch_matmul's "weights" are an activation and are never shared.
+static std::vector<int64_t> shared_weight_sources(const NetworkConfig& net, const Program& p) {
+  std::vector<int64_t> from(net.layers.size(), -1);
+  std::map<uint64_t, size_t> first;  // weights_address -> first layer
+  for (size_t l = 0; l < net.layers.size() && l < p.layers.size(); ++l) {
+    const LayerConfig& L = net.layers[l];
+    if (!L.quantized || !runs_on_array(L.op) || L.op == OpKind::BatchMatMul) continue;
+    const auto [it, inserted] = first.emplace(p.layers[l].weights_address, l);
+    if (!inserted) from[l] = int64_t(it->second);
+  }
+  return from;
 }
 
 Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw) {
@@ -205,8 +227,31 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   data.reserve(layers);
   const bool graph = r.network.is_graph();
   const std::string summary_cache = options.timing_only ? kernel_summary_cache_dir() : "";
+  // The program first: operators the compiler gave one weight region (the same
+  // seeded weights) share one host copy too (docs/transformers.md#key-value-cache).
+  if (options.program != nullptr)
+    r.program = *options.program;
+  else
+    r.program = compile_network(r.network, r.hw);
+  const std::vector<int64_t> weights_from = shared_weight_sources(r.network, r.program);
   for (size_t l = 0; l < layers; ++l) {
     const LayerConfig& L = r.network.layers[l];
+    if (weights_from[l] >= 0) {
+      const size_t f = size_t(weights_from[l]);
+      // Functional: drawn again (one operator's worth at a time) to check that
+      // they are the same, then dropped.
+      data.push_back(options.timing_only ? LayerData{} : make_layer_data(L, false));
+      if (!options.timing_only && data[l].weights.data != data[f].weights.data)
+        throw ProgramError(
+            "operators " + r.network.layers[f].name + " and " + L.name + " share weights_address " +
+            std::to_string(r.program.layers[l].weights_address) + " but their weights differ");
+      data[l].weights = TensorI8();  // the reference reads layer f's
+      KernelStream same;  // the format and counts; its bytes are laid out once, at f's region
+      same.format = kernels[f].format;
+      same.nonzeros = kernels[f].nonzeros;
+      kernels.push_back(std::move(same));
+      continue;
+    }
     if (options.timing_only) {
       // Timing needs only each kernel's non-zero count (zero-skip) and the stream's format:
       // the layer's weights are drawn, counted and dropped, one layer at a time (or the
@@ -224,13 +269,10 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   }
   const std::vector<TensorI8> graph_inputs =
       options.timing_only ? std::vector<TensorI8>{} : graph_input_data(r.network);
-  if (options.program != nullptr) {
-    r.program = *options.program;
+  if (options.program != nullptr)
     check_kernel_streams(r.program, kernels);
-  } else {
-    r.program = compile_network(r.network, r.hw);
+  else
     for (size_t l = 0; l < layers; ++l) attach_kernel_stream(r.program.layers[l], kernels[l]);
-  }
   if (options.edit_program) options.edit_program(r.program);
   if (!options.skip_validation) validate_program(r.program);
   check_program_fits(r.program, r.network, r.hw);
@@ -256,8 +298,9 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     expected = std::async(kReferencePolicy, reference_outputs, std::cref(r.network),
                           std::cref(r.program), std::cref(data));
   if (!options.timing_only && graph)
-    expected_values = std::async(kReferencePolicy, graph_reference_outputs, std::cref(r.network),
-                                 std::cref(data), std::cref(graph_inputs), r.hw.requantiser);
+    expected_values =
+        std::async(kReferencePolicy, graph_reference_outputs, std::cref(r.network), std::cref(data),
+                   std::cref(graph_inputs), r.hw.requantiser, weights_from);
 
   r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
   quiet_systemc();

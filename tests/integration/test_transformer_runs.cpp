@@ -2,9 +2,11 @@
 // with grouped-query attention, rotary embeddings, a causal softmax, RMSNorm
 // and a SwiGLU FFN, and one BERT-base encoder layer, every operator equal to
 // the independent reference bit for bit and the timing invariants holding.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -158,6 +160,115 @@ TEST_CASE("transformer: on one BERT-base layer early <= strict and ping-pong <= 
   CHECK(strict <= cycles("--buffering single"));
 }
 
+TEST_CASE(
+    "transformer: early <= strict on decoder workloads (prefill 32 + 4 steps, one TinyLlama "
+    "layer)",
+    "[transformer]") {
+  // Before parameter banks alternated by array operator, the context's LoadParams shared a
+  // bank with the scores just before it, and the early policy's release of that false
+  // dependency let its loads take the bus ahead of the softmax: early was slower.
+  for (const char* w :
+       {"/tests/data/transformer/decode_p32_d4.json", "/configs/networks/tinyllama_layer.json"}) {
+    const std::string net = std::string(NPUSIM_SOURCE_DIR) + w;
+    const auto cycles = [&](const std::string& policy) {
+      return test::run_report("run " + net + " --timing-only --policy " +
+                              policy)["totals"]["cycles"]
+          .get<uint64_t>();
+    };
+    const uint64_t strict = cycles("strict"), early = cycles("early");
+    INFO(w << ": strict " << strict << ", early " << early);
+    CHECK(early <= strict);
+  }
+}
+
+TEST_CASE(
+    "transformer: a decoder's time to first token is the prefill's end, each decode step the "
+    "next pass's end less the one before, tokens/s the clock over their mean",
+    "[transformer]") {
+  // 18 operators per pass, each marked with its pass (0: the prefill, then steps 1..4); the
+  // default clock is 1000 MHz.
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/data/transformer/decode_p32_d4.json";
+  const nlohmann::json r = test::run_report("run " + net + " --timing-only");
+  const nlohmann::json& layers = r.at("layers");
+  REQUIRE(layers.size() == 5 * 18);
+  const auto finish = [&](size_t l) {
+    return layers[l]["counters"]["layer.finish_cycle"].get<uint64_t>();
+  };
+  std::vector<uint64_t> end(5, 0);  // each pass's last finish
+  for (size_t l = 0; l < layers.size(); ++l) end[l / 18] = std::max(end[l / 18], finish(l));
+  const nlohmann::json& d = r.at("decoder");
+  // The prefill's last operator (its second residual add) is the last of it to finish.
+  REQUIRE(layers[17]["name"] == "prefill.l0.ffn_add");
+  CHECK(d["first_token_cycles"].get<uint64_t>() == finish(17));
+  CHECK(d["first_token_cycles"].get<uint64_t>() == end[0]);
+  CHECK(d["first_token_ms"].get<double>() == Approx(double(end[0]) / 1e6));
+  REQUIRE(d["decode_steps"].size() == 4);
+  for (size_t s = 1; s <= 4; ++s) {
+    const nlohmann::json& step = d["decode_steps"][s - 1];
+    INFO("step " << s);
+    CHECK(step["step"].get<size_t>() == s);
+    CHECK(step["end_cycle"].get<uint64_t>() == end[s]);
+    CHECK(step["cycles"].get<uint64_t>() == end[s] - end[s - 1]);
+    CHECK(step["ms"].get<double>() == Approx(double(end[s] - end[s - 1]) / 1e6));
+  }
+  const double mean = double(end[4] - end[0]) / 4;
+  CHECK(d["mean_step_cycles"].get<double>() == Approx(mean));
+  CHECK(d["mean_step_ms"].get<double>() == Approx(mean / 1e6));
+  CHECK(d["tokens_per_second"].get<double>() == Approx(1e9 / mean));
+  // The summary prints the same figures.
+  const test::CliResult out = test::run_cli("run " + net + " --timing-only -q");
+  REQUIRE(out.exit_code == 0);
+  CHECK_THAT(out.out, Catch::Contains("first token      : " + std::to_string(end[0]) + " cycles"));
+  CHECK_THAT(out.out, Catch::Contains("over 4 steps"));
+  CHECK_THAT(out.out, Catch::Contains("tokens per second: "));
+  // The compact table's bound column: a decode step's projection waits on DRAM.
+  const size_t row = out.out.find("\nstep4.l0.gate ");
+  REQUIRE(row != std::string::npos);
+  const std::string line = out.out.substr(row + 1, out.out.find('\n', row + 1) - row - 1);
+  CHECK(line.substr(line.size() - 5) == "  mem");
+  CHECK(layers[18 * 4 + 12]["bound"] == "memory");
+  // A workload without passes has no decoder figures.
+  const nlohmann::json bert =
+      test::run_report("run " + std::string(NPUSIM_SOURCE_DIR) +
+                       "/configs/networks/bert_base_1layer.json " + "--timing-only");
+  CHECK_FALSE(bert.contains("decoder"));
+}
+
+TEST_CASE(
+    "transformer: on one TinyLlama layer with one weight tile resident the prefill's projections "
+    "and FFN are compute-bound and every decode step's are memory-bound",
+    "[transformer]") {
+  // compiler.weight_buffers=single: each operand crosses the bus once. The
+  // default mapper may take two weight slots and re-read the input per tile,
+  // which makes the prefill's down projection memory-bound (docs/transformers.md).
+  const nlohmann::json r = test::run_report(
+      "run " + std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/tinyllama_layer.json " +
+      "--timing-only --set compiler.weight_buffers=single");
+  size_t prefill = 0, steps = 0;
+  for (const nlohmann::json& l : r.at("layers")) {
+    const std::string name = l["name"];
+    const std::string op = name.substr(name.rfind('.') + 1);
+    if (op != "q" && op != "k" && op != "v" && op != "attn_out" && op != "gate" && op != "up" &&
+        op != "down")
+      continue;
+    const uint64_t compute = l["counters"]["bound.compute_cycles"];
+    const uint64_t memory = l["counters"]["bound.memory_cycles"];
+    INFO(name << ": compute bound " << compute << ", memory bound " << memory);
+    if (name.rfind("prefill.", 0) == 0) {
+      CHECK(l["bound"] == "compute");
+      CHECK(compute >= memory);
+      ++prefill;
+    } else {
+      CHECK(l["bound"] == "memory");
+      CHECK(memory > compute);
+      ++steps;
+    }
+  }
+  CHECK(prefill == 7);
+  CHECK(steps == 16 * 7);
+}
+
 TEST_CASE("transformer: a compiled decoder program replays with the same cycles, bit-exact",
           "[transformer]") {
   // The norms' parameter addresses and the cache blocks' sizes travel in the program file.
@@ -172,4 +283,48 @@ TEST_CASE("transformer: a compiled decoder program replays with the same cycles,
   const test::CliResult r = test::run_cli("run --program " + program + " -q");
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (90 layers)"));
+}
+
+TEST_CASE(
+    "transformer: a program pointing an operator at another operator's weight region with "
+    "other weights is refused, naming both",
+    "[transformer]") {
+  // Compiled, prefill.l0.up and step1.l0.gate (96x64 each, other seeds) have regions of
+  // their own; the edited program gives the gate the up projection's.
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/data/transformer/decode_p32_d4.json";
+  const std::string program = test::temp_dir() + "/shared_weights.program.jsonl";
+  REQUIRE(test::run_cli("compile " + net + " -o " + program).exit_code == 0);
+  std::ifstream in(program);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  in.close();
+  uint64_t up_address = 0;
+  for (const nlohmann::json& j : lines)
+    if (j.value("name", "") == "prefill.l0.up" && j.contains("weights_address"))
+      up_address = j["weights_address"];
+  REQUIRE(up_address > 0);
+  bool edited = false;
+  for (nlohmann::json& j : lines)
+    if (j.value("name", "") == "step1.l0.gate" && j.contains("weights_address")) {
+      CHECK(j["weights_address"] != up_address);
+      j["weights_address"] = up_address;
+      edited = true;
+    }
+  REQUIRE(edited);
+  std::ofstream out(program, std::ios::trunc);
+  for (const nlohmann::json& j : lines) out << j.dump() << '\n';
+  out.close();
+  const test::CliResult r = test::run_cli("run --program " + program + " -q");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("operators prefill.l0.up and step1.l0.gate share "
+                                    "weights_address " +
+                                    std::to_string(up_address) + " but their weights differ"));
+  // Timing only draws no weights: the gate's kernel counts in the program are not the up
+  // projection's that the shared region holds, and the message gives both.
+  const test::CliResult t = test::run_cli("run --program " + program + " --timing-only -q");
+  CHECK(t.exit_code == 2);
+  CHECK_THAT(t.err, Catch::Contains("layer step1.l0.gate: the program's kernel stream (format "));
+  CHECK_THAT(t.err, Catch::Contains(" non-zero coefficients in 96 kernels) does not match the "
+                                    "workload's weights (format "));
 }

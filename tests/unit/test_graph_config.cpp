@@ -160,3 +160,53 @@ TEST_CASE("graph: a pooling window larger than the padded input is an error", "[
   const ConfigError e = test::workload_error(graph({pool}));
   CHECK(e.pointer() == "/operators/0/kernel");
 }
+
+TEST_CASE(
+    "graph: decoder passes: each operator's pass key is read, and a missing, out-of-order or "
+    "negative pass is an error at its operator",
+    "[graph]") {
+  json a = conv("c1", "x", "a"), b = conv("c2", "a", "b"), c = conv("c3", "b", "c");
+  SECTION("passes 0, 1, 1 are read; no key means no passes") {
+    a["pass"] = 0, b["pass"] = 1, c["pass"] = 1;
+    const NetworkConfig net = parse_workload(graph({a, b, c}), "g.json");
+    CHECK(net.layers[0].pass == 0);
+    CHECK(net.layers[1].pass == 1);
+    CHECK(net.layers[2].pass == 1);
+    const NetworkConfig plain =
+        parse_workload(graph({conv("c1", "x", "a"), conv("c2", "a", "b")}), "g.json");
+    CHECK(plain.layers[0].pass == -1);
+    CHECK(plain.layers[1].pass == -1);
+  }
+  SECTION("an operator without a pass where others have one") {
+    a["pass"] = 0, c["pass"] = 1;
+    const ConfigError e = test::workload_error(graph({a, b, c}));
+    CHECK(e.pointer() == "/operators/1");
+    CHECK_THAT(e.expected(), Catch::Contains("\"pass\"") && Catch::Contains("/operators/0"));
+    CHECK(e.found() == "none");
+  }
+  SECTION("a pass that skips a step") {
+    a["pass"] = 0, b["pass"] = 2, c["pass"] = 2;
+    const ConfigError e = test::workload_error(graph({a, b, c}));
+    CHECK(e.pointer() == "/operators/1/pass");
+    CHECK_THAT(e.expected(), Catch::Contains("0 or 1"));
+    CHECK(e.found() == "2");
+  }
+  SECTION("a pass that goes back") {
+    a["pass"] = 0, b["pass"] = 1, c["pass"] = 0;
+    const ConfigError e = test::workload_error(graph({a, b, c}));
+    CHECK(e.pointer() == "/operators/2/pass");
+    CHECK_THAT(e.expected(), Catch::Contains("1 or 2"));
+  }
+  SECTION("a first operator that is not the prefill") {
+    a["pass"] = 1, b["pass"] = 1, c["pass"] = 1;
+    const ConfigError e = test::workload_error(graph({a, b, c}));
+    CHECK(e.pointer() == "/operators/0/pass");
+    CHECK_THAT(e.expected(), Catch::Contains("0 (the prefill comes first)"));
+  }
+  SECTION("a negative pass") {
+    a["pass"] = -1, b["pass"] = 0, c["pass"] = 0;
+    const ConfigError e = test::workload_error(graph({a, b, c}));
+    CHECK(e.pointer() == "/operators/0/pass");
+    CHECK_THAT(e.found(), Catch::Contains("-1"));
+  }
+}

@@ -443,14 +443,24 @@ TEST_CASE(
   CHECK(shape_string(l) == "QLinearConv 3x224x224 k32 3x3/2");
 }
 
-TEST_CASE("report: the compact table shortens an ONNX op type's QLinear prefix, not the shape",
-          "[report]") {
+TEST_CASE(
+    "report: the compact table keeps a node's shape whole (npusim's operator names, the ONNX "
+    "op type in the wide table)",
+    "[report]") {
   Fixture f;
   f.net.layers[0] = make_layer("features.0.0", 3, 224, 32, 3, 2);
   f.net.layers[0].quantized = true;
   f.net.layers[0].source_op = "QLinearConv";
+  f.net.layers[1] = make_layer("features.2.conv.1.0", 96, 112, 96, 3, 2);
+  f.net.layers[1].quantized = true;
+  f.net.layers[1].groups = 96;  // depthwise: no kernel count, K = C
+  f.net.layers[1].source_op = "QLinearConv";
   const std::string text = table_of(f.s);
-  CHECK_THAT(text, Contains("QLConv 3x224x224 k32 3x3/2"));
-  CHECK_THAT(wide_table_of(f.s), Contains("QLinearConv 3x224x224 k32 3x3/2"));
+  CHECK_THAT(text, Contains(" 3x224x224 k32 3x3/2 "));
+  CHECK_THAT(text, Contains(" dwconv 96x112x112 3x3/2 "));
+  CHECK(text.find("QLinear") == std::string::npos);
+  const std::string wide = wide_table_of(f.s);
+  CHECK_THAT(wide, Contains("QLinearConv 3x224x224 k32 3x3/2"));
+  CHECK_THAT(wide, Contains("QLinearConv 96x112x112 k96 3x3/2"));
   CHECK(widest_line(text) <= 100);
 }

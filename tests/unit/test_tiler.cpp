@@ -20,6 +20,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,7 @@
 
 #include "sim/compiler/tiler.h"
 #include "sim/config/hardware_config.h"
+#include "sim/config/json_reader.h"
 #include "sim/config/workload_config.h"
 #include "sim/program/program.h"
 
@@ -746,4 +748,76 @@ TEST_CASE("compile_network: AGU_INITs configure each layer's fetches (seed 001)"
     CHECK(deps_of(*init_b[0], DependencyKind::BufferSpace) ==
           std::set<uint32_t>{loads_a.back()->id});
   }
+}
+
+TEST_CASE(
+    "compile_network: parameter banks alternate between consecutive array operators, so an "
+    "operator's parameters never wait for the array operator just before it",
+    "[tiler]") {
+  // In a decoder pass the scores and context batch_matmuls (graph operators 6
+  // and 8) have only the softmax between them; banks by graph index would put
+  // both in bank 0 and make the context's LoadParams wait for the scores' stores.
+  const NetworkConfig net =
+      load_workload(NPUSIM_SOURCE_DIR "/tests/data/transformer/decode_p32_d4.json");
+  const Program p = compile_network(net, parse_hardware_config(nlohmann::json::object(), "<t>"));
+  std::vector<const Instruction*> params;  // one per array operator, in program order
+  for (const Instruction& in : p.instructions)
+    if (in.op == Opcode::LoadParams) params.push_back(&in);
+  REQUIRE(params.size() == 5 * 9);  // 9 array operators per pass, 5 passes
+  std::map<uint32_t, uint32_t> bank_of_layer;
+  for (size_t i = 0; i < params.size(); ++i) {
+    INFO("array operator " << i << ": " << p.layers[params[i]->layer].name);
+    CHECK(params[i]->half == i % 2);
+    bank_of_layer[params[i]->layer] = params[i]->half;
+    // Its bank's previous user is the array operator two before it.
+    for (uint32_t id : deps_of(*params[i], DependencyKind::BufferSpace)) {
+      REQUIRE(i >= 2);
+      CHECK(p.instructions[id].op == Opcode::Store);
+      CHECK(p.instructions[id].layer == params[i - 2]->layer);
+    }
+  }
+  REQUIRE(p.layers[8].name == "prefill.l0.context");
+  CHECK(bank_of_layer.at(6) != bank_of_layer.at(8));
+}
+
+TEST_CASE(
+    "compile_network: operators with the same seeded weights share one weight region, and "
+    "different seeds or weight zero points keep their own",
+    "[tiler]") {
+  // decode_p32_d4: each of the 4 steps repeats the prefill's 7 projections with the same
+  // seeds (hidden 64, kv 32, FFN 96): q 64x64, k and v 32x64, attn_out 64x64, gate and up
+  // 96x64, down 64x96 int8 weights, 30,720 bytes a pass, every region a multiple of 64.
+  nlohmann::json j = load_json_file(NPUSIM_SOURCE_DIR "/tests/data/transformer/decode_p32_d4.json");
+  const HardwareConfig hw = parse_hardware_config(nlohmann::json::object(), "<t>");
+  const Program shared = compile_network(parse_workload(j, "d.json"), hw);
+  const auto address_of = [&](const Program& p, const std::string& name) {
+    for (const LayerDescriptor& d : p.layers)
+      if (d.name == name) return d.weights_address;
+    FAIL("no operator " << name);
+    return uint64_t(0);
+  };
+  for (const char* op : {"q", "k", "v", "attn_out", "gate", "up", "down"})
+    for (int s = 1; s <= 4; ++s) {
+      INFO("step " << s << " " << op);
+      CHECK(address_of(shared, "step" + std::to_string(s) + ".l0." + op) ==
+            address_of(shared, std::string("prefill.l0.") + op));
+    }
+  CHECK(address_of(shared, "prefill.l0.q") != address_of(shared, "prefill.l0.attn_out"));
+
+  // Give every step's projections seeds of their own: each gets its own region again.
+  nlohmann::json distinct = j;
+  for (auto& op : distinct["operators"])
+    if (op.contains("seed") && op["pass"].get<int>() > 0)
+      op["seed"] = op["seed"].get<int>() + 100 * op["pass"].get<int>();
+  const Program own = compile_network(parse_workload(distinct, "d.json"), hw);
+  CHECK(own.dram_bytes - shared.dram_bytes == 4 * 30720);
+  CHECK(address_of(own, "step1.l0.q") != address_of(own, "prefill.l0.q"));
+
+  // The same seed with another weight zero point encodes other zero-skip streams.
+  nlohmann::json zp = j;
+  for (auto& op : zp["operators"])
+    if (op["name"] == "step2.l0.gate") op["weights"]["zero_point"] = 3;
+  const Program z = compile_network(parse_workload(zp, "d.json"), hw);
+  CHECK(address_of(z, "step2.l0.gate") != address_of(z, "prefill.l0.gate"));
+  CHECK(address_of(z, "step3.l0.gate") == address_of(z, "prefill.l0.gate"));
 }
