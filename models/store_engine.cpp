@@ -82,9 +82,10 @@ uint64_t StoreEngine::store(const Instruction& in) {
   // every element, and its layout decides how the batches split into runs.
   const OutputLayout layout = output_layout_of(L);
   // Graph operators store NHWC elements of 1 or 4 bytes at direct addresses;
-  // the generator serves the plain layers' layouts.
+  // the generator serves the plain layers' layouts. Timing needs only the
+  // layout, so a timing-only run configures no generator.
   std::optional<OutputAddressGenerator> place;
-  if (!L.quantized) place.emplace(agu_config(L), layout);
+  if (options_.functional && !L.quantized) place.emplace(agu_config(L), layout);
   uint64_t last_ack = now_cycles(), standalone = latency;
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);

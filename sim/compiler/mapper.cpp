@@ -15,11 +15,16 @@ uint64_t kernel_bytes(const LayerConfig& L) {
   return uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
 }
 
-// Rows `rows` split over `parts` even parts: ceil(rows / parts) each, the
-// last one what is left. Calls f(part_rows) for each.
+// Rows `rows` cut into parts of `per_part` rows, the last one what is left.
+// Calls f(part_rows, index, count) once for each distinct run of parts: the
+// first part alone (index 0), the other full parts (count of them), the
+// remainder; so a sum over the parts costs at most three calls.
 template <class F>
 void split_rows(uint32_t rows, uint32_t per_part, F f) {
-  for (uint32_t r = 0; r < rows; r += per_part) f(std::min(per_part, rows - r));
+  const uint32_t full = rows / per_part, rest = rows % per_part;
+  if (full > 0) f(per_part, 0u, 1u);
+  if (full > 1) f(per_part, 1u, full - 1);
+  if (rest > 0) f(rest, full, 1u);
 }
 
 struct PieceCost {
@@ -50,30 +55,28 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   c.fill_bus = c.load_bus;
   c.ports = cost::cache_access_cycles(hw.cache, piece_bytes(L, rows, 0, access));
   const uint64_t stream = uint64_t(k_count) * kernel_bytes(L);
-  bool first = true;
-  split_rows(rows, plan.rows_per_compute_stage, [&](uint32_t r) {
+  split_rows(rows, plan.rows_per_compute_stage, [&](uint32_t r, uint32_t index, uint32_t n) {
     const uint64_t pixels = uint64_t(r) * L.out_w();
     const uint64_t array = dense_array_cycles(L, hw, pixels, k_begin, k_count) +
-                           (first ? hw.compute.pipeline_latency_cycles : 0);
+                           (index == 0 ? hw.compute.pipeline_latency_cycles : 0);
     const uint64_t read =
         cost::cache_access_cycles(hw.cache, input_rows(r) * tile_row_bytes + stream);
     const uint64_t write = cost::cache_access_cycles(hw.cache, pixels * k_count * 4);
-    c.compute += std::max({array, read, write});
-    c.ports += read + write;
-    first = false;
+    c.compute += n * std::max({array, read, write});
+    c.ports += n * (read + write);
   });
   const uint64_t element = L.output_element_bytes();
   const uint64_t tile_out_bytes =
       output_bits == 0 ? k_count * element : ceil_div(k_count, output_bits) * (output_bits / 8);
-  split_rows(rows, plan.rows_per_store_batch, [&](uint32_t r) {
+  split_rows(rows, plan.rows_per_store_batch, [&](uint32_t r, uint32_t, uint32_t n) {
     const uint64_t pixels = uint64_t(r) * L.out_w();
     const bool whole = k_count == L.K || output_bits != 0;
     const uint64_t bus = whole ? cost::dram_data_cycles(hw.dram, 1, pixels * tile_out_bytes)
                                : cost::dram_data_cycles(hw.dram, pixels, tile_out_bytes);
     const uint64_t read = cost::cache_access_cycles(hw.cache, pixels * k_count * 4);
-    c.store_bus += bus;
-    c.ports += read;
-    c.drain += std::max(bus, read);
+    c.store_bus += n * bus;
+    c.ports += n * read;
+    c.drain += n * std::max(bus, read);
   });
   c.drain += hw.dram.latency_cycles;
   return c;
@@ -107,11 +110,20 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   // still to run then: the last min(pieces per unit, halves) of tile t.
   const uint64_t halves = pingpong ? 2 : 1;
   uint64_t hidden = 0;
+  // A piece's cost depends on where its k-tile starts only for a grouped
+  // convolution's groups (dense_array_cycles); otherwise tiles of one size
+  // share it, and only the last, shorter tile needs its own.
+  const bool by_k_begin = L.quantized && L.groups > 1 && !L.is_binary() &&
+                          hw.dataflow != Dataflow::Broadcast && L.op != OpKind::MatMul;
+  PieceCost full, last;
+  uint32_t costed_k_count = 0;
   for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
     const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
-    const PieceCost full = piece_cost(L, hw, plan, plan.rows_per_piece, k0, k_count, output_bits);
-    const PieceCost last =
-        last_rows ? piece_cost(L, hw, plan, last_rows, k0, k_count, output_bits) : full;
+    if (by_k_begin || k_count != costed_k_count) {
+      full = piece_cost(L, hw, plan, plan.rows_per_piece, k0, k_count, output_bits);
+      last = last_rows ? piece_cost(L, hw, plan, last_rows, k0, k_count, output_bits) : full;
+      costed_k_count = k_count;
+    }
     const uint64_t weights = cost::dram_data_cycles(hw.dram, 1, k_count * kernel_bytes(L));
     e.weights += weights;
     // The busiest unit: its share of the pieces (the last, shorter piece

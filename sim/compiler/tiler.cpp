@@ -35,10 +35,13 @@ uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint
     return cost::binary_stage_cycles(hw.compute, pixels, k_count, uint64_t(L.R) * L.S,
                                      ceil_div(L.C, L.binary.bits));
   const uint64_t coefficients = uint64_t(L.R) * L.S * L.group_channels();
+  // Plain layers first: they need no per-kernel counts (the mapper calls
+  // this for every stage of every candidate).
+  if (hw.dataflow != Dataflow::Broadcast && !L.quantized)
+    return cost::compute_stage_cycles(hw.compute, pixels, k_count, coefficients);
   const std::vector<uint32_t> counts(k_count, uint32_t(coefficients));
   if (hw.dataflow == Dataflow::Broadcast)
     return cost::broadcast_stage_cycles(hw.compute, pixels, counts.data(), k_count);
-  if (!L.quantized) return cost::compute_stage_cycles(hw.compute, pixels, k_count, coefficients);
   if (L.op == OpKind::MatMul)
     return cost::matmul_stage_cycles(hw.compute, pixels, counts.data(), k_count);
   return cost::grouped_stage_cycles(hw.compute, pixels, counts.data(), k_begin, k_count,

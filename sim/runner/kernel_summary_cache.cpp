@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <vector>
 
@@ -26,19 +29,36 @@ KernelStream compute(const LayerConfig& layer, ComputeMode mode) {
   return summary_from_counts(std::move(counts), layer.R, layer.S, layer.group_channels(), mode);
 }
 
-// The entry file: the key line, then the format and K counts, as text.
+// The entry file: the key line, then the format and K counts, as text. Read
+// with strtoul rather than operator>>, which cost a sweep point over 1 M
+// instructions for ResNet-18's 20 layers (docs/performance.md).
 bool read_entry(const std::string& path, const std::string& key, uint32_t K, KernelStream& out) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::string line;
   if (!in || !std::getline(in, line) || line != key) return false;
-  int format = -1;
-  if (!(in >> format) || (format != int(WeightFormat::Raw) && format != int(WeightFormat::Entries)))
+  const std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const char* p = rest.c_str();
+  // One unsigned decimal number after white space; false when there is none.
+  const auto number = [&p](uint64_t& value) {
+    while (std::isspace(static_cast<unsigned char>(*p))) ++p;
+    if (!std::isdigit(static_cast<unsigned char>(*p))) return false;
+    char* end = nullptr;
+    value = std::strtoull(p, &end, 10);
+    p = end;
+    return value <= UINT32_MAX;
+  };
+  uint64_t format = 0;
+  if (!number(format) ||
+      (format != uint64_t(WeightFormat::Raw) && format != uint64_t(WeightFormat::Entries)))
     return false;
   std::vector<uint32_t> counts(K);
-  for (uint32_t& c : counts)
-    if (!(in >> c)) return false;
-  std::string end;
-  if (!(in >> end) || end != "end") return false;
+  for (uint32_t& c : counts) {
+    uint64_t v = 0;
+    if (!number(v)) return false;
+    c = uint32_t(v);
+  }
+  while (std::isspace(static_cast<unsigned char>(*p))) ++p;
+  if (std::strncmp(p, "end", 3) != 0) return false;
   out.format = WeightFormat(format);
   out.nonzeros = std::move(counts);
   out.bytes.clear();
@@ -86,7 +106,7 @@ std::string kernel_summary_cache_dir() {
 
 KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
                                    const std::string& cache_dir) {
-  if (layer.is_binary()) return KernelStream{};  // raw, no counts: nothing to draw
+  if (layer.is_binary()) return KernelStream{};                // raw, no counts: nothing to draw
   if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
   const std::string key = cache_dir.empty() ? "" : kernel_summary_key(layer, mode);
   if (key.empty()) return compute(layer, mode);
