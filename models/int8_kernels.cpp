@@ -108,9 +108,14 @@ TARGET_VNNI void block_s8_vnni(const int8_t* x, const int8_t* w, uint64_t ws, ui
       acc[j] = _mm512_dpbusd_epi32(acc[j], wv, xv);
     }
   }
-  const uint32_t correction = hsum512(x_sum) * 128u;
-  for (int j = 0; j < B; ++j) out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]) - correction);
-  block_s8_avx2<B>(x + i, w + i, ws, n - i, out);  // under 64 left: 16 at a time, then scalar
+  // Reductions and the tail only where there is something to add: most
+  // calls are whole multiples of 64 (S x C runs), and an empty tail call cost
+  // about a tenth of a functional ResNet-50 run (docs/performance.md).
+  if (i > 0) {
+    const uint32_t correction = hsum512(x_sum) * 128u;
+    for (int j = 0; j < B; ++j) out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]) - correction);
+  }
+  if (i < n) block_s8_avx2<B>(x + i, w + i, ws, n - i, out);  // 16 at a time, then scalar
 }
 
 // VNNI int16: vpdpwssd (the non-saturating form) is vpmaddwd plus the add.
@@ -125,8 +130,9 @@ TARGET_VNNI void block_s16_vnni(const int16_t* x, const int16_t* w, uint64_t ws,
     for (int j = 0; j < B; ++j)
       acc[j] = _mm512_dpwssd_epi32(acc[j], xv, _mm512_loadu_si512(w + j * ws + i));
   }
-  for (int j = 0; j < B; ++j) out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]));
-  block_s16_avx2<B>(x + i, w + i, ws, n - i, out);  // under 32 left: 16 at a time, then scalar
+  if (i > 0)
+    for (int j = 0; j < B; ++j) out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]));
+  if (i < n) block_s16_avx2<B>(x + i, w + i, ws, n - i, out);  // 16 at a time, then scalar
 }
 
 #define NPUSIM_DOTS(name, T, block, target)                                         \
