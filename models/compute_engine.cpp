@@ -75,7 +75,8 @@ void ComputeEngine::compute(const Instruction& in) {
   // through. The dense ablation applies every coefficient.
   const bool skip_zeros =
       hw_.compute_mode == ComputeMode::ZeroSkip && !L.kernel_nonzeros.empty() && !L.binary;
-  std::vector<uint32_t> nonzeros(in.k_count(), uint32_t(coefficients));
+  std::vector<uint32_t>& nonzeros = unit_kernels_[in.unit].nonzeros;
+  nonzeros.assign(in.k_count(), uint32_t(coefficients));
   uint64_t stream_bytes = 0, tile_nonzeros = 0;
   for (uint32_t k = 0; k < in.k_count(); ++k) {
     if (skip_zeros) nonzeros[k] = L.kernel_nonzeros[in.k_begin + k];
@@ -83,7 +84,8 @@ void ComputeEngine::compute(const Instruction& in) {
     stream_bytes += L.kernel_bytes(in.k_begin + k);
   }
 
-  const std::vector<uint32_t> dense_counts(in.k_count(), uint32_t(coefficients));
+  std::vector<uint32_t>& dense_counts = unit_kernels_[in.unit].dense_counts;
+  dense_counts.assign(in.k_count(), uint32_t(coefficients));
   // Seed 002's own engine (docs/zero-skip.md#dataflows); binary layers keep their lanes.
   const bool broadcast = hw_.dataflow == Dataflow::Broadcast && !L.binary;
   uint64_t standalone = 0;

@@ -63,6 +63,10 @@ class ComputeEngine : public Engine {
     std::vector<int8_t> kernels;    // the tile's decompressed kernels (K,R,S,C)
     std::vector<int16_t> centered;  // graph operators: kernels minus their zero points
     std::vector<uint64_t> binary;   // a binary tile's kernels as packed words
+    // Each kernel's non-zero and dense coefficient counts for the current
+    // compute. Members, not locals of compute(): a run stopped by an error
+    // never resumes the suspended computes, whose locals would then leak.
+    std::vector<uint32_t> nonzeros, dense_counts;
   };
   std::vector<UnitKernels> unit_kernels_;
   std::vector<int16_t> centered_input_;  // graph operators: a stage's input rows minus x_zp
