@@ -84,7 +84,9 @@ const std::vector<Column> kCompactColumns = {
     {"stall", true}, {"dram_KiB", false}, {"check", true},   {"bound", true},
 };
 constexpr size_t kCompactName = 20;
-constexpr size_t kCompactShape = 24;
+// The shape column takes at most 24 characters, fewer (down to 16) when long
+// numbers in the other columns would push the table past 100.
+constexpr size_t kCompactShape = 24, kCompactShapeMin = 16, kCompactWidth = 100;
 
 // "layer4.0.downsample.0" -> "layer4.0.d~sample.0": the start and the end
 // say most (the block and the operator), so the middle goes.
@@ -114,7 +116,7 @@ std::string compact_shape(const LayerConfig& l) {
     const size_t at = shape.find(from);
     if (at != std::string::npos) shape.replace(at, from.size(), to);
   }
-  return shortened(shape, kCompactShape);
+  return shape;  // shortened to the column's width in print_layer_rows
 }
 
 // The stall counter with the most cycles, by its short name; "-" for none.
@@ -233,6 +235,19 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
     rows.push_back(row("total", "", tot, total, "", totals_check(s), run_bound(s)));
   else
     rows.push_back(compact_row("total", "", tot, false, total, totals_check(s), run_bound(s)));
+  if (!wide) {
+    // What the other columns leave of 100 characters (two spaces between columns).
+    size_t others = 2 * (kCompactColumns.size() - 1);
+    for (size_t c = 0; c < kCompactColumns.size(); ++c) {
+      if (c == 1) continue;
+      size_t w = std::string(kCompactColumns[c].header).size();
+      for (const auto& r : rows) w = std::max(w, r[c].size());
+      others += w;
+    }
+    const size_t room = others < kCompactWidth ? kCompactWidth - others : 0;
+    const size_t shape_width = std::clamp(room, kCompactShapeMin, kCompactShape);
+    for (auto& r : rows) r[1] = shortened(r[1], shape_width);
+  }
   print_rows(out, wide ? kWideColumns : kCompactColumns, rows, totals_row);
   if (wide) {
     out << "stalls in cycles: dep = data dependency, mem = memory dependency, buf = buffer space,"

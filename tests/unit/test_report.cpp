@@ -464,3 +464,23 @@ TEST_CASE(
   CHECK_THAT(wide, Contains("QLinearConv 96x112x112 k96 3x3/2"));
   CHECK(widest_line(text) <= 100);
 }
+
+TEST_CASE(
+    "report: with very long cycle counts the compact table narrows the shape column to stay "
+    "within 100 characters",
+    "[report]") {
+  Fixture f;
+  f.net.layers[0] = make_layer("a_rather_long_operator_name", 512, 112, 1024, 3, 2);
+  const std::string whole = "512x112x112 k1024 3x3/2";  // 23 characters
+  CHECK_THAT(table_of(f.s), Contains(whole));           // room for it with short numbers
+  f.s.total_cycles = 123456789012;                      // 12 digits in the totals row
+  const std::string text = table_of(f.s);
+  // The table's lines, from its header to its totals row (the lines below it
+  // name the out-of-bounds cycles in full).
+  const size_t from = text.find("\nlayer "), to = text.find('\n', text.find("\ntotal ") + 1);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  CHECK(widest_line(text.substr(from + 1, to - from)) <= 100);
+  CHECK(text.find(whole) == std::string::npos);              // shortened in the middle instead
+  CHECK_THAT(text, Contains("512x112x1") && Contains("~"));  // its start, then the cut
+}
