@@ -100,41 +100,38 @@ uint64_t StoreEngine::store(const Instruction& in) {
       // Every element where the generator says: int8 NHWC or NCHW, or one
       // bit of a packed N(K/b)HWb word.
       int8_t* out = dram->image(L.output_address, L.output_bytes());
+      // Locals: the int8 stores may alias anything, so fields read in the
+      // loops would be reloaded for every element.
+      const bool binary = L.binary, relu = L.relu, packed = L.output_bits != 0;
+      const uint32_t shift = L.shift;
+      // {bias, scale}, or {threshold, flip} for a binary layer: channel k's
+      // row at first_params + k * params_step.
+      const int32_t* first_params = params.row(in.k_begin);
+      const uint64_t params_step = uint64_t(params.row(in.k_begin + 1) - first_params);
+      const auto value = [&](int32_t sum, const int32_t* p) {
+        return binary ? binarise(sum, p[0], p[1]) : requantise(sum, p[0], p[1], shift, relu);
+      };
       // Whole bytes (NHWC or NCHW): the generator places a pixel's first
-      // channel and the rest follow at its fixed channel step.
-      const uint64_t step_bits = L.output_bits == 0 ? place->channel_step_bits() : 0;
+      // channel and the others follow at its channel step.
+      const uint64_t step = packed ? 0 : place->channel_step_bits() / 8;
       for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
         const int32_t* sums = results.row(uint32_t(oh - in.out_row_begin));
         for (uint32_t ow = 0; ow < L.out_w; ++ow) {
-          if (step_bits % 8 == 0 && step_bits != 0) {
+          const int32_t* pixel_sums = sums + uint64_t(ow) * k_count;
+          const int32_t* p = first_params;
+          if (!packed) {
             const ElementAddress first = place->address(in.batch, uint32_t(oh), ow, in.k_begin);
             int8_t* dst = out + (uint64_t(first.byte) - L.output_address);
-            const uint64_t step = step_bits / 8;
-            const int32_t* pixel_sums = sums + uint64_t(ow) * k_count;
-            // Locals: the int8 stores may alias anything, so fields read in
-            // the loop would be reloaded for every element.
-            const bool binary = L.binary, relu = L.relu;
-            const uint32_t shift = L.shift;
-            const int32_t* p = params.row(in.k_begin);  // as below, row k at p + k * p_step
-            const uint64_t p_step = uint64_t(params.row(in.k_begin + 1) - p);
-            for (uint32_t k = 0; k < k_count; ++k, p += p_step)
-              dst[k * step] = binary ? binarise(pixel_sums[k], p[0], p[1])
-                                     : requantise(pixel_sums[k], p[0], p[1], shift, relu);
+            for (uint32_t k = 0; k < k_count; ++k, p += params_step)
+              dst[k * step] = value(pixel_sums[k], p);
             continue;
           }
-          for (uint32_t k = 0; k < k_count; ++k) {
-            // {bias, scale}, or {threshold, flip} for a binary layer.
-            const int32_t* p = params.row(in.k_begin + k);
-            const int32_t sum = sums[uint64_t(ow) * k_count + k];
-            const int8_t v =
-                L.binary ? binarise(sum, p[0], p[1]) : requantise(sum, p[0], p[1], L.shift, L.relu);
+          for (uint32_t k = 0; k < k_count; ++k, p += params_step) {
             const ElementAddress at = place->address(in.batch, uint32_t(oh), ow, in.k_begin + k);
             int8_t& byte = out[uint64_t(at.byte) - L.output_address];
-            if (L.output_bits == 0)
-              byte = v;
-            else  // +1 sets the bit, -1 clears it
-              byte = int8_t(v >= 0 ? uint8_t(byte) | uint8_t(1u << at.bit)
-                                   : uint8_t(byte) & uint8_t(~(1u << at.bit)));
+            // +1 sets the bit, -1 clears it
+            byte = int8_t(value(pixel_sums[k], p) >= 0 ? uint8_t(byte) | uint8_t(1u << at.bit)
+                                                       : uint8_t(byte) & uint8_t(~(1u << at.bit)));
           }
         }
       }
