@@ -156,17 +156,26 @@ std::string window(const LayerConfig& l) {
   return out;
 }
 
+// The operator's name, or in the compact table the shorter one of the long names.
+std::string op_name(OpKind op, bool compact) {
+  if (compact && op == OpKind::GlobalAveragePool) return "gap";
+  if (compact && op == OpKind::AveragePool) return "avgpool";
+  if (compact && op == OpKind::BatchMatMul) return "bmm";
+  return to_string(op);
+}
+
 }  // namespace
 
-std::string shape_string(const LayerConfig& l) {
+std::string shape_string(const LayerConfig& l, ShapeStyle style) {
+  const bool compact = style == ShapeStyle::Compact;
+  const bool depthwise = l.groups > 1 && l.groups == l.C && l.groups == l.K;
   // Graph operators lead with their operator (depthwise and grouped convs say so).
-  std::string out = !l.source_op.empty()   ? l.source_op + " "
-                    : !l.quantized         ? ""
-                    : l.op != OpKind::Conv ? std::string(to_string(l.op)) + " "
-                    : l.groups == 1        ? "conv "
-                    : l.groups == l.C && l.groups == l.K
-                        ? "dwconv "
-                        : "conv g" + std::to_string(l.groups) + " ";
+  std::string out = !l.source_op.empty() && !compact ? l.source_op + " "
+                    : !l.quantized                   ? ""
+                    : l.op != OpKind::Conv           ? op_name(l.op, compact) + " "
+                    : l.groups == 1                  ? (compact ? "" : "conv ")
+                    : depthwise                      ? "dwconv "
+                                                     : "conv g" + std::to_string(l.groups) + " ";
   if (l.N > 1) out += "n" + std::to_string(l.N) + " ";
   const std::string image = std::to_string(l.C) + "x" + times(l.H, l.W);
   // A sequence operator's tensor is [tokens, C] (docs/transformers.md); a
@@ -183,7 +192,7 @@ std::string shape_string(const LayerConfig& l) {
   const std::string elementwise = l.W == 1 && l.H > 1 ? rows : image;
   switch (l.op) {
     case OpKind::Conv:
-      out += image + " k" + std::to_string(l.K) + " " + window(l);
+      out += image + (compact && depthwise ? "" : " k" + std::to_string(l.K)) + " " + window(l);
       break;
     case OpKind::MatMul:
       out += rows + " k" + std::to_string(l.K);

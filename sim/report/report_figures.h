@@ -56,8 +56,13 @@ Figures layer_figures(const RunSummary& s, uint32_t layer);
 Figures total_figures(const RunSummary& s);
 
 // "64x56x56 k64 3x3/1" (C x H x W, K output channels, R x S kernel / stride);
-// prefixed with "n<N> " when the batch is larger than one.
-std::string shape_string(const LayerConfig& l);
+// prefixed with "n<N> " when the batch is larger than one. A graph operator
+// leads with its operator (an ONNX node with its op type). Compact, for the
+// 24-character column of the default table: npusim's operator names (gap,
+// avgpool, bmm) even for ONNX nodes, none before a plain convolution, and no
+// kernel count for a depthwise one (K = C).
+enum class ShapeStyle { Full, Compact };
+std::string shape_string(const LayerConfig& l, ShapeStyle style = ShapeStyle::Full);
 // "ok", "MISMATCH", or "-" when the layer was not checked (timing-only).
 std::string check_string(const LayerCheck& c);
 

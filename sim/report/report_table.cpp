@@ -96,29 +96,6 @@ std::string shortened(const std::string& text, size_t max) {
   return text.substr(0, head) + "~" + text.substr(text.size() - tail);
 }
 
-// 24 characters must hold the shape: npusim's operator names, which are
-// shorter than an ONNX node's op type (that one is in the wide table and
-// report.json), no "conv" before a plain convolution's kernel count and
-// window, and no kernel count for a depthwise conv (K = C).
-std::string compact_shape(const LayerConfig& l) {
-  LayerConfig own = l;
-  own.source_op.clear();
-  std::string shape = shape_string(own);
-  if (shape.rfind("conv ", 0) == 0 && l.groups == 1) shape.erase(0, 5);
-  if (shape.rfind("dwconv ", 0) == 0) {
-    const std::string k = " k" + std::to_string(l.K);
-    const size_t at = shape.find(k + " ");
-    if (at != std::string::npos) shape.erase(at, k.size());
-  }
-  for (const auto& [from, to] : {std::pair<std::string, std::string>{"globalaveragepool", "gap"},
-                                 {"averagepool", "avgpool"},
-                                 {"batch_matmul", "bmm"}}) {
-    const size_t at = shape.find(from);
-    if (at != std::string::npos) shape.replace(at, from.size(), to);
-  }
-  return shape;  // shortened to the column's width in print_layer_rows
-}
-
 // The stall counter with the most cycles, by its short name; "-" for none.
 template <typename Value>
 std::string top_stall(Value value) {
@@ -224,9 +201,9 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
                              (t.weight_buffers > 1 ? "w2" : ""),
                          check_string(s.checks[i]), layer_bound(s, i)));
     else
-      rows.push_back(compact_row(layer.name, compact_shape(layer), layer_figures(s, i),
-                                 !runs_on_array(layer.op), value, check_string(s.checks[i]),
-                                 layer_bound(s, i)));
+      rows.push_back(compact_row(layer.name, shape_string(layer, ShapeStyle::Compact),
+                                 layer_figures(s, i), !runs_on_array(layer.op), value,
+                                 check_string(s.checks[i]), layer_bound(s, i)));
   }
   const size_t totals_row = rows.size();
   const Figures tot = total_figures(s);
