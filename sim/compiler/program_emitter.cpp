@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "sim/compiler/mapper.h"
@@ -309,21 +308,10 @@ class Emitter {
            " (raise cache.size_kib)";
   }
 
-  // What decides a graph operator's weight region's bytes: its seeded weights
-  // (seed, shape, weight type) and what the kernel stream encodes with them
-  // (the zero points zero-skip skips; the compute mode is the run's). Empty
-  // for weights not drawn from a seed (a model's own) and for plain layers,
-  // which keep a region each.
+  // Graph operators with the same seeded weights share one region (a decode
+  // step's projection and the prefill's); plain layers keep a region each.
   static std::string weights_identity(const LayerConfig& L) {
-    if (!L.quantized || !L.weight_values.empty() || !L.weights_npy.empty()) return "";
-    std::ostringstream k;
-    k.precision(17);
-    k << "seed " << L.seed << " K " << L.K << " R " << L.R << " S " << L.S << " C " << L.C
-      << " groups " << L.groups << " weight_type " << int(L.quant.weight_type) << " sparsity "
-      << to_string(L.sparsity.pattern) << " " << L.sparsity.density << " " << L.sparsity.n << " "
-      << L.sparsity.m << " zero_points";
-    for (int32_t z : L.quant.weight_zero_point) k << " " << z;
-    return k.str();
+    return L.quantized ? seeded_weights_key(L) : "";
   }
 
   uint32_t register_sets() const { return hw_.buffering == Buffering::PingPong ? 2 : 1; }

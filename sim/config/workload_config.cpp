@@ -615,4 +615,19 @@ NetworkConfig default_network() {
   return net;
 }
 
+std::string seeded_weights_key(const LayerConfig& L) {
+  if (!L.weights_npy.empty() || !L.weight_values.empty()) return "";
+  std::ostringstream k;
+  k.precision(17);
+  k << "seed " << L.seed << " K " << L.K << " R " << L.R << " S " << L.S << " C " << L.C
+    << " groups " << L.groups << " dtype " << int(L.dtype) << " bits " << L.binary.bits
+    << " quantized " << L.quantized << " sparsity " << to_string(L.sparsity.pattern) << " "
+    << L.sparsity.density << " " << L.sparsity.n << " " << L.sparsity.m;
+  if (L.quantized) {
+    k << " weight_type " << int(L.quant.weight_type) << " zero_points";
+    for (int32_t z : L.quant.weight_zero_point) k << " " << z;
+  }
+  return k.str();
+}
+
 }  // namespace npusim

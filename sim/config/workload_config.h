@@ -359,6 +359,14 @@ NetworkConfig parse_graph_workload(const nlohmann::json& j, const std::string& f
 NetworkConfig load_workload(const std::string& path);
 nlohmann::json to_json(const NetworkConfig& net);
 
+// Everything a layer's seeded weights depend on, as text: the seed, the
+// shape, the dtype and packing, the sparsity pattern and, for a graph
+// operator, its weight type and zero points ("seed 3 K 64 R 3 ..."). Equal
+// texts, equal weights. Empty when the weights are not seeded (a .npy file or
+// a model's own). The compiler shares one weight region between operators
+// with the same text; the kernel-summary cache keys its entries with it.
+std::string seeded_weights_key(const LayerConfig& layer);
+
 // The requant shift "auto" resolves to: 7 + ceil(log2(C*R*S) / 2).
 // Why: a product of two uniform random int8 values has a standard deviation of
 // about 2^12.4, so a sum of C*R*S of them has about 2^12.4 * sqrt(C*R*S).

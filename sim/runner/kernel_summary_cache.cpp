@@ -9,7 +9,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <vector>
 
 #include "sim/tensor/tensor.h"
@@ -83,20 +82,10 @@ void write_entry(const std::string& path, const std::string& key, const KernelSt
 }  // namespace
 
 std::string kernel_summary_key(const LayerConfig& L, ComputeMode mode) {
-  if (!L.weights_npy.empty() || !L.weight_values.empty()) return "";
-  std::ostringstream k;
-  k.precision(17);
-  k << "npusim kernel summary " << kCacheFormat << " " << NPUSIM_VERSION << " mode "
-    << to_string(mode) << " seed " << L.seed << " K " << L.K << " R " << L.R << " S " << L.S
-    << " C " << L.C << " groups " << L.groups << " dtype " << int(L.dtype) << " bits "
-    << L.binary.bits << " quantized " << L.quantized << " sparsity "
-    << to_string(L.sparsity.pattern) << " " << L.sparsity.density << " " << L.sparsity.n << " "
-    << L.sparsity.m;
-  if (L.quantized) {
-    k << " weight_type " << int(L.quant.weight_type) << " zero_points";
-    for (int32_t z : L.quant.weight_zero_point) k << " " << z;
-  }
-  return k.str();
+  const std::string weights = seeded_weights_key(L);
+  if (weights.empty()) return "";
+  return "npusim kernel summary " + std::to_string(kCacheFormat) + " " + NPUSIM_VERSION + " mode " +
+         to_string(mode) + " " + weights;
 }
 
 std::string kernel_summary_cache_dir() {
