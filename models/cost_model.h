@@ -119,6 +119,7 @@ VectorWork sequence_op_work(OpKind op, uint64_t pixels, uint64_t channels);
 //   exposed = weights - min(weights, hidden)
 //   exposed + max(fill + latency + unit_compute, latency + bus + (weights - exposed),
 //                 latency + ceil(port_cycles / parallel_accesses))
+// With hidden = 0 (a single-buffered region) the weights load alone first.
 inline uint64_t prefetched_tile_cycles(uint64_t weights, uint64_t hidden, uint64_t fill,
                                        uint64_t unit_compute, uint64_t bus, uint64_t port_cycles,
                                        uint32_t parallel_accesses, uint64_t latency) {
@@ -128,17 +129,6 @@ inline uint64_t prefetched_tile_cycles(uint64_t weights, uint64_t hidden, uint64
   const uint64_t port_bound = latency + ceil_div(port_cycles, parallel_accesses);
   const uint64_t stream = compute_bound > bus_bound ? compute_bound : bus_bound;
   return exposed + (stream > port_bound ? stream : port_bound);
-}
-
-// The same with nothing hidden (a single-buffered weight region): the tile's
-// weights load alone, then the pieces stream:
-//   weights + max(fill + latency + unit_compute, latency + bus,
-//                 latency + ceil(port_cycles / parallel_accesses))
-inline uint64_t streamed_tile_cycles(uint64_t weights, uint64_t fill, uint64_t unit_compute,
-                                     uint64_t bus, uint64_t port_cycles, uint32_t parallel_accesses,
-                                     uint64_t latency) {
-  return prefetched_tile_cycles(weights, 0, fill, unit_compute, bus, port_cycles, parallel_accesses,
-                                latency);
 }
 
 // Seed 003's batch-upload threshold: results leave the cache once the amount
