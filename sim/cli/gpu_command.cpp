@@ -37,6 +37,7 @@ struct GpuArguments {
   int repeats = 20;
   std::string json_file;
   int device = 0;
+  std::string tiling = "fill";  // "fill" (tiling rule 5 on) or "largest"
   bool quiet = false;
 };
 
@@ -146,6 +147,8 @@ int run_gpu(const GpuArguments& a) {
                                 std::to_string(devices) + " CUDA devices");
   gpu::GpuComparison cmp;
   cmp.device = gpu::open_device(a.device);
+  if (a.tiling == "largest") cmp.device.limits.resident_warps = 0;  // rule 5 off
+  cmp.tiling = a.tiling;
   cmp.npu_clock_mhz = hw.clock_mhz;
   cmp.repeats = a.repeats;
   spdlog::info("running {} ({} layers) on hardware '{}' and on {}", net.name, net.layers.size(),
@@ -217,6 +220,10 @@ void add_gpu_command(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--json", args->json_file, "Also write the comparison as JSON to this file");
   cmd->add_option("--device", args->device, "CUDA device index (default 0)")
       ->check(non_negative_number());
+  cmd->add_option("--tiling", args->tiling,
+                  "Tiling rule: 'fill' (default) shrinks thread tiles until the launch has half "
+                  "the warps the GPU can hold; 'largest' keeps the largest tiles (docs/gpu.md)")
+      ->check(CLI::IsMember({"fill", "largest"}));
   cmd->add_flag("-q,--quiet", args->quiet, "Only warnings and errors on stderr");
   cmd->callback([args, &action] { action = [args] { return run_gpu_mapping_errors(*args); }; });
 }

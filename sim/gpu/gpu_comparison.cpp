@@ -45,7 +45,7 @@ void print_comparison_table(std::ostream& out, const GpuComparison& c) {
   out << "device: " << c.device.name << " (sm_" << c.device.compute_major << c.device.compute_minor
       << ", " << c.device.sm_count << " SMs, SM clock " << fixed(c.device.sm_clock_khz / 1000.0, 0)
       << " MHz); NPU clock " << fixed(c.npu_clock_mhz, 0) << " MHz; GPU times are medians of "
-      << c.repeats << " launches\n";
+      << c.repeats << " launches; tiling rule '" << c.tiling << "'\n";
   std::snprintf(line, sizeof line, "%-20s %-6s %-22s %12s %11s  %-6s %11s %13s %13s %9s  %s\n",
                 "layer", "dtype", "shape", "sim_cycles", "sim_us", "kernel", "gpu_us", "gpu_cycles",
                 "block_cyc_max", "vs_float", "match");
@@ -83,6 +83,7 @@ nlohmann::json comparison_json(const GpuComparison& c) {
                  {"registers_per_block", c.device.limits.registers_per_block}};
   j["npu_clock_mhz"] = c.npu_clock_mhz;
   j["repeats"] = c.repeats;
+  j["tiling"] = c.tiling;
   j["layers"] = nlohmann::json::array();
   for (const LayerComparison& l : c.layers) {
     nlohmann::json lj = {{"name", l.name},     {"dtype", l.dtype},

@@ -36,6 +36,7 @@ struct GpuComparison {
   DeviceInfo device;
   double npu_clock_mhz = 0;
   int repeats = 0;
+  std::string tiling;  // the tiling rule: "fill" or "largest"
   std::vector<LayerComparison> layers;
 };
 

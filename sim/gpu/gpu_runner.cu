@@ -163,6 +163,10 @@ DeviceInfo open_device(int index) {
   d.limits.warp_size = uint32_t(attribute(cudaDevAttrWarpSize, index));
   d.limits.max_grid_y = uint32_t(attribute(cudaDevAttrMaxGridDimY, index));
   d.limits.max_grid_z = uint32_t(attribute(cudaDevAttrMaxGridDimZ, index));
+  // Tiling rule 5 (fill the device).
+  d.limits.resident_warps = uint64_t(d.sm_count) *
+                            uint64_t(attribute(cudaDevAttrMaxThreadsPerMultiProcessor, index)) /
+                            uint64_t(d.limits.warp_size);
   return d;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -114,6 +115,10 @@ TilingPlan plan_tiling(KernelKind kind, const ConvShape& shape, uint32_t bits,
     const std::pair<uint32_t, uint32_t> t{std::min(tr, ho), std::min(tc, wo)};
     if (std::find(tiles.begin(), tiles.end(), t) == tiles.end()) tiles.push_back(t);
   }
+  // Rules 2-4 take the first candidate that fits, in the order thread tile
+  // (largest first), then warps (shrinking the larger side first). Rule 5
+  // goes on along the same order while that plan launches too few warps.
+  std::optional<TilingPlan> most_warps;
   for (auto [tr, tc] : tiles) {
     const uint32_t regs = register_estimate(kind, bits, tr, tc);
     if (regs > device.registers_per_thread) continue;
@@ -149,7 +154,8 @@ TilingPlan plan_tiling(KernelKind kind, const ConvShape& shape, uint32_t bits,
           if (plan.grid_y > device.max_grid_y || plan.grid_z > device.max_grid_z)
             fail("grid " + std::to_string(plan.grid_y) + " x " + std::to_string(plan.grid_z) +
                  " exceeds the device's grid limits");
-          return plan;
+          if (2 * plan.warps() >= device.resident_warps) return plan;  // rule 5 met, or off
+          if (!most_warps || plan.warps() > most_warps->warps()) most_warps = plan;
         }
       }
       if (wr == 1 && wc == 1) break;  // shrink the block, larger side first
@@ -159,6 +165,7 @@ TilingPlan plan_tiling(KernelKind kind, const ConvShape& shape, uint32_t bits,
         --wc;
     }
   }
+  if (most_warps) return *most_warps;  // nothing fills the device: the most warps
   fail("no block tile fits the device: one channel group of a " + std::to_string(shape.r) + "x" +
        std::to_string(shape.s) + " kernel needs more than " +
        std::to_string(device.shared_bytes_per_block) + " bytes of shared memory or registers");

@@ -17,6 +17,12 @@
 //     the per-block shared memory (so two blocks can share an SM); if even
 //     one group needs more, one group may use all of it. If one group does
 //     not fit at all, shrink the block (warps), then the thread tile.
+//  5. Fill the device: when that plan launches fewer warps than half the
+//     warps the device can hold at once (DeviceLimits::resident_warps), walk
+//     on in the same order (thread tile, then warps) to the first candidate
+//     that launches that many, or the one with the most warps when none does.
+//     Smaller thread tiles mean more threads. Off when resident_warps is 0
+//     (`npusim gpu --tiling largest`).
 // Nothing is specific to one GPU: every limit comes from DeviceLimits, which
 // the runner fills from cudaDeviceGetAttribute.
 #pragma once
@@ -36,6 +42,9 @@ struct DeviceLimits {
   uint32_t max_threads_per_block = 1024;
   uint32_t warp_size = 32;
   uint32_t max_grid_y = 65535, max_grid_z = 65535;
+  // Multiprocessors x the most warps one multiprocessor holds: rule 5 aims at
+  // half of it. 0 turns rule 5 off.
+  uint64_t resident_warps = 0;
 };
 
 struct ConvShape {
@@ -57,6 +66,7 @@ struct TilingPlan {
   uint32_t registers_estimate = 0;  // per thread, the rule's estimate (not ptxas's count)
   uint32_t grid_x = 0, grid_y = 0, grid_z = 0;  // col tiles, row tiles, N x out groups
   uint64_t blocks() const { return uint64_t(grid_x) * grid_y * grid_z; }
+  uint64_t warps() const { return blocks() * (threads_per_block / kWarp); }
   // "block 32ch x 16x16 (4x4 warps of 4x4), 3 groups/stage, 9.5 KiB smem"
   std::string describe() const;
 };

@@ -35,7 +35,7 @@ bool skipped_without_device() {
 TEST_CASE("npusim gpu lists its options", "[gpu][cli]") {
   const auto help = run_cli("gpu --help");
   CHECK(help.exit_code == 0);
-  for (const char* option : {"--hw", "--repeats", "--json", "--device", "--set"})
+  for (const char* option : {"--hw", "--repeats", "--json", "--device", "--set", "--tiling"})
     CHECK_THAT(help.out, Catch::Contains(option));
 }
 
@@ -70,6 +70,9 @@ TEST_CASE("npusim gpu rejects bad input with exit 2 like npusim run", "[gpu][cli
   CHECK(missing.exit_code == 2);
   const auto hw = run_cli("gpu " + kSource + "/configs/layers/conv1x1.json --set nope=1");
   CHECK(hw.exit_code == 2);
+  const auto tiling = run_cli("gpu " + kSource + "/configs/layers/conv1x1.json --tiling widest");
+  CHECK(tiling.exit_code == 2);
+  CHECK_THAT(tiling.err, Catch::Contains("--tiling"));
 }
 
 TEST_CASE("npusim gpu: GPU outputs equal the simulator's on int8 and binary layers",

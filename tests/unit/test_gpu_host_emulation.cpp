@@ -22,6 +22,12 @@ DeviceLimits big_device() { return {227 * 1024, 255, 65536, 1024, 32}; }
 // Small enough that a stage holds one channel group (several stages per block)
 // and blocks shrink below 16x16.
 DeviceLimits tiny_device() { return {6 * 1024, 255, 65536, 1024, 32}; }
+// Tiling rule 5 on: thread tiles shrink to 1x1 on these small shapes.
+DeviceLimits filled_device() {
+  DeviceLimits d = big_device();
+  d.resident_warps = 132 * 64;
+  return d;
+}
 
 TensorI8 random_pm1(std::vector<uint32_t> shape, uint64_t seed) {
   TensorI8 t(std::move(shape));
@@ -76,7 +82,7 @@ TEST_CASE("host emulation of the binary kernel equals the reference packed bit f
           // assigned to an empty one here.
           const BinaryParams bp{bits, test::pad_mode(pad), rp.threshold, rp.flip};
           const ConvShape shape = test::shape_of(in, w, geo);
-          for (const DeviceLimits& d : {big_device(), tiny_device()}) {
+          for (const DeviceLimits& d : {big_device(), tiny_device(), filled_device()}) {
             const TilingPlan plan = plan_tiling(KernelKind::Binary, shape, bits, d);
             INFO("C" << C << " " << geo.rs << "x" << geo.rs << "/" << geo.stride << " pad mode "
                      << int(pad) << " bits " << bits << ": " << plan.describe());
@@ -139,7 +145,7 @@ TEST_CASE("host emulation of the int8 kernel equals the reference requantisation
       const DirectParams dp{
           DirectEpilogue::Requantize, 0, rp.relu, rp.bias, rp.scale, rp.shift, {}, {}};
       const ConvShape shape = test::shape_of(in, w, geo);
-      for (const DeviceLimits& d : {big_device(), tiny_device()}) {
+      for (const DeviceLimits& d : {big_device(), tiny_device(), filled_device()}) {
         const TilingPlan plan = plan_tiling(KernelKind::Int8, shape, 32, d);
         INFO("C" << C << " " << geo.rs << "x" << geo.rs << "/" << geo.stride << ": "
                  << plan.describe());

@@ -168,3 +168,44 @@ TEST_CASE("tiling plan: impossible requests are refused with a reason", "[gpu][t
   CHECK_THROWS_AS(plan_tiling(KernelKind::Int8, conv(0, 8, 8, 3, 1, 1), 32, h100_like()),
                   TilingError);
 }
+
+TEST_CASE(
+    "tiling plan rule 5: small layers take smaller thread tiles until half the device's warps are "
+    "launched",
+    "[gpu][tiling]") {
+  // A device of 132 SMs x 64 warps: rule 5 wants 4224 warps in the launch.
+  DeviceLimits filled = h100_like();
+  filled.resident_warps = 132 * 64;
+  // 56x56, 64 channels (2 groups). 4x4 thread tiles: 16x16 blocks of 16
+  // warps, 4 x 4 x 2 = 32 blocks = 512 warps. 2x1 tiles reach at most 3420
+  // warps (6x3 blocks of 9 warps: 10 x 19 x 2 blocks). 1x1 tiles in 4x4
+  // blocks of 16 warps: 14 x 14 x 2 = 392 blocks = 6272 warps, enough.
+  const ConvShape s = conv(64, 56, 64, 3, 1, 1);
+  for (KernelKind kind : {KernelKind::Binary, KernelKind::Int8, KernelKind::Float}) {
+    INFO(to_string(kind));
+    const TilingPlan largest = plan_tiling(kind, s, 32, h100_like());
+    CHECK(largest.warps() == 512);
+    const TilingPlan p = plan_tiling(kind, s, 32, filled);
+    check_plan(p, s, filled);
+    CHECK(p.geometry.thread_rows == 1);
+    CHECK(p.geometry.thread_cols == 1);
+    CHECK(p.geometry.block_rows == 4);
+    CHECK(p.geometry.block_cols == 4);
+    CHECK(p.blocks() == 392);
+    CHECK(p.warps() == 6272);
+  }
+  // 14x14, 256 channels (8 groups): no plan reaches 4224 warps; the most is
+  // 1x1 tiles in 4x4 blocks of 16 warps, 4 x 4 x 8 = 128 blocks = 2048 warps
+  // (3x4 blocks give 5 x 4 x 8 x 12 = 1920).
+  const TilingPlan small = plan_tiling(KernelKind::Int8, conv(256, 14, 256, 3, 1, 1), 32, filled);
+  CHECK(small.geometry.thread_rows * small.geometry.thread_cols == 1);
+  CHECK(small.warps() == 2048);
+  // A plan that already launches enough warps keeps its 16x16 blocks:
+  // 224x224, 64 channels = 14 x 14 x 2 blocks x 16 warps = 6272.
+  const ConvShape big = conv(64, 224, 64, 3, 1, 1);
+  CHECK(plan_tiling(KernelKind::Int8, big, 32, filled).geometry.block_rows == 16);
+  // 1x1 output, 1000 channels: 32 groups of one warp each.
+  const TilingPlan fc = plan_tiling(KernelKind::Binary, conv(512, 1, 1000, 1, 1, 0), 32, filled);
+  check_plan(fc, conv(512, 1, 1000, 1, 1, 0), filled);
+  CHECK(fc.warps() == 32);
+}
