@@ -1,5 +1,6 @@
 #include "models/address_generator.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -54,7 +55,8 @@ void validate(const AddressGeneratorInit& init) {
 }
 
 uint32_t output_width(const AddressGeneratorInit& init) {
-  return (init.input_w + 2 * init.padding - init.filter_w) / init.stride + 1;
+  const uint32_t step = init.stride_x != 0 ? init.stride_x : init.stride;
+  return (init.input_w + 2 * init.padding - init.filter_w) / step + 1;
 }
 
 uint32_t output_height(const AddressGeneratorInit& init) {
@@ -104,7 +106,7 @@ uint64_t InputAddressGenerator::columns() const {
 
 uint64_t InputAddressGenerator::padding_elements() const {
   const uint64_t real_x =
-      real_taps(output_width(init_), init_.filter_w, init_.stride, init_.padding, init_.input_w);
+      real_taps(output_width(init_), init_.filter_w, stride_x(), init_.padding, init_.input_w);
   const uint64_t real_y = kind_ == LoweringKind::kMec
                               ? init_.input_h
                               : real_taps(output_height(init_), init_.filter_h, init_.stride,
@@ -115,7 +117,7 @@ uint64_t InputAddressGenerator::padding_elements() const {
 ElementAddress InputAddressGenerator::current() const {
   // MEC strips start at the top of the padded input: oy_ is always 0 there.
   const int64_t y = int64_t(oy_) * init_.stride + ky_ - int64_t(init_.padding);
-  const int64_t x = int64_t(ox_) * init_.stride + kx_ - int64_t(init_.padding);
+  const int64_t x = int64_t(ox_) * stride_x() + kx_ - int64_t(init_.padding);
   if (y < 0 || y >= int64_t(init_.input_h) || x < 0 || x >= int64_t(init_.input_w)) {
     return ElementAddress{};
   }
@@ -136,6 +138,10 @@ void InputAddressGenerator::advance() {
   c_ = 0;
   if (++kx_ < init_.filter_w) return;
   kx_ = 0;
+  carry_filter_row();
+}
+
+void InputAddressGenerator::carry_filter_row() {
   const uint32_t y_taps =
       kind_ == LoweringKind::kMec ? init_.input_h + 2 * init_.padding : init_.filter_h;
   if (++ky_ < y_taps) return;
@@ -146,6 +152,38 @@ void InputAddressGenerator::advance() {
   if (++oy_ < y_outputs) return;
   oy_ = 0;
   done_ = true;
+}
+
+uint32_t InputAddressGenerator::run_length() const {
+  const uint64_t C = init_.channels;
+  const uint64_t row_left = (init_.filter_w - kx_) * C - c_;  // entries left in this filter row
+  const int64_t y = int64_t(oy_) * init_.stride + ky_ - int64_t(init_.padding);
+  if (y < 0 || y >= int64_t(init_.input_h)) return uint32_t(row_left);    // a padding row
+  const int64_t x0 = int64_t(ox_) * stride_x() - int64_t(init_.padding);  // x of kx = 0
+  const int64_t x = x0 + kx_;
+  if (x < 0)  // padding up to the first real column
+    return uint32_t(std::min<uint64_t>(row_left, uint64_t(-x) * C - c_));
+  if (x >= int64_t(init_.input_w)) return uint32_t(row_left);  // padding to the row's end
+  if (init_.input_layout == InputLayout::kNchw) return 1;      // c steps a plane
+  // Real columns up to the input's right edge or the filter row's end.
+  const int64_t last_kx = std::min<int64_t>(init_.filter_w - 1, int64_t(init_.input_w) - 1 - x0);
+  return uint32_t((uint64_t(last_kx) - kx_ + 1) * C - c_);
+}
+
+void InputAddressGenerator::fetch_runs(uint64_t count, std::vector<AddressRun>& runs) {
+  while (count > 0 && !done_) {
+    const uint32_t length = uint32_t(std::min<uint64_t>(count, run_length()));
+    runs.push_back({current(), length});
+    count -= length;
+    // Advance `length` entries inside the filter row, then carry at its end.
+    const uint64_t position = uint64_t(kx_) * init_.channels + c_ + length;
+    kx_ = uint32_t(position / init_.channels);
+    c_ = uint32_t(position % init_.channels);
+    if (kx_ == init_.filter_w) {
+      kx_ = 0;
+      carry_filter_row();
+    }
+  }
 }
 
 std::vector<ElementAddress> InputAddressGenerator::fetch(uint32_t count) {

@@ -6,9 +6,10 @@
 // zeros. A second generator gives the store path the output addresses in
 // NHWC, NCHW or the packed N(C/b)HWb layout of seed 000.
 //
-// Pure C++ (no SystemC): the load engine and the compiler's traffic counts
-// use it, and the unit tests compare it index by index with a materialised
-// reference. Formulas and the patent's worked example: docs/address-generator.md.
+// Pure C++ (no SystemC): the load engine, the compiler's traffic counts and
+// the compute engine's fetch stream over its input tile (models/operand_fetch.h,
+// fetch_runs) use it; the unit tests compare it index by index with a
+// materialised reference. Formulas and the patent's worked example: docs/address-generator.md.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,11 @@ struct AddressGeneratorInit {
   uint32_t filters = 0;       // number of filters K (output channels)
   uint32_t filter_w = 0;      // filter x size S
   uint32_t filter_h = 0;      // filter y size R
-  uint32_t stride = 1;        // same in x and y
+  uint32_t stride = 1;        // output step in y, and in x unless stride_x is set
+  // Output step in x when it differs from y's (0: `stride`). The compute
+  // engine's view of a MEC tile steps S positions per output column
+  // (docs/address-generator.md#the-compute-engines-fetch-stream).
+  uint32_t stride_x = 0;
   uint32_t padding = 0;       // zero border, same on all four sides
   uint64_t output_base = 0;   // byte address of the first output element
   uint32_t output_bits = 32;  // output element width (NHWC / NCHW; packed is 1 bit)
@@ -61,6 +66,13 @@ struct ElementAddress {
   bool operator==(const ElementAddress& o) const { return byte == o.byte && bit == o.bit; }
 };
 
+// A run of consecutive lowered-matrix entries that lie at consecutive
+// addresses (or are all padding): what one fetch_ml burst moves.
+struct AddressRun {
+  ElementAddress start;
+  uint32_t length = 0;
+};
+
 enum class LoweringKind {
   kIm2col,  // one row per output (oy, ox): the R x S x C patch, order (ky, kx, c)
   kMec,     // one row per output column ox: the Hp x S x C strip, order (h, kx, c)
@@ -74,6 +86,10 @@ class InputAddressGenerator {
 
   // fetch_ml: up to `count` next addresses (fewer at the end of the matrix).
   std::vector<ElementAddress> fetch(uint32_t count);
+  // The same `count` entries as runs (appended to `runs`): one run covers a
+  // stretch of (kx, c) inside one filter row whose addresses follow each other
+  // (NHWC), or is padding throughout. NCHW entries come one per run.
+  void fetch_runs(uint64_t count, std::vector<AddressRun>& runs);
   bool done() const { return done_; }
   void restart();
   // Jump to entry `element` of the row-major matrix (the next fetch starts
@@ -93,6 +109,11 @@ class InputAddressGenerator {
  private:
   ElementAddress current() const;
   void advance();
+  // After the last (kx, c) of a filter row: on to the next filter row, pixel, ...
+  void carry_filter_row();
+  // Entries from the current one that form one run (>= 1, inside the filter row).
+  uint32_t run_length() const;
+  uint32_t stride_x() const { return init_.stride_x != 0 ? init_.stride_x : init_.stride; }
 
   AddressGeneratorInit init_;
   LoweringKind kind_;

@@ -7,6 +7,7 @@
 #include "models/cost_model.h"
 #include "models/int8_kernels.h"
 #include "models/kernel_decompressor.h"
+#include "models/operand_fetch.h"
 
 namespace npusim {
 
@@ -31,6 +32,13 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const HardwareConfig&
                                        "coefficient (the dense ablation)")),
       standalone_cycles_(stats.declare("compute.standalone_cycles", "cycles",
                                        "cycles the computes would take running alone")),
+      register_fetch_bytes_(stats.declare(
+          "compute.register_fetch_bytes", "bytes",
+          "lowered input bytes fetch_ml bursts moved into data register sets (seed 001; "
+          "compute.data_registers double or single)")),
+      register_stall_cycles_(
+          stats.declare("compute.register_stall_cycles", "cycles",
+                        "array cycles spent waiting for data register sets to load (seed 001)")),
       // At elaboration, so a bad NPUSIM_ISA stops the run before it starts.
       dots_(int8_kernels::active()) {
   unit_kernels_.resize(hw.compute.units);
@@ -88,7 +96,12 @@ void ComputeEngine::compute(const Instruction& in) {
   dense_counts.assign(in.k_count(), uint32_t(coefficients));
   // Seed 002's own engine (docs/zero-skip.md#dataflows); binary layers keep their lanes.
   const bool broadcast = hw_.dataflow == Dataflow::Broadcast && !L.binary;
+  // Seed 001's data register sets feed the lockstep array of plain int8
+  // layers (compute_rows); the other data paths read the tile in place.
+  const bool register_fed =
+      hw_.data_registers != DataRegisters::InPlace && !L.binary && !L.quantized && !broadcast;
   uint64_t standalone = 0;
+  UnitKernels& unit = unit_kernels_[in.unit];
   for (uint32_t s = 0; s < in.stages; ++s) {
     if (s > 0) scheduler->wait_until_ready(in, s);
     const uint64_t now = now_cycles();
@@ -106,9 +119,33 @@ void ComputeEngine::compute(const Instruction& in) {
                                      : array_cycles(L, in, pixels, dense_counts.data());
     const uint64_t skipping =
         skip_zeros ? array_cycles(L, in, pixels, nonzeros.data()) : dense_array;
-    const uint64_t array = skipping + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
-    dense_work_cycles_.add(in.layer,
-                           dense_array + (s == 0 ? hw_.compute.pipeline_latency_cycles : 0));
+    // Waiting for data register sets to load (seed 001), ahead of the array's
+    // work. With two sets, this stage's first burst may load in the free set
+    // while the unit's stage before (of the same layer: one generator stream)
+    // multiplies its last pass, once the stage's rows are in.
+    uint64_t overlap = 0;
+    if (register_fed && unit.last_fed_layer == int32_t(in.layer)) {
+      uint64_t rows_in = 0;
+      for (int64_t r = need.begin; r < need.end; ++r)
+        rows_in = std::max(rows_in, input.valid_at(uint32_t(r - piece_rows.begin)));
+      const uint64_t window =
+          std::max(rows_in, unit.last_array_end - std::min(unit.last_array_end, unit.last_pass));
+      overlap = now > window ? now - window : 0;
+    }
+    const auto register_stall = [&](uint64_t multiply) {
+      if (!register_fed) return uint64_t(0);
+      return cost::register_fed_stage_cycles(hw_.compute, hw_.data_registers, pixels, coefficients,
+                                             multiply, overlap) -
+             multiply;
+    };
+    const uint64_t stall = register_stall(skipping);
+    if (register_fed) {
+      register_fetch_bytes_.add(in.layer, pixels * coefficients);
+      register_stall_cycles_.add(in.layer, stall);
+    }
+    const uint64_t fill = (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
+    const uint64_t array = skipping + stall + fill;
+    dense_work_cycles_.add(in.layer, dense_array + register_stall(dense_array) + fill);
     const uint64_t read_bytes = uint64_t(need.count()) * L.tile_row_bytes() + stream_bytes;
     const uint64_t write_bytes = pixels * in.k_count() * 4;
     const Grant read = cache->access(in.layer, false, read_bytes, now);
@@ -153,6 +190,11 @@ void ComputeEngine::compute(const Instruction& in) {
     }
 
     const uint64_t end = std::max({array_end, read.end, write.end});
+    if (register_fed) {
+      unit.last_fed_layer = int32_t(in.layer);
+      unit.last_array_end = array_end;
+      unit.last_pass = cost::last_pass_cycles(hw_.compute, pixels, skipping);
+    }
     standalone += std::max(array, (read.end - read.start) + (write.end - write.start));
     work_cycles_.add(in.layer, array);
     // Useful: the layer's dense MACs; performed: those with a non-zero
@@ -315,32 +357,28 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
 void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in,
                                  const ByteTile& input, SumTile& results, uint32_t row_begin,
                                  uint32_t row_end) {
+  // Seed 001: the address generator streams the stage's lowered matrix out of
+  // the tile (whatever the access mode laid it out as), a pass of array_cols
+  // pixels at a time into a data register set, and the array multiplies the
+  // set: each pixel's R*S*C entries against every kernel of the tile.
   const uint64_t coefficients = uint64_t(L.C) * L.R * L.S;
   const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
-  const uint64_t tap_span = uint64_t(L.S) * L.C;  // one kernel row: S pixels x C channels
   const uint32_t k_count = in.k_count();
-  const bool host_im2col = L.access == LoadAccess::HostIm2col;
-  // Where output pixel ow's kernel row r lies in the tile (seed 001 lowering):
-  //   im2col: input row oh*stride + r - padding, from column ow*stride*C;
-  //   mec:    the same row, from ow*S*C (each tile row holds OW strips' S*C);
-  //   host_im2col: tile row oh, from ow*R*S*C + r*S*C (one im2col row per pixel).
-  const uint64_t pixel_step = host_im2col                   ? L.R * tap_span
-                              : L.access == LoadAccess::Mec ? tap_span
-                                                            : uint64_t(L.stride) * L.C;
-  for (uint32_t oh = row_begin; oh < row_end; ++oh) {
-    int32_t* out_row = results.row(oh - in.out_row_begin);
-    const int64_t first_in_row = int64_t(oh) * L.stride - L.padding - piece_rows.begin;
-    for (uint32_t ow = 0; ow < L.out_w; ++ow) {
-      int32_t* sums = out_row + uint64_t(ow) * k_count;
-      const uint64_t column = uint64_t(ow) * pixel_step;
+  InputAddressGenerator generator(
+      tile_lowering(L, input.row_elements(), piece_rows.begin, row_begin, row_end - row_begin),
+      LoweringKind::kIm2col);
+  const uint64_t pixels = uint64_t(row_end - row_begin) * L.out_w;
+  const uint64_t tile_bytes = uint64_t(input.rows()) * input.row_elements();
+  int32_t* stage_sums = results.row(row_begin - in.out_row_begin);
+  const int8_t* kernels = unit_kernels_[in.unit].kernels.data();
+  for (uint64_t first = 0; first < pixels; first += hw_.compute.array_cols) {
+    const uint64_t pass = std::min<uint64_t>(hw_.compute.array_cols, pixels - first);
+    const int8_t* rows =
+        data_registers_.fetch(generator, input.row(0), tile_bytes, pass, coefficients);
+    for (uint64_t p = 0; p < pass; ++p) {
+      int32_t* sums = stage_sums + (first + p) * k_count;
       std::fill(sums, sums + k_count, 0);
-      for (uint32_t r = 0; r < L.R; ++r) {
-        const int8_t* x = host_im2col
-                              ? input.row(uint32_t(oh - piece_rows.begin)) + column + r * tap_span
-                              : input.row(uint32_t(first_in_row + r)) + column;
-        dots_.dots_s8(x, unit_kernels_[in.unit].kernels.data() + r * tap_span, coefficients,
-                      tap_span, k_count, sums);
-      }
+      dots_.dots_s8(rows + p * coefficients, kernels, coefficients, coefficients, k_count, sums);
     }
   }
 }

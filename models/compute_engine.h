@@ -17,6 +17,7 @@
 
 #include "models/engine.h"
 #include "models/int8_kernels.h"
+#include "models/operand_fetch.h"
 
 namespace npusim {
 
@@ -67,10 +68,15 @@ class ComputeEngine : public Engine {
     // compute. Members, not locals of compute(): a run stopped by an error
     // never resumes the suspended computes, whose locals would then leak.
     std::vector<uint32_t> nonzeros, dense_counts;
+    // Seed 001's register sets: the unit's last register-fed stage, whose
+    // last pass the next stage's first burst may overlap.
+    int32_t last_fed_layer = -1;
+    uint64_t last_array_end = 0, last_pass = 0;
   };
   std::vector<UnitKernels> unit_kernels_;
   std::vector<int16_t> centered_input_;  // graph operators: a stage's input rows minus x_zp
   std::vector<uint32_t> regions_;        // broadcast: per-kernel accumulation regions
+  DataRegisterSets data_registers_;      // seed 001: what the array multiplies (compute_rows)
 
   Counter& busy_;
   Counter& instructions_;
@@ -80,6 +86,8 @@ class ComputeEngine : public Engine {
   Counter& macs_skipped_;
   Counter& dense_work_cycles_;
   Counter& standalone_cycles_;
+  Counter& register_fetch_bytes_;
+  Counter& register_stall_cycles_;
   const int8_kernels::Kernels& dots_;  // the dot products of the ISA level in use
 };
 

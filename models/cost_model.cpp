@@ -41,6 +41,34 @@ uint64_t broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
   return coefficients * ceil_div(pixels, multipliers);
 }
 
+uint64_t last_pass_cycles(const ComputeConfig& compute, uint64_t pixels, uint64_t array_cycles) {
+  if (pixels == 0) return 0;
+  const uint64_t passes = ceil_div(pixels, compute.array_cols);
+  return array_cycles - (passes - 1) * array_cycles / passes;
+}
+
+uint64_t register_fed_stage_cycles(const ComputeConfig& compute, DataRegisters sets,
+                                   uint64_t pixels, uint64_t row_bytes, uint64_t array_cycles,
+                                   uint64_t overlap) {
+  if (sets == DataRegisters::InPlace || pixels == 0) return array_cycles;
+  const uint64_t passes = ceil_div(pixels, compute.array_cols);
+  const uint64_t rate = compute.register_fetch_rate();
+  const auto fetch = [&](uint64_t i) {  // f_i; 0 past the last pass
+    if (i >= passes) return uint64_t(0);
+    const uint64_t set_pixels =
+        i + 1 < passes ? compute.array_cols : pixels - (passes - 1) * compute.array_cols;
+    return ceil_div(set_pixels * row_bytes, rate);
+  };
+  const auto multiply = [&](uint64_t i) {  // m_i
+    return (i + 1) * array_cycles / passes - i * array_cycles / passes;
+  };
+  uint64_t cycles = sets == DataRegisters::Double ? fetch(0) - std::min(fetch(0), overlap) : 0;
+  for (uint64_t i = 0; i < passes; ++i)
+    cycles += sets == DataRegisters::Double ? std::max(multiply(i), fetch(i + 1))
+                                            : fetch(i) + multiply(i);
+  return cycles;
+}
+
 uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                 const uint32_t* nonzeros, uint32_t k_count) {
   uint64_t coefficient_passes = 0;

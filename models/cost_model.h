@@ -84,6 +84,24 @@ uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
 uint64_t broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                 const uint32_t* counts, uint32_t k_count);
 
+// Seed 001's data register sets (compute.data_registers): a lockstep stage of
+// `pixels` output pixels runs in n = ceil(pixels / array_cols) passes; before
+// a pass multiplies, a fetch_ml burst copies its pixels' lowered rows
+// (`row_bytes` = C*R*S each) into a register set at `rate` bytes per cycle:
+//   f_i = ceil(pixels_i * row_bytes / rate)   (pixels_i = array_cols, the last the rest)
+//   m_i = the stage's `array_cycles` split over the passes (floor((i+1)*A/n) - floor(i*A/n))
+//   single: sum_i (f_i + m_i)
+//   double: max(0, f_0 - overlap) + sum_i max(m_i, f_{i+1})   (f_n = 0)
+//   in_place: array_cycles (the array reads the tile; nothing to fetch)
+// With two sets, set i+1 loads while set i multiplies; `overlap` is how long
+// the first burst could already load in the other set before the stage
+// (while the stage before multiplied its last pass, its rows being in).
+uint64_t register_fed_stage_cycles(const ComputeConfig& compute, DataRegisters sets,
+                                   uint64_t pixels, uint64_t row_bytes, uint64_t array_cycles,
+                                   uint64_t overlap = 0);
+// m_{n-1}: the last pass's share of the stage's array cycles.
+uint64_t last_pass_cycles(const ComputeConfig& compute, uint64_t pixels, uint64_t array_cycles);
+
 // Vector unit cycles for `element_ops` element operations (a pooling window
 // tap, one addend of an add, one element copied by concat):
 //   ceil(element_ops / lanes)

@@ -162,6 +162,16 @@ const std::vector<HardwareParam>& hardware_params() {
         "compute.dataflow", &H::dataflow, {Dataflow::Lockstep, Dataflow::Broadcast},
         "How the array applies coefficients: each row its own kernel's, rows in lockstep; or "
         "seed 002's broadcast of one coefficient to all rows x cols multipliers"));
+    t.push_back(choice_param(
+        "compute.data_registers", &H::data_registers,
+        {DataRegisters::InPlace, DataRegisters::Double, DataRegisters::Single},
+        "Seed 001's data register sets: the array reads the input tile in place, or fetch_ml "
+        "bursts fill two register sets in turn (double) or one (single) with each pass's "
+        "lowered rows (docs/address-generator.md#data-register-sets)"));
+    t.push_back(uint_param("compute.register_fetch_bytes_per_cycle", &H::compute,
+                           &ComputeConfig::register_fetch_bytes_per_cycle, "B/cycle", 0, 65536,
+                           "Bytes a fetch_ml burst moves into a data register set per cycle; "
+                           "0: array_cols"));
     t.push_back(uint_param("compute.accumulator_kib", &H::compute, &ComputeConfig::accumulator_kib,
                            "KiB", 1, 65536, "int32 accumulation buffer per compute unit"));
     t.push_back(uint_param("cache.size_kib", &H::cache, &CacheConfig::size_kib, "KiB", 1, 1048576,
@@ -315,6 +325,12 @@ const char* to_string(InputLoads i) {
 }
 
 const char* to_string(WeightBuffers w) { return w == WeightBuffers::Auto ? "auto" : "single"; }
+
+const char* to_string(DataRegisters d) {
+  return d == DataRegisters::InPlace  ? "in_place"
+         : d == DataRegisters::Double ? "double"
+                                      : "single";
+}
 
 const char* to_string(SchedulerPolicy p) {
   return p == SchedulerPolicy::Strict ? "strict" : "early";

@@ -47,6 +47,12 @@ enum class InputLoads { AnyTime, AfterWeights };
 // loads while the current one computes (`auto`), or keeps one tile in the
 // whole region (`single`, as the greedy mapper always does).
 enum class WeightBuffers { Auto, Single };
+// Seed 001's data register sets (docs/address-generator.md#data-register-sets):
+// the array reads its operands from the input tile in place (`in_place`,
+// npusim's default), or fetch_ml bursts first copy each pass's lowered rows
+// into a register set, one set loading while the array multiplies the other
+// (`double`, the seed's streaming) or one set, fetch then multiply (`single`).
+enum class DataRegisters { InPlace, Double, Single };
 
 struct ComputeConfig {
   uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
@@ -54,6 +60,12 @@ struct ComputeConfig {
   uint32_t array_cols = 32;              // output pixels per cycle per row
   uint32_t pipeline_latency_cycles = 8;  // fill/drain once per compute instruction
   uint32_t accumulator_kib = 64;         // int32 accumulation buffer per unit
+  // Bytes per cycle a fetch_ml burst moves into a data register set (seed
+  // 001); 0: array_cols, one input byte per column per cycle.
+  uint32_t register_fetch_bytes_per_cycle = 0;
+  uint32_t register_fetch_rate() const {
+    return register_fetch_bytes_per_cycle != 0 ? register_fetch_bytes_per_cycle : array_cols;
+  }
 };
 
 struct CacheConfig {
@@ -136,6 +148,7 @@ struct HardwareConfig {
   ComputeStart compute_start = ComputeStart::Unit;
   InputLoads input_loads = InputLoads::AnyTime;
   WeightBuffers weight_buffers = WeightBuffers::Auto;
+  DataRegisters data_registers = DataRegisters::InPlace;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
@@ -160,6 +173,7 @@ const char* to_string(PieceSplit p);
 const char* to_string(ComputeStart c);
 const char* to_string(InputLoads i);
 const char* to_string(WeightBuffers w);
+const char* to_string(DataRegisters d);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

@@ -77,26 +77,30 @@ PaddedAddressMap padded_map(const AddressGeneratorInit& in) {
   return m;
 }
 
+// The output step in x: stride_x when set.
+uint32_t step_x(const AddressGeneratorInit& in) { return in.stride_x ? in.stride_x : in.stride; }
+
 std::vector<int64_t> reference_im2col(const AddressGeneratorInit& in) {
   const PaddedAddressMap m = padded_map(in);
+  const uint32_t sx = step_x(in);
   std::vector<int64_t> out;
   for (uint32_t oy = 0; (oy * in.stride + in.filter_h) <= m.hp; ++oy)
-    for (uint32_t ox = 0; (ox * in.stride + in.filter_w) <= m.wp; ++ox)
+    for (uint32_t ox = 0; (ox * sx + in.filter_w) <= m.wp; ++ox)
       for (uint32_t ky = 0; ky < in.filter_h; ++ky)
         for (uint32_t kx = 0; kx < in.filter_w; ++kx)
           for (uint32_t ch = 0; ch < in.channels; ++ch)
-            out.push_back(m.at(oy * in.stride + ky, ox * in.stride + kx, ch));
+            out.push_back(m.at(oy * in.stride + ky, ox * sx + kx, ch));
   return out;
 }
 
 std::vector<int64_t> reference_mec(const AddressGeneratorInit& in) {
   const PaddedAddressMap m = padded_map(in);
   std::vector<int64_t> out;
-  for (uint32_t ox = 0; (ox * in.stride + in.filter_w) <= m.wp; ++ox)
+  const uint32_t sx = step_x(in);
+  for (uint32_t ox = 0; (ox * sx + in.filter_w) <= m.wp; ++ox)
     for (uint32_t y = 0; y < m.hp; ++y)
       for (uint32_t kx = 0; kx < in.filter_w; ++kx)
-        for (uint32_t ch = 0; ch < in.channels; ++ch)
-          out.push_back(m.at(y, ox * in.stride + kx, ch));
+        for (uint32_t ch = 0; ch < in.channels; ++ch) out.push_back(m.at(y, ox * sx + kx, ch));
   return out;
 }
 
@@ -170,6 +174,11 @@ TEST_CASE("im2col and MEC address streams equal the materialised references in N
              << (layout == InputLayout::kNchw ? " NCHW" : " NHWC"));
     AddressGeneratorInit init = make_init(h, w, c, r, s, stride, pad, 0x40, row_stride, bits);
     init.input_layout = layout;
+    // A column step of its own (how the compute engine views a MEC tile), when it fits.
+    const uint32_t sx = GENERATE(0u, 2u, 3u);
+    if (sx != 0 && s > w + 2 * pad) continue;
+    init.stride_x = sx;
+    INFO("stride_x " << sx);
     for (uint32_t chunk : {1u, 7u, 32u}) {
       InputAddressGenerator im2col(init, LoweringKind::kIm2col);
       const std::vector<int64_t> want = reference_im2col(init);
@@ -185,6 +194,55 @@ TEST_CASE("im2col and MEC address streams equal the materialised references in N
       CHECK(mec.padding_elements() == count_padding(want_mec));
     }
   }
+}
+
+// The runs of fetch_runs, spelled out entry by entry as bit addresses.
+std::vector<int64_t> drain_runs(InputAddressGenerator& gen, uint64_t chunk, uint32_t bits,
+                                size_t& run_count) {
+  std::vector<int64_t> out;
+  std::vector<AddressRun> runs;
+  while (!gen.done()) gen.fetch_runs(chunk, runs);
+  run_count = runs.size();
+  for (const AddressRun& r : runs) {
+    for (uint32_t i = 0; i < r.length; ++i)
+      out.push_back(r.start.is_padding() ? -1
+                                         : (r.start.byte * 8 + r.start.bit) + int64_t(i) * bits);
+  }
+  return out;
+}
+
+TEST_CASE("fetch_runs streams the same entries as fetch, as runs of consecutive addresses",
+          "[address_generator]") {
+  for (InputLayout layout : {InputLayout::kNhwc, InputLayout::kNchw}) {
+    for (uint32_t sx : {0u, 3u}) {
+      for (uint32_t pad : {0u, 1u, 2u}) {
+        AddressGeneratorInit init = make_init(6, 7, 5, 3, 3, 2, pad, 0x40);
+        init.input_layout = layout;
+        init.stride_x = sx;
+        for (LoweringKind kind : {LoweringKind::kIm2col, LoweringKind::kMec}) {
+          for (uint64_t chunk : {uint64_t(1), uint64_t(4), uint64_t(45), uint64_t(1000)}) {
+            INFO("NCHW " << (layout == InputLayout::kNchw) << " stride_x " << sx << " pad " << pad
+                         << " mec " << (kind == LoweringKind::kMec) << " chunk " << chunk);
+            InputAddressGenerator by_entry(init, kind), by_run(init, kind);
+            size_t runs = 0;
+            require_same(drain_runs(by_run, chunk, 8, runs), drain(by_entry, 7));
+          }
+        }
+      }
+    }
+  }
+  // Hand count: NHWC, 5x5x4 input, 3x3 filter, stride 1, no padding: 9 outputs
+  // x 3 filter rows, each one run of S*C = 12 bytes; a chunk of one output
+  // (36 entries) never splits a run.
+  InputAddressGenerator gen(make_init(5, 5, 4, 3, 3, 1, 0), LoweringKind::kIm2col);
+  std::vector<AddressRun> runs;
+  for (int i = 0; i < 9; ++i) gen.fetch_runs(36, runs);
+  CHECK(gen.done());
+  REQUIRE(runs.size() == 27);
+  CHECK(runs[0].length == 12);
+  CHECK(runs[0].start.byte == 0x1000);
+  CHECK(runs[1].start.byte == 0x1000 + 5 * 4);  // the next input row
+  CHECK(runs[3].start.byte == 0x1000 + 4);      // output 1 starts one pixel right
 }
 
 TEST_CASE("restart replays the stream, a finished generator fetches nothing",

@@ -294,3 +294,32 @@ TEST_CASE("transformer vector operators: element and special work per row, worke
   CHECK(cost::vector_special_cycles(v, 25) == 5);
   CHECK(cost::vector_special_cycles(v, 26) == 6);
 }
+
+TEST_CASE("register_fed_stage_cycles: seed 001's data register sets on a 5x3 array, worked by hand",
+          "[cost]") {
+  ComputeConfig c;
+  c.array_rows = 5;
+  c.array_cols = 3;  // fetch rate defaults to 3 B/cycle, one byte per column
+  // 7 pixels = passes of 3, 3 and 1 pixels; 4-byte lowered rows (C*R*S = 4).
+  // Fetch: ceil(12 / 3) = 4, 4, ceil(4 / 3) = 2. Array 30 = 10 + 10 + 10.
+  CHECK(cost::register_fed_stage_cycles(c, DataRegisters::InPlace, 7, 4, 30) == 30);
+  // single: (4 + 10) + (4 + 10) + (2 + 10)
+  CHECK(cost::register_fed_stage_cycles(c, DataRegisters::Single, 7, 4, 30) == 40);
+  // double: 4 + max(10, 4) + max(10, 2) + max(10, 0): only the first burst shows
+  CHECK(cost::register_fed_stage_cycles(c, DataRegisters::Double, 7, 4, 30) == 34);
+
+  // Fetch-bound at 1 B/cycle: bursts 12, 12, 4; array 20 splits 6, 7, 7.
+  c.register_fetch_bytes_per_cycle = 1;
+  // double: 12 + max(6, 12) + max(7, 4) + max(7, 0)
+  CHECK(cost::register_fed_stage_cycles(c, DataRegisters::Double, 7, 4, 20) == 38);
+  // single: (12 + 6) + (12 + 7) + (4 + 7)
+  CHECK(cost::register_fed_stage_cycles(c, DataRegisters::Single, 7, 4, 20) == 48);
+
+  // Rows and columns are not interchangeable: on a 3x5 array the 7 pixels
+  // are 2 passes (5, 2) at 5 B/cycle: bursts 4, ceil(8 / 5) = 2; array 30 = 15 + 15.
+  ComputeConfig t;
+  t.array_rows = 3;
+  t.array_cols = 5;
+  CHECK(cost::register_fed_stage_cycles(t, DataRegisters::Single, 7, 4, 30) == 36);
+  CHECK(cost::register_fed_stage_cycles(t, DataRegisters::Double, 7, 4, 30) == 34);
+}

@@ -1,0 +1,59 @@
+// Seed 001's data register sets on whole runs (compute.data_registers,
+// docs/address-generator.md#data-register-sets): the compute engine's
+// operands always come through the address generator's fetch stream into a
+// register set (so a broken generator breaks the outputs), and with `single`
+// or `double` the bursts take time: a hand count of the bytes and of the
+// single set's exposed burst cycles, and double hiding most of them.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "tests/support/test_support.h"
+
+using npusim::test::run_report;
+
+namespace {
+
+const std::string kConv3x3 = std::string(NPUSIM_SOURCE_DIR) + "/configs/layers/conv3x3.json";
+
+nlohmann::json run(const std::string& access, const std::string& sets) {
+  return run_report("run " + kConv3x3 + " --set load.access=" + access +
+                    " --set compute.data_registers=" + sets);
+}
+
+uint64_t counter(const nlohmann::json& report, const std::string& name) {
+  return report.at("layers")[0].at("counters").at(name).get<uint64_t>();
+}
+
+uint64_t cycles(const nlohmann::json& report) {
+  return report.at("layers")[0].at("cycles").get<uint64_t>();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "data register sets: single exposes every burst, double hides all but the first of each stage",
+    "[access][registers]") {
+  // conv3x3: 16x16 outputs, C = 16, 3x3 kernels, K = 16 (one weight tile).
+  // Lowered bytes: 256 pixels x 144 = 36,864, in every access mode. At the
+  // default 32 B/cycle (array_cols) a pass of 32 pixels loads in 144 cycles
+  // and a pass of 16 in 72, so a single set waits 36,864 / 32 = 1,152 cycles.
+  for (const std::string access : {"im2col", "mec", "host_im2col"}) {
+    INFO(access);
+    const nlohmann::json in_place = run(access, "in_place");
+    const nlohmann::json single = run(access, "single");
+    const nlohmann::json twin = run(access, "double");
+    for (const nlohmann::json* r : {&in_place, &single, &twin})
+      CHECK(r->at("layers")[0].at("check").at("match") == true);
+    CHECK(counter(in_place, "compute.register_fetch_bytes") == 0);
+    CHECK(counter(in_place, "compute.register_stall_cycles") == 0);
+    CHECK(counter(single, "compute.register_fetch_bytes") == 36864);
+    CHECK(counter(twin, "compute.register_fetch_bytes") == 36864);
+    CHECK(counter(single, "compute.register_stall_cycles") == 1152);
+    // Double: a burst per stage shows (72 or 144 cycles), the rest overlap.
+    const uint64_t hidden = counter(twin, "compute.register_stall_cycles");
+    CHECK(hidden >= 72);
+    CHECK(hidden < 1152);
+    CHECK(cycles(in_place) <= cycles(twin));
+    CHECK(cycles(twin) < cycles(single));
+  }
+}
