@@ -210,7 +210,9 @@ void ComputeEngine::compute(const Instruction& in) {
     scheduler->stage_done(in, s, now, end, end);
   }
   standalone_cycles_.add(in.layer, standalone);
-  input.release();
+  // Feature-stationary programs (seed 004 rule 1) compute one piece's rows
+  // against every weight tile in turn: the rows stay until the last tile.
+  if (hw_.loop_order == LoopOrder::WeightStationary || in.k_end == L.K) input.release();
   cache->occupancy_changed(in.layer);
 }
 

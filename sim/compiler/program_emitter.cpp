@@ -206,82 +206,132 @@ class Emitter {
     params.half = bank;
     params.k_begin = 0, params.k_end = d.K;
     depend(params, last_store_of_bank_[bank], DependencyKind::BufferSpace);
-    const uint32_t params_id = params.id;
-    uint32_t last_store = kNone;
+    LayerEmission e{l, plan, producer, params.id};
 
-    const bool pingpong = hw_.buffering == Buffering::PingPong;
-    uint32_t piece_counter = 0;
-    for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
-      const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
-      Instruction& w = add(Opcode::LoadWeights, l);
-      w.k_begin = k0, w.k_end = k1;
-      w.stages = (k1 - k0 + hw_.compute.array_rows - 1) / hw_.compute.array_rows;
-      // Write after read on the weight region: the last computes (every
-      // unit) that read the part this tile overwrites, both slots for a
-      // whole-region tile, else its own slot (tile t - 2's, or a
-      // whole-region tile's before it).
-      const uint32_t slot = d.weight_slot(k0);
-      for (const auto& slots : last_compute_of_slot_)
-        for (uint32_t s = 0; s < 2; ++s)
-          if (d.weight_buffers == 1 || s == slot) depend(w, slots[s], DependencyKind::BufferSpace);
-      // batch_matmul: the second operand must be in memory (every row of it).
-      if (d.op == OpKind::BatchMatMul)
-        for (const auto& block : d.more_inputs)
-          if (block.from_layer >= 0) {
-            const uint32_t b = uint32_t(block.from_layer);
-            add_memory_deps(w, b, 0, {0, int64_t(program_.layers[b].out_h)});
-          }
-      const uint32_t weights_id = w.id;
-
-      for (uint32_t n = 0; n < d.N; ++n) {
-        for (uint32_t p = 0; p < piece_count(d.out_h, d.rows_per_piece); ++p) {
-          const auto [r0, r1] = piece_rows(d.out_h, d.rows_per_piece, hw_.pieces, p);
-          const uint32_t unit = piece_counter++ % units_;
-          const uint32_t half = pingpong ? next_half_[unit] : 0;
-          next_half_[unit] ^= 1u;
-          const uint32_t stages = stages_for(r1 - r0, plan.rows_per_compute_stage);
-
-          const bool first_fetch = last_fetch_of_layer_.count(l) == 0;
-          if (agu_init_of_layer_.count(l) == 0) emit_agu_init(l);
-          Instruction& load = add(Opcode::LoadInput, l);
-          set_tile(load, unit, half, n, k0, k1, r0, r1, stages);
-          depend(load, last_compute_of_half_[unit][half], DependencyKind::BufferSpace);
-          depend(load, agu_init_of_layer_[l], DependencyKind::Data);
-          // Seed 004: data loads wait for the last weight load (as when
-          // parameters are folded into the data as it loads).
-          if (hw_.input_loads == InputLoads::AfterWeights)
-            depend(load, weights_id, DependencyKind::Data);
-          if (producer >= 0)
-            add_memory_deps(load, uint32_t(producer), n, input_rows_for(d, r0, r1));
-          const uint32_t load_id = load.id;
-          last_fetch_of_layer_[l] = load_id;
-          // The next array operator's register set is written while this one streams.
-          const uint32_t ordinal = array_ordinal(l);
-          if (first_fetch && pingpong && ordinal + 1 >= 2 && ordinal + 1 < array_ops_.size())
-            emit_agu_init(array_ops_[ordinal + 1]);
-
-          Instruction& compute = add(Opcode::Compute, l);
-          set_tile(compute, unit, half, n, k0, k1, r0, r1, stages);
-          depend(compute, weights_id, DependencyKind::Data);
-          depend(compute, load_id, DependencyKind::Data);
-          depend(compute, last_store_of_half_[unit][half], DependencyKind::BufferSpace);
-          last_compute_of_half_[unit][half] = compute.id;
-          for (uint32_t s = 0; s < 2; ++s)
-            if (d.weight_buffers == 1 || s == slot) last_compute_of_slot_[unit][s] = compute.id;
-          const uint32_t compute_id = compute.id;
-
-          Instruction& store = add(Opcode::Store, l);
-          set_tile(store, unit, half, n, k0, k1, r0, r1,
-                   stages_for(r1 - r0, plan.rows_per_store_batch));
-          depend(store, compute_id, DependencyKind::Data);
-          depend(store, params_id, DependencyKind::Data);
-          last_store_of_half_[unit][half] = store.id;
-          stores_[l].push_back({store.id, n, r0, r1});
-          last_store = store.id;
-        }
+    const uint32_t pieces = piece_count(d.out_h, d.rows_per_piece);
+    if (hw_.loop_order == LoopOrder::WeightStationary) {
+      // Seed 004 rule 1, weight-stationary: each weight tile, then every piece's rows.
+      for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
+        const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
+        const uint32_t weights_id = emit_weights(l, k0, k1);
+        for (uint32_t n = 0; n < d.N; ++n)
+          for (uint32_t p = 0; p < pieces; ++p)
+            emit_compute_and_store(e, emit_input_load(e, n, p, k0, k1, weights_id), k0, k1,
+                                   weights_id);
       }
+    } else {
+      // Feature-stationary: each piece's rows, then the weight tiles one by
+      // one. A layer of one weight tile loads it once; with more, every
+      // piece loads them all again.
+      const bool one_tile = d.k_tile >= d.K;
+      uint32_t weights_id = kNone;
+      for (uint32_t n = 0; n < d.N; ++n)
+        for (uint32_t p = 0; p < pieces; ++p) {
+          const uint32_t first_k1 = std::min(d.K, d.k_tile);
+          const PieceSlot piece = emit_input_load(e, n, p, 0, first_k1, kNone);
+          for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
+            const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
+            if (!one_tile || weights_id == kNone) weights_id = emit_weights(l, k0, k1);
+            emit_compute_and_store(e, piece, k0, k1, weights_id);
+          }
+        }
     }
-    last_store_of_bank_[bank] = last_store;
+    last_store_of_bank_[bank] = e.last_store;
+  }
+
+  // What the instructions of one layer share while it is emitted.
+  struct LayerEmission {
+    uint32_t layer;
+    const LayerTilingPlan& plan;
+    int32_t producer;  // the layer whose output is the input, or -1
+    uint32_t params_id;
+    uint32_t last_store = kNone;
+    uint32_t piece_counter = 0;
+  };
+  // Where one piece's input rows were loaded.
+  struct PieceSlot {
+    uint32_t unit, half, n, r0, r1, stages, load_id;
+  };
+
+  uint32_t emit_weights(uint32_t l, uint32_t k0, uint32_t k1) {
+    const LayerDescriptor& d = program_.layers[l];
+    Instruction& w = add(Opcode::LoadWeights, l);
+    w.k_begin = k0, w.k_end = k1;
+    w.stages = (k1 - k0 + hw_.compute.array_rows - 1) / hw_.compute.array_rows;
+    // Write after read on the weight region: the last computes (every
+    // unit) that read the part this tile overwrites, both slots for a
+    // whole-region tile, else its own slot (tile t - 2's, or a
+    // whole-region tile's before it).
+    const uint32_t slot = d.weight_slot(k0);
+    for (const auto& slots : last_compute_of_slot_)
+      for (uint32_t s = 0; s < 2; ++s)
+        if (d.weight_buffers == 1 || s == slot) depend(w, slots[s], DependencyKind::BufferSpace);
+    // batch_matmul: the second operand must be in memory (every row of it).
+    if (d.op == OpKind::BatchMatMul)
+      for (const auto& block : d.more_inputs)
+        if (block.from_layer >= 0) {
+          const uint32_t b = uint32_t(block.from_layer);
+          add_memory_deps(w, b, 0, {0, int64_t(program_.layers[b].out_h)});
+        }
+    return w.id;
+  }
+
+  // Piece p of image n into the next half of the next unit. `weights_id`:
+  // the k-tile's weight load (seed 004's data loads after weights), or kNone.
+  PieceSlot emit_input_load(LayerEmission& e, uint32_t n, uint32_t p, uint32_t k0, uint32_t k1,
+                            uint32_t weights_id) {
+    const uint32_t l = e.layer;
+    const LayerDescriptor& d = program_.layers[l];
+    const bool pingpong = hw_.buffering == Buffering::PingPong;
+    const auto [r0, r1] = piece_rows(d.out_h, d.rows_per_piece, hw_.pieces, p);
+    const uint32_t unit = e.piece_counter++ % units_;
+    const uint32_t half = pingpong ? next_half_[unit] : 0;
+    next_half_[unit] ^= 1u;
+    const uint32_t stages = stages_for(r1 - r0, e.plan.rows_per_compute_stage);
+
+    const bool first_fetch = last_fetch_of_layer_.count(l) == 0;
+    if (agu_init_of_layer_.count(l) == 0) emit_agu_init(l);
+    Instruction& load = add(Opcode::LoadInput, l);
+    set_tile(load, unit, half, n, k0, k1, r0, r1, stages);
+    depend(load, last_compute_of_half_[unit][half], DependencyKind::BufferSpace);
+    depend(load, agu_init_of_layer_[l], DependencyKind::Data);
+    // Seed 004: data loads wait for the last weight load (as when
+    // parameters are folded into the data as it loads).
+    if (hw_.input_loads == InputLoads::AfterWeights) depend(load, weights_id, DependencyKind::Data);
+    if (e.producer >= 0) add_memory_deps(load, uint32_t(e.producer), n, input_rows_for(d, r0, r1));
+    const uint32_t load_id = load.id;
+    last_fetch_of_layer_[l] = load_id;
+    // The next array operator's register set is written while this one streams.
+    const uint32_t ordinal = array_ordinal(l);
+    if (first_fetch && pingpong && ordinal + 1 >= 2 && ordinal + 1 < array_ops_.size())
+      emit_agu_init(array_ops_[ordinal + 1]);
+    return {unit, half, n, r0, r1, stages, load_id};
+  }
+
+  void emit_compute_and_store(LayerEmission& e, const PieceSlot& piece, uint32_t k0, uint32_t k1,
+                              uint32_t weights_id) {
+    const uint32_t l = e.layer;
+    const LayerDescriptor& d = program_.layers[l];
+    const uint32_t unit = piece.unit, half = piece.half;
+    Instruction& compute = add(Opcode::Compute, l);
+    set_tile(compute, unit, half, piece.n, k0, k1, piece.r0, piece.r1, piece.stages);
+    depend(compute, weights_id, DependencyKind::Data);
+    depend(compute, piece.load_id, DependencyKind::Data);
+    depend(compute, last_store_of_half_[unit][half], DependencyKind::BufferSpace);
+    last_compute_of_half_[unit][half] = compute.id;
+    const uint32_t slot = d.weight_slot(k0);
+    for (uint32_t s = 0; s < 2; ++s)
+      if (d.weight_buffers == 1 || s == slot) last_compute_of_slot_[unit][s] = compute.id;
+    const uint32_t compute_id = compute.id;
+
+    Instruction& store = add(Opcode::Store, l);
+    set_tile(store, unit, half, piece.n, k0, k1, piece.r0, piece.r1,
+             stages_for(piece.r1 - piece.r0, e.plan.rows_per_store_batch));
+    depend(store, compute_id, DependencyKind::Data);
+    depend(store, e.params_id, DependencyKind::Data);
+    last_store_of_half_[unit][half] = store.id;
+    stores_[l].push_back({store.id, piece.n, piece.r0, piece.r1});
+    e.last_store = store.id;
   }
 
   // The smallest cache.size_kib with which every array layer fits (the

@@ -273,6 +273,11 @@ const std::vector<HardwareParam>& hardware_params() {
                              "Seed 004: input loads wait only for buffer space and their "
                              "producer, or also for their k-tile's weight load "
                              "(docs/scheduler.md#loads-after-weights)"));
+    t.push_back(choice_param("compiler.loop_order", &H::loop_order,
+                             {LoopOrder::WeightStationary, LoopOrder::FeatureStationary},
+                             "Seed 004 rule 1's loop orders: each weight tile, then every "
+                             "piece's input rows; or each piece's input rows, then the weight "
+                             "tiles one by one (docs/scheduler.md#loop-orders)"));
     t.push_back(choice_param("compiler.weight_buffers", &H::weight_buffers,
                              {WeightBuffers::Auto, WeightBuffers::Single},
                              "The cost mapper may give the weight region two slots so the next "
@@ -326,6 +331,10 @@ const char* to_string(InputLoads i) {
 
 const char* to_string(WeightBuffers w) { return w == WeightBuffers::Auto ? "auto" : "single"; }
 
+const char* to_string(LoopOrder o) {
+  return o == LoopOrder::WeightStationary ? "weight_stationary" : "feature_stationary";
+}
+
 const char* to_string(DataRegisters d) {
   return d == DataRegisters::InPlace  ? "in_place"
          : d == DataRegisters::Double ? "double"
@@ -361,6 +370,14 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
     }
     param.read(*reader, key, hw);
   }
+  // Seed 004's "data loads wait for the last weight load" orders input loads
+  // after weights, which a feature-stationary loop (rows first) cannot do.
+  if (hw.loop_order == LoopOrder::FeatureStationary && hw.input_loads == InputLoads::AfterWeights)
+    sections.at("compiler")
+        ->fail("loop_order",
+               "\"weight_stationary\" with input_loads \"after_weights\" (a "
+               "feature-stationary loop loads a piece's rows before its weights)",
+               "\"feature_stationary\"");
   for (const auto& section : section_order) {
     if (sections.at(section)) sections.at(section)->finish();
   }

@@ -47,6 +47,11 @@ enum class InputLoads { AnyTime, AfterWeights };
 // loads while the current one computes (`auto`), or keeps one tile in the
 // whole region (`single`, as the greedy mapper always does).
 enum class WeightBuffers { Auto, Single };
+// Seed 004 rule 1's two loop orders (docs/scheduler.md#loop-orders): per
+// weight tile, its weights and then every piece's input rows
+// (weight-stationary, the default), or per piece, its input rows and then
+// the weight tiles one by one (feature-stationary).
+enum class LoopOrder { WeightStationary, FeatureStationary };
 // Seed 001's data register sets (docs/address-generator.md#data-register-sets):
 // the array reads its operands from the input tile in place (`in_place`,
 // npusim's default), or fetch_ml bursts first copy each pass's lowered rows
@@ -149,6 +154,7 @@ struct HardwareConfig {
   InputLoads input_loads = InputLoads::AnyTime;
   WeightBuffers weight_buffers = WeightBuffers::Auto;
   DataRegisters data_registers = DataRegisters::InPlace;
+  LoopOrder loop_order = LoopOrder::WeightStationary;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
@@ -174,6 +180,7 @@ const char* to_string(ComputeStart c);
 const char* to_string(InputLoads i);
 const char* to_string(WeightBuffers w);
 const char* to_string(DataRegisters d);
+const char* to_string(LoopOrder o);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

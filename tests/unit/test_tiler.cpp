@@ -821,3 +821,43 @@ TEST_CASE(
   CHECK(address_of(z, "step2.l0.gate") != address_of(z, "prefill.l0.gate"));
   CHECK(address_of(z, "step3.l0.gate") == address_of(z, "prefill.l0.gate"));
 }
+
+TEST_CASE(
+    "seed 004 feature-stationary loop order: each piece's rows load once, then the weight tiles "
+    "one by one",
+    "[tiler][seed004]") {
+  // The "wide" layer on 4 KiB: 2 k-tiles of 20 channels, 4 one-row pieces.
+  HardwareConfig hw = hardware(4, 1);
+  hw.loop_order = LoopOrder::FeatureStationary;
+  const Program p = compile_network(network({layer("wide", 8, 4, 4, 40, 3, 3, 1, 1)}), hw);
+  const auto loads = of(p, Opcode::LoadInput, 0);
+  const auto weights = of(p, Opcode::LoadWeights, 0);
+  const auto computes = of(p, Opcode::Compute, 0);
+  REQUIRE(loads.size() == 4);    // one per piece (weight-stationary: 8, one per tile and piece)
+  REQUIRE(weights.size() == 8);  // both tiles again for every piece
+  REQUIRE(computes.size() == 8);
+  for (size_t i = 0; i < computes.size(); ++i) {
+    const Instruction* load = loads[i / 2];
+    const Instruction* w = weights[i];
+    CHECK(computes[i]->k_begin == (i % 2 == 0 ? 0u : 20u));
+    CHECK(w->k_begin == computes[i]->k_begin);
+    // Program order: the piece's rows, then its tiles' weights, each before its compute.
+    CHECK(load->id < w->id);
+    CHECK(w->id < computes[i]->id);
+    CHECK(deps_of(*computes[i], DependencyKind::Data).count(load->id) == 1);
+    CHECK(deps_of(*computes[i], DependencyKind::Data).count(w->id) == 1);
+    CHECK(computes[i]->half == load->half);
+  }
+  // One weight tile (conv16, three pieces): the weights load once, after the first piece's rows.
+  const Program one = compile_network(network({conv16()}), [] {
+    HardwareConfig h = hardware(16, 1);
+    h.loop_order = LoopOrder::FeatureStationary;
+    return h;
+  }());
+  const auto one_weights = of(one, Opcode::LoadWeights, 0);
+  const auto one_loads = of(one, Opcode::LoadInput, 0);
+  REQUIRE(one_weights.size() == 1);
+  REQUIRE(one_loads.size() == 3);
+  CHECK(one_loads[0]->id < one_weights[0]->id);
+  CHECK(one_weights[0]->id < one_loads[1]->id);
+}
