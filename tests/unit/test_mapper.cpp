@@ -248,3 +248,33 @@ TEST_CASE("a layer that cannot fit names itself, the smallest cache that fits an
   hw.cache.size_kib = kib - 1;
   CHECK_THROWS_AS(compile_network(net, hw), CompileError);
 }
+
+TEST_CASE(
+    "dense_array_cycles of graph operators, asked again and again, answers by the layer's groups "
+    "and kind, worked by hand",
+    "[mapper]") {
+  HardwareConfig hw;
+  hw.compute.array_rows = 4;
+  hw.compute.array_cols = 3;
+  LayerConfig g;  // grouped: K = 8 in 4 groups of 2 kernels, 2 channels each, 3x3
+  g.quantized = true;
+  g.C = 8, g.K = 8, g.groups = 4, g.R = 3, g.S = 3, g.H = 6, g.W = 6;
+  // 18 coefficients per kernel; 7 pixels = ceil(7 / 3) = 3 passes.
+  // Kernels [0, 2): one group, one lockstep run: 18 * 3 = 54.
+  // Kernels [1, 3): two groups, two runs of one kernel each: 2 * 54 = 108.
+  for (int again = 0; again < 2; ++again) {
+    CHECK(dense_array_cycles(g, hw, 7, 0, 2) == 54);
+    CHECK(dense_array_cycles(g, hw, 7, 1, 2) == 108);
+    CHECK(dense_array_cycles(g, hw, 7, 3, 2) == 108);  // k_begin 3 = 1 modulo the group
+  }
+  // The same numbers as a matrix multiply (one group): M = 7 >= 3 columns, no
+  // folding: ceil(2 / 4) groups of kernels * 18 * 3 passes = 54, from any k_begin.
+  LayerConfig m = g;
+  m.op = OpKind::MatMul;
+  m.groups = 1, m.C = 2;
+  CHECK(dense_array_cycles(m, hw, 7, 1, 2) == 54);
+  // Rows and columns differ: on a 3x4 array, 7 pixels are 2 passes.
+  hw.compute.array_rows = 3;
+  hw.compute.array_cols = 4;
+  CHECK(dense_array_cycles(g, hw, 7, 1, 2) == 72);
+}
