@@ -172,11 +172,12 @@ std::string Controller::describe_waiting() const {
 
 // Sweeps the busy intervals (start to release) of the layer's instructions on
 // the three engines; compute units count as one engine.
-void Controller::count_overlap(uint32_t layer) {
+void Controller::count_overlap(uint32_t layer, const std::vector<uint32_t>& instructions) {
   std::vector<std::pair<uint64_t, int>> edges[3];
-  for (const Instruction& in : program_.instructions) {
+  for (const uint32_t id : instructions) {
+    const Instruction& in = program_.instructions[id];
     const InstructionState& s = state_[in.id];
-    if (in.layer != layer || s.started_at == kNotYet || s.released_at == kNotYet) continue;
+    if (s.started_at == kNotYet || s.released_at == kNotYet) continue;
     if (in.engine() == EngineKind::Vector) continue;  // a vector operator runs on one engine
     auto& e = edges[static_cast<int>(in.engine())];
     e.push_back({s.started_at, +1});
@@ -200,7 +201,9 @@ void Controller::count_overlap(uint32_t layer) {
 void Controller::finalize_layer_counters() {
   const size_t layers = program_.layers.size();
   std::vector<uint64_t> start(layers, kNotYet), finish(layers, 0);
+  std::vector<std::vector<uint32_t>> of_layer(layers);  // instruction ids, once (not per layer)
   for (const Instruction& in : program_.instructions) {
+    of_layer[in.layer].push_back(in.id);
     const InstructionState& s = state_[in.id];
     // A layer's span starts with its own work: the AGU_INIT of layer l+1 is
     // written during layer l by design (seed 001's second register set).
@@ -219,7 +222,7 @@ void Controller::finalize_layer_counters() {
   }
   for (uint32_t l = 0; l < layers; ++l) {
     if (start[l] == kNotYet) continue;
-    count_overlap(l);
+    count_overlap(l, of_layer[l]);
     layer_start_.raise_to(l, start[l]);
     layer_finish_.raise_to(l, finish[l]);
     layer_cycles_.add(l, finish[l] - start[l]);

@@ -42,7 +42,7 @@ class Controller : public sc_core::sc_module, public SchedulerIf {
   void finalize_layer_counters();
 
  private:
-  void count_overlap(uint32_t layer);
+  void count_overlap(uint32_t layer, const std::vector<uint32_t>& instructions);
 
  private:
   struct Queue {

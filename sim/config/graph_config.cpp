@@ -19,7 +19,10 @@ namespace {
 using nlohmann::json;
 
 constexpr uint64_t kMaxDim = 65536;
-constexpr uint64_t kMaxOperators = 4096;
+// A concat's inputs, or a batch_matmul's a and its blocks of b: a decode
+// step's attention reads the prefill's keys and one block per step before it.
+constexpr size_t kMaxBlocks = 4098;
+constexpr uint64_t kMaxOperators = 65536;  // a 22-layer decoder, prefill + 128 steps: 51,000
 constexpr uint64_t kMaxTensorElements = uint64_t(256) << 20;
 constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
 
@@ -336,7 +339,7 @@ class GraphParser {
     // batch_matmul: a, then b as one or more blocks of tokens (a key-value cache).
     const bool blocks = L.op == OpKind::Concat || L.op == OpKind::BatchMatMul;
     const size_t want_min = two || blocks ? 2 : 1;
-    const size_t want_max = two ? 2 : blocks ? 64 : 1;
+    const size_t want_max = two ? 2 : blocks ? kMaxBlocks : 1;
     const std::string count = want_min == want_max
                                   ? std::to_string(want_min)
                                   : std::to_string(want_min) + ".." + std::to_string(want_max);
@@ -509,7 +512,11 @@ class GraphParser {
                                                                                          : "",
           "a window that fits the padded input " + std::to_string(L.H) + "x" + std::to_string(L.W),
           std::to_string(L.R) + "x" + std::to_string(L.S));
-    if (saturating_product({L.K, L.R, L.S, L.group_channels()}) > kMaxTensorElements ||
+    // A weight tensor only where the array runs the operator (a vector
+    // operator's K x C is no tensor: softmax over a decode step's 32 x 513
+    // keys is 16416 x 16416 "kernels" that nobody stores).
+    if ((runs_on_array(L.op) &&
+         saturating_product({L.K, L.R, L.S, L.group_channels()}) > kMaxTensorElements) ||
         saturating_product({L.N, L.out_h(), L.out_w(), L.K}) > kMaxTensorElements)
       r.fail("", "tensors of at most 2^28 elements", "a larger weight or output tensor");
     TensorInfo out{L.N, L.K, L.out_h(), L.out_w(), L.quant.output, {int32_t(i), -1}, ""};

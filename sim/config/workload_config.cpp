@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "sim/config/checked_size.h"
@@ -492,10 +493,14 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
 
 uint64_t workload_tensor_bytes(const NetworkConfig& net) {
   uint64_t total = 0;
+  // Graph operators with the same seeded weights (a decode step's projections
+  // and the prefill's) share one copy, in DRAM and on the host: count it once.
+  std::set<std::string> shared;
   for (const LayerConfig& l : net.layers) {
     // Each term is at most 256 MiB (validate_layer), so only the sum can overflow.
     total = saturating_sum(total, l.input_bytes());
-    total = saturating_sum(total, l.weight_bytes());
+    if (!l.quantized || l.weight_bytes() == 0 || shared.insert(seeded_weights_key(l)).second)
+      total = saturating_sum(total, l.weight_bytes());
     total = saturating_sum(total, l.output_bytes());
   }
   return total;

@@ -210,3 +210,83 @@ TEST_CASE(
     CHECK_THAT(e.found(), Catch::Contains("-1"));
   }
 }
+
+namespace {
+
+json sequence_input(const std::string& name, int channels, int tokens) {
+  return {{"name", name},
+          {"shape", {1, channels, tokens, 1}},
+          {"dtype", "int8"},
+          {"scale", 0.05},
+          {"zero_point", 0}};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "graph: a softmax over a long decode step's scores parses: a vector operator has no weight "
+    "tensor to bound",
+    "[graph]") {
+  // 32 heads x 513 keys = 16,416 channels: 16416^2 > 2^28 would be a weight
+  // tensor's size if a softmax had one (it was refused as such).
+  const json g = {{"inputs", {sequence_input("scores", 32 * 513, 1)}},
+                  {"operators",
+                   {{{"name", "softmax"},
+                     {"op", "softmax"},
+                     {"inputs", {"scores"}},
+                     {"output", "probs"},
+                     {"heads", 32},
+                     {"causal", true},
+                     {"out", quant("uint8", 1.0 / 256, 0)}}}}};
+  const NetworkConfig net = parse_workload(g, "g.json");
+  REQUIRE(net.layers.size() == 1);
+  CHECK(net.layers[0].K == 32 * 513);
+}
+
+TEST_CASE(
+    "graph: a batch_matmul reads its keys as up to 4097 blocks (a prefill and 4096 steps), no "
+    "more",
+    "[graph]") {
+  json inputs = {sequence_input("q", 4, 1)};
+  json names = {"q"};
+  for (int b = 0; b < 65; ++b) {  // 65 blocks: the old limit of 64 inputs was one short
+    inputs.push_back(sequence_input("k" + std::to_string(b), 4, 1));
+    names.push_back("k" + std::to_string(b));
+  }
+  json op = {{"name", "scores"},
+             {"op", "batch_matmul"},
+             {"inputs", names},
+             {"output", "s"},
+             {"transpose_b", true},
+             {"heads", 1},
+             {"out", quant("int8", 0.5, 0)}};
+  const NetworkConfig net = parse_workload({{"inputs", inputs}, {"operators", {op}}}, "g.json");
+  REQUIRE(net.layers.size() == 1);
+  CHECK(net.sources[0].size() == 66);  // q and the 65 blocks
+  while (op["inputs"].size() < 4099) op["inputs"].push_back("k0");
+  const ConfigError e = test::workload_error({{"inputs", inputs}, {"operators", {op}}});
+  CHECK(e.pointer() == "/operators/0/inputs");
+  CHECK_THAT(e.expected(), Catch::Contains("2..4098"));
+}
+
+TEST_CASE("graph: operators sharing seeded weights count them once in the workload's tensor bytes",
+          "[graph]") {
+  const json fc = {{"op", "matmul"},
+                   {"out_features", 64},
+                   {"seed", 7},
+                   {"weights", {{"dtype", "int8"}, {"scale", 0.01}, {"zero_point", 0}}},
+                   {"out", quant("int8", 0.1, 0)}};
+  json a = fc, b = fc;
+  a["name"] = "prefill.fc", a["inputs"] = {"x"}, a["output"] = "y";
+  b["name"] = "step1.fc", b["inputs"] = {"x1"}, b["output"] = "y1";
+  const json g = {{"inputs", {sequence_input("x", 32, 8), sequence_input("x1", 32, 1)}},
+                  {"operators", {a, b}}};
+  const NetworkConfig net = parse_workload(g, "g.json");
+  // Inputs 32 x 8 + 32 x 1, outputs 64 x 8 + 64 x 1, the 64 x 32 weights once.
+  CHECK(workload_tensor_bytes(net) == 256 + 32 + 512 + 64 + 2048);
+  json other = b;
+  other["seed"] = 8;  // other weights: counted too
+  const json h = {{"inputs", {sequence_input("x", 32, 8), sequence_input("x1", 32, 1)}},
+                  {"operators", {a, other}}};
+  CHECK(workload_tensor_bytes(parse_workload(h, "g.json")) == 256 + 32 + 512 + 64 + 2 * 2048);
+}
