@@ -1,6 +1,8 @@
 #include "sim/compiler/mapper.h"
 
 #include <algorithm>
+#include <sstream>
+#include <unordered_map>
 
 #include "models/cost_model.h"
 
@@ -186,6 +188,20 @@ bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePar
   return !k_tile_candidates(L, hw, part, output_bits).empty();
 }
 
+std::string mapping_signature(const LayerConfig& L, uint32_t output_bits) {
+  std::ostringstream k;
+  k << L.N << ' ' << L.C << ' ' << L.H << ' ' << L.W << ' ' << L.K << ' ' << L.R << ' ' << L.S
+    << ' ' << L.stride << ' ' << L.padding << ' ' << L.groups << ' ' << int(L.op) << ' '
+    << L.quantized << ' ' << int(L.quant.output.type) << ' ' << L.ceil_mode << ' ' << int(L.dtype)
+    << ' ' << L.binary.bits << ' ' << (L.access ? int(*L.access) : -1) << ' ' << int(L.input_layout)
+    << ' ' << int(L.output_layout) << ' ' << output_bits;
+  if (L.general)
+    k << " g " << L.general->stride_w << ' ' << L.general->pad_left << ' ' << L.general->pad_bottom
+      << ' ' << L.general->pad_right << ' ' << L.general->dilation_h << ' '
+      << L.general->dilation_w;
+  return k.str();
+}
+
 CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw) {
   const auto all_fit = [&](const CachePartition& part) {
     for (size_t l = 0; l < net.layers.size(); ++l)
@@ -215,19 +231,25 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   for (uint32_t u : units)
     for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
       const CachePartition part = partition_cache(net, hw, share, u);
+      std::unordered_map<std::string, uint64_t>
+          best_of;  // signature -> fewest cycles (0: none fits)
       uint64_t cycles = 0;
       for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
         if (!runs_on_array(net.layers[l].op)) continue;
-        const std::vector<MappingCandidate> candidates =
-            mapping_candidates(net.layers[l], hw, part, output_bits_of(net, l));
-        if (candidates.empty()) {
+        const uint32_t output_bits = output_bits_of(net, l);
+        const auto [it, fresh] =
+            best_of.try_emplace(mapping_signature(net.layers[l], output_bits), 0);
+        if (fresh) {
+          uint64_t layer_best = UINT64_MAX;
+          for (const MappingCandidate& c : mapping_candidates(net.layers[l], hw, part, output_bits))
+            layer_best = std::min(layer_best, c.estimate.total);
+          it->second = layer_best == UINT64_MAX ? 0 : layer_best;
+        }
+        if (it->second == 0) {
           cycles = UINT64_MAX;
           break;
         }
-        uint64_t layer_best = UINT64_MAX;
-        for (const MappingCandidate& c : candidates)
-          layer_best = std::min(layer_best, c.estimate.total);
-        cycles += layer_best;
+        cycles += it->second;
       }
       if (cycles < best_cycles) best = part, best_cycles = cycles;
     }

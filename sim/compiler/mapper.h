@@ -53,6 +53,13 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
 bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& partition,
                   uint32_t output_bits = 0);
 
+// What a mapping depends on, as text: the layer's shape, geometry, operator
+// kind and tensor formats and the output format, not its name, seed, weights
+// or pass. Layers with equal signatures get equal mappings on one machine and
+// partition (a decode step's projections repeat layer after layer), so the
+// compiler maps each signature once (choose_partition, the emitter).
+std::string mapping_signature(const LayerConfig& L, uint32_t output_bits);
+
 // The partition the compiler uses: seed 003's (weights at most half the
 // cache) when every array layer fits it, else the first of weight shares
 // 1/4, 1/8 .. 1/64 with which every array layer fits (seed 003's rule with a

@@ -74,7 +74,11 @@ class Emitter {
                            "it needs load.access \"im2col\"; the layer's access is \"" +
                            to_string(L.access_on(hw_)) + "\"");
       const uint32_t output_bits = output_bits_of(net_, l);
-      const LayerTilingPlan plan = choose_mapping(L, hw_, part, output_bits);
+      const std::string signature = mapping_signature(L, output_bits);
+      auto known = mappings_.find(signature);
+      if (known == mappings_.end())
+        known = mappings_.emplace(signature, choose_mapping(L, hw_, part, output_bits)).first;
+      const LayerTilingPlan& plan = known->second;
       if (!plan.fits)
         throw CompileError("layer " + L.name + " does not fit: " + plan.why + "; " +
                            smallest_cache());
@@ -440,6 +444,8 @@ class Emitter {
   std::map<uint32_t, uint32_t> agu_init_of_layer_;
   std::map<std::string, uint64_t> shared_weights_;  // weights_identity -> weights_address
   std::map<uint32_t, uint32_t> last_fetch_of_layer_;
+  // Mappings by mapping_signature: operators of one shape are mapped once.
+  std::map<std::string, LayerTilingPlan> mappings_;
   std::vector<uint32_t> array_ops_;  // indices of the operators that run on the array
   uint32_t units_ = 1;               // the units the pieces use (the partition's)
 };

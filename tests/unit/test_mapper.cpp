@@ -278,3 +278,36 @@ TEST_CASE(
   hw.compute.array_cols = 4;
   CHECK(dense_array_cycles(g, hw, 7, 1, 2) == 72);
 }
+
+TEST_CASE(
+    "mapping_signature: layers that differ only in name, seed or pass share one, any shape or "
+    "format difference gives another",
+    "[mapper]") {
+  LayerConfig a;
+  a.C = 16, a.H = 8, a.W = 8, a.K = 32, a.R = 3, a.S = 3, a.padding = 1;
+  LayerConfig b = a;
+  b.name = "other", b.seed = 99, b.pass = 3;
+  CHECK(mapping_signature(a, 0) == mapping_signature(b, 0));
+  CHECK(mapping_signature(a, 0) != mapping_signature(a, 32));  // a packed output
+  const auto differs = [&](auto change) {
+    LayerConfig c = a;
+    change(c);
+    return mapping_signature(c, 0) != mapping_signature(a, 0);
+  };
+  CHECK(differs([](LayerConfig& c) { c.K = 33; }));
+  CHECK(differs([](LayerConfig& c) { c.W = 9; }));
+  CHECK(differs([](LayerConfig& c) { c.H = 9; }));
+  CHECK(differs([](LayerConfig& c) { c.N = 2; }));
+  CHECK(differs([](LayerConfig& c) { c.padding = 0; }));
+  CHECK(differs([](LayerConfig& c) { c.dtype = DataType::Binary; }));
+  CHECK(differs([](LayerConfig& c) { c.stride = 2; }));
+  CHECK(differs([](LayerConfig& c) { c.groups = 2; }));
+  CHECK(differs([](LayerConfig& c) { c.op = OpKind::MatMul; }));
+  CHECK(differs([](LayerConfig& c) { c.access = LoadAccess::Mec; }));
+  CHECK(differs([](LayerConfig& c) { c.input_layout = TensorLayout::Nchw; }));
+  CHECK(differs([](LayerConfig& c) { c.quant.output.type = QuantType::Int32; }));
+  CHECK(differs([](LayerConfig& c) {
+    c.general = LayerConfig::Geometry{};
+    c.general->dilation_w = 2;
+  }));
+}
