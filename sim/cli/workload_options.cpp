@@ -9,6 +9,7 @@
 #include "sim/cli/onnx_loader.h"
 #include "sim/config/config_error.h"
 #include "sim/config/content_hash.h"
+#include "sim/config/decoder_workload.h"
 #include "sim/config/json_reader.h"
 
 namespace npusim::cli {
@@ -32,6 +33,13 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& options) {
                   "An ONNX model's graph input from a .npy file, NAME=FILE.npy, in the input's "
                   "dtype and NCHW shape (repeatable; inputs not given get seeded values)")
       ->allow_extra_args(false);
+  cmd->add_option("--prefill", options.prefill,
+                  "A decoder workload's prefill tokens, replacing its decoder.prefill "
+                  "(docs/transformers.md#decoder-workloads)")
+      ->check(CLI::Range(int64_t(1), int64_t(65536)));
+  cmd->add_option("--decode", options.decode,
+                  "A decoder workload's decode steps, replacing its decoder.decode")
+      ->check(CLI::Range(int64_t(0), int64_t(4096)));
 }
 
 HardwareConfig resolve_hardware(const WorkloadOptions& options,
@@ -84,8 +92,24 @@ NetworkConfig resolve_workload(const WorkloadOptions& options,
   if (!options.inputs.empty())
     throw std::invalid_argument(
         "--input is for ONNX models; a JSON workload names its data itself");
-  NetworkConfig net =
-      options.workload.empty() ? default_network() : load_workload(options.workload);
+  NetworkConfig net;
+  if (options.prefill >= 0 || options.decode >= 0) {
+    // The decoder's shapes with the two counts replaced, then expanded as usual.
+    nlohmann::json j = options.workload.empty() || options.workload.size() < 5 ||
+                               options.workload.substr(options.workload.size() - 5) != ".json"
+                           ? nlohmann::json()
+                           : load_json_file(options.workload);
+    if (!is_decoder_workload(j) || !j.at("decoder").is_object())
+      throw std::invalid_argument(
+          "--prefill and --decode set a decoder workload's tokens and steps; " +
+          (options.workload.empty() ? std::string("the embedded ResNet-18") : options.workload) +
+          " is not one (a JSON file with a \"decoder\" object, docs/transformers.md)");
+    if (options.prefill >= 0) j["decoder"]["prefill"] = options.prefill;
+    if (options.decode >= 0) j["decoder"]["decode"] = options.decode;
+    net = parse_workload(j, options.workload);
+  } else {
+    net = options.workload.empty() ? default_network() : load_workload(options.workload);
+  }
   for (const std::string& warning : net.warnings) spdlog::warn("warning: {}", warning);
   return net;
 }

@@ -13,6 +13,7 @@
 
 #include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
+#include "sim/config/decoder_workload.h"
 #include "sim/config/json_reader.h"
 #include "sim/config/scalesim_topology.h"
 
@@ -439,6 +440,15 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
   NetworkConfig net;
   std::vector<LayoutRequest> layouts;
   if (j.is_object() && j.contains("operators")) return parse_graph_workload(j, file);
+  if (is_decoder_workload(j)) {  // shapes that expand into a decoder's graph
+    JsonReader root(j, file);
+    const std::string name = root.get_string("name", file_stem(file, "decoder"));
+    const uint64_t seed = root.get_uint("seed", 0, kMaxSeed, 1);
+    root.get_string("description", "");
+    root.find("decoder");
+    root.finish();
+    return parse_graph_workload(decoder_graph(name, seed, read_decoder_shape(j, file)), file);
+  }
   if (j.is_object() && j.contains("layers")) {
     JsonReader reader(j, file);
     net.name = reader.get_string("name", file_stem(file, "network"));
