@@ -171,12 +171,26 @@ static std::vector<int64_t> shared_weight_sources(const NetworkConfig& net, cons
 
 Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw) {
   Program program = compile_network(network, hw);
-  for (size_t l = 0; l < network.layers.size(); ++l)
-    if (runs_on_array(network.layers[l].op))
-      attach_kernel_stream(
-          program.layers[l],
-          encode_layer_kernels(network.layers[l], make_layer_data(network.layers[l], false).weights,
-                               hw.compute_mode));
+  // A program file holds each kernel stream's format and non-zero counts, not its
+  // bytes: counted from the seeded draws without storing them, once per set of
+  // weights that graph operators share (the emitter gave them one region).
+  const std::string cache = kernel_summary_cache_dir();
+  std::map<std::string, KernelStream> shared;
+  for (size_t l = 0; l < network.layers.size(); ++l) {
+    const LayerConfig& L = network.layers[l];
+    if (!runs_on_array(L.op)) continue;
+    const std::string key = L.quantized ? seeded_weights_key(L) : "";
+    auto it = key.empty() ? shared.end() : shared.find(key);
+    if (it == shared.end()) {
+      KernelStream summary = timing_kernel_summary(L, hw.compute_mode, cache);
+      if (key.empty()) {
+        attach_kernel_stream(program.layers[l], summary);
+        continue;
+      }
+      it = shared.emplace(key, std::move(summary)).first;
+    }
+    attach_kernel_stream(program.layers[l], it->second);
+  }
   return program;
 }
 
