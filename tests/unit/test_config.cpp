@@ -46,10 +46,11 @@ json network_of(json layers) { return {{"name", "n"}, {"layers", std::move(layer
 
 TEST_CASE("unknown keys are rejected with the nearest valid key", "[config]") {
   auto e = hw_error({{"compute", {{"arary_rows", 16}}}});
-  CHECK_CONFIG_ERROR(e, "/compute/arary_rows",
-                     "one of the keys units, array_rows, array_cols, pipeline_latency_cycles, "
-                     "mode, dataflow, data_registers, register_fetch_bytes_per_cycle, accumulator_kib",
-                     "unknown key \"arary_rows\"");
+  CHECK_CONFIG_ERROR(
+      e, "/compute/arary_rows",
+      "one of the keys units, array_rows, array_cols, pipeline_latency_cycles, "
+      "mode, dataflow, data_registers, register_fetch_bytes_per_cycle, accumulator_kib",
+      "unknown key \"arary_rows\"");
   CHECK(e.hint() == "array_rows");
   CHECK(e.file() == "hw.json");
   CHECK(std::string(e.what()) ==
