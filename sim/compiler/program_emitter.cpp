@@ -271,12 +271,18 @@ class Emitter {
       for (uint32_t s = 0; s < 2; ++s)
         if (d.weight_buffers == 1 || s == slot) depend(w, slots[s], DependencyKind::BufferSpace);
     // batch_matmul: the second operand must be in memory (every row of it).
-    if (d.op == OpKind::BatchMatMul)
+    // A decode step's keys are many blocks of many stores: gather them and add
+    // each once, rather than depend()'s scan of the list per store (quadratic).
+    if (d.op == OpKind::BatchMatMul) {
+      std::vector<uint32_t> stores;
       for (const auto& block : d.more_inputs)
-        if (block.from_layer >= 0) {
-          const uint32_t b = uint32_t(block.from_layer);
-          add_memory_deps(w, b, 0, {0, int64_t(program_.layers[b].out_h)});
-        }
+        if (block.from_layer >= 0)
+          for (const StoreRecord& st : stores_[uint32_t(block.from_layer)])
+            if (st.batch == 0) stores.push_back(st.id);
+      std::sort(stores.begin(), stores.end());
+      stores.erase(std::unique(stores.begin(), stores.end()), stores.end());
+      for (const uint32_t id : stores) w.deps.push_back({id, DependencyKind::Memory});
+    }
     return w.id;
   }
 
