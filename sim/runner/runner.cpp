@@ -172,24 +172,20 @@ static std::vector<int64_t> shared_weight_sources(const NetworkConfig& net, cons
 Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw) {
   Program program = compile_network(network, hw);
   // A program file holds each kernel stream's format and non-zero counts, not its
-  // bytes: counted from the seeded draws without storing them, once per set of
-  // weights that graph operators share (the emitter gave them one region).
+  // bytes: counted from the seeded draws without storing them, once per weight
+  // region (operators the emitter gave one region take the first one's).
   const std::string cache = kernel_summary_cache_dir();
-  std::map<std::string, KernelStream> shared;
+  const std::vector<int64_t> weights_from = shared_weight_sources(network, program);
   for (size_t l = 0; l < network.layers.size(); ++l) {
-    const LayerConfig& L = network.layers[l];
-    if (!runs_on_array(L.op)) continue;
-    const std::string key = L.quantized ? seeded_weights_key(L) : "";
-    auto it = key.empty() ? shared.end() : shared.find(key);
-    if (it == shared.end()) {
-      KernelStream summary = timing_kernel_summary(L, hw.compute_mode, cache);
-      if (key.empty()) {
-        attach_kernel_stream(program.layers[l], summary);
-        continue;
-      }
-      it = shared.emplace(key, std::move(summary)).first;
+    if (!runs_on_array(network.layers[l].op)) continue;
+    LayerDescriptor& d = program.layers[l];
+    if (weights_from[l] >= 0) {
+      const LayerDescriptor& first = program.layers[size_t(weights_from[l])];
+      d.weight_format = first.weight_format;
+      d.kernel_nonzeros = first.kernel_nonzeros;
+      continue;
     }
-    attach_kernel_stream(program.layers[l], it->second);
+    attach_kernel_stream(d, timing_kernel_summary(network.layers[l], hw.compute_mode, cache));
   }
   return program;
 }
