@@ -276,9 +276,11 @@ class Emitter {
     if (d.op == OpKind::BatchMatMul) {
       std::vector<uint32_t> stores;
       for (const auto& block : d.more_inputs)
-        if (block.from_layer >= 0)
-          for (const StoreRecord& st : stores_[uint32_t(block.from_layer)])
-            if (st.batch == 0) stores.push_back(st.id);
+        if (block.from_layer >= 0) {
+          const uint32_t b = uint32_t(block.from_layer);
+          for_each_store_writing(b, 0, {0, int64_t(program_.layers[b].out_h)},
+                                 [&](uint32_t id) { stores.push_back(id); });
+        }
       std::sort(stores.begin(), stores.end());
       stores.erase(std::unique(stores.begin(), stores.end()), stores.end());
       for (const uint32_t id : stores) w.deps.push_back({id, DependencyKind::Memory});
@@ -427,13 +429,21 @@ class Emitter {
     in.stages = stages;
   }
 
-  // The rows a load reads must have been stored (all channels) by the producer layer.
-  void add_memory_deps(Instruction& load, uint32_t producer_layer, uint32_t n, RowRange rows) {
+  // Calls f(store id) for each store of the producer layer's image n that
+  // writes any of `rows`.
+  template <class F>
+  void for_each_store_writing(uint32_t producer_layer, uint32_t n, RowRange rows, F f) {
     for (const StoreRecord& s : stores_[producer_layer]) {
       if (s.batch != n) continue;
       if (int64_t(s.row_end) <= rows.begin || int64_t(s.row_begin) >= rows.end) continue;
-      depend(load, s.id, DependencyKind::Memory);
+      f(s.id);
     }
+  }
+
+  // The rows a load reads must have been stored (all channels) by the producer layer.
+  void add_memory_deps(Instruction& load, uint32_t producer_layer, uint32_t n, RowRange rows) {
+    for_each_store_writing(producer_layer, n, rows,
+                           [&](uint32_t id) { depend(load, id, DependencyKind::Memory); });
   }
 
   const NetworkConfig& net_;
