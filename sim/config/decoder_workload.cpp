@@ -67,11 +67,12 @@ class Builder {
     return kWeightSigma / 64 / kSigma;
   }
 
-  // One layer over the tokens of x; `keys` / `values`: the cache blocks before these.
+  // One layer over the tokens of x; `keys` / `values`: the layer's key-value
+  // cache blocks so far, to which this pass's own are appended.
   std::pair<std::string, double> layer(uint32_t l, const std::string& p, const std::string& x,
                                        double x_scale, uint32_t position,
-                                       std::vector<std::string> keys,
-                                       std::vector<std::string> values) {
+                                       std::vector<std::string>& keys,
+                                       std::vector<std::string>& values) {
     const uint64_t w = 1000 * uint64_t(l + 1);  // weight seeds, shared by the prefill and steps
     const double hidden = s_.hidden, kv = double(s_.kv_heads) * dim_;
     const double n_scale = rmsnorm(p + "attn_norm", x, w + 1);
@@ -187,8 +188,7 @@ DecoderShape read_decoder_shape(const json& j, const std::string& file) {
   if (uint64_t(s.prefill) + s.decode > kMaxTokens)
     r.fail("decode",
            "prefill + decode of at most " + std::to_string(kMaxTokens) +
-               " tokens (a sequence "
-               "limit of npusim's graphs)",
+               " tokens (a sequence limit of npusim's graphs)",
            std::to_string(uint64_t(s.prefill) + s.decode));
   return s;
 }
@@ -210,8 +210,6 @@ json decoder_graph(const std::string& name, uint64_t seed, const DecoderShape& s
           (step == 0 ? std::string("prefill.") : "step" + std::to_string(step) + ".") + "l" +
           std::to_string(l) + ".";
       std::tie(x, x_scale) = b.layer(l, p, x, x_scale, position, keys[l], values[l]);
-      keys[l].push_back(p + "k_rope");
-      values[l].push_back(p + "v");
     }
     for (size_t i = first; i < b.ops.size(); ++i) b.ops[i]["pass"] = step;
     outputs.push_back(x);
