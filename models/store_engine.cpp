@@ -107,7 +107,7 @@ uint64_t StoreEngine::store(const Instruction& in) {
       // {bias, scale}, or {threshold, flip} for a binary layer: channel k's
       // row at first_params + k * params_step.
       const int32_t* first_params = params.row(in.k_begin);
-      const uint64_t params_step = uint64_t(params.row(in.k_begin + 1) - first_params);
+      const uint64_t params_step = params.row_elements();
       const auto value = [&](int32_t sum, const int32_t* p) {
         return binary ? binarise(sum, p[0], p[1]) : requantise(sum, p[0], p[1], shift, relu);
       };
