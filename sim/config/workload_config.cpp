@@ -501,20 +501,28 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
   return net;
 }
 
-uint64_t workload_tensor_bytes(const NetworkConfig& net) {
+namespace {
+uint64_t sum_tensor_bytes(const NetworkConfig& net, bool activations) {
   uint64_t total = 0;
   // Graph operators with the same seeded weights (a decode step's projections
   // and the prefill's) share one copy, in DRAM and on the host: count it once.
   std::set<std::string> shared;
   for (const LayerConfig& l : net.layers) {
     // Each term is at most 256 MiB (validate_layer), so only the sum can overflow.
-    total = saturating_sum(total, l.input_bytes());
+    if (activations) total = saturating_sum(total, l.input_bytes());
+    // batch_matmul's second operand is an activation, not weights.
+    if (!activations && l.op == OpKind::BatchMatMul) continue;
     if (!l.quantized || l.weight_bytes() == 0 || shared.insert(seeded_weights_key(l)).second)
       total = saturating_sum(total, l.weight_bytes());
-    total = saturating_sum(total, l.output_bytes());
+    if (activations) total = saturating_sum(total, l.output_bytes());
   }
   return total;
 }
+}  // namespace
+
+uint64_t workload_tensor_bytes(const NetworkConfig& net) { return sum_tensor_bytes(net, true); }
+
+uint64_t workload_weight_bytes(const NetworkConfig& net) { return sum_tensor_bytes(net, false); }
 
 std::string input_source(const NetworkConfig& net, size_t l) {
   if (net.is_graph()) return "graph";

@@ -338,6 +338,11 @@ struct NetworkConfig {
 // RunOptions::max_workload_bytes (docs/robustness.md#limits).
 uint64_t workload_tensor_bytes(const NetworkConfig& net);
 
+// The weights alone, shared ones counted once: the measure a timing-only run
+// is limited by, since it allocates no activations (it draws each weight set
+// once to count its kernels' non-zeros).
+uint64_t workload_weight_bytes(const NetworkConfig& net);
+
 // Where layer l's input comes from, for reports: "chained from <name>", the
 // .npy file it names, "graph" (a graph operator: its sources) or "random".
 std::string input_source(const NetworkConfig& net, size_t l);

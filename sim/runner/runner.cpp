@@ -215,15 +215,19 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     sample.phase = kPhases[phase.load()];
     return sample;
   });
-  const uint64_t tensor_bytes = workload_tensor_bytes(network);
+  // A timing-only run allocates no activations, so only its weights count.
+  const uint64_t tensor_bytes =
+      options.timing_only ? workload_weight_bytes(network) : workload_tensor_bytes(network);
   if (tensor_bytes > options.max_workload_bytes) {
     const auto mib = [](uint64_t b) { return std::to_string(b >> 20); };
     char held[32];
     std::snprintf(held, sizeof held, "%.1f", double(tensor_bytes) / double(1 << 20));
     throw std::invalid_argument(
         "workload " + network.name + " holds " + held +
-        " MiB of tensors (every layer's input, weights and output), more than the limit of " +
-        mib(options.max_workload_bytes) +
+        (options.timing_only
+             ? " MiB of weights (a timing-only run counts its weights, not its activations)"
+             : " MiB of tensors (every layer's input, weights and output)") +
+        ", more than the limit of " + mib(options.max_workload_bytes) +
         " MiB; raise it with --max-workload-mib if the host "
         "has the memory (a functional run needs a few times this)");
   }

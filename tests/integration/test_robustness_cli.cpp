@@ -168,7 +168,7 @@ TEST_CASE("a workload above --max-workload-mib is refused before its tensors are
   const std::string twice = write_temp_file(
       "bigger_tensors.json",
       R"({"type":"conv2d","name":"bigger","C":64,"H":128,"W":128,"K":64,"R":1,"S":1})");
-  const auto r = run_cli("run -q --timing-only --max-workload-mib 1 " + twice);
+  const auto r = run_cli("run -q --max-workload-mib 1 " + twice);
   INFO(r.err);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("error: workload bigger holds 2.0 MiB of tensors") &&
@@ -176,6 +176,26 @@ TEST_CASE("a workload above --max-workload-mib is refused before its tensors are
   const auto zero = run_cli("run -q --max-workload-mib 0 " + twice);
   CHECK(zero.exit_code == 2);
   CHECK_THAT(zero.err, Catch::Contains("--max-workload-mib: expected a number in 1.."));
+}
+
+TEST_CASE("a timing-only run is limited by its weights alone since it allocates no activations",
+          "[robustness][cli]") {
+  // 2 MiB of activations and 4 KiB of weights: refused functional, runs timing-only.
+  const std::string activations = write_temp_file(
+      "activation_heavy.json",
+      R"({"type":"conv2d","name":"bigger","C":64,"H":128,"W":128,"K":64,"R":1,"S":1})");
+  const auto timing = run_cli("run -q --timing-only --max-workload-mib 1 " + activations);
+  INFO(timing.err);
+  CHECK(timing.exit_code == 0);
+  // 512 x 512 x 3 x 3 int8 weights: 2.25 MiB on a 3 x 3 input.
+  const std::string weights = write_temp_file(
+      "weight_heavy.json",
+      R"({"type":"conv2d","name":"wide","C":512,"H":3,"W":3,"K":512,"R":3,"S":3,"padding":1})");
+  const auto r = run_cli("run -q --timing-only --max-workload-mib 1 " + weights);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("error: workload wide holds 2.2 MiB of weights") &&
+                        Catch::Contains("limit of 1 MiB"));
 }
 
 TEST_CASE("a layer that does not chain is warned about and report.json says where inputs come from",

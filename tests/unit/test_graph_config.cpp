@@ -284,9 +284,11 @@ TEST_CASE("graph: operators sharing seeded weights count them once in the worklo
   const NetworkConfig net = parse_workload(g, "g.json");
   // Inputs 32 x 8 + 32 x 1, outputs 64 x 8 + 64 x 1, the 64 x 32 weights once.
   CHECK(workload_tensor_bytes(net) == 256 + 32 + 512 + 64 + 2048);
+  CHECK(workload_weight_bytes(net) == 2048);  // what a timing-only run is limited by
   json other = b;
   other["seed"] = 8;  // other weights: counted too
   const json h = {{"inputs", {sequence_input("x", 32, 8), sequence_input("x1", 32, 1)}},
                   {"operators", {a, other}}};
   CHECK(workload_tensor_bytes(parse_workload(h, "g.json")) == 256 + 32 + 512 + 64 + 2 * 2048);
+  CHECK(workload_weight_bytes(parse_workload(h, "g.json")) == 2 * 2048);
 }
