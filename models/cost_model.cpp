@@ -106,6 +106,32 @@ uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
   return coefficient_passes * ceil_div(rows_m, cols_per_fold);
 }
 
+uint64_t uniform_grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                      uint64_t coefficients, uint32_t k_begin, uint32_t k_count,
+                                      uint32_t kernels_per_group) {
+  const uint64_t rows = compute.array_rows;
+  const uint64_t first =
+      std::min<uint64_t>(k_count, kernels_per_group - k_begin % kernels_per_group);
+  const uint64_t rest = k_count - first;
+  const uint64_t blocks = ceil_div(first, rows) +
+                          rest / kernels_per_group * ceil_div(kernels_per_group, rows) +
+                          ceil_div(rest % kernels_per_group, rows);
+  return blocks * coefficients * ceil_div(pixels, compute.array_cols);
+}
+
+uint64_t uniform_matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
+                                     uint64_t coefficients, uint32_t k_count) {
+  const uint64_t fold = compute.array_cols / std::min<uint64_t>(rows_m, compute.array_cols);
+  const uint64_t lockstep = uint64_t(compute.array_rows) * fold;
+  return ceil_div(k_count, lockstep) * coefficients * ceil_div(rows_m, compute.array_cols / fold);
+}
+
+uint64_t uniform_broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                        uint64_t coefficients, uint32_t k_count) {
+  return uint64_t(k_count) * coefficients *
+         ceil_div(pixels, uint64_t(compute.array_rows) * compute.array_cols);
+}
+
 uint64_t vector_stage_cycles(const VectorConfig& vector, uint64_t element_ops) {
   return ceil_div(element_ops, vector.lanes);
 }

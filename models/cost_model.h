@@ -84,6 +84,24 @@ uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
 uint64_t broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                 const uint32_t* counts, uint32_t k_count);
 
+// The three lockstep formulas above when every kernel applies the same
+// `coefficients` (graph operators, which have no zero-skip data), in closed
+// form so the mapper need not build a per-kernel array of K equal counts:
+//   grouped: (ceil(first / rows) + full * ceil(per_group / rows) + ceil(last / rows))
+//            * coefficients * ceil(pixels / cols)
+//     where the tile's runs are `first` kernels up to a group's end, `full`
+//     whole groups and `last` kernels of the group it ends in;
+//   matmul: ceil(k_count / (rows * fold)) * coefficients * ceil(M / floor(cols / fold));
+//   broadcast: k_count * coefficients * ceil(pixels / (rows * cols)).
+// Each equals its general formula with every count = coefficients (tested).
+uint64_t uniform_grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                      uint64_t coefficients, uint32_t k_begin, uint32_t k_count,
+                                      uint32_t kernels_per_group);
+uint64_t uniform_matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
+                                     uint64_t coefficients, uint32_t k_count);
+uint64_t uniform_broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                        uint64_t coefficients, uint32_t k_count);
+
 // Seed 001's data register sets (compute.data_registers): a lockstep stage of
 // `pixels` output pixels runs in n = ceil(pixels / array_cols) passes; before
 // a pass multiplies, a fetch_ml burst copies its pixels' lowered rows

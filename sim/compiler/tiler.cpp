@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <unordered_map>
 #include <vector>
 
 #include "models/cost_model.h"
@@ -41,44 +40,15 @@ uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint
   // this for every stage of every candidate).
   if (hw.dataflow != Dataflow::Broadcast && !L.quantized)
     return cost::compute_stage_cycles(hw.compute, pixels, k_count, coefficients);
-  // Graph operators: every kernel applies all `coefficients`, so the result
-  // depends only on the values in the key below. The mapper asks the same
-  // question many times (every stage of every candidate, and again for each
-  // decode step's identical operators), so answers are kept; each is the
-  // cost formula's own.
-  const uint32_t kernels_per_group = L.K / L.groups;
-  const bool grouped =
-      hw.dataflow != Dataflow::Broadcast && L.op != OpKind::MatMul && kernels_per_group < L.K;
-  const std::array<uint64_t, 9> key = {coefficients,
-                                       pixels,
-                                       k_count,
-                                       grouped ? k_begin % kernels_per_group : 0,
-                                       kernels_per_group,
-                                       uint64_t(hw.dataflow == Dataflow::Broadcast),
-                                       uint64_t(L.op == OpKind::MatMul),
-                                       hw.compute.array_rows,
-                                       hw.compute.array_cols};
-  struct KeyHash {
-    size_t operator()(const std::array<uint64_t, 9>& k) const {
-      uint64_t h = 0x9e3779b97f4a7c15ULL;
-      for (uint64_t v : k) h = (h ^ v) * 0x100000001b3ULL;
-      return size_t(h ^ (h >> 29));
-    }
-  };
-  thread_local std::unordered_map<std::array<uint64_t, 9>, uint64_t, KeyHash> known;
-  if (const auto it = known.find(key); it != known.end()) return it->second;
-  const std::vector<uint32_t> counts(k_count, uint32_t(coefficients));
-  uint64_t cycles = 0;
+  // Graph operators: every kernel applies all `coefficients`, so the closed
+  // forms of the lockstep formulas answer without per-kernel counts (the
+  // mapper asks for every stage of every candidate).
   if (hw.dataflow == Dataflow::Broadcast)
-    cycles = cost::broadcast_stage_cycles(hw.compute, pixels, counts.data(), k_count);
-  else if (L.op == OpKind::MatMul)
-    cycles = cost::matmul_stage_cycles(hw.compute, pixels, counts.data(), k_count);
-  else
-    cycles = cost::grouped_stage_cycles(hw.compute, pixels, counts.data(), k_begin, k_count,
-                                        kernels_per_group);
-  if (known.size() > 100000) known.clear();  // a bound on memory over a long sweep
-  known.emplace(key, cycles);
-  return cycles;
+    return cost::uniform_broadcast_stage_cycles(hw.compute, pixels, coefficients, k_count);
+  if (L.op == OpKind::MatMul)
+    return cost::uniform_matmul_stage_cycles(hw.compute, pixels, coefficients, k_count);
+  return cost::uniform_grouped_stage_cycles(hw.compute, pixels, coefficients, k_begin, k_count,
+                                            L.K / L.groups);
 }
 
 uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadAccess access) {

@@ -3,6 +3,8 @@
 // The formulas are pure functions of the config, so no SystemC is involved.
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "models/cost_model.h"
 #include "sim/config/hardware_config.h"
@@ -218,6 +220,36 @@ TEST_CASE("grouped stage: rows share work only within a group (depthwise uses on
   CHECK(cost::grouped_stage_cycles(c, 20, nz, 0, 7, 64) == 30);
   CHECK(cost::grouped_stage_cycles(c, 20, nz, 0, 7, 64) ==
         cost::zero_skip_stage_cycles(c, 20, nz, 7));
+}
+
+TEST_CASE("uniform stage formulas equal the per-kernel ones when every kernel has the same count",
+          "[cost]") {
+  // Hand-worked: a 4 x 8 array, tile [2, 11) of groups of 3 kernels, 5 coefficients, 20 pixels.
+  // Runs {2} | {3,4,5} | {6,7,8} | {9,10}: 4 row blocks -> 4 * 5 * ceil(20 / 8) = 60.
+  CHECK(cost::uniform_grouped_stage_cycles(array(4, 8), 20, 5, 2, 9, 3) == 60);
+  // A 1 x 5 matmul stage (M = 3 rows) on 4 x 8: fold = floor(8 / 3) = 2, lockstep 8 features,
+  // 8 / 2 = 4 columns each: ceil(10 / 8) * 5 * ceil(3 / 4) = 2 * 5 * 1 = 10.
+  CHECK(cost::uniform_matmul_stage_cycles(array(4, 8), 3, 5, 10) == 10);
+  // Broadcast: 10 kernels * 5 * ceil(40 / 32) = 100.
+  CHECK(cost::uniform_broadcast_stage_cycles(array(4, 8), 40, 5, 10) == 100);
+  // Against the general formulas over a grid of non-square arrays, odd tiles and groups.
+  for (const auto& [rows, cols] : {std::pair{4u, 8u}, {5u, 3u}, {32u, 32u}, {16u, 64u}})
+    for (uint32_t per_group : {1u, 3u, 7u, 40u, 64u})
+      for (uint32_t k_begin : {0u, 1u, 5u, 13u})
+        for (uint32_t k_count : {1u, 2u, 9u, 33u, 70u})
+          for (uint64_t pixels : {1u, 3u, 8u, 31u, 65u}) {
+            const ComputeConfig c = array(rows, cols);
+            const std::vector<uint32_t> counts(k_count, 7);
+            INFO(rows << "x" << cols << " group " << per_group << " tile [" << k_begin << ", +"
+                      << k_count << ") pixels " << pixels);
+            CHECK(
+                cost::uniform_grouped_stage_cycles(c, pixels, 7, k_begin, k_count, per_group) ==
+                cost::grouped_stage_cycles(c, pixels, counts.data(), k_begin, k_count, per_group));
+            CHECK(cost::uniform_matmul_stage_cycles(c, pixels, 7, k_count) ==
+                  cost::matmul_stage_cycles(c, pixels, counts.data(), k_count));
+            CHECK(cost::uniform_broadcast_stage_cycles(c, pixels, 7, k_count) ==
+                  cost::broadcast_stage_cycles(c, pixels, counts.data(), k_count));
+          }
 }
 
 TEST_CASE("matmul stage: few input rows fold the idle columns onto more output features",
