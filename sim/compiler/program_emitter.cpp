@@ -273,17 +273,23 @@ class Emitter {
     // batch_matmul: the second operand must be in memory (every row of it).
     // A decode step's keys are many blocks of many stores: gather them and add
     // each once, rather than depend()'s scan of the list per store (quadratic).
+    // Every weight tile of the operator needs the same stores: gathered once.
     if (d.op == OpKind::BatchMatMul) {
-      std::vector<uint32_t> stores;
-      for (const auto& block : d.more_inputs)
-        if (block.from_layer >= 0) {
-          const uint32_t b = uint32_t(block.from_layer);
-          for_each_store_writing(b, 0, {0, int64_t(program_.layers[b].out_h)},
-                                 [&](uint32_t id) { stores.push_back(id); });
-        }
-      std::sort(stores.begin(), stores.end());
-      stores.erase(std::unique(stores.begin(), stores.end()), stores.end());
-      for (const uint32_t id : stores) w.deps.push_back({id, DependencyKind::Memory});
+      if (operand_stores_layer_ != int64_t(l)) {
+        operand_stores_.clear();
+        for (const auto& block : d.more_inputs)
+          if (block.from_layer >= 0) {
+            const uint32_t b = uint32_t(block.from_layer);
+            for_each_store_writing(b, 0, {0, int64_t(program_.layers[b].out_h)},
+                                   [&](uint32_t id) { operand_stores_.push_back(id); });
+          }
+        std::sort(operand_stores_.begin(), operand_stores_.end());
+        operand_stores_.erase(std::unique(operand_stores_.begin(), operand_stores_.end()),
+                              operand_stores_.end());
+        operand_stores_layer_ = int64_t(l);
+      }
+      w.deps.reserve(w.deps.size() + operand_stores_.size());
+      for (const uint32_t id : operand_stores_) w.deps.push_back({id, DependencyKind::Memory});
     }
     return w.id;
   }
@@ -448,6 +454,9 @@ class Emitter {
 
   const NetworkConfig& net_;
   const HardwareConfig& hw_;
+  // batch_matmul: the stores its second operand's blocks come from (layer operand_stores_layer_).
+  std::vector<uint32_t> operand_stores_;
+  int64_t operand_stores_layer_ = -1;
   Program program_;
   std::vector<std::array<uint32_t, 2>> last_compute_of_half_;
   std::vector<std::array<uint32_t, 2>> last_store_of_half_;
