@@ -173,18 +173,24 @@ void Importer::declare_input(const onnx::ValueInfoProto& v) {
                         "a dynamic dimension \"" + d.dim_param() + "\"");
     dims.push_back(uint32_t(d.dim_value()));
   }
-  if (dims.size() != 4 && dims.size() != 2)
-    throw ConfigError(path_, where, "an [N, C, H, W] or [N, C] input",
+  if (dims.size() < 2 || dims.size() > 4)
+    throw ConfigError(path_, where, "an [N, C, H, W], [N, C] or [1, T, F] input",
                       std::to_string(dims.size()) + "-D");
+  if (dims.size() == 3 && dims[0] != 1)
+    throw ConfigError(path_, where, "a sequence input [1, T, F] (one sequence)",
+                      "a batch of " + std::to_string(dims[0]));
   Activation a;
   a.N = dims[0], a.C = dims[1];
   a.flat = dims.size() == 2;  // [N, C]: a matmul's rows of features
-  if (!a.flat) a.H = dims[2], a.W = dims[3];
+  a.sequence = dims.size() == 3;
+  if (a.sequence) a.C = dims[2], a.H = dims[1];  // T rows of F features
+  if (dims.size() == 4) a.H = dims[2], a.W = dims[3];
   a.onnx_type = tt.elem_type();
   GraphInput in;
   in.name = v.name();
   in.N = a.N, in.C = a.C, in.H = a.H, in.W = a.W;
-  if (a.flat) in.onnx_shape = dims;
+  if (a.flat || a.sequence) in.onnx_shape = dims;
+  in.onnx_nhwc = a.sequence;  // [1, T, F] is the DRAM order: T rows of F
   in.seed = 1000003 + out_.network.graph_inputs.size();
   a.graph_input = int32_t(out_.network.graph_inputs.size());
   a.source.graph_input = a.graph_input;
@@ -214,7 +220,8 @@ void Importer::load_input_file(const std::string& name, const std::string& file)
   }
   GraphInput& in = out_.network.graph_inputs[size_t(index)];
   const Activation& a = activations_.at(name);
-  if (a.onnx_type == onnx::TensorProto_DataType_FLOAT)
+  // A float input is simulated as what its QuantizeLinear makes of it: the file holds that.
+  if (a.onnx_type == onnx::TensorProto_DataType_FLOAT && !in.quantized_from_float)
     throw ConfigError(file, "",
                       "the quantised input (" + std::string(to_string(in.quant.type)) +
                           ") of float input \"" + name + "\" as .npy",
@@ -228,12 +235,14 @@ void Importer::load_input_file(const std::string& name, const std::string& file)
     nchw = read_npy_int8(file);
   }
   if (in.onnx_nhwc) {  // the file holds the DRAM order already
-    if (nchw.shape != std::vector<uint32_t>{in.N, in.H, in.W, in.C})
-      throw ConfigError(file, "",
-                        "shape [" + std::to_string(in.N) + ", " + std::to_string(in.H) + ", " +
-                            std::to_string(in.W) + ", " + std::to_string(in.C) +
-                            "] (NHWC, as the model declares input \"" + name + "\")",
-                        "another shape");
+    if (nchw.shape != in.onnx_shape) {
+      std::string dims;
+      for (uint32_t d : in.onnx_shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+      throw ConfigError(
+          file, "",
+          "shape [" + dims + "] (as the model declares input \"" + name + "\", in DRAM order)",
+          "another shape");
+    }
     in.values = std::move(nchw.data);
     return;
   }
@@ -256,8 +265,7 @@ void Importer::check_stated_shapes(const std::map<std::string, std::vector<int64
   for (const auto& [name, a] : activations_) {
     const auto it = stated.find(name);
     if (it == stated.end() || a.source.op < 0) continue;
-    const std::vector<int64_t> ours =
-        a.flat ? std::vector<int64_t>{a.N, a.C} : std::vector<int64_t>{a.N, a.C, a.H, a.W};
+    const std::vector<int64_t> ours = onnx_dims(a);
     if (ours == it->second) continue;
     const auto producer = producers.find(name);
     const std::string node = producer == producers.end() ? "/graph" : producer->second;
@@ -279,9 +287,7 @@ bool Importer::fold_constant(const onnx::NodeProto& n) {
         [this](const std::string& name) -> std::optional<std::vector<int64_t>> {
           const auto it = activations_.find(name);
           if (it == activations_.end()) return std::nullopt;
-          const Activation& a = it->second;
-          if (a.flat) return std::vector<int64_t>{a.N, a.C};
-          return std::vector<int64_t>{a.N, a.C, a.H, a.W};
+          return onnx_dims(it->second);
         });
     if (!folded) return false;
     constants_[n.output(0)] = *folded;
@@ -308,6 +314,8 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
     return import_pool(n, index, OpKind::GlobalAveragePool);
   if (contrib && op == "QLinearAdd") return import_add(n, index);
   if (contrib && op == "QLinearConcat") return import_concat(n, index);
+  if (contrib && op == "QLinearSoftmax") return import_softmax(n, index);
+  if (op == "QLinearLayerNormalization") return import_layernorm(n, index);
   if (op == "Flatten" || op == "Reshape") return import_flatten(n);
   if (op == "Transpose") return import_transpose(n);
   if (op == "Relu" || op == "Clip") return import_relu_clip(n);
@@ -317,8 +325,9 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
        "a supported operator: QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, QGemm, "
        "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearConcat, "
        "Relu, Clip, Flatten, Reshape, Transpose between NHWC and NCHW at a graph input or "
-       "output, QuantizeLinear of an input, DequantizeLinear of an output "
-       "(docs/onnx.md)",
+       "output, QuantizeLinear of an input, DequantizeLinear of an output; in QDQ form also "
+       "Softmax and LayerNormalization over the last axis and the reshapes and transposes "
+       "of attention heads (docs/onnx.md)",
        "an unsupported operator" +
            std::string(n.domain().empty() ? "" : " of domain " + n.domain()));
 }
@@ -335,9 +344,19 @@ void Importer::declare_output(const std::string& name) {
   if (it == activations_.end() || it->second.source.op < 0)
     throw ConfigError(path_, "/graph/output/" + name, "a tensor a supported node computes",
                       "no such tensor");
+  const Activation& a = it->second;
   OnnxOutput o;
   o.name = name;
-  o.tensor = out_.network.tensor_names[size_t(it->second.source.op)];
+  o.tensor = out_.network.tensor_names[size_t(a.source.op)];
+  if (a.sequence) {
+    // Saved as it lies (T rows of F): a head view only in that token-major order.
+    if (a.heads > 0 && (a.axes[1] != kToken || a.axes[2] != kHead))
+      throw ConfigError(path_, "/graph/output/" + name,
+                        "a sequence output in token order ([1, T, F] or [1, T, heads, dim])",
+                        "a view with the heads before the tokens");
+    o.nhwc = true;
+    for (int64_t d : onnx_dims(a)) o.shape.push_back(uint32_t(d));
+  }
   out_.outputs.push_back(o);
   out_.network.outputs.push_back(o.tensor);
 }

@@ -3,7 +3,9 @@
 // QGemm, QLinearAdd, QLinearAveragePool, QLinearGlobalAveragePool,
 // QLinearConcat, MaxPool, Flatten/Reshape to [N, C], Transpose between NHWC
 // and NCHW at a graph input or output; QuantizeLinear of a graph input,
-// DequantizeLinear of a graph output) with Debian's libonnx
+// DequantizeLinear of a graph output), and in QDQ form also transformer
+// blocks (Softmax, LayerNormalization, MatMul of two activations, the
+// Reshapes and Transposes of attention heads), with Debian's libonnx
 // protobuf definitions and turns it into a graph workload whose operators
 // carry the model's own weights, biases, scales and zero points. Anything
 // else is an error naming the node.
@@ -26,6 +28,9 @@ struct OnnxOutput {
   float scale = 1.0f;
   int32_t zero_point = 0;
   bool nhwc = false;  // a Transpose to [N, H, W, C]: the simulator's own order, saved as is
+  // With nhwc: the model's shape when not [N, H, W, C] (a sequence tensor
+  // [1, T, F] lies as T rows of F features, the order it is saved in).
+  std::vector<uint32_t> shape;
 };
 
 struct OnnxModel {

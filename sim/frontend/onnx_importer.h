@@ -1,13 +1,14 @@
 // The ONNX importer's internals (onnx_import.h is the interface): one
 // Importer reads a model and turns its nodes into graph operators. Its
-// methods live in three files: onnx_import.cpp (the model, its inputs and
+// methods live in four files: onnx_import.cpp (the model, its inputs and
 // outputs, node dispatch), onnx_operands.cpp (reading a node's inputs,
-// attributes and quantisation) and onnx_nodes.cpp (one importer per kind of
-// node). Not for use outside sim/frontend/.
+// attributes and quantisation), onnx_nodes.cpp (one importer per kind of
+// node) and onnx_sequence_nodes.cpp (transformer blocks). Not for use outside sim/frontend/.
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <array>
 #include <map>
 #include <set>
 #include <string>
@@ -21,11 +22,21 @@ namespace npusim::onnx_detail {
 
 inline constexpr int64_t kMinOpset = 10, kMaxOpset = 19;
 
+// The axes of a sequence tensor split into heads (onnx_sequence_nodes.cpp).
+enum SeqAxis : uint8_t { kBatch, kToken, kHead, kFeature };
+
 // An activation tensor the simulator computes (or a graph input).
 struct Activation {
   TensorSource source;
   uint32_t N = 1, C = 0, H = 1, W = 1;
   bool flat = false;  // [N, C] (after Flatten/Reshape or a matmul)
+  // An ONNX [1, T, F] tensor, held as the sequence tensor [N = 1, C = F, H =
+  // T, W = 1] (docs/transformers.md). With heads > 0 it is the same bytes seen
+  // as 4-D per head (a Reshape to [1, T, heads, F / heads] and Transposes):
+  // `axes` says which axis of the sequence each ONNX dimension is.
+  bool sequence = false;
+  uint32_t heads = 0;
+  std::array<SeqAxis, 4> axes{kBatch, kToken, kHead, kFeature};
   bool quant_known = false;
   TensorQuant quant;
   int32_t graph_input = -1;  // its GraphInput, until first quantised by a consumer
@@ -131,6 +142,26 @@ class Importer {
   void import_add(const onnx::NodeProto& n, int index);
 
   void import_concat(const onnx::NodeProto& n, int index);
+
+  // ---- transformer blocks (onnx_sequence_nodes.cpp) ------------------------
+  // The shape ONNX gives an activation: [N, C], [N, C, H, W], [1, T, F] or a
+  // head view's 4-D shape.
+  static std::vector<int64_t> onnx_dims(const Activation& a);
+
+  // QLinearMatMul of two activations (heads in place): batch_matmul.
+  void import_batch_matmul(const onnx::NodeProto& n, int index);
+
+  // QLinearSoftmax over the last axis of a head view or a sequence: softmax.
+  void import_softmax(const onnx::NodeProto& n, int index);
+
+  // LayerNormalization between a DequantizeLinear and a QuantizeLinear, with
+  // float gamma and beta quantised here: layernorm.
+  void import_layernorm(const onnx::NodeProto& n, int index);
+
+  // Reshape [1, T, F] <-> [1, T, heads, F / heads] and Transposes of a head
+  // view: views of the same bytes, no node.
+  void import_sequence_reshape(const onnx::NodeProto& n);
+  void import_sequence_transpose(const onnx::NodeProto& n);
 
   // Flatten / Reshape of [N, C, 1, 1] to [N, C]: the same bytes.
   void import_flatten(const onnx::NodeProto& n);

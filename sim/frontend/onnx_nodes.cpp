@@ -61,9 +61,14 @@ void Importer::import_conv(const onnx::NodeProto& n, int index, bool integer) {
 }
 
 void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::string& kind) {
+  if (kind == "QLinearMatMul" && !constants_.count(input(n, 3)) && activations_.count(input(n, 3)))
+    return import_batch_matmul(n, index);  // B is an activation: attention
   Activation& xa = activation(n, 0);
-  if (!xa.flat && (xa.H != 1 || xa.W != 1))
-    fail(n, "a [N, C] input (flattened)",
+  if (xa.heads > 0)
+    fail(n, "a [N, C] or [1, T, F] input (a projection reads whole tokens)",
+         "a tensor split into " + std::to_string(xa.heads) + " heads");
+  if (!xa.flat && !xa.sequence && (xa.H != 1 || xa.W != 1))
+    fail(n, "a [N, C] input (flattened) or a sequence [1, T, F]",
          "a 4-D tensor with H x W = " + std::to_string(xa.H) + "x" + std::to_string(xa.W));
   LayerConfig L = base_layer(n, index, xa, OpKind::MatMul);
   OpQuant& q = L.quant;
@@ -92,16 +97,20 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
     if (kind == "QGemm" && (n.input_size() <= 7 || n.input(7).empty()))
       fail(n, "a quantised output (y_scale)", "a float output");
     q.output = output_quant(n, out_scale_at, out_scale_at + 1);
-    q.bias =
-        kind == "QGemm" &&
-        int32_bias(n, 6, L.K, "an int32 C of " + std::to_string(L.K) + " values", L.bias_values);
+    // QGemm's C; a QDQ MatMul's bias Add, which the lowering appends as input 8.
+    q.bias = int32_bias(n, kind == "QGemm" ? 6 : 8, L.K,
+                        std::string(kind == "QGemm" ? "an int32 C of " : "an int32 bias of ") +
+                            std::to_string(L.K) + " values",
+                        L.bias_values);
   }
   L.weight_values.resize(uint64_t(L.K) * Kin);
   for (uint32_t f = 0; f < L.K; ++f)
     for (uint32_t c = 0; c < Kin; ++c)
       L.weight_values[uint64_t(f) * Kin + c] =
           int8_t(trans_b ? b.int_at(uint64_t(f) * Kin + c) : b.int_at(uint64_t(c) * L.K + f));
-  add_layer(n, std::move(L), {xa.source}, /*flat_output=*/true);
+  const bool sequence = xa.sequence;  // [1, T, F] rows of tokens stay a sequence
+  add_layer(n, std::move(L), {xa.source}, /*flat_output=*/!sequence);
+  activations_.at(n.output(0)).sequence = sequence;
 }
 
 void Importer::import_pool(const onnx::NodeProto& n, int index, OpKind op) {
@@ -147,8 +156,10 @@ void Importer::import_pool(const onnx::NodeProto& n, int index, OpKind op) {
 void Importer::import_add(const onnx::NodeProto& n, int index) {
   Activation& a = activation(n, 0);
   Activation& b = activation(n, 3);
-  if (a.N != b.N || a.C != b.C || a.H != b.H || a.W != b.W)
+  if (a.N != b.N || a.C != b.C || a.H != b.H || a.W != b.W || a.sequence != b.sequence ||
+      a.heads != b.heads || a.axes != b.axes)
     fail(n, "two inputs of one shape (no broadcasting)", "different shapes");
+  const Activation view = a;
   LayerConfig L = base_layer(n, index, a, OpKind::Add);
   L.K = L.C, L.R = L.S = 1;
   L.quant.inputs.push_back(quantised_input(n, 0));
@@ -157,7 +168,9 @@ void Importer::import_add(const onnx::NodeProto& n, int index) {
   if (L.quant.inputs[0].type != L.quant.output.type ||
       L.quant.inputs[1].type != L.quant.output.type)
     fail(n, "inputs and output of one type", "mixed types");
-  add_layer(n, std::move(L), {a.source, b.source}, a.flat);
+  add_layer(n, std::move(L), {a.source, b.source}, view.flat);
+  Activation& y = activations_.at(n.output(0));
+  y.sequence = view.sequence, y.heads = view.heads, y.axes = view.axes;
 }
 
 void Importer::import_concat(const onnx::NodeProto& n, int index) {
@@ -186,6 +199,7 @@ void Importer::import_concat(const onnx::NodeProto& n, int index) {
 
 void Importer::import_flatten(const onnx::NodeProto& n) {
   Activation a = activation(n, 0);
+  if (a.sequence && n.op_type() == "Reshape") return import_sequence_reshape(n);
   if (a.H != 1 || a.W != 1)
     fail(n, "a [N, C, 1, 1] input (the only reshape the simulator expresses)",
          "[" + std::to_string(a.N) + ", " + std::to_string(a.C) + ", " + std::to_string(a.H) +
@@ -205,6 +219,7 @@ void Importer::import_flatten(const onnx::NodeProto& n) {
 void Importer::import_transpose(const onnx::NodeProto& n) {
   const std::string& name = input(n, 0);
   Activation a = activation(n, 0);
+  if (a.sequence) return import_sequence_transpose(n);
   std::vector<int64_t> perm = ints_attr(n, "perm");
   const size_t rank = a.flat ? 2 : 4;
   if (perm.empty())  // ONNX's default: reverse the axes
@@ -281,6 +296,13 @@ void Importer::import_dequantize(const onnx::NodeProto& n) {
   o.scale = scale_of(n, 1);
   o.zero_point = zero_points_of(
       n, 2, n.input_size() > 2 ? constant(n, 2).type : onnx::TensorProto_DataType_UINT8, 1)[0];
+  if (a.sequence) {  // saved as it lies, T rows of F (a head view in token order only)
+    if (a.heads > 0 && (a.axes[1] != kToken || a.axes[2] != kHead))
+      fail(n, "a sequence in token order ([1, T, F] or [1, T, heads, dim])",
+           "a view with the heads before the tokens");
+    o.nhwc = true;
+    for (int64_t d : onnx_dims(a)) o.shape.push_back(uint32_t(d));
+  }
   dequantized_[o.name] = o;
 }
 

@@ -1,5 +1,6 @@
 #include "sim/frontend/qdq_lowering.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -16,8 +17,11 @@ struct Dequantized {
 };
 
 bool is_float_compute(const std::string& op) {
-  static const std::set<std::string> ops = {
-      "Conv", "MatMul", "Gemm", "Add", "AveragePool", "GlobalAveragePool", "MaxPool", "Concat"};
+  static const std::set<std::string> ops = {"Conv",        "MatMul",
+                                            "Gemm",        "Add",
+                                            "AveragePool", "GlobalAveragePool",
+                                            "MaxPool",     "Concat",
+                                            "Softmax",     "LayerNormalization"};
   return ops.count(op) != 0;
 }
 
@@ -45,12 +49,15 @@ class Lowering {
   int run() {
     std::vector<onnx::NodeProto> out;
     std::set<int> consumed;
-    for (int i = 0; i < g_.node_size(); ++i) {
-      const onnx::NodeProto& n = g_.node(i);
+    // Every DequantizeLinear, wherever it lies in the node list: a bias's may follow its MatMul.
+    for (const onnx::NodeProto& n : g_.node())
       if (n.op_type() == "DequantizeLinear" && n.input_size() >= 2)
         dq_[n.output(0)] = {n.input(0), n.input(1), n.input_size() > 2 ? n.input(2) : ""};
-      if ((n.op_type() == "Flatten" || n.op_type() == "Reshape") && dq_.count(n.input(0))) {
-        // Flatten the quantised tensor instead; the float one is then unused.
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const onnx::NodeProto& n = g_.node(i);
+      if ((n.op_type() == "Flatten" || n.op_type() == "Reshape" || n.op_type() == "Transpose") &&
+          dq_.count(n.input(0))) {
+        // Reshape (transpose) the quantised tensor instead; the float one is then unused.
         onnx::NodeProto moved = n;
         const Dequantized d = dq_[n.input(0)];
         moved.set_input(0, d.tensor);
@@ -83,7 +90,7 @@ class Lowering {
     g_.clear_node();
     for (const onnx::NodeProto& n : out) {
       const bool dead_dq = (n.op_type() == "DequantizeLinear" || n.op_type() == "Flatten" ||
-                            n.op_type() == "Reshape") &&
+                            n.op_type() == "Reshape" || n.op_type() == "Transpose") &&
                            reads[n.output(0)] == 0;
       if (!dead_dq) *g_.add_node() = n;
     }
@@ -106,6 +113,21 @@ class Lowering {
     // The output chain: [Relu | Clip] -> QuantizeLinear.
     int next = sole_reader(f.output(0), index);
     if (next < 0) return false;
+    // A MatMul's bias: Add of an int32 initialiser's DequantizeLinear (as exporters
+    // write nn.Linear on a sequence; the scale is checked below).
+    const Dequantized* bias = nullptr;
+    if (f.op_type() == "MatMul" && g_.node(next).op_type() == "Add" &&
+        g_.node(next).input_size() == 2) {
+      const onnx::NodeProto& add = g_.node(next);
+      const std::string& other = add.input(0) == f.output(0) ? add.input(1) : add.input(0);
+      const auto d = dq_.find(other);
+      if (d == dq_.end() || initializer_type(d->second.tensor) != onnx::TensorProto_DataType_INT32)
+        return false;
+      bias = &d->second;
+      used.push_back(next);
+      next = sole_reader(add.output(0), next);
+      if (next < 0) return false;
+    }
     float clip_min = -std::numeric_limits<float>::infinity(), clip_max = -clip_min;
     bool clipped = false;
     if (g_.node(next).op_type() == "Relu" || g_.node(next).op_type() == "Clip") {
@@ -132,9 +154,11 @@ class Lowering {
     if (qn.op_type() != "QuantizeLinear" || qn.input_size() < 2) return false;
     used.push_back(next);
     const std::string& op = f.op_type();
-    // Every input dequantised (an optional bias too).
-    for (const std::string& in : f.input())
-      if (!in.empty() && !dq_.count(in)) return false;
+    // Every input dequantised (an optional bias too); a LayerNormalization's
+    // gamma and beta are float initialisers the importer quantises.
+    for (int i = 0; i < f.input_size(); ++i)
+      if (!f.input(i).empty() && !dq_.count(f.input(i)) && !(op == "LayerNormalization" && i > 0))
+        return false;
     const auto x = [&](int i) { return dq_.at(f.input(i)); };
     const std::string ys = qn.input(1), yz = qn.input_size() > 2 ? qn.input(2) : "";
     q = onnx::NodeProto();
@@ -152,6 +176,26 @@ class Lowering {
     } else if (op == "MatMul") {
       q.set_op_type("QLinearMatMul");
       in3(x(0)), in3(x(1));
+      q.add_input(ys), q.add_input(yz);
+      if (bias) {
+        // The int32 bias adds to the accumulator only at scale x_scale * w_scale, zero point 0.
+        const float xs = scalar_float(x(0).scale), ws = scalar_float(x(1).scale);
+        if (!(scalar_float(bias->scale) == xs * ws) || int_constant(bias->zero_point) != 0)
+          return false;
+        q.add_input(bias->tensor);  // input 8, where QLinearConv has its bias
+      }
+    } else if (op == "Softmax") {
+      q.set_op_type("QLinearSoftmax");
+      q.set_domain("com.microsoft");
+      in3(x(0));
+      q.add_input(ys), q.add_input(yz);
+    } else if (op == "LayerNormalization") {
+      for (int o = 1; o < f.output_size(); ++o)
+        if (!f.output(o).empty()) return false;    // Mean, InvStdDev: not computed
+      q.set_op_type("QLinearLayerNormalization");  // npusim's own: x triple, gamma, beta, y
+      in3(x(0));
+      q.add_input(f.input(1));
+      q.add_input(f.input_size() > 2 ? f.input(2) : "");
       q.add_input(ys), q.add_input(yz);
     } else if (op == "Gemm") {
       q.set_op_type("QGemm");
@@ -201,6 +245,23 @@ class Lowering {
       hi->set_f(clip_max);
     }
     return true;
+  }
+
+  int initializer_type(const std::string& name) const {
+    for (const onnx::TensorProto& t : g_.initializer())
+      if (t.name() == name) return t.data_type();
+    return onnx::TensorProto_DataType_UNDEFINED;
+  }
+
+  // A float32 initialiser of one value, or NaN (per-channel scales: no single value).
+  float scalar_float(const std::string& name) const {
+    for (const onnx::TensorProto& t : g_.initializer()) {
+      if (t.name() != name) continue;
+      int64_t count = 1;
+      for (int64_t d : t.dims()) count *= d;
+      if (count == 1) return float_constant(g_, name, std::nanf(""));
+    }
+    return std::nanf("");
   }
 
   // An 8-bit or int32 scalar initialiser's value (0 when absent, as ONNX's default zero point).

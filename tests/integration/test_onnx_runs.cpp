@@ -3,13 +3,17 @@
 // their outputs in the model's dtype and shape, and equal ONNX Runtime's
 // outputs bit for bit (tools/ort-compare). Skipped where python3-onnx or
 // onnxruntime-node is not installed (tools/install-deps --onnx installs both).
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
+#include "sim/frontend/onnx_import.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;
@@ -268,4 +272,77 @@ TEST_CASE(
                         Catch::Contains("maxpool 64x112x112 3x3/2"));
   for (const auto& layer : report["layers"]) CHECK(layer["cycles"].get<uint64_t>() > 0);
   CHECK(report["totals"]["within_bounds"] == true);
+}
+
+TEST_CASE(
+    "onnx: a QDQ transformer encoder block imports as batch_matmul, softmax and layernorm over "
+    "heads in place, runs bit-exact against the reference and within 3 LSB of ONNX Runtime",
+    "[onnx][transformer]") {
+  if (std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
+    WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
+    return;
+  }
+  const std::string dir = test::temp_dir() + "/onnx_block";
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/block.onnx", x = dir + "/x.npy";
+  // The input the generator calibrated the scales on (seeded values would saturate some).
+  REQUIRE(std::system((kRoot + "/tools/gen-onnx-transformer " + model + " --save-input " + x +
+                       " > /dev/null")
+                          .c_str()) == 0);
+  // T = 16 tokens, F = 64 features, 4 heads of 16: the heads are views, no node moves data.
+  const OnnxModel m = import_onnx(model, {});
+  std::vector<std::string> kinds;
+  for (const LayerConfig& L : m.network.layers) kinds.push_back(to_string(L.op));
+  CHECK(kinds == std::vector<std::string>{"matmul", "matmul", "matmul", "batch_matmul", "softmax",
+                                          "batch_matmul", "matmul", "add", "layernorm"});
+  REQUIRE(m.network.layers.size() == 9);
+  const LayerConfig &scores = m.network.layers[3], &probs = m.network.layers[4],
+                    &context = m.network.layers[5];
+  CHECK((scores.seq.heads == 4 && scores.seq.kv_heads == 4 && scores.seq.transpose_b));
+  CHECK((scores.C == 64 && scores.H == 16 && scores.K == 4 * 16));  // [1, heads * T_k, T_q, 1]
+  CHECK(m.network.tensor_names[size_t(m.network.sources[3][1].op)] == "k_proj");
+  CHECK(probs.seq.heads == 4);
+  CHECK((context.seq.heads == 4 && !context.seq.transpose_b && context.K == 64));
+  CHECK(m.network.tensor_names[size_t(m.network.sources[5][1].op)] == "v_proj");
+  CHECK(m.network.layers[0].bias_values.size() == 64);  // the projections' bias Adds
+  CHECK(m.outputs[0].shape == std::vector<uint32_t>{1, 16, 64});
+
+  // Every operator equals the project's reference bit for bit (the run exits 1 otherwise).
+  const test::CliResult r = test::run_cli("run " + model + " -q --input x=" + x);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (9 layers)"));
+
+  if (!have_ort()) {
+    WARN("SKIPPED: the ONNX Runtime comparison needs onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  // ONNX Runtime evaluates softmax and layer normalisation in float, npusim in its integer
+  // numerics (docs/onnx.md#transformer-blocks): at most 3 LSB apart on this block.
+  const std::string cmd = kRoot + "/tools/ort-compare " + model +
+                          " --levels all,disabled --tolerance 3 --npusim " + NPUSIM_BINARY +
+                          " --input x=" + x + " > " + dir + "/cmp.txt 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::ifstream f(dir + "/cmp.txt");
+  const std::string text((std::istreambuf_iterator<char>(f)), {});
+  INFO(text);
+  CHECK(status == 0);
+  const std::regex line(R"(\[(all|disabled)\] y uint8 \[1, 16, 64\]: max \|diff\| (\d+) LSB, )");
+  int levels = 0;
+  for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it, ++levels)
+    CHECK(std::stoi((*it)[2]) <= 3);
+  CHECK(levels == 2);
+  // Not bit-exact, so a tolerance of 0 fails, and without --tolerance the comparison is exact.
+  for (const std::string option : {" --tolerance 0", ""}) {
+    const std::string exact = kRoot + "/tools/ort-compare " + model + " --levels all --npusim " +
+                              NPUSIM_BINARY + " --input x=" + x + option + " > " + dir +
+                              "/exact.txt 2>&1";
+    const int exact_status = std::system(exact.c_str());
+    std::ifstream e(dir + "/exact.txt");
+    const std::string exact_text((std::istreambuf_iterator<char>(e)), {});
+    INFO(option << "\n" << exact_text);
+    CHECK(WEXITSTATUS(exact_status) == 1);
+    CHECK_THAT(exact_text, Catch::Contains(option.empty() ? " of 1024 differ (max |diff| "
+                                                          : "over --tolerance 0"));
+  }
 }
