@@ -69,7 +69,9 @@ void ComputeEngine::compute(const Instruction& in) {
       L.binary ? uint64_t(L.R) * L.S * L.groups() : L.kernel_coefficients();
   const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
   const TileTag input_tag{int32_t(in.layer), in.batch, 0, 0, piece_rows.begin, piece_rows.end};
-  const TileTag weight_tag{int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1};
+  // batch_matmul's kernels are image n's own keys or values; weights are every image's.
+  const uint32_t weights_image = L.op == OpKind::BatchMatMul ? in.batch : 0;
+  const TileTag weight_tag{int32_t(in.layer), weights_image, in.k_begin, in.k_end, 0, 1};
 
   ByteTile& input = cache->input_half(in.unit, in.half);
   ByteTile& weights = cache->weights(L.weight_slot(in.k_begin));

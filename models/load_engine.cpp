@@ -406,20 +406,23 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
   const uint32_t coefficients = L.group_channels();     // dim (scores) or keys (context)
   const uint32_t dim = L.seq.transpose_b ? coefficients : per_group;
   const uint32_t width = L.more_inputs.at(0).C;  // channels of a token row of b
+  // Image n (in.batch) of every block: its rows follow images 0 .. n-1's.
   for (const auto& block : L.more_inputs)
     if (block.from_layer >= 0)
-      dram->require_rows_stored(who(in, 0), uint32_t(block.from_layer), in.batch, 0, block.rows);
-  // Token j of b: its block's address and row.
+      dram->require_rows_stored(who(in, 0), uint32_t(block.from_layer), in.batch, 0,
+                                block.rows / L.N);
+  // Token j of image n of b: its block's address and row.
   const auto token_row = [&](uint32_t j) {
     for (const auto& block : L.more_inputs) {
-      if (j < block.rows) return block.address + uint64_t(j) * width;
-      j -= block.rows;
+      const uint32_t rows = block.rows / L.N;
+      if (j < rows) return block.address + (uint64_t(in.batch) * rows + j) * width;
+      j -= rows;
     }
     return uint64_t(0);  // unreachable: the parser sums the blocks' rows
   };
   ByteTile& weights = cache->take_weights(L.weight_slot(in.k_begin), L.weight_buffers);
-  weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), coefficients,
-                     options_.functional, uint64_t(in.k_count()) * coefficients);
+  weights.begin_fill({int32_t(in.layer), in.batch, in.k_begin, in.k_end, 0, 1}, in.k_count(),
+                     coefficients, options_.functional, uint64_t(in.k_count()) * coefficients);
   cache->occupancy_changed(in.layer);
   const uint32_t group = hw_.compute.array_rows;
   uint64_t last = now_cycles();

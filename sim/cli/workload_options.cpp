@@ -40,6 +40,10 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& options) {
   cmd->add_option("--decode", options.decode,
                   "A decoder workload's decode steps, replacing its decoder.decode")
       ->check(CLI::Range(int64_t(0), int64_t(4096)));
+  cmd->add_option("--batch", options.batch,
+                  "A decoder workload's sequences decoded together, replacing its "
+                  "decoder.batch (default 1)")
+      ->check(CLI::Range(int64_t(1), int64_t(1024)));
 }
 
 HardwareConfig resolve_hardware(const WorkloadOptions& options,
@@ -93,19 +97,21 @@ NetworkConfig resolve_workload(const WorkloadOptions& options,
     throw std::invalid_argument(
         "--input is for ONNX models; a JSON workload names its data itself");
   NetworkConfig net;
-  if (options.prefill >= 0 || options.decode >= 0) {
-    // The decoder's shapes with the two counts replaced, then expanded as usual.
+  if (options.prefill >= 0 || options.decode >= 0 || options.batch >= 0) {
+    // The decoder's shapes with the counts replaced, then expanded as usual.
     nlohmann::json j = options.workload.empty() || options.workload.size() < 5 ||
                                options.workload.substr(options.workload.size() - 5) != ".json"
                            ? nlohmann::json()
                            : load_json_file(options.workload);
     if (!is_decoder_workload(j) || !j.at("decoder").is_object())
       throw std::invalid_argument(
-          "--prefill and --decode set a decoder workload's tokens and steps; " +
+          "--prefill, --decode and --batch set a decoder workload's tokens, steps and "
+          "sequences; " +
           (options.workload.empty() ? std::string("the embedded ResNet-18") : options.workload) +
           " is not one (a JSON file with a \"decoder\" object, docs/transformers.md)");
     if (options.prefill >= 0) j["decoder"]["prefill"] = options.prefill;
     if (options.decode >= 0) j["decoder"]["decode"] = options.decode;
+    if (options.batch >= 0) j["decoder"]["batch"] = options.batch;
     net = parse_workload(j, options.workload);
   } else {
     net = options.workload.empty() ? default_network() : load_workload(options.workload);

@@ -19,8 +19,9 @@ struct WorkloadOptions {
   std::string hw_file;                 // empty: the built-in defaults
   std::vector<std::string> overrides;  // --set path=value
   std::vector<std::string> inputs;     // --input NAME=FILE.npy (ONNX models)
-  // --prefill / --decode: a decoder workload's tokens and steps (-1: the file's).
-  int64_t prefill = -1, decode = -1;
+  // --prefill / --decode / --batch: a decoder workload's tokens, steps and
+  // sequences (-1: the file's).
+  int64_t prefill = -1, decode = -1, batch = -1;
 };
 
 // Adds the positional workload, --hw and --set to `cmd`.

@@ -88,6 +88,15 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
 
 MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
                                  const LayerTilingPlan& plan, uint32_t output_bits) {
+  if (L.op == OpKind::BatchMatMul && L.N > 1) {
+    // Each image loads its own keys or values and runs its pieces (the
+    // emitter's image-outer loop): N times one image.
+    LayerConfig one = L;
+    one.N = 1;
+    MappingEstimate e = estimate_mapping(one, hw, plan, output_bits);
+    e.total *= L.N, e.weights *= L.N, e.compute *= L.N, e.bus *= L.N;
+    return e;
+  }
   MappingEstimate e;
   const uint64_t latency = hw.dram.latency_cycles;
   // The pieces of one image: `full_pieces` of rows_per_piece rows and (when

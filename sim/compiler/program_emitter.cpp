@@ -213,11 +213,22 @@ class Emitter {
     LayerEmission e{l, plan, producer, params.id};
 
     const uint32_t pieces = piece_count(d.out_h, d.rows_per_piece);
-    if (hw_.loop_order == LoopOrder::WeightStationary) {
+    if (d.op == OpKind::BatchMatMul) {
+      // batch_matmul's kernels are image n's keys or values: every image
+      // loads its own, so images are the outer loop (in either order).
+      for (uint32_t n = 0; n < d.N; ++n)
+        for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
+          const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
+          const uint32_t weights_id = emit_weights(l, k0, k1, n);
+          for (uint32_t p = 0; p < pieces; ++p)
+            emit_compute_and_store(e, emit_input_load(e, n, p, k0, k1, weights_id), k0, k1,
+                                   weights_id);
+        }
+    } else if (hw_.loop_order == LoopOrder::WeightStationary) {
       // Seed 004 rule 1, weight-stationary: each weight tile, then every piece's rows.
       for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
         const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
-        const uint32_t weights_id = emit_weights(l, k0, k1);
+        const uint32_t weights_id = emit_weights(l, k0, k1, 0);
         for (uint32_t n = 0; n < d.N; ++n)
           for (uint32_t p = 0; p < pieces; ++p)
             emit_compute_and_store(e, emit_input_load(e, n, p, k0, k1, weights_id), k0, k1,
@@ -235,7 +246,7 @@ class Emitter {
           const PieceSlot piece = emit_input_load(e, n, p, 0, first_k1, kNone);
           for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
             const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
-            if (!one_tile || weights_id == kNone) weights_id = emit_weights(l, k0, k1);
+            if (!one_tile || weights_id == kNone) weights_id = emit_weights(l, k0, k1, 0);
             emit_compute_and_store(e, piece, k0, k1, weights_id);
           }
         }
@@ -257,10 +268,13 @@ class Emitter {
     uint32_t unit, half, n, r0, r1, stages, load_id;
   };
 
-  uint32_t emit_weights(uint32_t l, uint32_t k0, uint32_t k1) {
+  // A weight tile; `n`: the image whose keys or values a batch_matmul tile
+  // holds (0 for weights, which every image shares).
+  uint32_t emit_weights(uint32_t l, uint32_t k0, uint32_t k1, uint32_t n) {
     const LayerDescriptor& d = program_.layers[l];
     Instruction& w = add(Opcode::LoadWeights, l);
     w.k_begin = k0, w.k_end = k1;
+    w.batch = n;
     w.stages = (k1 - k0 + hw_.compute.array_rows - 1) / hw_.compute.array_rows;
     // Write after read on the weight region: the last computes (every
     // unit) that read the part this tile overwrites, both slots for a
@@ -270,23 +284,24 @@ class Emitter {
     for (const auto& slots : last_compute_of_slot_)
       for (uint32_t s = 0; s < 2; ++s)
         if (d.weight_buffers == 1 || s == slot) depend(w, slots[s], DependencyKind::BufferSpace);
-    // batch_matmul: the second operand must be in memory (every row of it).
-    // A decode step's keys are many blocks of many stores: gather them and add
-    // each once, rather than depend()'s scan of the list per store (quadratic).
-    // Every weight tile of the operator needs the same stores: gathered once.
+    // batch_matmul: image n of the second operand must be in memory (every
+    // row of it). A decode step's keys are many blocks of many stores: gather
+    // them and add each once, rather than depend()'s scan of the list per
+    // store (quadratic). Every weight tile of the image needs the same stores.
     if (d.op == OpKind::BatchMatMul) {
-      if (operand_stores_layer_ != int64_t(l)) {
+      if (operand_stores_layer_ != int64_t(l) || operand_stores_image_ != n) {
         operand_stores_.clear();
         for (const auto& block : d.more_inputs)
           if (block.from_layer >= 0) {
             const uint32_t b = uint32_t(block.from_layer);
-            for_each_store_writing(b, 0, {0, int64_t(program_.layers[b].out_h)},
+            for_each_store_writing(b, n, {0, int64_t(program_.layers[b].out_h)},
                                    [&](uint32_t id) { operand_stores_.push_back(id); });
           }
         std::sort(operand_stores_.begin(), operand_stores_.end());
         operand_stores_.erase(std::unique(operand_stores_.begin(), operand_stores_.end()),
                               operand_stores_.end());
         operand_stores_layer_ = int64_t(l);
+        operand_stores_image_ = n;
       }
       w.deps.reserve(w.deps.size() + operand_stores_.size());
       for (const uint32_t id : operand_stores_) w.deps.push_back({id, DependencyKind::Memory});
@@ -457,6 +472,7 @@ class Emitter {
   // batch_matmul: the stores its second operand's blocks come from (layer operand_stores_layer_).
   std::vector<uint32_t> operand_stores_;
   int64_t operand_stores_layer_ = -1;
+  uint32_t operand_stores_image_ = 0;
   Program program_;
   std::vector<std::array<uint32_t, 2>> last_compute_of_half_;
   std::vector<std::array<uint32_t, 2>> last_store_of_half_;

@@ -23,6 +23,7 @@ constexpr double kWeightSigma = 73.3;
 constexpr double kWeightScale = 0.01;
 constexpr uint32_t kMaxDecodeSteps = 4096;  // a batch_matmul's 4097 key-value blocks
 constexpr uint32_t kMaxTokens = 65536;
+constexpr uint32_t kMaxBatch = 1024;
 
 // A scale as the generator writes it: 6 significant digits.
 double six_digits(double v) {
@@ -153,9 +154,9 @@ class Builder {
   uint32_t dim_;
 };
 
-json input(const std::string& name, uint32_t hidden, uint32_t tokens) {
+json input(const std::string& name, uint32_t hidden, uint32_t tokens, uint32_t batch) {
   return {{"name", name},
-          {"shape", {1, hidden, tokens, 1}},
+          {"shape", {batch, hidden, tokens, 1}},
           {"dtype", "int8"},
           {"scale", 0.05},
           {"zero_point", 0}};
@@ -178,6 +179,7 @@ DecoderShape read_decoder_shape(const json& j, const std::string& file) {
   s.ffn = uint32_t(r.require_uint("ffn", 1, 262144));
   s.prefill = uint32_t(r.require_uint("prefill", 1, kMaxTokens));
   s.decode = uint32_t(r.get_uint("decode", 0, kMaxDecodeSteps, 0));
+  s.batch = uint32_t(r.get_uint("batch", 1, kMaxBatch, 1));
   r.finish();
   if (s.hidden % s.heads != 0)
     r.fail("heads", "a head count that divides hidden " + std::to_string(s.hidden),
@@ -195,9 +197,9 @@ DecoderShape read_decoder_shape(const json& j, const std::string& file) {
 
 json decoder_graph(const std::string& name, uint64_t seed, const DecoderShape& s) {
   Builder b(s);
-  json inputs = json::array({input("x", s.hidden, s.prefill)});
+  json inputs = json::array({input("x", s.hidden, s.prefill, s.batch)});
   for (uint32_t step = 1; step <= s.decode; ++step)
-    inputs.push_back(input("x.step" + std::to_string(step), s.hidden, 1));
+    inputs.push_back(input("x.step" + std::to_string(step), s.hidden, 1, s.batch));
   json outputs = json::array();
   std::vector<std::vector<std::string>> keys(s.layers), values(s.layers);
   for (uint32_t step = 0; step <= s.decode; ++step) {
@@ -215,11 +217,13 @@ json decoder_graph(const std::string& name, uint64_t seed, const DecoderShape& s
     outputs.push_back(x);
   }
   char description[400];
+  const std::string batch =
+      s.batch > 1 ? ", a batch of " + std::to_string(s.batch) + " sequences" : "";
   std::snprintf(description, sizeof description,
                 "%u LLaMA-style decoder layer(s): hidden %u, %u query heads over %u key-value "
-                "heads, SwiGLU FFN %u; prefill %u tokens, then %u decode steps "
+                "heads, SwiGLU FFN %u; prefill %u tokens, then %u decode steps%s "
                 "(tools/gen-transformer; seeded int8 data)",
-                s.layers, s.hidden, s.heads, s.kv_heads, s.ffn, s.prefill, s.decode);
+                s.layers, s.hidden, s.heads, s.kv_heads, s.ffn, s.prefill, s.decode, batch.c_str());
   return {{"name", name},     {"description", description}, {"seed", seed},
           {"inputs", inputs}, {"operators", b.ops},         {"outputs", outputs}};
 }

@@ -1,6 +1,6 @@
 // A decoder LLM described by its shapes instead of its operators:
 //   {"name": "tinyllama", "decoder": {"layers": 22, "hidden": 2048, "heads": 32,
-//    "kv_heads": 4, "ffn": 5632, "prefill": 128, "decode": 16}}
+//    "kv_heads": 4, "ffn": 5632, "prefill": 128, "decode": 16, "batch": 1}}
 // expands into the graph workload that `tools/gen-transformer --decoder` writes
 // for the same shapes (LLaMA-style layers: RMSNorm, rotary embeddings,
 // grouped-query attention over a key-value cache in DRAM, SwiGLU FFN; a
@@ -18,6 +18,7 @@ namespace npusim {
 struct DecoderShape {
   uint32_t layers = 1, hidden = 0, heads = 1, kv_heads = 1, ffn = 0;
   uint32_t prefill = 1, decode = 0;
+  uint32_t batch = 1;  // sequences decoded together: image n of every tensor is sequence n
 };
 
 // Whether `j` is a decoder workload (an object with a "decoder" key).

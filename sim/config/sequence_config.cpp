@@ -19,10 +19,12 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
   L.K = L.C, L.R = L.S = 1;
   const bool rows_are_tokens = L.op == OpKind::BatchMatMul || L.op == OpKind::Rope ||
                                (L.op == OpKind::Softmax && r.has("causal"));
+  // A batch of N sequences is [N, C, tokens, 1]: image n is sequence n.
   if (rows_are_tokens)
     for (std::size_t k = 0; k < in.size(); ++k)
-      if (in[k].N != 1 || in[k].W != 1)
-        fail_shape(k, "a sequence tensor [1, C, tokens, 1] (one row per token)");
+      if (in[k].N != x.N || in[k].W != 1)
+        fail_shape(k, "a sequence tensor [" + std::to_string(x.N) +
+                          ", C, tokens, 1] (one row per token, as many sequences as inputs/0)");
   const auto heads_key = [&](const char* key, uint32_t divides, const std::string& what,
                              uint32_t fallback = 1) {
     const uint32_t h = uint32_t(r.get_uint(key, 1, kMaxDim, fallback));

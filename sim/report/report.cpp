@@ -101,6 +101,7 @@ nlohmann::json decoder_json(const HardwareConfig& hw, const DecoderFigures& d) {
           {"decode_steps", std::move(steps)},
           {"mean_step_cycles", d.mean_step_cycles},
           {"mean_step_ms", cycles_to_ms(hw, d.mean_step_cycles)},
+          {"sequences", d.sequences},
           {"tokens_per_second", d.tokens_per_second}};
 }
 

@@ -261,6 +261,11 @@ std::optional<DecoderFigures> decoder_figures(const RunSummary& s) {
   }
   if (pass_end.empty()) return std::nullopt;
   DecoderFigures d;
+  for (const LayerConfig& L : s.network->layers)
+    if (L.pass >= 0) {
+      d.sequences = L.N;
+      break;
+    }
   d.first_token_cycles = pass_end[0];
   for (size_t p = 1; p < pass_end.size(); ++p) {
     d.step_end.push_back(pass_end[p]);
@@ -269,7 +274,7 @@ std::optional<DecoderFigures> decoder_figures(const RunSummary& s) {
   if (!d.step_end.empty()) {
     d.mean_step_cycles =
         double(d.step_end.back() - d.first_token_cycles) / double(d.step_end.size());
-    d.tokens_per_second = ratio(s.hw->clock_mhz * 1e6, d.mean_step_cycles);
+    d.tokens_per_second = ratio(double(d.sequences) * s.hw->clock_mhz * 1e6, d.mean_step_cycles);
   }
   return d;
 }

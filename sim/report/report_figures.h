@@ -81,7 +81,10 @@ struct DecoderFigures {
   std::vector<uint64_t> step_end;     // each decode step's end, steps 1..D
   std::vector<uint64_t> step_cycles;  // step s: its end - the end of pass s - 1
   double mean_step_cycles = 0;        // (last step's end - prefill's end) / D; 0 when D = 0
-  double tokens_per_second = 0;       // clock_mhz * 1e6 / mean_step_cycles; 0 when D = 0
+  uint32_t sequences = 1;             // decoded together: the operators' N (a batch)
+  // sequences * clock_mhz * 1e6 / mean_step_cycles (a step makes one token of
+  // each sequence); 0 when D = 0
+  double tokens_per_second = 0;
 };
 // Empty when no operator carries a pass (not a decoder workload).
 std::optional<DecoderFigures> decoder_figures(const RunSummary& s);

@@ -257,7 +257,10 @@ void print_decoder_lines(std::ostream& out, const RunSummary& s) {
   out << "decode per token : mean " << fmt("%.1f", d->mean_step_cycles) << " cycles ("
       << fmt("%.3f", cycles_to_ms(hw, d->mean_step_cycles)) << " ms) over " << d->step_cycles.size()
       << " steps, min " << *lo << ", max " << *hi << '\n';
-  out << "tokens per second: " << fmt("%.1f", d->tokens_per_second) << " (decode, one sequence)\n";
+  out << "tokens per second: " << fmt("%.1f", d->tokens_per_second) << " (decode, "
+      << (d->sequences == 1 ? std::string("one sequence")
+                            : std::to_string(d->sequences) + " sequences")
+      << ")\n";
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "sim/runner/sequence_reference.h"
 
+#include <algorithm>
+
 #include "sim/reference/qsequence.h"
 
 namespace npusim {
@@ -58,6 +60,27 @@ q::QTensor split_heads_transposed(const TensorI32& t, uint32_t groups, QuantType
 
 TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
                                     const std::vector<const TensorI32*>& inputs) {
+  // A batch of sequences: image n of every input is sequence n, whose rows are
+  // its tokens (positions, causal masks and keys count from its first row).
+  const uint32_t images = inputs[0]->shape[0];
+  if (images > 1) {
+    std::vector<TensorI32> parts(inputs.size());
+    std::vector<const TensorI32*> views(inputs.size());
+    TensorI32 out;
+    for (uint32_t n = 0; n < images; ++n) {
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        const TensorI32& t = *inputs[i];
+        const uint64_t image = t.size() / t.shape[0];
+        parts[i] = TensorI32({1, t.shape[1], t.shape[2], t.shape[3]});
+        std::copy_n(t.data.begin() + int64_t(n * image), image, parts[i].data.begin());
+        views[i] = &parts[i];
+      }
+      const TensorI32 y = sequence_reference_output(L, data, views);
+      if (n == 0) out = TensorI32({images, y.shape[1], y.shape[2], y.shape[3]});
+      std::copy(y.data.begin(), y.data.end(), out.data.begin() + int64_t(n * y.size()));
+    }
+    return out;
+  }
   const OpQuant& oq = L.quant;
   const TensorI32& x = *inputs[0];
   const q::ElemType y_type = elem(oq.output.type);

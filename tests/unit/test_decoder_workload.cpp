@@ -24,7 +24,7 @@ json decoder(const std::string& name, json shape) {
 
 TEST_CASE(
     "decoder workload: the shapes expand to the very graphs tools/gen-transformer wrote "
-    "(one TinyLlama layer, and a grouped-query test decoder)",
+    "(one TinyLlama layer, a grouped-query test decoder and a batch of 2)",
     "[decoder]") {
   struct Case {
     const char* file;
@@ -47,6 +47,15 @@ TEST_CASE(
         {"ffn", 96},
         {"prefill", 32},
         {"decode", 4}}},
+      {"/tests/data/transformer/decode_p8_d2_b2.json",
+       {{"layers", 1},
+        {"hidden", 64},
+        {"heads", 4},
+        {"kv_heads", 2},
+        {"ffn", 96},
+        {"prefill", 8},
+        {"decode", 2},
+        {"batch", 2}}},
   };
   for (const Case& c : cases) {
     INFO(c.file);
@@ -77,6 +86,8 @@ TEST_CASE("decoder workload: bad shapes are errors at their key", "[decoder]") {
   const ConfigError steps = error_at("decode", 4097);
   CHECK(steps.pointer() == "/decoder/decode");
   CHECK(error_at("prefill", 65537).pointer() == "/decoder/prefill");
+  CHECK(error_at("batch", 0).pointer() == "/decoder/batch");
+  CHECK(error_at("batch", 1025).pointer() == "/decoder/batch");
   json long_one = good;
   long_one["prefill"] = 65000, long_one["decode"] = 1000;  // each fits, not both
   const ConfigError total = test::workload_error(decoder("d", long_one));
