@@ -31,10 +31,21 @@ const char* to_string(Status s) {
 }
 
 const std::vector<std::string>& metric_names() {
-  static const std::vector<std::string> names = {
-      "cycles",          "time_us",          "hw_mac_util",    "useful_mac_util",
-      "dram_read_bytes", "dram_write_bytes", "dram_bytes",     "energy_uj",
-      "area_mm2",        "sram_bytes",       "macs_per_cycle", "wall_s"};
+  static const std::vector<std::string> names = {"cycles",
+                                                 "time_us",
+                                                 "hw_mac_util",
+                                                 "useful_mac_util",
+                                                 "dram_read_bytes",
+                                                 "dram_write_bytes",
+                                                 "dram_bytes",
+                                                 "energy_uj",
+                                                 "area_mm2",
+                                                 "sram_bytes",
+                                                 "macs_per_cycle",
+                                                 "first_token_ms",
+                                                 "decode_ms_per_token",
+                                                 "tokens_per_second",
+                                                 "wall_s"};
   return names;
 }
 
@@ -46,6 +57,12 @@ PointResult result_from_report(const json& report) {
     const double read = counters.at("dram.read_bytes").get<double>();
     const double written = counters.at("dram.write_bytes").get<double>();
     const json& compute = hw.at("compute");
+    // A decoder's per-token figures (docs/transformers.md#decoder-figures); 0 for other workloads.
+    const json none = json::object();
+    const json& decoder = report.contains("decoder") ? report.at("decoder") : none;
+    const auto figure = [&](const char* key) {
+      return decoder.contains(key) ? decoder.at(key).get<double>() : 0.0;
+    };
     PointResult r;
     r.status = Status::Ok;
     r.metrics = {totals.at("cycles").get<double>(),
@@ -60,6 +77,9 @@ PointResult result_from_report(const json& report) {
                  hw.at("cache").at("size_kib").get<double>() * 1024,
                  compute.at("units").get<double>() * compute.at("array_rows").get<double>() *
                      compute.at("array_cols").get<double>(),
+                 figure("first_token_ms"),
+                 figure("mean_step_ms"),
+                 figure("tokens_per_second"),
                  report.at("wall_seconds").get<double>()};
     return r;
   } catch (const json::exception& e) {
@@ -79,6 +99,7 @@ namespace {
 std::string format_metric(const std::string& name, double v) {
   char buf[64];
   if (name == "hw_mac_util" || name == "useful_mac_util" || name == "wall_s" || name == "time_us" ||
+      name == "first_token_ms" || name == "decode_ms_per_token" || name == "tokens_per_second" ||
       name == "energy_uj" || name == "area_mm2" || v != std::floor(v) || std::fabs(v) >= 1e18)
     std::snprintf(buf, sizeof buf, "%.10g", v);
   else

@@ -315,6 +315,61 @@ TEST_CASE("bad sweep files and options exit 2 naming file and pointer", "[sweep]
   CHECK_THAT(dry.out, Catch::StartsWith("id,compute.array_rows,compute.array_cols,cache.size_kib"));
 }
 
+TEST_CASE(
+    "a sweep over a decoder's batch puts its per-token figures in results.csv, equal to each "
+    "point's report",
+    "[sweep][decoder]") {
+  const std::string decoder = write_temp_file("sweep_decoder.json", R"({"name": "d",
+      "decoder": {"layers": 1, "hidden": 64, "heads": 4, "kv_heads": 2, "ffn": 96,
+                  "prefill": 8, "decode": 2}})");
+  const std::string spec = sweep_file("decoder_batch", R"("workload": ")" + decoder + R"(",
+      "parameters": [{"pointer": "/decoder/batch", "target": "workload", "values": [1, 3]}])");
+  const std::string out = temp_dir() + "/decoder_sweep";
+  const auto r = run_cli("sweep " + spec + " --out " + out + " -q");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream csv(slurp(out + "/results.csv"));
+  std::string header, line;
+  std::getline(csv, header);
+  const auto column = [&](const std::string& name) {
+    std::istringstream h(header);
+    std::string c;
+    for (int i = 0; std::getline(h, c, ','); ++i)
+      if (c == name) return i;
+    return -1;
+  };
+  const int id = column("id"), batch = column("workload.decoder.batch"),
+            tokens = column("tokens_per_second"), first = column("first_token_ms");
+  REQUIRE((id >= 0 && batch >= 0 && tokens >= 0 && first >= 0));
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
+    const nlohmann::json report =
+        nlohmann::json::parse(slurp(out + "/points/" + cells[size_t(id)] + "/report.json"));
+    INFO(line);
+    CHECK(report.at("decoder").at("sequences") == std::stoi(cells[size_t(batch)]));
+    CHECK(std::stod(cells[size_t(tokens)]) ==
+          Approx(report.at("decoder").at("tokens_per_second").get<double>()));
+    CHECK(std::stod(cells[size_t(first)]) ==
+          Approx(report.at("decoder").at("first_token_ms").get<double>()));
+    CHECK(std::stod(cells[size_t(tokens)]) > 0);
+    ++rows;
+  }
+  CHECK(rows == 2);
+}
+
+TEST_CASE("every shipped sweep file parses and expands (--dry-run)", "[sweep]") {
+  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/configs/sweeps")) {
+    INFO(entry.path().string());
+    const auto dry = run_cli("sweep " + entry.path().string() + " --dry-run");
+    INFO(dry.err);
+    CHECK(dry.exit_code == 0);
+    CHECK_THAT(dry.out, Catch::StartsWith("id,"));
+  }
+}
+
 TEST_CASE("the Slurm backend runs a sweep on a one-node cluster", "[sweep][slurm]") {
   const std::string log = temp_dir() + "/slurm.log";
   const std::string command = "NPUSIM=" + std::string(NPUSIM_BINARY) + " " + kSource +

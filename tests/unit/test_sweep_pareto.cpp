@@ -15,7 +15,8 @@ namespace {
 PointResult ok(double cycles, double sram, double util = 0.5) {
   PointResult r;
   r.status = Status::Ok;
-  r.metrics = {cycles, cycles / 1000, util, util, 100, 50, 150, 2.5, 3.25, sram, 1024, 0.1};
+  r.metrics = {cycles, cycles / 1000, util, util, 100, 50, 150, 2.5,
+               3.25,   sram,          1024, 0,    0,   0,  0.1};
   return r;
 }
 
@@ -66,12 +67,12 @@ TEST_CASE("results.csv has one row per point with every parameter and the metric
   const std::string header =
       "id,compute.array_rows,scheduler.policy,status,cycles,time_us,hw_mac_util,"
       "useful_mac_util,dram_read_bytes,dram_write_bytes,dram_bytes,energy_uj,area_mm2,sram_bytes,"
-      "macs_per_cycle,wall_s,reason\n";
+      "macs_per_cycle,first_token_ms,decode_ms_per_token,tokens_per_second,wall_s,reason\n";
   CHECK(csv.substr(0, header.size()) == header);
   CHECK_THAT(csv, Catch::Contains("00000000000000aa,16,early,ok,2613831,2613.831,0.25,0.25,100,"
-                                  "50,150,2.5,3.25,1048576,1024,0.1,\n"));
-  CHECK_THAT(
-      csv, Catch::Contains("00000000000000bb,32,\"a,b\",timeout,,,,,,,,,,,,,timeout after 5 s\n"));
+                                  "50,150,2.5,3.25,1048576,1024,0,0,0,0.1,\n"));
+  CHECK_THAT(csv, Catch::Contains(
+                      "00000000000000bb,32,\"a,b\",timeout,,,,,,,,,,,,,,,,timeout after 5 s\n"));
   CHECK(csv_field("plain text") == "plain text");
   CHECK(csv_field("x,\"y\"") == "\"x,\"\"y\"\"\"");
 }
@@ -91,8 +92,15 @@ TEST_CASE("metrics come from report.json", "[sweep]") {
                        {"wall_seconds", 0.25}};
   const PointResult r = result_from_report(report);
   CHECK(r.status == Status::Ok);
-  CHECK(r.metrics ==
-        std::vector<double>{1000, 1.0, 0.5, 0.4, 300, 100, 400, 12.5, 7.75, 524288, 256, 0.25});
+  CHECK(r.metrics == std::vector<double>{1000, 1.0, 0.5, 0.4, 300, 100, 400, 12.5, 7.75, 524288,
+                                         256, 0, 0, 0, 0.25});
+  // A decoder's report adds its per-token figures.
+  json decoder = report;
+  decoder["decoder"] = {
+      {"first_token_ms", 1.5}, {"mean_step_ms", 0.25}, {"tokens_per_second", 8000.0}};
+  const PointResult d = result_from_report(decoder);
+  CHECK(std::vector<double>(d.metrics.begin() + 11, d.metrics.end()) ==
+        std::vector<double>{1.5, 0.25, 8000, 0.25});
   CHECK_THROWS_WITH(result_from_report(json{{"totals", json::object()}}),
                     Catch::Contains("report.json lacks"));
 }
