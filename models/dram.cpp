@@ -86,16 +86,18 @@ void Dram::rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint3
   if (left == 0 && stored != 0) layers_done_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void Dram::require_rows_stored(const StageName& reader, uint32_t layer, uint32_t batch,
-                               int64_t row_begin, int64_t row_end) {
+void Dram::require_rows_stored(const StageName& reader, uint32_t layer, GlobalRows rows) {
   const LayerDescriptor& L = program_.layers.at(layer);
   const uint64_t now = now_cycles();
-  for (int64_t r = std::max<int64_t>(row_begin, 0); r < std::min<int64_t>(row_end, L.out_h); ++r) {
-    const RowState& s = stored_rows_[layer][uint64_t(batch) * L.out_h + uint64_t(r)];
+  const uint64_t total = uint64_t(L.N) * L.out_h;
+  for (uint64_t g = rows.begin; g < std::min(rows.end, total); ++g) {
+    const RowState& s = stored_rows_[layer][g];
     if (s.channels < L.K || s.ready_at > now) {
+      const std::string row =
+          std::to_string(g % L.out_h) + (L.N > 1 ? " of image " + std::to_string(g / L.out_h) : "");
       throw SimulationError(
-          reader.str() + " reads row " + std::to_string(r) + " of layer " + L.name +
-          "'s output at cycle " + std::to_string(now) + ", before it is in memory: " +
+          reader.str() + " reads row " + row + " of layer " + L.name + "'s output at cycle " +
+          std::to_string(now) + ", before it is in memory: " +
           (s.channels < L.K ? "only " + std::to_string(s.channels) + " of " + std::to_string(L.K) +
                                   " channels are stored"
                             : "all channels are written but reach memory only at cycle " +

@@ -27,8 +27,7 @@ class Dram : public sc_core::sc_module, public DramIf {
   uint64_t latency_cycles() const override { return config_.latency_cycles; }
   void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
                    uint32_t k_count, uint64_t at) override;
-  void require_rows_stored(const StageName& reader, uint32_t layer, uint32_t batch,
-                           int64_t row_begin, int64_t row_end) override;
+  void require_rows_stored(const StageName& reader, uint32_t layer, GlobalRows rows) override;
 
   DramImage& contents() { return image_; }
 

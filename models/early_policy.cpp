@@ -63,13 +63,15 @@ uint64_t EarlyPolicy::satisfied_from(const Instruction& consumer, uint32_t consu
       // memory, i.e. the producer's batches writing them are acknowledged.
       uint64_t ready = 0;
       bool overlaps = false;
-      if (consumer.op == Opcode::LoadInput && consumer.batch == producer.batch &&
+      // Rows counted across images: the two may view the tensor as other images.
+      if (consumer.op == Opcode::LoadInput &&
           reads_output_of(program_.layers.at(consumer.layer), producer.layer)) {
         const LayerDescriptor& L = program_.layers.at(consumer.layer);
-        const RowRange need = input_rows_for(L, uint32_t(rows.begin), uint32_t(rows.end));
+        const GlobalRows need = global_rows(
+            consumer.batch, L.H, input_rows_for(L, uint32_t(rows.begin), uint32_t(rows.end)));
+        const uint32_t per_image = program_.layers.at(producer.layer).out_h;
         for (uint32_t s = 0; s < producer.stages; ++s) {
-          const RowRange stored = stage_rows(producer, s);
-          if (stored.begin < need.end && stored.end > need.begin) {
+          if (global_rows(producer.batch, per_image, stage_rows(producer, s)).overlaps(need)) {
             overlaps = true;
             ready = std::max(ready, stage_done(state, s));
           }

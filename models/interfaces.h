@@ -52,10 +52,9 @@ class DramIf : public virtual sc_core::sc_interface {
   // Output rows of `layer` whose channels [k_begin,k_end) reach memory at `at`.
   virtual void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
                            uint32_t k_count, uint64_t at) = 0;
-  // Throws SimulationError unless rows [row_begin,row_end) of `layer`'s output
-  // are completely in memory by now.
-  virtual void require_rows_stored(const StageName& reader, uint32_t layer, uint32_t batch,
-                                   int64_t row_begin, int64_t row_end) = 0;
+  // Throws SimulationError unless `rows` of `layer`'s output (counted across
+  // its images) are completely in memory by now.
+  virtual void require_rows_stored(const StageName& reader, uint32_t layer, GlobalRows rows) = 0;
 };
 
 // The internal cache: the shared on-chip SRAM, its ports, and the tile

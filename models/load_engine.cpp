@@ -229,8 +229,8 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     const int64_t real_end = std::min<int64_t>(end, L.H);
     const uint64_t real_rows = real_end > real_first ? uint64_t(real_end - real_first) : 0;
     if (L.input_from_layer >= 0 && real_rows > 0)
-      dram->require_rows_stored(who(in, s), uint32_t(L.input_from_layer), in.batch, real_first,
-                                real_end);
+      dram->require_rows_stored(who(in, s), uint32_t(L.input_from_layer),
+                                global_rows(in.batch, L.H, {real_first, real_end}));
     if (options_.functional && L.binary) {
       copy_binary_rows(L, in.batch, real_first, real_end, half, rows.begin);
     } else if (options_.functional && planar) {
@@ -352,8 +352,8 @@ uint64_t LoadEngine::load_lowered_input(const Instruction& in) {
       const int64_t real_first = std::max<int64_t>(reads.begin, 0);
       const int64_t real_end = std::min<int64_t>(reads.end, L.H);
       if (L.input_from_layer >= 0 && real_end > real_first)
-        dram->require_rows_stored(who(in, s), uint32_t(L.input_from_layer), in.batch, real_first,
-                                  real_end);
+        dram->require_rows_stored(who(in, s), uint32_t(L.input_from_layer),
+                                  global_rows(in.batch, L.H, {real_first, real_end}));
       int64_t& lowered = lowered_end_[key];
       const uint64_t bytes = host_lower(L, in.batch, first, end);
       if (end > lowered) {
@@ -408,9 +408,11 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
   const uint32_t width = L.more_inputs.at(0).C;  // channels of a token row of b
   // Image n (in.batch) of every block: its rows follow images 0 .. n-1's.
   for (const auto& block : L.more_inputs)
-    if (block.from_layer >= 0)
-      dram->require_rows_stored(who(in, 0), uint32_t(block.from_layer), in.batch, 0,
-                                block.rows / L.N);
+    if (block.from_layer >= 0) {
+      const uint32_t rows = block.rows / L.N;
+      dram->require_rows_stored(who(in, 0), uint32_t(block.from_layer),
+                                global_rows(in.batch, rows, {0, rows}));
+    }
   // Token j of image n of b: its block's address and row.
   const auto token_row = [&](uint32_t j) {
     for (const auto& block : L.more_inputs) {

@@ -57,7 +57,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
     for (const auto& m : L.more_inputs) producers.push_back(m.from_layer), channels.push_back(m.C);
     for (size_t i = 0; i < producers.size(); ++i) {
       if (producers[i] >= 0 && rows > 0)
-        dram->require_rows_stored(who(in, 0), uint32_t(producers[i]), in.batch, first, end);
+        dram->require_rows_stored(who(in, 0), uint32_t(producers[i]),
+                                  global_rows(in.batch, L.H, {first, end}));
       const uint64_t bytes = rows * L.W * channels[i];
       if (bytes == 0) continue;
       const Grant bus = dram->transfer(in.layer, false, 1, bytes);

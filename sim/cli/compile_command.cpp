@@ -13,6 +13,7 @@
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/workload_options.h"
+#include "sim/compiler/batch_rows.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/trace_io.h"
@@ -30,7 +31,9 @@ struct CompileArguments {
 // One line per array layer: how many candidates fit, the chosen mapping, its
 // estimate, the greedy mapping's estimate under the same partition, and
 // whether the weight region holds one tile or two (double-buffered).
-int explain_mapping(const NetworkConfig& net, const HardwareConfig& hw) {
+int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
+  NetworkConfig storage;
+  const NetworkConfig& net = compiler_view(workload, storage);  // as compile_network maps it
   const CachePartition part = choose_partition(net, hw);
   HardwareConfig in_use = hw;
   in_use.compute.units = part.units;

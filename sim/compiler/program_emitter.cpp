@@ -19,6 +19,7 @@
 #include <map>
 #include <string>
 
+#include "sim/compiler/batch_rows.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
 
@@ -173,9 +174,10 @@ class Emitter {
         set_tile(v, 0, 0, n, 0, d.K, r0, r1, 1);
         const RowRange need =
             d.op == OpKind::GlobalAveragePool ? RowRange{0, d.H} : input_rows_for(d, r0, r1);
-        if (d.input_from_layer >= 0) add_memory_deps(v, uint32_t(d.input_from_layer), n, need);
+        const GlobalRows reads = global_rows(n, d.H, need);
+        if (d.input_from_layer >= 0) add_memory_deps(v, uint32_t(d.input_from_layer), reads);
         for (const auto& m : d.more_inputs)
-          if (m.from_layer >= 0) add_memory_deps(v, uint32_t(m.from_layer), n, need);
+          if (m.from_layer >= 0) add_memory_deps(v, uint32_t(m.from_layer), reads);
         stores_[l].push_back({v.id, n, r0, r1});
       }
   }
@@ -293,8 +295,8 @@ class Emitter {
         operand_stores_.clear();
         for (const auto& block : d.more_inputs)
           if (block.from_layer >= 0) {
-            const uint32_t b = uint32_t(block.from_layer);
-            for_each_store_writing(b, n, {0, int64_t(program_.layers[b].out_h)},
+            const uint32_t rows = block.rows / d.N;  // image n's rows of the block
+            for_each_store_writing(uint32_t(block.from_layer), global_rows(n, rows, {0, rows}),
                                    [&](uint32_t id) { operand_stores_.push_back(id); });
           }
         std::sort(operand_stores_.begin(), operand_stores_.end());
@@ -331,7 +333,8 @@ class Emitter {
     // Seed 004: data loads wait for the last weight load (as when
     // parameters are folded into the data as it loads).
     if (hw_.input_loads == InputLoads::AfterWeights) depend(load, weights_id, DependencyKind::Data);
-    if (e.producer >= 0) add_memory_deps(load, uint32_t(e.producer), n, input_rows_for(d, r0, r1));
+    if (e.producer >= 0)
+      add_memory_deps(load, uint32_t(e.producer), global_rows(n, d.H, input_rows_for(d, r0, r1)));
     const uint32_t load_id = load.id;
     last_fetch_of_layer_[l] = load_id;
     // The next array operator's register set is written while this one streams.
@@ -450,20 +453,19 @@ class Emitter {
     in.stages = stages;
   }
 
-  // Calls f(store id) for each store of the producer layer's image n that
-  // writes any of `rows`.
+  // Calls f(store id) for each store of the producer layer that writes any
+  // of `rows` (counted across the producer's images: a reader may view the
+  // tensor as other images than its producer does).
   template <class F>
-  void for_each_store_writing(uint32_t producer_layer, uint32_t n, RowRange rows, F f) {
-    for (const StoreRecord& s : stores_[producer_layer]) {
-      if (s.batch != n) continue;
-      if (int64_t(s.row_end) <= rows.begin || int64_t(s.row_begin) >= rows.end) continue;
-      f(s.id);
-    }
+  void for_each_store_writing(uint32_t producer_layer, GlobalRows rows, F f) {
+    const uint32_t per_image = program_.layers[producer_layer].out_h;
+    for (const StoreRecord& s : stores_[producer_layer])
+      if (global_rows(s.batch, per_image, {s.row_begin, s.row_end}).overlaps(rows)) f(s.id);
   }
 
   // The rows a load reads must have been stored (all channels) by the producer layer.
-  void add_memory_deps(Instruction& load, uint32_t producer_layer, uint32_t n, RowRange rows) {
-    for_each_store_writing(producer_layer, n, rows,
+  void add_memory_deps(Instruction& load, uint32_t producer_layer, GlobalRows rows) {
+    for_each_store_writing(producer_layer, rows,
                            [&](uint32_t id) { depend(load, id, DependencyKind::Memory); });
   }
 
@@ -495,7 +497,8 @@ class Emitter {
 
 Program compile_network(const NetworkConfig& net, const HardwareConfig& hw) {
   if (net.layers.empty()) throw CompileError("network has no layers");
-  return Emitter(net, hw).run();
+  NetworkConfig storage;
+  return Emitter(compiler_view(net, storage), hw).run();
 }
 
 }  // namespace npusim

@@ -192,6 +192,13 @@ std::string describe(const Instruction& in, const Program& p) {
   return s.str();
 }
 
+GlobalRows global_rows(uint32_t image, uint32_t rows_per_image, RowRange rows) {
+  const int64_t begin = std::clamp<int64_t>(rows.begin, 0, rows_per_image);
+  const int64_t end = std::clamp<int64_t>(rows.end, begin, rows_per_image);
+  const uint64_t first = uint64_t(image) * rows_per_image;
+  return {first + uint64_t(begin), first + uint64_t(end)};
+}
+
 RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end) {
   RowRange r;
   r.begin = int64_t(row_begin) * layer.stride - layer.padding;

@@ -250,6 +250,17 @@ struct RowRange {
   int64_t count() const { return end - begin; }
 };
 RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end);
+
+// Rows of a tensor counted across its images, image * rows_per_image + row:
+// the same bytes whichever view [N, C, H, 1] an operator takes of the tensor
+// (a batched matmul is one image of N*H rows, docs/mapping.md#batched-matmuls).
+struct GlobalRows {
+  uint64_t begin = 0, end = 0;
+  bool overlaps(const GlobalRows& o) const { return begin < o.end && o.begin < end; }
+};
+// Rows `rows` (clamped to [0, rows_per_image): padding rows are no tensor
+// rows) of image `image`.
+GlobalRows global_rows(uint32_t image, uint32_t rows_per_image, RowRange rows);
 // The rows of the input tile holding what output rows [row_begin, row_end)
 // read: input rows (im2col, mec) or the output rows themselves (host_im2col).
 RowRange tile_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end);

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/compiler/batch_rows.h"
 #include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/tiler.h"
 #include "sim/runner/graph_reference.h"
@@ -76,7 +77,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
-    const LayerConfig& L = net.layers[l];
+    const LayerConfig L = compiler_view(net.layers[l]);  // a batched matmul: one image of rows
     if (d.N != L.N || d.C != L.C || d.H != L.H || d.W != L.W || d.K != L.K || d.R != L.R ||
         d.S != L.S || d.stride != L.stride || d.padding != L.padding)
       throw ProgramError("layer " + d.name + ": the program's shape differs from the workload's");
@@ -349,6 +350,9 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
       if (options.progress) spdlog::info("checking outputs against the reference");
       for (size_t l = 0; l < layers; ++l) {
         TensorI32 simulated = read_operator_output(accelerator.dram_image(), r.program.layers[l]);
+        // In the workload's shape: the compiler maps a batched matmul as one image of rows.
+        const LayerConfig& L = r.network.layers[l];
+        simulated.shape = {L.N, L.out_h(), L.out_w(), L.K};
         r.summary.checks[l] = compare(simulated, reference[l]);
         if (options.keep_outputs) r.operator_outputs.push_back(std::move(simulated));
       }

@@ -99,3 +99,33 @@ TEST_CASE(
   }
   CHECK(layers == 20);  // ResNet-18's convolutions
 }
+
+TEST_CASE(
+    "batched matmul mapping: 8 one-token images take the cycles and array work of one 8-token "
+    "sequence, bit-exact",
+    "[mapping][batch]") {
+  // The same 64 -> 64 matmul over 8 tokens, as 8 images of one row ([8, 64, 1, 1], a decode
+  // step of 8 sequences) and as one image of 8 rows ([1, 64, 8, 1]): the same bytes, and the
+  // array folds the 8 rows together (fold 32 / 8 = 4), so one pass of a weight tile serves all
+  // 8. Mapped image by image, each image would be its own piece and pass (8 x the array work).
+  const auto graph = [](const char* shape) {
+    return npusim::test::write_temp_file(
+        std::string("mm_") + (shape[1] == '8' ? "batch" : "rows") + ".json",
+        std::string(R"({"name": "mm", "inputs": [{"name": "x", "shape": )") + shape +
+            R"(, "dtype": "int8", "scale": 0.05, "zero_point": 0}],
+            "operators": [{"name": "fc", "op": "matmul", "inputs": ["x"], "output": "y",
+            "out_features": 64, "weights": {"dtype": "int8", "scale": 0.01},
+            "out": {"dtype": "int8", "scale": 0.1}}]})");
+  };
+  const nlohmann::json batch = run_report("run " + graph("[8, 64, 1, 1]"));
+  const nlohmann::json rows = run_report("run " + graph("[1, 64, 8, 1]"));
+  const auto work = [](const nlohmann::json& r) {
+    return r.at("layers")[0].at("counters").at("compute.dense_work_cycles").get<uint64_t>();
+  };
+  const auto cycles = [](const nlohmann::json& r) {
+    return r.at("totals").at("cycles").get<uint64_t>();
+  };
+  CHECK(batch.at("layers")[0].at("check").at("match").get<bool>());
+  CHECK(cycles(batch) == cycles(rows));
+  CHECK(work(batch) == work(rows));
+}

@@ -1,0 +1,29 @@
+#include "sim/compiler/batch_rows.h"
+
+#include <algorithm>
+
+namespace npusim {
+
+bool folds_batch_into_rows(const LayerConfig& L) {
+  // One pixel wide; a matmul has a 1x1 window and no geometry, so output row
+  // r is input row r. Only NHWC tensors lie image after image as rows do.
+  return L.op == OpKind::MatMul && L.N > 1 && L.W == 1 && L.R == 1 && L.S == 1 &&
+         L.input_layout == TensorLayout::Nhwc && L.output_layout == TensorLayout::Nhwc;
+}
+
+LayerConfig compiler_view(const LayerConfig& L) {
+  if (!folds_batch_into_rows(L)) return L;
+  LayerConfig v = L;
+  v.H = L.N * L.H;
+  v.N = 1;
+  return v;
+}
+
+const NetworkConfig& compiler_view(const NetworkConfig& net, NetworkConfig& storage) {
+  if (std::none_of(net.layers.begin(), net.layers.end(), folds_batch_into_rows)) return net;
+  storage = net;
+  for (LayerConfig& L : storage.layers) L = compiler_view(L);
+  return storage;
+}
+
+}  // namespace npusim
