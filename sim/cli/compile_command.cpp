@@ -13,9 +13,9 @@
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/workload_options.h"
-#include "sim/compiler/batch_rows.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
+#include "sim/program/batch_rows.h"
 #include "sim/program/trace_io.h"
 #include "sim/runner/runner.h"
 
@@ -33,7 +33,7 @@ struct CompileArguments {
 // whether the weight region holds one tile or two (double-buffered).
 int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
   NetworkConfig storage;
-  const NetworkConfig& net = compiler_view(workload, storage);  // as compile_network maps it
+  const NetworkConfig& net = program_view(workload, storage);  // as compile_network maps it
   const CachePartition part = choose_partition(net, hw);
   HardwareConfig in_use = hw;
   in_use.compute.units = part.units;

@@ -19,9 +19,9 @@
 #include <map>
 #include <string>
 
-#include "sim/compiler/batch_rows.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
+#include "sim/program/batch_rows.h"
 
 namespace npusim {
 namespace {
@@ -498,7 +498,7 @@ class Emitter {
 Program compile_network(const NetworkConfig& net, const HardwareConfig& hw) {
   if (net.layers.empty()) throw CompileError("network has no layers");
   NetworkConfig storage;
-  return Emitter(compiler_view(net, storage), hw).run();
+  return Emitter(program_view(net, storage), hw).run();
 }
 
 }  // namespace npusim

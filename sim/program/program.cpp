@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/program/batch_rows.h"
+
 namespace npusim {
 
 EngineKind Instruction::engine() const {
@@ -113,7 +115,7 @@ const char* to_string(EngineKind e) {
 const char* to_string(WeightFormat f) { return f == WeightFormat::Raw ? "raw" : "entries"; }
 
 LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw) {
-  const LayerConfig& L = net.layers[l];
+  const LayerConfig L = program_view(net.layers[l]);  // a batched matmul: one image of rows
   LayerDescriptor d;
   d.name = L.name;
   d.N = L.N, d.C = L.C, d.H = L.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;

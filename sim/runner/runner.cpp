@@ -12,9 +12,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/compiler/batch_rows.h"
 #include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/tiler.h"
+#include "sim/program/batch_rows.h"
 #include "sim/runner/graph_reference.h"
 #include "sim/runner/kernel_summary_cache.h"
 #include "sim/runner/layer_io.h"
@@ -77,7 +77,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
-    const LayerConfig L = compiler_view(net.layers[l]);  // a batched matmul: one image of rows
+    const LayerConfig L = program_view(net.layers[l]);  // a batched matmul: one image of rows
     if (d.N != L.N || d.C != L.C || d.H != L.H || d.W != L.W || d.K != L.K || d.R != L.R ||
         d.S != L.S || d.stride != L.stride || d.padding != L.padding)
       throw ProgramError("layer " + d.name + ": the program's shape differs from the workload's");

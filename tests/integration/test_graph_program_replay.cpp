@@ -67,6 +67,27 @@ TEST_CASE("graph replay: a compiled graph program replays with the same cycles a
 }
 
 TEST_CASE(
+    "graph replay: a batched decoder's program, its matmuls one image of rows, replays with the "
+    "same cycles",
+    "[graph][trace][decoder]") {
+  // tests/data/transformer/decode_p8_d2_b2.json: 2 sequences, so every projection is a
+  // [2, C, T, 1] matmul the program describes as [1, C, 2T, 1].
+  const std::string dir = test::temp_dir() + "/batch_replay";
+  const std::string net = kRoot + "/tests/data/transformer/decode_p8_d2_b2.json";
+  REQUIRE(test::run_cli("compile " + net + " -o " + dir + "/p.jsonl").exit_code == 0);
+  const std::string program = file_text(dir + "/p.jsonl");
+  CHECK_THAT(program, Contains(R"("name":"prefill.l0.q","operator":"matmul","N":1,"C":64,"H":16)"));
+  const test::CliResult direct = test::run_cli("run " + net + " -q --out " + dir + "/direct");
+  const test::CliResult replay =
+      test::run_cli("run --program " + dir + "/p.jsonl -q --out " + dir + "/replay");
+  INFO(direct.out << direct.err << replay.out << replay.err);
+  REQUIRE(direct.exit_code == 0);
+  REQUIRE(replay.exit_code == 0);
+  CHECK_THAT(replay.out, Contains("bit-exact vs reference (54 layers)"));
+  CHECK(total_cycles(dir + "/replay") == total_cycles(dir + "/direct"));
+}
+
+TEST_CASE(
     "graph replay: an ONNX program finds its model beside it, replays it exactly and refuses a "
     "changed model",
     "[onnx][trace]") {

@@ -1,4 +1,4 @@
-#include "sim/compiler/batch_rows.h"
+#include "sim/program/batch_rows.h"
 
 #include <algorithm>
 
@@ -11,7 +11,7 @@ bool folds_batch_into_rows(const LayerConfig& L) {
          L.input_layout == TensorLayout::Nhwc && L.output_layout == TensorLayout::Nhwc;
 }
 
-LayerConfig compiler_view(const LayerConfig& L) {
+LayerConfig program_view(const LayerConfig& L) {
   if (!folds_batch_into_rows(L)) return L;
   LayerConfig v = L;
   v.H = L.N * L.H;
@@ -19,10 +19,10 @@ LayerConfig compiler_view(const LayerConfig& L) {
   return v;
 }
 
-const NetworkConfig& compiler_view(const NetworkConfig& net, NetworkConfig& storage) {
+const NetworkConfig& program_view(const NetworkConfig& net, NetworkConfig& storage) {
   if (std::none_of(net.layers.begin(), net.layers.end(), folds_batch_into_rows)) return net;
   storage = net;
-  for (LayerConfig& L : storage.layers) L = compiler_view(L);
+  for (LayerConfig& L : storage.layers) L = program_view(L);
   return storage;
 }
 
