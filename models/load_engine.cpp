@@ -46,6 +46,10 @@ LoadEngine::LoadEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
                                    Counter::Reduce::Max)),
       agu_inits_(stats.declare("load.agu_inits", "count",
                                "address-generator register sets written (AGU_INIT)")),
+      operand_on_chip_bytes_(stats.declare(
+          "load.operand_on_chip_bytes", "bytes",
+          "bytes batch_matmul read from key-value blocks in the cache's key-value region "
+          "(cache.kv_kib) instead of DRAM")),
       operand_bytes_(stats.declare("load.operand_bytes", "bytes",
                                    "DRAM bytes batch_matmul read from its second operand (keys "
                                    "and values: in a decode step, the key-value cache)")) {
@@ -413,6 +417,23 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
       dram->require_rows_stored(who(in, 0), uint32_t(block.from_layer),
                                 global_rows(in.batch, rows, {0, rows}));
     }
+  // Whether token j of b lies in a block placed in the cache's key-value
+  // region (cache.kv_kib): read from there, not over the bus.
+  const auto on_chip = [&](uint32_t j) {
+    for (const auto& block : L.more_inputs) {
+      const uint32_t rows = block.rows / L.N;
+      if (j < rows)
+        return block.from_layer >= 0 &&
+               scheduler->program().layers[size_t(block.from_layer)].output_on_chip;
+      j -= rows;
+    }
+    return false;
+  };
+  uint32_t tokens_on_chip = 0;  // of one image of b
+  for (const auto& block : L.more_inputs)
+    if (block.from_layer >= 0 &&
+        scheduler->program().layers[size_t(block.from_layer)].output_on_chip)
+      tokens_on_chip += block.rows / L.N;
   // Token j of image n of b: its block's address and row.
   const auto token_row = [&](uint32_t j) {
     for (const auto& block : L.more_inputs) {
@@ -431,20 +452,23 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
   for (uint32_t s = 0; s < in.stages; ++s) {
     const uint32_t k0 = in.k_begin + std::min(in.k_count(), s * group);
     const uint32_t k1 = in.k_begin + std::min(in.k_count(), (s + 1) * group);
-    uint64_t segments = 0, fetched = 0;
+    uint64_t segments = 0, fetched = 0, fetched_on_chip = 0;
     bool in_run = false;
     for (uint32_t k = k0; k < k1; ++k) {
       const uint32_t head = k / per_group, i = k % per_group;
       const uint64_t column = uint64_t(head / share) * dim;  // the kv head's first channel
       const bool first = head % share == 0 || uint64_t(head - 1) * per_group + i < in.k_begin;
-      if (first) {
+      if (first && L.seq.transpose_b && on_chip(i)) {
+        ++fetched_on_chip;  // a key row from the key-value region
+      } else if (first) {
         ++fetched;
         // Scores: each row is a segment; context: a run of columns is one
-        // segment per token row, and a run ends at a head or a copied kernel.
+        // segment per token row (those in DRAM), and a run ends at a head or
+        // a copied kernel.
         if (L.seq.transpose_b)
           ++segments;
         else if (!in_run || i == 0)
-          segments += coefficients;
+          segments += coefficients - tokens_on_chip;
       }
       in_run = first;
       int8_t* row = options_.functional ? weights.row(k - in.k_begin) : nullptr;
@@ -456,10 +480,19 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
       }
     }
     const uint64_t bytes = uint64_t(k1 - k0) * coefficients;
-    const uint64_t bus_bytes = fetched * coefficients;
+    // Scores: a key row is in DRAM or on chip; context: a value column's
+    // coefficients (tokens) split between the blocks in DRAM and on chip.
+    const uint64_t chip_bytes =
+        L.seq.transpose_b ? fetched_on_chip * coefficients : fetched * uint64_t(tokens_on_chip);
+    const uint64_t bus_bytes = L.seq.transpose_b
+                                   ? fetched * coefficients
+                                   : fetched * uint64_t(coefficients - tokens_on_chip);
     operand_bytes_.add(in.layer, bus_bytes);
+    operand_on_chip_bytes_.add(in.layer, chip_bytes);
     const uint64_t begin = now_cycles();
-    const uint64_t ready = transfer_stage(in, bus_bytes, bytes, std::max<uint64_t>(segments, 1));
+    const Grant kv_read = cache->access(in.layer, false, chip_bytes, begin);
+    const uint64_t ready = std::max(
+        kv_read.end, transfer_stage(in, bus_bytes, bytes, std::max<uint64_t>(segments, 1)));
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k - in.k_begin, ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);

@@ -71,6 +71,7 @@ class LoadEngine : public Engine {
   Counter& footprint_host_im2col_;
   Counter& footprint_mec_;
   Counter& agu_inits_;
+  Counter& operand_on_chip_bytes_;
   Counter& operand_bytes_;
   // Seed 001's register sets: the layer each holds (-1: none) and the cycle
   // its AGU_INIT has finished writing it.

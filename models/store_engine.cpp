@@ -149,14 +149,18 @@ uint64_t StoreEngine::store(const Instruction& in) {
     const uint32_t ob = L.output_bits;
     const uint64_t word_groups = ob == 0 ? 0 : (in.k_end - 1) / ob - in.k_begin / ob + 1;
     const Grant read = cache->access(in.layer, false, pixels * k_count * 4, now);
+    // Key-value blocks placed on chip (cache.kv_kib) go to the cache's
+    // key-value region, not over the bus; they are in place when written.
     const Grant bus =
-        ob != 0  ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
-        : planar ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
+        L.output_on_chip
+            ? cache->access(in.layer, true, pixels * k_count * L.output_element_bytes(), now)
+        : ob != 0 ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
+        : planar  ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
                                   whole_planes ? pixels * k_count : pixels)
-                 : dram->transfer(in.layer, true, whole ? 1 : pixels,
-                                  (whole ? pixels * k_count : k_count) * L.output_element_bytes());
+                  : dram->transfer(in.layer, true, whole ? 1 : pixels,
+                                   (whole ? pixels * k_count : k_count) * L.output_element_bytes());
     const uint64_t in_write_buffer = std::max(bus.end, read.end);
-    const uint64_t ack = in_write_buffer + latency;
+    const uint64_t ack = in_write_buffer + (L.output_on_chip ? 0 : latency);
     dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count, ack);
     standalone += std::max(bus.end - bus.start, read.end - read.start);
     batches_.add(in.layer, 1);

@@ -110,9 +110,12 @@ uint64_t VectorUnit::execute(const Instruction& in) {
   const uint64_t computed = std::max({arrival + lanes, read.end, write.end});
   wait_until_cycle(computed);
   const Grant drain = cache->access(in.layer, false, out_bytes, computed);
-  const Grant bus = dram->transfer(in.layer, true, 1, out_bytes);
+  // Key-value blocks placed on chip (cache.kv_kib) stay in the cache's
+  // key-value region: written there, not over the bus.
+  const Grant bus = L.output_on_chip ? cache->access(in.layer, true, out_bytes, computed)
+                                     : dram->transfer(in.layer, true, 1, out_bytes);
   const uint64_t in_write_buffer = std::max(bus.end, drain.end);
-  const uint64_t ack = in_write_buffer + latency;
+  const uint64_t ack = in_write_buffer + (L.output_on_chip ? 0 : latency);
   dram->rows_stored(in.layer, in.batch, in.out_row_begin, in.out_row_end, L.K, ack);
   standalone_cycles_.add(in.layer, 2 * latency + bus_time + lanes + (bus.end - bus.start));
   scheduler->stage_done(in, 0, begin, in_write_buffer, ack);

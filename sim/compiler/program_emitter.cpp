@@ -122,8 +122,31 @@ class Emitter {
       emit_layer(static_cast<uint32_t>(l), plan, producer);
     }
     program_.dram_bytes = dram;
+    place_key_value_blocks();
     validate_program(program_);
     return std::move(program_);
+  }
+
+  // The key-value cache's blocks (a batch_matmul's second operand: keys or
+  // values, the prefill's and each step's) go into the cache's key-value
+  // region (cache.kv_kib) in program order while they fit; the rest stay in
+  // DRAM. They keep their DRAM addresses, which a functional run still uses
+  // for their values.
+  void place_key_value_blocks() {
+    const uint64_t capacity = hw_.kv_cache_bytes();
+    if (capacity == 0) return;
+    std::vector<bool> is_block(program_.layers.size(), false);
+    for (const LayerDescriptor& d : program_.layers)
+      if (d.op == OpKind::BatchMatMul)
+        for (const auto& block : d.more_inputs)
+          if (block.from_layer >= 0) is_block[size_t(block.from_layer)] = true;
+    uint64_t used = 0;
+    for (size_t l = 0; l < program_.layers.size(); ++l) {
+      LayerDescriptor& d = program_.layers[l];
+      if (!is_block[l] || used + d.output_bytes() > capacity) continue;
+      d.output_on_chip = true;
+      used += d.output_bytes();
+    }
   }
 
  private:

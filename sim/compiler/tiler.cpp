@@ -78,7 +78,7 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
   }
   CachePartition p;
   // A graph with vector operators reserves the vector unit's working region.
-  uint64_t cache = hw.cache_bytes();
+  uint64_t cache = hw.tile_cache_bytes();
   for (const LayerConfig& L : net.layers)
     if (!runs_on_array(L.op)) {
       p.vector_region_bytes = uint64_t(hw.vector.buffer_kib) * 1024;

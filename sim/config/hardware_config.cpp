@@ -186,6 +186,10 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(uint_param("cache.port_bytes_per_cycle", &H::cache,
                            &CacheConfig::port_bytes_per_cycle, "B/cycle", 1, 65536,
                            "Bandwidth of one port"));
+    t.push_back(uint_param("cache.kv_kib", &H::cache, &CacheConfig::kv_kib, "KiB", 0, 1048575,
+                           "Region of the cache that holds a decoder's key-value cache blocks, "
+                           "first come first placed (the tiles get the rest); 0: the key-value "
+                           "cache lives in DRAM"));
     t.push_back(uint_param("dram.bytes_per_cycle", &H::dram, &DramConfig::bytes_per_cycle,
                            "B/cycle", 1, 65536, "Shared DRAM bus bandwidth"));
     t.push_back(uint_param("dram.latency_cycles", &H::dram, &DramConfig::latency_cycles, "cycles",
@@ -378,6 +382,11 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
                "\"weight_stationary\" with input_loads \"after_weights\" (a "
                "feature-stationary loop loads a piece's rows before its weights)",
                "\"feature_stationary\"");
+  if (hw.cache.kv_kib >= hw.cache.size_kib)
+    sections.at("cache")->fail("kv_kib",
+                               "less than cache.size_kib = " + std::to_string(hw.cache.size_kib) +
+                                   " (the tiles need the rest of the cache)",
+                               std::to_string(hw.cache.kv_kib));
   for (const auto& section : section_order) {
     if (sections.at(section)) sections.at(section)->finish();
   }

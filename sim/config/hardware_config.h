@@ -79,6 +79,9 @@ struct CacheConfig {
   uint32_t bank_bytes_per_cycle = 16;
   uint32_t ports = 2;
   uint32_t port_bytes_per_cycle = 64;
+  // The region of the cache that holds key-value cache blocks (decoders,
+  // docs/transformers.md#key-value-cache-placement); 0: they live in DRAM.
+  uint32_t kv_kib = 0;
 };
 
 struct DramConfig {
@@ -157,6 +160,9 @@ struct HardwareConfig {
   LoopOrder loop_order = LoopOrder::WeightStationary;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
+  // What the compiler's tiles may use: the cache less its key-value region.
+  uint64_t tile_cache_bytes() const { return uint64_t(cache.size_kib - cache.kv_kib) * 1024; }
+  uint64_t kv_cache_bytes() const { return uint64_t(cache.kv_kib) * 1024; }
   uint64_t peak_macs_per_cycle() const {
     return uint64_t(compute.units) * compute.array_rows * compute.array_cols;
   }

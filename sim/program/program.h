@@ -66,6 +66,9 @@ struct LayerDescriptor {
   uint64_t weight_region_bytes = 0;
   uint64_t params_region_bytes = 0;
   uint64_t vector_region_bytes = 0;  // the vector unit's (0: no vector operator in the network)
+  // Its output (key-value cache blocks) lies in the cache's key-value region
+  // (cache.kv_kib), not in DRAM: stored and read without the bus.
+  bool output_on_chip = false;
   // Compute units whose halves the partition sizes (half_bytes each); 0:
   // every unit of the hardware. The mapper may use fewer units with larger
   // halves (docs/mapping.md).

@@ -74,6 +74,13 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
   if (p.layers.size() != net.layers.size())
     throw ProgramError("the program has " + std::to_string(p.layers.size()) +
                        " layers but the workload has " + std::to_string(net.layers.size()));
+  uint64_t on_chip = 0;  // key-value blocks placed in the cache's key-value region
+  for (const LayerDescriptor& d : p.layers)
+    if (d.output_on_chip) on_chip += d.output_bytes();
+  if (on_chip > hw.kv_cache_bytes())
+    throw ProgramError("the program places " + std::to_string(on_chip) +
+                       " B of key-value blocks on chip, more than cache.kv_kib = " +
+                       std::to_string(hw.cache.kv_kib) + " KiB holds");
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
@@ -85,17 +92,17 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
         d.weight_region_bytes + d.params_region_bytes +
         uint64_t(d.units ? d.units : hw.compute.units) * halves * d.half_bytes +
         d.vector_region_bytes;
-    if (buffers > hw.cache_bytes())
-      throw ProgramError("layer " + d.name + ": buffers over capacity: weights " +
-                         std::to_string(d.weight_region_bytes) + " + params " +
-                         std::to_string(d.params_region_bytes) + " + " +
-                         std::to_string((d.units ? d.units : hw.compute.units) * halves) +
-                         " halves x " + std::to_string(d.half_bytes) +
-                         (d.vector_region_bytes
-                              ? " + vector " + std::to_string(d.vector_region_bytes)
-                              : std::string()) +
-                         " = " + std::to_string(buffers) + " B > cache " +
-                         std::to_string(hw.cache_bytes()) + " B");
+    if (buffers > hw.tile_cache_bytes())
+      throw ProgramError(
+          "layer " + d.name + ": buffers over capacity: weights " +
+          std::to_string(d.weight_region_bytes) + " + params " +
+          std::to_string(d.params_region_bytes) + " + " +
+          std::to_string((d.units ? d.units : hw.compute.units) * halves) + " halves x " +
+          std::to_string(d.half_bytes) +
+          (d.vector_region_bytes ? " + vector " + std::to_string(d.vector_region_bytes)
+                                 : std::string()) +
+          " = " + std::to_string(buffers) + " B > cache " + std::to_string(hw.tile_cache_bytes()) +
+          " B" + (hw.cache.kv_kib ? " (less the key-value region)" : ""));
     const uint64_t kernel =
         d.binary ? uint64_t(d.R) * d.S * d.pixel_bytes() : d.kernel_coefficients();
     if (uint64_t(d.k_tile) * kernel * d.weight_buffers > d.weight_region_bytes)

@@ -207,6 +207,52 @@ TEST_CASE(
         Approx(2 * 1e9 / d.at("mean_step_cycles").get<double>()));
 }
 
+TEST_CASE(
+    "transformer: key-value blocks placed in the cache's key-value region are read and written "
+    "without the bus, first come first placed",
+    "[transformer][kv]") {
+  // decode_p32_d4.json: 1 layer, kv_heads 2 x dim 16 = 32 B per token's keys (or values),
+  // prefill 32 tokens then 4 steps; each block is a batch_matmul's second operand.
+  const std::string net =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/data/transformer/decode_p32_d4.json";
+  const auto run = [&](const char* kv_kib) {
+    return test::run_report("run " + net + " --set cache.kv_kib=" + kv_kib);
+  };
+  const auto counter = [](const nlohmann::json& r, size_t l, const char* name) {
+    return r.at("layers")[l].at("counters").at(name).get<uint64_t>();
+  };
+  const nlohmann::json dram = run("0"), all = run("64"), first = run("1");
+  for (const nlohmann::json* r : {&dram, &all, &first})
+    for (const auto& layer : r->at("layers")) CHECK(layer.at("check").at("match").get<bool>());
+  for (uint32_t step = 0; step <= 4; ++step) {
+    INFO("step " << step);
+    const size_t base = size_t(step) * 18, scores = base + 6, context = base + 8;
+    const uint64_t cached = (32 + step) * 32;  // keys (or values) of the tokens so far
+    // 64 KiB holds every block: all of the cache is read on chip, none over the bus.
+    CHECK(counter(all, scores, "load.operand_bytes") == 0);
+    CHECK(counter(all, scores, "load.operand_on_chip_bytes") == cached);
+    CHECK(counter(all, context, "load.operand_on_chip_bytes") == cached);
+    CHECK(counter(dram, scores, "load.operand_bytes") == cached);
+    CHECK(counter(dram, scores, "load.operand_on_chip_bytes") == 0);
+    if (step > 0) {  // the step's key and value rows (k_rope, v) are not written to DRAM
+      CHECK(counter(all, base + 5, "dram.write_bytes") == 0);
+      CHECK(counter(all, base + 3, "dram.write_bytes") == 0);
+      CHECK(counter(dram, base + 5, "dram.write_bytes") == 64);
+    }
+    // 1 KiB holds one 32-token block: the prefill's values (v comes before k_rope in program
+    // order); the keys and every step's rows stay in DRAM.
+    CHECK(counter(first, scores, "load.operand_bytes") == cached);
+    CHECK(counter(first, context, "load.operand_on_chip_bytes") == 32 * 32);
+    CHECK(counter(first, context, "load.operand_bytes") == step * 32);
+  }
+  CHECK(all.at("decoder").at("mean_step_cycles").get<double>() <
+        dram.at("decoder").at("mean_step_cycles").get<double>());
+  const test::CliResult whole = test::run_cli("run " + net + " --set cache.kv_kib=1024");
+  CHECK(whole.exit_code == 2);
+  CHECK_THAT(whole.err, Catch::Contains("/cache/kv_kib") &&
+                            Catch::Contains("less than cache.size_kib = 1024"));
+}
+
 TEST_CASE("transformer: on one BERT-base layer early <= strict and ping-pong <= single",
           "[transformer]") {
   const std::string net =
