@@ -9,74 +9,14 @@
 
 #include "sim/config/config_error.h"
 #include "sim/frontend/onnx_import.h"
+#include "tests/support/onnx_model_builder.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;
 
 namespace {
 
-struct ModelBuilder {
-  onnx::ModelProto model;
-  onnx::GraphProto* g;
-
-  explicit ModelBuilder(int64_t opset = 13) {
-    model.set_ir_version(8);
-    auto* o = model.add_opset_import();
-    o->set_domain("");
-    o->set_version(opset);
-    auto* ms = model.add_opset_import();
-    ms->set_domain("com.microsoft");
-    ms->set_version(1);
-    g = model.mutable_graph();
-    g->set_name("test_model");
-  }
-  void input(const std::string& name, int type, std::vector<int64_t> dims,
-             const std::string& dynamic = "") {
-    auto* v = g->add_input();
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(type);
-    for (int64_t d : dims) {
-      auto* dim = t->mutable_shape()->add_dim();
-      if (d < 0)
-        dim->set_dim_param(dynamic);
-      else
-        dim->set_dim_value(d);
-    }
-  }
-  void output(const std::string& name) { g->add_output()->set_name(name); }
-  void scalar_float(const std::string& name, float v) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto_DataType_FLOAT);
-    t->add_float_data(v);
-  }
-  void ints(const std::string& name, int type, std::vector<int64_t> dims,
-            std::vector<int32_t> values) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(type);
-    for (int64_t d : dims) t->add_dims(d);
-    for (int32_t v : values) t->add_int32_data(v);
-  }
-  onnx::NodeProto* node(const std::string& op, std::vector<std::string> in,
-                        std::vector<std::string> out, const std::string& name,
-                        const std::string& domain = "") {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    n->set_domain(domain);
-    for (auto& i : in) n->add_input(i);
-    for (auto& o : out) n->add_output(o);
-    return n;
-  }
-  std::string save(const std::string& file) const {
-    const std::string path = test::temp_dir() + "/" + file;
-    std::ofstream f(path, std::ios::binary);
-    model.SerializeToOstream(&f);
-    return path;
-  }
-};
+using ModelBuilder = test::OnnxModelBuilder;
 
 // x uint8 [1, 2, 4, 3] -> QLinearConv 3 kernels 3x3 pads 1 -> y uint8.
 ModelBuilder conv_model() {

@@ -7,10 +7,10 @@
 #include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
-#include <fstream>
 
 #include "sim/config/config_error.h"
 #include "sim/frontend/onnx_import.h"
+#include "tests/support/onnx_model_builder.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;
@@ -18,70 +18,36 @@ using namespace npusim;
 namespace {
 
 // x uint8 [1, 4, 8] -> DequantizeLinear -> OP -> QuantizeLinear -> y uint8 [1, 4, 8].
-struct SequenceModel {
-  onnx::ModelProto model;
-  onnx::GraphProto* g = model.mutable_graph();
+struct SequenceModel : test::OnnxModelBuilder {
   onnx::NodeProto* op = nullptr;
 
-  SequenceModel(const std::string& op_type, int64_t axis) {
-    model.set_ir_version(8);
-    auto* o = model.add_opset_import();
-    o->set_domain("");
-    o->set_version(17);
-    g->set_name("sequence_model");
-    value(g->add_input(), "x");
-    value(g->add_output(), "y");
-    scalar("xs", 0.05f);
-    scalar("ys", op_type == "Softmax" ? 1.0f / 256 : 0.02f);
-    for (const char* zp : {"xz", "yz"}) {
-      auto* t = g->add_initializer();
-      t->set_name(zp);
-      t->set_data_type(onnx::TensorProto_DataType_UINT8);
-      t->add_int32_data(zp[0] == 'x' ? 128 : op_type == "Softmax" ? 0 : 128);
-    }
-    node("DequantizeLinear", {"x", "xs", "xz"}, "xf");
+  SequenceModel(const std::string& op_type, int64_t axis) : OnnxModelBuilder(17) {
+    input("x", onnx::TensorProto_DataType_UINT8, {1, 4, 8});
+    output("y");
+    scalar_float("xs", 0.05f);
+    scalar_float("ys", op_type == "Softmax" ? 1.0f / 256 : 0.02f);
+    ints("xz", onnx::TensorProto_DataType_UINT8, {}, {128});
+    ints("yz", onnx::TensorProto_DataType_UINT8, {}, {op_type == "Softmax" ? 0 : 128});
+    node("DequantizeLinear", {"x", "xs", "xz"}, {"xf"}, "xf");
     std::vector<std::string> ins = {"xf"};
     if (op_type == "LayerNormalization") {
       floats("gamma", {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, 1.5f, -0.75f, 1.0f});
       floats("beta", {0.1f, 0.0f, -0.2f, 0.0f, 0.0f, 0.0f, 0.0f, 0.3f});
       ins = {"xf", "gamma", "beta"};
     }
-    op = node(op_type, ins, "yf");
-    op->set_name("op");
+    op = node(op_type, ins, {"yf"}, "op");
     auto* a = op->add_attribute();
     a->set_name("axis");
     a->set_type(onnx::AttributeProto_AttributeType_INT);
     a->set_i(axis);
-    node("QuantizeLinear", {"yf", "ys", "yz"}, "y");
+    node("QuantizeLinear", {"yf", "ys", "yz"}, {"y"}, "y");
   }
-  void value(onnx::ValueInfoProto* v, const std::string& name) {
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto_DataType_UINT8);
-    for (int64_t d : {1, 4, 8}) t->mutable_shape()->add_dim()->set_dim_value(d);
-  }
-  void scalar(const std::string& name, float v) { floats(name, {v}, false); }
-  void floats(const std::string& name, std::vector<float> values, bool vector = true) {
+  void floats(const std::string& name, std::vector<float> values) {
     auto* t = g->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto_DataType_FLOAT);
-    if (vector) t->add_dims(int64_t(values.size()));
+    t->add_dims(int64_t(values.size()));
     for (float v : values) t->add_float_data(v);
-  }
-  onnx::NodeProto* node(const std::string& type, std::vector<std::string> in,
-                        const std::string& out) {
-    auto* n = g->add_node();
-    n->set_op_type(type);
-    n->set_name(out);
-    for (auto& i : in) n->add_input(i);
-    n->add_output(out);
-    return n;
-  }
-  std::string save(const std::string& file) const {
-    const std::string path = test::temp_dir() + "/" + file;
-    std::ofstream f(path, std::ios::binary);
-    model.SerializeToOstream(&f);
-    return path;
   }
 };
 
