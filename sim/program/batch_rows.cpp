@@ -11,11 +11,15 @@ bool folds_batch_into_rows(const LayerConfig& L) {
          L.input_layout == TensorLayout::Nhwc && L.output_layout == TensorLayout::Nhwc;
 }
 
+ProgramImages program_images(const LayerConfig& L) {
+  if (!folds_batch_into_rows(L)) return {L.N, L.H, L.out_h()};
+  return {1, L.N * L.H, L.N * L.out_h()};
+}
+
 LayerConfig program_view(const LayerConfig& L) {
-  if (!folds_batch_into_rows(L)) return L;
   LayerConfig v = L;
-  v.H = L.N * L.H;
-  v.N = 1;
+  const ProgramImages images = program_images(L);
+  v.N = images.N, v.H = images.H;
   return v;
 }
 

@@ -17,11 +17,17 @@ namespace npusim {
 // images one pixel wide.
 bool folds_batch_into_rows(const LayerConfig& L);
 
-// `L` as the compiler maps it: N = 1 and H = N*H when folds_batch_into_rows,
-// else L itself.
+// The images and the input and output rows per image the program gives `L`:
+// {1, N*H, N*out_h} when folds_batch_into_rows, else {N, H, out_h}.
+struct ProgramImages {
+  uint32_t N, H, out_h;
+};
+ProgramImages program_images(const LayerConfig& L);
+
+// `L` as the compiler maps it: its shape with program_images' N and H.
 LayerConfig program_view(const LayerConfig& L);
 
-// `net` with every layer in its compiler view; `net` itself (no copy) when no
+// `net` with every layer in its program view; `net` itself (no copy) when no
 // layer folds. `storage` holds the copy.
 const NetworkConfig& program_view(const NetworkConfig& net, NetworkConfig& storage);
 

@@ -115,11 +115,12 @@ const char* to_string(EngineKind e) {
 const char* to_string(WeightFormat f) { return f == WeightFormat::Raw ? "raw" : "entries"; }
 
 LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw) {
-  const LayerConfig L = program_view(net.layers[l]);  // a batched matmul: one image of rows
+  const LayerConfig& L = net.layers[l];
+  const ProgramImages images = program_images(L);  // a batched matmul: one image of rows
   LayerDescriptor d;
   d.name = L.name;
-  d.N = L.N, d.C = L.C, d.H = L.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;
-  d.stride = L.stride, d.padding = L.padding, d.out_h = L.out_h(), d.out_w = L.out_w();
+  d.N = images.N, d.C = L.C, d.H = images.H, d.W = L.W, d.K = L.K, d.R = L.R, d.S = L.S;
+  d.stride = L.stride, d.padding = L.padding, d.out_h = images.out_h, d.out_w = L.out_w();
   d.relu = L.relu;
   d.op = L.op;
   d.quantized = L.quantized;

@@ -43,7 +43,6 @@
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
 #include "sim/config/workload_config.h"
-#include "sim/program/batch_rows.h"
 #include "sim/program/line_fields.h"
 #include "sim/program/operator_lines.h"
 
@@ -358,8 +357,8 @@ class ProgramReader {
   // The header's workload is what a replay generates data from: each layer
   // line must describe the same layer.
   void check_against_workload(JsonReader& r, const LayerDescriptor& d, size_t i) const {
-    if (i >= network_.layers.size()) return;                 // read() reports the count
-    const LayerConfig w = program_view(network_.layers[i]);  // as describe_operator shapes it
+    if (i >= network_.layers.size()) return;  // read() reports the count
+    const LayerConfig& w = network_.layers[i];
     const auto check_text = [&](const char* key, const std::string& have, const std::string& want) {
       if (have == want) return;
       r.fail(key,

@@ -84,9 +84,10 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
-    const LayerConfig L = program_view(net.layers[l]);  // a batched matmul: one image of rows
-    if (d.N != L.N || d.C != L.C || d.H != L.H || d.W != L.W || d.K != L.K || d.R != L.R ||
-        d.S != L.S || d.stride != L.stride || d.padding != L.padding)
+    const LayerConfig& L = net.layers[l];
+    const ProgramImages images = program_images(L);  // a batched matmul: one image of rows
+    if (d.N != images.N || d.C != L.C || d.H != images.H || d.W != L.W || d.K != L.K ||
+        d.R != L.R || d.S != L.S || d.stride != L.stride || d.padding != L.padding)
       throw ProgramError("layer " + d.name + ": the program's shape differs from the workload's");
     const uint64_t buffers =
         d.weight_region_bytes + d.params_region_bytes +
