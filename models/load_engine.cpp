@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "models/cost_model.h"
 #include "models/layer_addressing.h"
@@ -417,31 +418,27 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
       dram->require_rows_stored(who(in, 0), uint32_t(block.from_layer),
                                 global_rows(in.batch, rows, {0, rows}));
     }
-  // Whether token j of b lies in a block placed in the cache's key-value
-  // region (cache.kv_kib): read from there, not over the bus.
-  const auto on_chip = [&](uint32_t j) {
-    for (const auto& block : L.more_inputs) {
-      const uint32_t rows = block.rows / L.N;
-      if (j < rows)
-        return block.from_layer >= 0 &&
-               scheduler->program().layers[size_t(block.from_layer)].output_on_chip;
-      j -= rows;
-    }
-    return false;
+  // Whether a block of b lies in the cache's key-value region (cache.kv_kib):
+  // read from there, not over the bus.
+  const auto placed = [&](const auto& block) {
+    return block.from_layer >= 0 &&
+           scheduler->program().layers[size_t(block.from_layer)].output_on_chip;
   };
   uint32_t tokens_on_chip = 0;  // of one image of b
   for (const auto& block : L.more_inputs)
-    if (block.from_layer >= 0 &&
-        scheduler->program().layers[size_t(block.from_layer)].output_on_chip)
-      tokens_on_chip += block.rows / L.N;
-  // Token j of image n of b: its block's address and row.
-  const auto token_row = [&](uint32_t j) {
+    if (placed(block)) tokens_on_chip += block.rows / L.N;
+  // Token j of image n of b: its block and its row in that block's image n.
+  const auto locate = [&](uint32_t j) {
     for (const auto& block : L.more_inputs) {
       const uint32_t rows = block.rows / L.N;
-      if (j < rows) return block.address + (uint64_t(in.batch) * rows + j) * width;
+      if (j < rows) return std::make_pair(&block, j);
       j -= rows;
     }
-    return uint64_t(0);  // unreachable: the parser sums the blocks' rows
+    return std::make_pair(&L.more_inputs.back(), j);  // unreachable: the parser sums the rows
+  };
+  const auto token_row = [&](uint32_t j) {
+    const auto [block, row] = locate(j);
+    return block->address + (uint64_t(in.batch) * (block->rows / L.N) + row) * width;
   };
   ByteTile& weights = cache->take_weights(L.weight_slot(in.k_begin), L.weight_buffers);
   weights.begin_fill({int32_t(in.layer), in.batch, in.k_begin, in.k_end, 0, 1}, in.k_count(),
@@ -458,7 +455,7 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
       const uint32_t head = k / per_group, i = k % per_group;
       const uint64_t column = uint64_t(head / share) * dim;  // the kv head's first channel
       const bool first = head % share == 0 || uint64_t(head - 1) * per_group + i < in.k_begin;
-      if (first && L.seq.transpose_b && on_chip(i)) {
+      if (first && L.seq.transpose_b && tokens_on_chip > 0 && placed(*locate(i).first)) {
         ++fetched_on_chip;  // a key row from the key-value region
       } else if (first) {
         ++fetched;

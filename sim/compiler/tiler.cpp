@@ -1,8 +1,6 @@
 #include "sim/compiler/tiler.h"
 
 #include <algorithm>
-#include <array>
-#include <vector>
 
 #include "models/cost_model.h"
 
