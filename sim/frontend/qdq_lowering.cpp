@@ -247,32 +247,35 @@ class Lowering {
     return true;
   }
 
-  int initializer_type(const std::string& name) const {
+  // The initialiser named `name`, or null.
+  const onnx::TensorProto* initializer(const std::string& name) const {
     for (const onnx::TensorProto& t : g_.initializer())
-      if (t.name() == name) return t.data_type();
-    return onnx::TensorProto_DataType_UNDEFINED;
+      if (t.name() == name) return &t;
+    return nullptr;
+  }
+
+  int initializer_type(const std::string& name) const {
+    const onnx::TensorProto* t = initializer(name);
+    return t ? t->data_type() : int(onnx::TensorProto_DataType_UNDEFINED);
   }
 
   // A float32 initialiser of one value, or NaN (per-channel scales: no single value).
   float scalar_float(const std::string& name) const {
-    for (const onnx::TensorProto& t : g_.initializer()) {
-      if (t.name() != name) continue;
-      int64_t count = 1;
-      for (int64_t d : t.dims()) count *= d;
-      if (count == 1) return float_constant(g_, name, std::nanf(""));
-    }
-    return std::nanf("");
+    const onnx::TensorProto* t = initializer(name);
+    if (t == nullptr) return std::nanf("");
+    int64_t count = 1;
+    for (int64_t d : t->dims()) count *= d;
+    return count == 1 ? float_constant(g_, name, std::nanf("")) : std::nanf("");
   }
 
   // An 8-bit or int32 scalar initialiser's value (0 when absent, as ONNX's default zero point).
   int64_t int_constant(const std::string& name) const {
-    for (const onnx::TensorProto& t : g_.initializer()) {
-      if (t.name() != name) continue;
-      if (t.int32_data_size() > 0) return t.int32_data(0);
-      if (!t.raw_data().empty())
-        return t.data_type() == onnx::TensorProto_DataType_UINT8 ? int64_t(uint8_t(t.raw_data()[0]))
-                                                                 : int64_t(int8_t(t.raw_data()[0]));
-    }
+    const onnx::TensorProto* t = initializer(name);
+    if (t == nullptr) return 0;
+    if (t->int32_data_size() > 0) return t->int32_data(0);
+    if (!t->raw_data().empty())
+      return t->data_type() == onnx::TensorProto_DataType_UINT8 ? int64_t(uint8_t(t->raw_data()[0]))
+                                                                : int64_t(int8_t(t->raw_data()[0]));
     return 0;
   }
 
