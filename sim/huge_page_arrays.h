@@ -1,0 +1,10 @@
+// Array new of 2 MiB and more from transparent huge pages (sim/huge_page_arrays.cpp): why, and
+// when it is compiled in.
+#pragma once
+
+namespace npusim {
+
+// True where this build replaces operator new[] / delete[] (Linux, no sanitizer runtime).
+bool huge_page_arrays_active();
+
+}  // namespace npusim
