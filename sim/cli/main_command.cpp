@@ -7,10 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "models/int8_kernels.h"
 #include "sim/cli/commands.h"
 #include "sim/compiler/tiler.h"
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
+#include "sim/reference/gemm_s16.h"
+#include "sim/workload/seeded_fill.h"
 
 namespace npusim::cli {
 
@@ -23,7 +26,13 @@ int main(int argc, char** argv) {
       "npusim: a cycle-approximate simulator of a DNN inference accelerator "
       "(SystemC), with bit-exact outputs checked against a reference."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("npusim ") + NPUSIM_VERSION);
+  // The version, and the instruction-set levels this process's kernels run (each chosen from
+  // the CPU, or capped by NPUSIM_ISA and NPUSIM_REFERENCE_ISA): what a timing was taken with.
+  app.set_version_flag("--version", [] {
+    return std::string("npusim ") + NPUSIM_VERSION + "\ninstruction sets: model " +
+           int8_kernels::isa_name(int8_kernels::active().isa) + ", reference " +
+           reference::to_string(reference::gemm_level()) + ", seeded data " + seeded_fill_level();
+  });
   std::function<int()> action;
   add_run_command(app, action);
   add_compile_command(app, action);
@@ -48,6 +57,9 @@ int main(int argc, char** argv) {
       return kBadInput;
     }
     return app.exit(e) == 0 ? kOk : kBadInput;
+  } catch (const std::exception& e) {  // e.g. --version under an unknown NPUSIM_ISA
+    std::cerr << "error: " << e.what() << '\n';
+    return kBadInput;
   }
   try {
     const int code = action ? action() : kOk;

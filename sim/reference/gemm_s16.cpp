@@ -10,6 +10,7 @@
 // from cache K / 4 times while each block of four W rows is read from memory once per panel.
 #include "sim/reference/gemm_s16.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -74,8 +75,24 @@ bool supported(GemmLevel level) {
   return false;
 }
 
+// NPUSIM_REFERENCE_ISA names a level (to time a smaller CPU's reference on this one); it is
+// read here, apart from the model's NPUSIM_ISA, so the two stay independent.
+GemmLevel level_from_environment() {
+  const std::vector<GemmLevel> levels = supported_gemm_levels();
+  const char* named = std::getenv("NPUSIM_REFERENCE_ISA");
+  if (named == nullptr || *named == '\0') return levels.back();
+  std::string list;
+  for (GemmLevel l : levels) {
+    if (named == std::string(to_string(l))) return l;
+    list += (list.empty() ? "" : ", ") + std::string(to_string(l));
+  }
+  throw std::runtime_error(std::string("NPUSIM_REFERENCE_ISA='") + named +
+                           "' is not a reference GEMM level this CPU supports (supported: " + list +
+                           ")");
+}
+
 GemmLevel& active_level() {
-  static GemmLevel level = supported_gemm_levels().back();
+  static GemmLevel level = level_from_environment();
   return level;
 }
 

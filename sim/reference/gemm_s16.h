@@ -20,7 +20,9 @@ enum class GemmLevel {
 const char* to_string(GemmLevel level);
 // The levels this CPU runs, lowest first (Baseline always).
 std::vector<GemmLevel> supported_gemm_levels();
-// The level gemm_s16 uses: the highest supported, unless set_gemm_level chose another.
+// The level gemm_s16 uses: the highest supported, or the one the environment variable
+// NPUSIM_REFERENCE_ISA names (baseline, avx2, avx512vnni; std::runtime_error on the first call
+// when it names one this CPU lacks), unless set_gemm_level chose another.
 GemmLevel gemm_level();
 // For tests: use `level` from now on in this process. Throws std::invalid_argument when the CPU
 // does not support it.

@@ -1,5 +1,6 @@
 #include "sim/workload/seeded_fill.h"
 
+#include <cstdlib>
 #include <cstring>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -213,13 +214,27 @@ std::vector<Level> levels() {
   return l;
 }
 
-// The highest level this CPU runs, chosen once.
+// The highest level this CPU runs, chosen once, at most the one NPUSIM_ISA names for the
+// model's kernels (scalar, avx2, avx512vnni: models/int8_kernels.h), so that one variable
+// times a smaller CPU's simulator on this one.
 const Level& best() {
   static const Level level = [] {
     std::vector<Level> all = levels();
+    size_t cap = all.size() - 1;
+    if (const char* named = std::getenv("NPUSIM_ISA"); named != nullptr && *named != '\0') {
+      const std::string isa = named;
+      if (isa == "scalar")
+        cap = 0;
+      else if (isa == "avx2" && all.size() > 1)
+        cap = 1;
+      else if (isa != "avx512vnni" || all.size() < 3)
+        throw std::runtime_error("NPUSIM_ISA='" + isa +
+                                 "' is not an ISA level for seeded data "
+                                 "(scalar, avx2, avx512vnni)");
+    }
     Level b = all.front();
-    for (const Level& l : all)
-      if (l.supported) b = l;
+    for (size_t i = 0; i <= cap; ++i)
+      if (all[i].supported) b = all[i];
     return b;
   }();
   return level;
@@ -263,6 +278,8 @@ std::optional<uint64_t> count_uniform_bytes_other_than(uint64_t seed, uint64_t f
                                                        int64_t lo, int8_t value, uint32_t span) {
   return count(best(), seed, first, n, lo, value, span);
 }
+
+const char* seeded_fill_level() { return best().name; }
 
 std::vector<const char*> seeded_fill_levels() {
   std::vector<const char*> names;

@@ -26,6 +26,11 @@ std::optional<uint64_t> count_uniform_bytes_other_than(uint64_t seed, uint64_t f
                                                        int64_t lo, int8_t value,
                                                        uint32_t span = 256);
 
+// The level fill_uniform_bytes and count_uniform_bytes_other_than use: the highest this CPU
+// runs, at most the one NPUSIM_ISA names (scalar, avx2, avx512vnni; std::runtime_error on the
+// first call for another name).
+const char* seeded_fill_level();
+
 // For tests: the levels this CPU runs ("baseline", "avx2", "avx512dq"), and the two functions
 // at one of them (std::invalid_argument if the CPU lacks it).
 std::vector<const char*> seeded_fill_levels();

@@ -10,6 +10,7 @@
 
 #include "sim/reference/gemm_s16.h"
 #include "sim/reference/reference_conv.h"
+#include "tests/support/test_support.h"
 
 using namespace npusim;
 using namespace npusim::reference;
@@ -196,4 +197,28 @@ TEST_CASE(
     p.bias = {-2147467264, 2130690176};  // back to exactly 0 before the clamp
     CHECK(conv2d_int8(in, w, p).data == std::vector<int8_t>{0, 0, 0, 0});
   });
+}
+
+TEST_CASE(
+    "npusim run under each supported NPUSIM_REFERENCE_ISA checks every layer with the same "
+    "digests, and an unsupported name stops the run naming the variable and the levels",
+    "[reference][gemm]") {
+  nlohmann::json first;
+  for (GemmLevel level : supported_gemm_levels()) {
+    INFO("NPUSIM_REFERENCE_ISA=" << to_string(level));
+    setenv("NPUSIM_REFERENCE_ISA", to_string(level), 1);
+    const nlohmann::json r = test::run_report("run configs/networks/tiny3.json");
+    REQUIRE(r["layers"].size() == 3);
+    for (const auto& layer : r["layers"]) CHECK(layer["check"]["match"].get<bool>());
+    if (first.is_null()) first = r;
+    for (size_t l = 0; l < r["layers"].size(); ++l)
+      CHECK(r["layers"][l]["check"]["digest"].get<std::string>() ==
+            first["layers"][l]["check"]["digest"].get<std::string>());
+  }
+  setenv("NPUSIM_REFERENCE_ISA", "sse9", 1);
+  const test::CliResult bad = test::run_cli("run -q configs/networks/tiny3.json");
+  unsetenv("NPUSIM_REFERENCE_ISA");
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.err, Catch::Contains("NPUSIM_REFERENCE_ISA='sse9'") &&
+                          Catch::Contains("supported: baseline"));
 }

@@ -4,10 +4,13 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/workload/layer_data.h"
 #include "sim/workload/seeded_fill.h"
+#include "tests/support/test_support.h"
 
 using namespace npusim;
 
@@ -89,4 +92,38 @@ TEST_CASE(
       }
     }
   CHECK_THROWS_AS(fill_uniform_bytes(nullptr, 0, 1, 0, 254), std::invalid_argument);
+}
+
+TEST_CASE(
+    "NPUSIM_ISA caps the seeded fill at the level it names (shown by --version) with the same "
+    "cycles at each level, and a timing-only run stops on a name that is no ISA level",
+    "[workload][seeded_fill]") {
+  const std::vector<const char*> levels = seeded_fill_levels();
+  // NPUSIM_ISA's names for the model's levels, and the fill level each allows at most.
+  const std::vector<std::pair<const char*, const char*>> caps = {
+      {"scalar", "baseline"}, {"avx2", "avx2"}, {"avx512vnni", "avx512dq"}};
+  uint64_t first = 0;
+  for (size_t i = 0; i < caps.size() && i < levels.size(); ++i) {
+    INFO("NPUSIM_ISA=" << caps[i].first);
+    setenv("NPUSIM_ISA", caps[i].first, 1);
+    const test::CliResult version = test::run_cli("--version");
+    if (version.exit_code != 0 && version.err.find("supports") != std::string::npos)
+      continue;  // the model's kernels lack this level (AVX-512 without VNNI)
+    REQUIRE(version.exit_code == 0);
+    CHECK_THAT(version.out, Catch::Contains(std::string("seeded data ") + levels[i]));
+    CHECK(std::string(levels[i]) == caps[i].second);
+    const uint64_t cycles =
+        test::run_report("run --timing-only configs/networks/tiny3.json")["totals"]["cycles"]
+            .get<uint64_t>();
+    if (first == 0) first = cycles;
+    CHECK(cycles == first);
+  }
+  unsetenv("NPUSIM_ISA");
+  CHECK_THAT(test::run_cli("--version").out,
+             Catch::Contains(std::string("seeded data ") + levels.back()));
+  setenv("NPUSIM_ISA", "sse9", 1);
+  const test::CliResult bad = test::run_cli("run -q --timing-only configs/networks/tiny3.json");
+  unsetenv("NPUSIM_ISA");
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.err, Catch::Contains("NPUSIM_ISA='sse9'"));
 }
