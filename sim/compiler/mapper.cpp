@@ -115,40 +115,21 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   const bool pingpong = hw.buffering == Buffering::PingPong;
   e.weights = cost::dram_data_cycles(hw.dram, 1, uint64_t(L.K) * 8);  // LoadParams
   uint64_t total = e.weights;
-  uint64_t drain = 0;
-  // With two weight slots, tile t + 1's load follows tile t's last input
-  // load on the in-order load engine and overlaps the compute of the pieces
-  // still to run then: the last min(pieces per unit, halves) of tile t.
-  const uint64_t halves = pingpong ? 2 : 1;
-  uint64_t hidden = 0;
-  // A piece's cost depends on where its k-tile starts only for a grouped
-  // convolution's groups (dense_array_cycles); otherwise tiles of one size
-  // share it, and only the last, shorter tile needs its own.
-  const bool by_k_begin = L.quantized && L.groups > 1 && !L.is_binary() &&
-                          hw.dataflow != Dataflow::Broadcast && L.op != OpKind::MatMul;
-  PieceCost full, last;
-  uint32_t costed_k_count = 0;
-  for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
-    const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
-    if (by_k_begin || k_count != costed_k_count) {
-      full = piece_cost(L, hw, plan, plan.rows_per_piece, k0, k_count, output_bits);
-      last = last_rows ? piece_cost(L, hw, plan, last_rows, k0, k_count, output_bits) : full;
-      costed_k_count = k_count;
-    }
-    const uint64_t weights = cost::dram_data_cycles(hw.dram, 1, k_count * kernel_bytes(L));
-    e.weights += weights;
+  // One weight tile of k_count kernels from k0, `hidden` cycles of its load behind the previous
+  // tile's compute: its cycles, and its shares of the estimate's parts.
+  const auto tile = [&](const PieceCost& full, const PieceCost& last, uint32_t k_count,
+                        uint64_t hidden) {
+    MappingEstimate t;
+    t.weights = cost::dram_data_cycles(hw.dram, 1, k_count * kernel_bytes(L));
     // The busiest unit: its share of the pieces (the last, shorter piece
     // counted as full), each waiting for its own load when single-buffered.
     // With two halves, piece i + 2's load starts when piece i's compute
     // ends, so a unit finishes at best one piece per (load + latency +
     // compute) / 2 cycles.
     const uint64_t cycle = full.fill_bus + latency + full.compute;
-    const uint64_t unit_compute =
-        per_unit * (pingpong ? std::max(full.compute, ceil_div(cycle, 2)) : cycle);
-    const uint64_t bus = uint64_t(L.N) * (uint64_t(full_pieces) * (full.load_bus + full.store_bus) +
-                                          uint64_t(last_count) * (last.load_bus + last.store_bus));
-    e.compute += unit_compute;
-    e.bus += bus;
+    t.compute = per_unit * (pingpong ? std::max(full.compute, ceil_div(cycle, 2)) : cycle);
+    t.bus = uint64_t(L.N) * (uint64_t(full_pieces) * (full.load_bus + full.store_bus) +
+                             uint64_t(last_count) * (last.load_bus + last.store_bus));
     // The weight tile is loaded alone (single-buffered, or the layer's first
     // tile) or partly behind the previous tile's compute (two slots), then
     // the pieces stream: compute-bound after the first fill, or bus-bound.
@@ -157,10 +138,55 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     // The busiest unit's first piece waits for the first pieces of the units
     // before it too: their input loads share the bus, one after another.
     const uint64_t fill = std::min<uint64_t>(hw.compute.units, pieces) * full.fill_bus;
-    total += cost::prefetched_tile_cycles(weights, hidden, fill, unit_compute, bus, ports,
-                                          cost::cache_parallel_accesses(hw.cache), latency);
-    if (plan.weight_buffers > 1) hidden = std::min(per_unit, halves) * full.compute;
+    t.total = cost::prefetched_tile_cycles(t.weights, hidden, fill, t.compute, t.bus, ports,
+                                           cost::cache_parallel_accesses(hw.cache), latency);
+    return t;
+  };
+  const auto add = [&e, &total](const MappingEstimate& t, uint64_t times) {
+    e.weights += times * t.weights, e.compute += times * t.compute, e.bus += times * t.bus;
+    total += times * t.total;
+  };
+  // With two weight slots, tile t + 1's load follows tile t's last input
+  // load on the in-order load engine and overlaps the compute of the pieces
+  // still to run then: the last min(pieces per unit, halves) of tile t.
+  const uint64_t halves = pingpong ? 2 : 1;
+  const auto hidden_after = [&](const PieceCost& full) {
+    return plan.weight_buffers > 1 ? std::min(per_unit, halves) * full.compute : 0;
+  };
+  const auto costs = [&](uint32_t rows, uint32_t k0, uint32_t k_count) {
+    return piece_cost(L, hw, plan, rows, k0, k_count, output_bits);
+  };
+  // A piece's cost depends on where its k-tile starts only for a grouped
+  // convolution's groups (dense_array_cycles): then every tile is costed.
+  const bool by_k_begin = L.quantized && L.groups > 1 && !L.is_binary() &&
+                          hw.dataflow != Dataflow::Broadcast && L.op != OpKind::MatMul;
+  uint64_t hidden = 0, drain = 0;
+  if (by_k_begin) {
+    for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
+      const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
+      const PieceCost full = costs(plan.rows_per_piece, k0, k_count);
+      const PieceCost last = last_rows ? costs(last_rows, k0, k_count) : full;
+      add(tile(full, last, k_count, hidden), 1);
+      hidden = hidden_after(full);
+      drain = last.drain;
+    }
+  } else {
+    // Otherwise the tiles of k_tile kernels are alike: the first (nothing
+    // hidden), the others (each hiding behind the one before), then the
+    // shorter last tile, if any.
+    const uint32_t full_tiles = L.K / plan.k_tile, rest = L.K % plan.k_tile;
+    const PieceCost full = costs(plan.rows_per_piece, 0, plan.k_tile);
+    const PieceCost last = last_rows ? costs(last_rows, 0, plan.k_tile) : full;
+    add(tile(full, last, plan.k_tile, 0), 1);
+    if (full_tiles > 1) add(tile(full, last, plan.k_tile, hidden_after(full)), full_tiles - 1);
     drain = last.drain;
+    if (rest > 0) {
+      const PieceCost rest_full = costs(plan.rows_per_piece, full_tiles * plan.k_tile, rest);
+      const PieceCost rest_last =
+          last_rows ? costs(last_rows, full_tiles * plan.k_tile, rest) : rest_full;
+      add(tile(rest_full, rest_last, rest, hidden_after(full)), 1);
+      drain = rest_last.drain;
+    }
   }
   e.total = total + drain;
   return e;
