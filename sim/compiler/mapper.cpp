@@ -237,7 +237,8 @@ std::string mapping_signature(const LayerConfig& L, uint32_t output_bits) {
   return k.str();
 }
 
-CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw) {
+CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw,
+                                std::unordered_map<std::string, LayerTilingPlan>* mappings) {
   const auto all_fit = [&](const CachePartition& part) {
     for (size_t l = 0; l < net.layers.size(); ++l)
       if (runs_on_array(net.layers[l].op) &&
@@ -263,31 +264,38 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
     if (u + 8 > hw.compute.units || (u & (u - 1)) == 0) units.push_back(u);
   CachePartition best = seed003;
   uint64_t best_cycles = UINT64_MAX;
+  // Per signature, the first candidate with the fewest cycles (choose_mapping's pick) and its
+  // cycles (0: none fits).
+  std::unordered_map<std::string, std::pair<uint64_t, LayerTilingPlan>> best_of, best_plans;
   for (uint32_t u : units)
     for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
       const CachePartition part = partition_cache(net, hw, share, u);
-      std::unordered_map<std::string, uint64_t>
-          best_of;  // signature -> fewest cycles (0: none fits)
+      best_of.clear();
       uint64_t cycles = 0;
       for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
         if (!runs_on_array(net.layers[l].op)) continue;
         const uint32_t output_bits = output_bits_of(net, l);
-        const auto [it, fresh] =
-            best_of.try_emplace(mapping_signature(net.layers[l], output_bits), 0);
+        const auto [it, fresh] = best_of.try_emplace(mapping_signature(net.layers[l], output_bits),
+                                                     0, LayerTilingPlan{});
         if (fresh) {
-          uint64_t layer_best = UINT64_MAX;
-          for (const MappingCandidate& c : mapping_candidates(net.layers[l], hw, part, output_bits))
-            layer_best = std::min(layer_best, c.estimate.total);
-          it->second = layer_best == UINT64_MAX ? 0 : layer_best;
+          const std::vector<MappingCandidate> candidates =
+              mapping_candidates(net.layers[l], hw, part, output_bits);
+          const MappingCandidate* pick = nullptr;
+          for (const MappingCandidate& c : candidates)
+            if (pick == nullptr || c.estimate.total < pick->estimate.total) pick = &c;
+          if (pick != nullptr) it->second = {pick->estimate.total, pick->plan};
         }
-        if (it->second == 0) {
+        if (it->second.first == 0) {
           cycles = UINT64_MAX;
           break;
         }
-        cycles += it->second;
+        cycles += it->second.first;
       }
-      if (cycles < best_cycles) best = part, best_cycles = cycles;
+      if (cycles < best_cycles) best = part, best_cycles = cycles, best_plans.swap(best_of);
     }
+  if (mappings != nullptr && best_cycles != UINT64_MAX)
+    for (auto& [signature, cycles_and_plan] : best_plans)
+      mappings->emplace(signature, std::move(cycles_and_plan.second));
   return best;
 }
 

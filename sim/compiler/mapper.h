@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/compiler/tiler.h"
@@ -63,8 +64,12 @@ std::string mapping_signature(const LayerConfig& L, uint32_t output_bits);
 // The partition the compiler uses: seed 003's (weights at most half the
 // cache) when every array layer fits it, else the first of weight shares
 // 1/4, 1/8 .. 1/64 with which every array layer fits (seed 003's rule with a
-// smaller weight region), else seed 003's.
-CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw);
+// smaller weight region), else seed 003's. With the cost mapper, `mappings` (when given) gets
+// the chosen partition's mapping of each signature, as choose_mapping would give it, since
+// finding the partition costed them all.
+CachePartition choose_partition(
+    const NetworkConfig& net, const HardwareConfig& hw,
+    std::unordered_map<std::string, LayerTilingPlan>* mappings = nullptr);
 
 // The mapping the compiler uses: hw.mapper picks the cost mapper (the first
 // candidate with the fewest estimated cycles) or the greedy plan_layer.

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <unordered_map>
 #include <string>
 
 #include "sim/compiler/mapper.h"
@@ -43,7 +44,7 @@ class Emitter {
   }
 
   Program run() {
-    const CachePartition part = choose_partition(net_, hw_);
+    const CachePartition part = choose_partition(net_, hw_, &mappings_);
     units_ = part.units;
     uint64_t dram = 0;
     // A graph's input tensors lie first, each NHWC (docs/graphs.md).
@@ -511,7 +512,7 @@ class Emitter {
   std::map<std::string, uint64_t> shared_weights_;  // weights_identity -> weights_address
   std::map<uint32_t, uint32_t> last_fetch_of_layer_;
   // Mappings by mapping_signature: operators of one shape are mapped once.
-  std::map<std::string, LayerTilingPlan> mappings_;
+  std::unordered_map<std::string, LayerTilingPlan> mappings_;
   std::vector<uint32_t> array_ops_;  // indices of the operators that run on the array
   uint32_t units_ = 1;               // the units the pieces use (the partition's)
 };
