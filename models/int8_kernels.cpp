@@ -142,7 +142,16 @@ TARGET_VNNI void block_s16_vnni(const int16_t* x, const int16_t* w, uint64_t ws,
     for (; j + 4 <= count; j += 4) block<4>(x, w + j * ws, ws, n, out + j);         \
     for (; j < count; ++j) block<1>(x, w + j * ws, ws, n, out + j);                 \
   }
-NPUSIM_DOTS(dots_s8_avx2, int8_t, block_s8_avx2, TARGET_AVX2)
+// AVX2 int8 takes eight kernels a block where it can: each shared x costs a sign-extension,
+// and eight accumulators still fit the 16 registers (44 against 38 G MAC/s on the benchmark
+// below the tests, 3x3 x 64 channels; the other levels measured slower with eight).
+TARGET_AVX2 void dots_s8_avx2(const int8_t* x, const int8_t* w, uint64_t ws, uint64_t n,
+                              uint32_t count, int32_t* out) {
+  uint32_t j = 0;
+  for (; j + 8 <= count; j += 8) block_s8_avx2<8>(x, w + j * ws, ws, n, out + j);
+  for (; j + 4 <= count; j += 4) block_s8_avx2<4>(x, w + j * ws, ws, n, out + j);
+  for (; j < count; ++j) block_s8_avx2<1>(x, w + j * ws, ws, n, out + j);
+}
 NPUSIM_DOTS(dots_s16_avx2, int16_t, block_s16_avx2, TARGET_AVX2)
 NPUSIM_DOTS(dots_s8_vnni, int8_t, block_s8_vnni, TARGET_VNNI)
 NPUSIM_DOTS(dots_s16_vnni, int16_t, block_s16_vnni, TARGET_VNNI)

@@ -65,11 +65,11 @@ TEST_CASE("the scalar level is always supported, listed first, and the levels ar
 
 TEST_CASE(
     "int8 dots on every ISA level equal the int64 sum mod 2^32 for odd lengths, counts "
-    "around a block of four, unaligned pointers and non-zero starting sums",
+    "around blocks of four and eight, unaligned pointers and non-zero starting sums",
     "[int8_kernels]") {
   std::mt19937 rng(19);
   for (uint64_t n : kLengths)
-    for (uint32_t count : {1u, 3u, 4u, 5u, 8u, 9u})
+    for (uint32_t count : {1u, 3u, 4u, 5u, 8u, 9u, 12u, 13u, 17u})
       for (uint64_t offset : {0u, 1u, 7u}) {
         const uint64_t stride = n + (rng() % 3);  // kernels packed or spaced apart
         std::vector<int8_t> x(offset + n), w(offset + stride * count);
