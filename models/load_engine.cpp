@@ -96,16 +96,21 @@ uint64_t LoadEngine::transfer_stage(const Instruction& in, uint64_t dram_bytes,
 
 uint64_t LoadEngine::load_params(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
+  // Channels [k_begin, k_end): the whole layer's, or one weight tile's when
+  // the compiler loads parameters tile by tile (docs/mapping.md).
   SumTile& bank = cache->params(in.half);
-  bank.begin_fill({int32_t(in.layer), 0, 0, L.K, 0, 1}, L.K, 2, options_.functional);
+  const uint32_t channels = in.k_count();
+  bank.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, channels, 2,
+                  options_.functional);
   cache->occupancy_changed(in.layer);
+  const uint64_t bytes = uint64_t(channels) * 8;
   if (options_.functional) {
-    const int8_t* src = dram->image(L.params_address, L.params_bytes());
-    for (uint32_t k = 0; k < L.K; ++k) std::memcpy(bank.row(k), src + uint64_t(k) * 8, 8);
+    const int8_t* src = dram->image(L.params_address + uint64_t(in.k_begin) * 8, bytes);
+    for (uint32_t k = 0; k < channels; ++k) std::memcpy(bank.row(k), src + uint64_t(k) * 8, 8);
   }
   const uint64_t begin = now_cycles();
-  const uint64_t ready = transfer_stage(in, L.params_bytes(), L.params_bytes());
-  for (uint32_t k = 0; k < L.K; ++k) bank.mark_valid(k, ready);
+  const uint64_t ready = transfer_stage(in, bytes, bytes);
+  for (uint32_t k = 0; k < channels; ++k) bank.mark_valid(k, ready);
   scheduler->stage_done(in, 0, begin, now_cycles(), ready);
   return ready;
 }

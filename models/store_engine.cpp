@@ -55,24 +55,35 @@ void StoreEngine::run() {
   });
 }
 
-uint32_t StoreEngine::parameter_bank(const Instruction& in) const {
+StoreEngine::ParamsSource StoreEngine::parameters_of(const Instruction& in) const {
   const Program& program = scheduler->program();
   for (const Dependency& d : in.deps) {
     const Instruction& p = program.instructions[d.producer];
-    if (p.op == Opcode::LoadParams && p.layer == in.layer) return p.half;
+    if (p.op == Opcode::LoadParams && p.layer == in.layer) return {p.half, p.k_begin, p.k_end};
   }
   for (uint32_t id = in.id; id-- > 0;) {
     const Instruction& p = program.instructions[id];
-    if (p.op == Opcode::LoadParams && p.layer == in.layer) return p.half;
+    if (p.op == Opcode::LoadParams && p.layer == in.layer) return {p.half, p.k_begin, p.k_end};
   }
-  return in.layer % 2;  // no LoadParams at all: the bank's tag check reports it
+  // No LoadParams at all: the bank's tag check reports it.
+  return {in.layer % 2, 0, program.layers[in.layer].K};
 }
 
 uint64_t StoreEngine::store(const Instruction& in) {
   const LayerDescriptor& L = scheduler->program().layers[in.layer];
-  SumTile& params = cache->params(parameter_bank(in));
+  const ParamsSource source = parameters_of(in);
+  SumTile& params = cache->params(source.bank);
   SumTile& results = cache->result_half(in.unit, in.half);
-  const TileTag params_tag{int32_t(in.layer), 0, 0, L.K, 0, 1};
+  // Channels outside the loaded ones: expect exactly the store's, so the tag
+  // check names both ranges.
+  const bool covered = source.k_begin <= in.k_begin && in.k_end <= source.k_end;
+  const TileTag params_tag{int32_t(in.layer),
+                           0,
+                           covered ? source.k_begin : in.k_begin,
+                           covered ? source.k_end : in.k_end,
+                           0,
+                           1};
+  const uint32_t first_param = covered ? in.k_begin - source.k_begin : 0;
   const TileTag results_tag{int32_t(in.layer), in.batch,         in.k_begin,
                             in.k_end,          in.out_row_begin, in.out_row_end};
   const uint32_t k_count = in.k_count();
@@ -91,11 +102,11 @@ uint64_t StoreEngine::store(const Instruction& in) {
     if (s > 0) scheduler->wait_until_ready(in, s);
     const uint64_t now = now_cycles();
     const RowRange rows = stage_rows(in, s);
-    params.require(params_tag, in.k_begin, in.k_end, now, who(in, s));
+    params.require(params_tag, first_param, first_param + in.k_count(), now, who(in, s));
     results.require(results_tag, uint32_t(rows.begin - in.out_row_begin),
                     uint32_t(rows.end - in.out_row_begin), now, who(in, s));
     if (options_.functional && L.quantized) {
-      store_operator_rows(L, in, params, results, rows);
+      store_operator_rows(L, in, params, first_param, results, rows);
     } else if (options_.functional) {
       // Every element where the generator says: int8 NHWC or NCHW, or one
       // bit of a packed N(K/b)HWb word.
@@ -106,7 +117,7 @@ uint64_t StoreEngine::store(const Instruction& in) {
       const uint32_t shift = L.shift;
       // {bias, scale}, or {threshold, flip} for a binary layer: channel k's
       // row at first_params + k * params_step.
-      const int32_t* first_params = params.row(in.k_begin);
+      const int32_t* first_params = params.row(first_param);
       const uint64_t params_step = params.row_elements();
       const auto value = [&](int32_t sum, const int32_t* p) {
         return binary ? binarise(sum, p[0], p[1]) : requantise(sum, p[0], p[1], shift, relu);
@@ -175,8 +186,8 @@ uint64_t StoreEngine::store(const Instruction& in) {
 }
 
 void StoreEngine::store_operator_rows(const LayerDescriptor& L, const Instruction& in,
-                                      const SumTile& params, const SumTile& results,
-                                      RowRange rows) {
+                                      const SumTile& params, uint32_t first_param,
+                                      const SumTile& results, RowRange rows) {
   const uint32_t k_count = in.k_count();
   const uint32_t bytes = L.output_element_bytes();
   const TensorQuant& out = L.quant.output;
@@ -189,7 +200,7 @@ void StoreEngine::store_operator_rows(const LayerDescriptor& L, const Instructio
       int8_t* dst =
           dram->image(L.output_address + (pixel * L.K + in.k_begin) * bytes, k_count * bytes);
       for (uint32_t k = 0; k < k_count; ++k) {
-        const int32_t* p = params.row(in.k_begin + k);  // {bias, multiplier bits}
+        const int32_t* p = params.row(first_param + k);  // {bias, multiplier bits}
         const int32_t acc = sums[uint64_t(ow) * k_count + k] + p[0];
         if (bytes == 4) {
           std::memcpy(dst + uint64_t(k) * 4, &acc, 4);

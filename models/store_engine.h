@@ -21,17 +21,21 @@ class StoreEngine : public Engine {
 
  private:
   void run();
-  // The parameter bank the store reads: the one its layer's LoadParams filled
-  // (the compiler alternates banks between array operators), found through
-  // the store's data dependency on it, or else the layer's last LoadParams
-  // before the store; the bank's tile tag checks the layer either way.
-  uint32_t parameter_bank(const Instruction& in) const;
+  // The parameters a store reads: the bank and channels [k_begin, k_end) its
+  // layer's LoadParams filled (the whole layer's, or one weight tile's), found
+  // through the store's data dependency on it, or else the layer's last
+  // LoadParams before the store; the bank's tile tag checks them either way.
+  struct ParamsSource {
+    uint32_t bank, k_begin, k_end;
+  };
+  ParamsSource parameters_of(const Instruction& in) const;
   // Returns the cycle the last batch reaches memory.
   uint64_t store(const Instruction& in);
   // A graph operator's rows: bias added, then float32 requantisation to
-  // int8/uint8 or the raw int32 sums, NHWC.
+  // int8/uint8 or the raw int32 sums, NHWC. Channel in.k_begin + k's
+  // parameters are row first_param + k of the bank.
   void store_operator_rows(const LayerDescriptor& L, const Instruction& in, const SumTile& params,
-                           const SumTile& results, RowRange rows);
+                           uint32_t first_param, const SumTile& results, RowRange rows);
 
   Counter& busy_;
   Counter& instructions_;

@@ -37,10 +37,12 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
   const CachePartition part = choose_partition(net, hw);
   HardwareConfig in_use = hw;
   in_use.compute.units = part.units;
-  std::printf("mapper %s; partition: weights %llu B, params %llu B, half %llu B, %u of %u units\n",
-              to_string(hw.mapper), (unsigned long long)part.weight_region_bytes,
-              (unsigned long long)part.params_region_bytes, (unsigned long long)part.half_bytes,
-              part.units, hw.compute.units);
+  std::printf(
+      "mapper %s; partition: weights %llu B, params %llu B%s, half %llu B, %u of %u units\n",
+      to_string(hw.mapper), (unsigned long long)part.weight_region_bytes,
+      (unsigned long long)part.params_region_bytes,
+      part.params_per_tile ? " (per weight tile)" : "", (unsigned long long)part.half_bytes,
+      part.units, hw.compute.units);
   std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s %8s\n", "layer", "candidates", "k_tile",
               "pieces", "rows/piece", "rows/stage", "estimate", "greedy_est", "weights");
   for (size_t l = 0; l < net.layers.size(); ++l) {

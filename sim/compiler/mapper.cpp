@@ -13,9 +13,7 @@ using cost::ceil_div;
 
 constexpr uint32_t kMaxWeightShare = 64;  // weights get at least 1/64 of the cache
 
-uint64_t kernel_bytes(const LayerConfig& L) {
-  return uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
-}
+uint64_t kernel_bytes(const LayerConfig& L) { return tiling_kernel_bytes(L); }
 
 // Rows `rows` cut into parts of `per_part` rows, the last one what is left.
 // Calls f(part_rows, index, count) once for each distinct run of parts: the
@@ -113,14 +111,17 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   const uint64_t pieces = uint64_t(L.N) * n_pieces;
   const uint64_t per_unit = ceil_div(pieces, hw.compute.units);
   const bool pingpong = hw.buffering == Buffering::PingPong;
-  e.weights = cost::dram_data_cycles(hw.dram, 1, uint64_t(L.K) * 8);  // LoadParams
+  // LoadParams: the layer's parameters first, or each tile's with its weights.
+  e.weights = plan.params_per_tile ? 0 : cost::dram_data_cycles(hw.dram, 1, uint64_t(L.K) * 8);
   uint64_t total = e.weights;
   // One weight tile of k_count kernels from k0, `hidden` cycles of its load behind the previous
   // tile's compute: its cycles, and its shares of the estimate's parts.
   const auto tile = [&](const PieceCost& full, const PieceCost& last, uint32_t k_count,
                         uint64_t hidden) {
     MappingEstimate t;
-    t.weights = cost::dram_data_cycles(hw.dram, 1, k_count * kernel_bytes(L));
+    t.weights =
+        cost::dram_data_cycles(hw.dram, 1, k_count * kernel_bytes(L)) +
+        (plan.params_per_tile ? cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8) : 0);
     // The busiest unit: its share of the pieces (the last, shorter piece
     // counted as full), each waiting for its own load when single-buffered.
     // With two halves, piece i + 2's load starts when piece i's compute
@@ -199,6 +200,7 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
   const auto k_allowed = [&](uint32_t k) {
     if (k == 0 || k > L.K) return false;
     if (output_bits != 0 && k < L.K && k % output_bits != 0) return false;
+    if (part.params_per_tile && uint64_t(k) * 8 * 2 > part.params_region_bytes) return false;
     return k * kernel_bytes(L) <= part.weight_region_bytes &&
            uint64_t(L.out_w()) * k * 4 <= acc_bytes &&
            max_piece_rows(L, k, access, part.half_bytes) > 0;
@@ -253,6 +255,11 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
       const CachePartition part = partition_cache(net, hw, share);
       if (all_fit(part)) return part;
     }
+    // Last, parameters tile by tile: banks for a weight tile, not a layer.
+    for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
+      const CachePartition part = partition_cache(net, hw, share, 0, true);
+      if (all_fit(part)) return part;
+    }
     return seed003;
   }
   // Cost: every weight share and number of units in use; the fewest
@@ -267,32 +274,39 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   // Per signature, the first candidate with the fewest cycles (choose_mapping's pick) and its
   // cycles (0: none fits).
   std::unordered_map<std::string, std::pair<uint64_t, LayerTilingPlan>> best_of, best_plans;
-  for (uint32_t u : units)
-    for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
-      const CachePartition part = partition_cache(net, hw, share, u);
-      best_of.clear();
-      uint64_t cycles = 0;
-      for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
-        if (!runs_on_array(net.layers[l].op)) continue;
-        const uint32_t output_bits = output_bits_of(net, l);
-        const auto [it, fresh] = best_of.try_emplace(mapping_signature(net.layers[l], output_bits),
-                                                     0, LayerTilingPlan{});
-        if (fresh) {
-          const std::vector<MappingCandidate> candidates =
-              mapping_candidates(net.layers[l], hw, part, output_bits);
-          const MappingCandidate* pick = nullptr;
-          for (const MappingCandidate& c : candidates)
-            if (pick == nullptr || c.estimate.total < pick->estimate.total) pick = &c;
-          if (pick != nullptr) it->second = {pick->estimate.total, pick->plan};
+  // Parameters tile by tile are candidates only where a layer's parameters
+  // would crowd the cache (their banks over an eighth of it) or where nothing
+  // else fits every layer: on larger caches the programs stay as they were.
+  const bool params_crowd = seed003.params_region_bytes * 8 > hw.tile_cache_bytes();
+  for (const bool params_per_tile : {false, true}) {
+    if (params_per_tile && best_cycles != UINT64_MAX && !params_crowd) break;
+    for (uint32_t u : units)
+      for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
+        const CachePartition part = partition_cache(net, hw, share, u, params_per_tile);
+        best_of.clear();
+        uint64_t cycles = 0;
+        for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
+          if (!runs_on_array(net.layers[l].op)) continue;
+          const uint32_t output_bits = output_bits_of(net, l);
+          const auto [it, fresh] = best_of.try_emplace(
+              mapping_signature(net.layers[l], output_bits), 0, LayerTilingPlan{});
+          if (fresh) {
+            const std::vector<MappingCandidate> candidates =
+                mapping_candidates(net.layers[l], hw, part, output_bits);
+            const MappingCandidate* pick = nullptr;
+            for (const MappingCandidate& c : candidates)
+              if (pick == nullptr || c.estimate.total < pick->estimate.total) pick = &c;
+            if (pick != nullptr) it->second = {pick->estimate.total, pick->plan};
+          }
+          if (it->second.first == 0) {
+            cycles = UINT64_MAX;
+            break;
+          }
+          cycles += it->second.first;
         }
-        if (it->second.first == 0) {
-          cycles = UINT64_MAX;
-          break;
-        }
-        cycles += it->second.first;
+        if (cycles < best_cycles) best = part, best_cycles = cycles, best_plans.swap(best_of);
       }
-      if (cycles < best_cycles) best = part, best_cycles = cycles, best_plans.swap(best_of);
-    }
+  }
   if (mappings != nullptr && best_cycles != UINT64_MAX)
     for (auto& [signature, cycles_and_plan] : best_plans)
       mappings->emplace(signature, std::move(cycles_and_plan.second));
@@ -328,6 +342,7 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
       if (rows == previous) continue;
       previous = rows;
       LayerTilingPlan plan = make_plan(L, hw, k, rows, std::min(by_acc, rows), output_bits);
+      plan.params_per_tile = part.params_per_tile;
       out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
       if (double_buffered) {
         plan.weight_buffers = 2;

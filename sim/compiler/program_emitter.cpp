@@ -17,8 +17,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
@@ -46,6 +46,7 @@ class Emitter {
   Program run() {
     const CachePartition part = choose_partition(net_, hw_, &mappings_);
     units_ = part.units;
+    params_per_tile_ = part.params_per_tile;
     uint64_t dram = 0;
     // A graph's input tensors lie first, each NHWC (docs/graphs.md).
     for (const GraphInput& g : net_.graph_inputs) {
@@ -231,12 +232,17 @@ class Emitter {
     // vector operators between them use none), so an operator's parameters
     // wait for the stores of the array operator two before it, never for
     // those of the one just before it.
-    const uint32_t bank = array_ordinal(l) % 2;
-    Instruction& params = add(Opcode::LoadParams, l);
-    params.half = bank;
-    params.k_begin = 0, params.k_end = d.K;
-    depend(params, last_store_of_bank_[bank], DependencyKind::BufferSpace);
-    LayerEmission e{l, plan, producer, params.id};
+    // With parameters tile by tile (a small cache), each weight tile brings
+    // its own instead (emit_weights_and_params).
+    LayerEmission e{l, plan, producer};
+    if (!params_per_tile_) {
+      e.bank = array_ordinal(l) % 2;
+      Instruction& params = add(Opcode::LoadParams, l);
+      params.half = e.bank;
+      params.k_begin = 0, params.k_end = d.K;
+      depend(params, last_store_of_bank_[e.bank], DependencyKind::BufferSpace);
+      e.params_id = params.id;
+    }
 
     const uint32_t pieces = piece_count(d.out_h, d.rows_per_piece);
     if (d.op == OpKind::BatchMatMul) {
@@ -245,7 +251,7 @@ class Emitter {
       for (uint32_t n = 0; n < d.N; ++n)
         for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
           const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
-          const uint32_t weights_id = emit_weights(l, k0, k1, n);
+          const uint32_t weights_id = emit_weights_and_params(e, k0, k1, n);
           for (uint32_t p = 0; p < pieces; ++p)
             emit_compute_and_store(e, emit_input_load(e, n, p, k0, k1, weights_id), k0, k1,
                                    weights_id);
@@ -254,7 +260,7 @@ class Emitter {
       // Seed 004 rule 1, weight-stationary: each weight tile, then every piece's rows.
       for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
         const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
-        const uint32_t weights_id = emit_weights(l, k0, k1, 0);
+        const uint32_t weights_id = emit_weights_and_params(e, k0, k1, 0);
         for (uint32_t n = 0; n < d.N; ++n)
           for (uint32_t p = 0; p < pieces; ++p)
             emit_compute_and_store(e, emit_input_load(e, n, p, k0, k1, weights_id), k0, k1,
@@ -272,23 +278,41 @@ class Emitter {
           const PieceSlot piece = emit_input_load(e, n, p, 0, first_k1, kNone);
           for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
             const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
-            if (!one_tile || weights_id == kNone) weights_id = emit_weights(l, k0, k1, 0);
+            if (!one_tile || weights_id == kNone)
+              weights_id = emit_weights_and_params(e, k0, k1, 0);
             emit_compute_and_store(e, piece, k0, k1, weights_id);
           }
         }
     }
-    last_store_of_bank_[bank] = e.last_store;
   }
 
   // What the instructions of one layer share while it is emitted.
   struct LayerEmission {
     uint32_t layer;
     const LayerTilingPlan& plan;
-    int32_t producer;  // the layer whose output is the input, or -1
-    uint32_t params_id;
+    int32_t producer;            // the layer whose output is the input, or -1
+    uint32_t params_id = kNone;  // the LoadParams the stores now read, in bank `bank`
+    uint32_t bank = 0;
     uint32_t last_store = kNone;
     uint32_t piece_counter = 0;
   };
+
+  // A weight tile and, when parameters go tile by tile, the tile's
+  // parameters into the other bank than the tile's before (write after read:
+  // the stores of the tile two before, or of an earlier layer).
+  uint32_t emit_weights_and_params(LayerEmission& e, uint32_t k0, uint32_t k1, uint32_t n) {
+    const uint32_t weights_id = emit_weights(e.layer, k0, k1, n);
+    if (params_per_tile_) {
+      e.bank = next_params_bank_;
+      next_params_bank_ ^= 1;
+      Instruction& params = add(Opcode::LoadParams, e.layer);
+      params.half = e.bank;
+      params.k_begin = k0, params.k_end = k1;
+      depend(params, last_store_of_bank_[e.bank], DependencyKind::BufferSpace);
+      e.params_id = params.id;
+    }
+    return weights_id;
+  }
   // Where one piece's input rows were loaded.
   struct PieceSlot {
     uint32_t unit, half, n, r0, r1, stages, load_id;
@@ -389,6 +413,7 @@ class Emitter {
              stages_for(piece.r1 - piece.r0, e.plan.rows_per_store_batch));
     depend(store, compute_id, DependencyKind::Data);
     depend(store, e.params_id, DependencyKind::Data);
+    last_store_of_bank_[e.bank] = store.id;
     last_store_of_half_[unit][half] = store.id;
     stores_[l].push_back({store.id, piece.n, piece.r0, piece.r1});
     e.last_store = store.id;
@@ -507,6 +532,8 @@ class Emitter {
   std::vector<std::array<uint32_t, 2>> last_compute_of_slot_;
   std::vector<uint32_t> next_half_;
   uint32_t last_store_of_bank_[2] = {kNone, kNone};
+  bool params_per_tile_ = false;  // the partition's: parameters load with each weight tile
+  uint32_t next_params_bank_ = 0;
   std::map<uint32_t, std::vector<StoreRecord>> stores_;
   std::map<uint32_t, uint32_t> agu_init_of_layer_;
   std::map<std::string, uint64_t> shared_weights_;  // weights_identity -> weights_address

@@ -9,6 +9,14 @@ namespace {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+}  // namespace
+
+uint64_t tiling_kernel_bytes(const LayerConfig& L) {
+  return uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
+}
+
+namespace {
+
 uint64_t input_rows_needed(const LayerConfig& L, uint32_t out_rows) {
   return uint64_t(out_rows - 1) * L.stride + window_h(L);
 }
@@ -68,7 +76,7 @@ uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadA
 }
 
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw,
-                               uint32_t weight_share, uint32_t units) {
+                               uint32_t weight_share, uint32_t units, bool params_per_tile) {
   uint64_t max_weights = 0, max_k = 0;
   for (const LayerConfig& L : net.layers) {
     max_weights = std::max(max_weights, L.weight_bytes());
@@ -87,6 +95,16 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
   // not need goes to the halves.
   p.weight_region_bytes = std::min(cache / weight_share, max_weights);
   p.params_region_bytes = 2 * max_k * 8;
+  if (params_per_tile) {
+    // A bank for the largest weight tile the region holds of any array layer.
+    uint64_t tile_k = 0;
+    for (const LayerConfig& L : net.layers)
+      if (runs_on_array(L.op))
+        tile_k = std::max(tile_k,
+                          std::min<uint64_t>(L.K, p.weight_region_bytes / tiling_kernel_bytes(L)));
+    p.params_per_tile = true;
+    p.params_region_bytes = 2 * tile_k * 8;
+  }
   const uint64_t used = p.weight_region_bytes + p.params_region_bytes;
   const uint64_t free_bytes = cache > used ? cache - used : 0;
   p.units = units == 0 ? hw.compute.units : units;
@@ -101,9 +119,10 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
                            const CachePartition& part, uint32_t output_bits) {
   LayerTilingPlan plan;
   const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
-  const uint64_t kernel_bytes =
-      uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
-  const uint64_t by_weights = part.weight_region_bytes / kernel_bytes;
+  const uint64_t kernel_bytes = tiling_kernel_bytes(L);
+  const uint64_t by_weights =
+      std::min<uint64_t>(part.weight_region_bytes / kernel_bytes,
+                         part.params_per_tile ? part.params_region_bytes / 16 : UINT64_MAX);
   const uint64_t by_accumulator = acc_bytes / (uint64_t(L.out_w()) * 4);
   uint64_t k_limit = std::min<uint64_t>({L.K, by_weights, by_accumulator});
   // A packed output word holds output_bits channels; two k-tiles must never
@@ -146,7 +165,10 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
   const uint64_t row_sum_bytes = uint64_t(L.out_w()) * plan.k_tile * 4;
   const uint32_t rows_per_stage =
       static_cast<uint32_t>(std::clamp<uint64_t>(acc_bytes / row_sum_bytes, 1, rows_per_piece));
-  return make_plan(L, hw, plan.k_tile, rows_per_piece, rows_per_stage, output_bits);
+  LayerTilingPlan chosen =
+      make_plan(L, hw, plan.k_tile, rows_per_piece, rows_per_stage, output_bits);
+  chosen.params_per_tile = part.params_per_tile;
+  return chosen;
 }
 
 uint32_t max_piece_rows(const LayerConfig& L, uint32_t k_tile, LoadAccess access,

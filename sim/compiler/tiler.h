@@ -22,7 +22,11 @@ namespace npusim {
 // ever overlap physically, whatever their tile sizes).
 struct CachePartition {
   uint64_t weight_region_bytes = 0;
-  uint64_t params_region_bytes = 0;  // two banks (layer parity), each max K * 8
+  // Two banks, each max K * 8 (alternating between array layers), or, with
+  // params_per_tile, each 8 B for the most kernels any layer's weight tile can
+  // hold (alternating between weight tiles).
+  uint64_t params_region_bytes = 0;
+  bool params_per_tile = false;      // each weight tile loads its own channels' parameters
   uint64_t half_bytes = 0;           // one ping-pong half of one unit
   uint64_t vector_region_bytes = 0;  // the vector unit's working region (0: no vector ops)
   uint32_t units = 0;                // compute units sharing the halves (<= compute.units)
@@ -42,13 +46,22 @@ struct LayerTilingPlan {
   // 1: one weight tile in the whole weight region; 2: two slots of half the
   // region, so tile t + 1 loads while tile t computes (docs/mapping.md).
   uint32_t weight_buffers = 1;
+  // Each weight tile brings its channels' parameters (the partition's choice).
+  bool params_per_tile = false;
 };
 
 // Weights get at most cache / weight_share (2: half the cache, seed 003's
 // default; the compiler tries larger shares only when a layer does not fit).
 // `units`: the compute units the pieces use (0: all of hw's).
+// The bytes one kernel takes in the weight region (a group's channels for a
+// grouped convolution, packed words for a binary layer).
+uint64_t tiling_kernel_bytes(const LayerConfig& layer);
+
+// `params_per_tile`: the parameters load with each weight tile rather than a
+// layer at a time (the compiler's choice only when nothing else fits).
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw,
-                               uint32_t weight_share = 2, uint32_t units = 0);
+                               uint32_t weight_share = 2, uint32_t units = 0,
+                               bool params_per_tile = false);
 // `output_bits`: the packed format the layer's store writes (0: int8), see
 // LayerDescriptor::output_bits and output_bits_of.
 LayerTilingPlan plan_layer(const LayerConfig& layer, const HardwareConfig& hw,

@@ -190,6 +190,8 @@ std::string describe(const Instruction& in, const Program& p) {
   if (in.op != Opcode::LoadParams)
     s << " unit" << in.unit << " half" << in.half << " n" << in.batch << " k[" << in.k_begin << ','
       << in.k_end << ')';
+  else if (in.layer < p.layers.size() && (in.k_begin != 0 || in.k_end != p.layers[in.layer].K))
+    s << " bank" << in.half << " k[" << in.k_begin << ',' << in.k_end << ')';  // one tile's
   if (in.op != Opcode::LoadParams && in.op != Opcode::LoadWeights)
     s << " rows[" << in.out_row_begin << ',' << in.out_row_end << ')';
   return s.str();
@@ -259,8 +261,10 @@ void validate_program(const Program& p) {
     if (in.layer >= p.layers.size()) fail(in, "layer index out of range");
     const LayerDescriptor& L = p.layers[in.layer];
     if (in.stages == 0) fail(in, "stages must be >= 1");
+    // A LoadParams covers its layer's channels, or one weight tile's.
+    if (in.k_begin >= in.k_end || in.k_end > L.K) fail(in, "channel range outside [0, K)");
+    if (in.op == Opcode::LoadParams && in.half > 1) fail(in, "parameter bank must be 0 or 1");
     if (in.op != Opcode::LoadParams) {
-      if (in.k_begin >= in.k_end || in.k_end > L.K) fail(in, "channel range outside [0, K)");
       if (in.batch >= L.N) fail(in, "batch index outside [0, N)");
       if (in.half > 1)
         fail(in, in.op == Opcode::AguInit ? "register set must be 0 or 1" : "half must be 0 or 1");

@@ -127,6 +127,13 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
       throw ProgramError("instruction " + describe(in, p) + " uses compute unit " +
                          std::to_string(in.unit) + " but its layer's partition has " +
                          std::to_string(d.units) + " units");
+    // A parameter bank is half the region: 8 B per channel it holds.
+    if (in.op == Opcode::LoadParams && uint64_t(in.k_count()) * 8 * 2 > d.params_region_bytes)
+      throw ProgramError("instruction " + describe(in, p) + " loads " +
+                         std::to_string(in.k_count()) + " channels' parameters (" +
+                         std::to_string(uint64_t(in.k_count()) * 8) + " B) but a bank holds " +
+                         std::to_string(d.params_region_bytes / 2) +
+                         " B (params_region_bytes / 2)");
     if (in.op == Opcode::LoadInput) {
       const RowRange rows = tile_rows_for(d, in.out_row_begin, in.out_row_end);
       const uint64_t bytes = uint64_t(rows.count()) * d.tile_row_bytes() +

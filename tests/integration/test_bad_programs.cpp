@@ -146,3 +146,23 @@ TEST_CASE("a deadlocked program is reported, not hung", "[programs]") {
              Catch::Contains("deadlock") && Catch::Contains("load engine waits") &&
                  Catch::Contains("compute unit 0 waits") && Catch::Contains("never started"));
 }
+
+TEST_CASE(
+    "a program whose parameter region is too small for its LoadParams is refused, naming the "
+    "instruction and the bank",
+    "[programs][robustness]") {
+  // conv_a has K = 16: its LoadParams brings 16 x 8 = 128 B; a region of 128 B has banks of 64.
+  const auto lines = trace_lines("tiny3.jsonl");
+  size_t conv_a = lines.size();
+  for (size_t i = 0; i < lines.size() && conv_a == lines.size(); ++i)
+    if (lines[i].find("\"name\": \"conv_a\"") != std::string::npos) conv_a = i;
+  REQUIRE(conv_a < lines.size());
+  const std::string path = write_temp_file(
+      "small_params.jsonl",
+      edited(lines, conv_a, "\"params_region_bytes\": 256", "\"params_region_bytes\": 128"));
+  const auto r = run_cli("run -q --timing-only --program " + path);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("load_params layer conv_a") &&
+                        Catch::Contains("16 channels' parameters (128 B) but a bank holds 64 B"));
+}

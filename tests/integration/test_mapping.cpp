@@ -10,7 +10,9 @@
 // `npusim compile --explain-mapping` prints each layer's choice and estimate.
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -128,4 +130,79 @@ TEST_CASE(
   CHECK(batch.at("layers")[0].at("check").at("match").get<bool>());
   CHECK(cycles(batch) == cycles(rows));
   CHECK(work(batch) == work(rows));
+}
+
+TEST_CASE(
+    "ResNet-50 compiles from 64 KiB on the default array with parameters per weight tile, runs "
+    "bit-exact there, replays its program with the same cycles, and 56 KiB is refused naming 57",
+    "[mapper][small_cache]") {
+  const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/resnet50.json";
+  const std::string small = " --set cache.size_kib=64";
+  // The partition: parameters per weight tile at 64 KiB (a layer's 2 x 2048 x 8 B would take
+  // half the cache), a layer at a time at the default 1 MiB (those programs do not change).
+  const auto partition = [&](const std::string& sets) {
+    const npusim::test::CliResult r =
+        npusim::test::run_cli("compile " + net + sets + " --explain-mapping");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out.substr(0, r.out.find('\n'));
+  };
+  CHECK_THAT(partition(small), Catch::Contains("(per weight tile)"));
+  CHECK_THAT(partition(""), !Catch::Contains("(per weight tile)"));
+
+  const nlohmann::json direct = run_report("run " + net + small);
+  REQUIRE(direct.at("layers").size() == 53);
+  for (const auto& layer : direct.at("layers")) {
+    INFO(layer.at("name").get<std::string>());
+    CHECK(layer.at("check").at("match").get<bool>());
+  }
+  const std::string program = npusim::test::temp_dir() + "/resnet50_64k.jsonl";
+  REQUIRE(npusim::test::run_cli("compile " + net + small + " -o " + program).exit_code == 0);
+  // Each weight tile's LoadParams goes to the other bank than the one before, and waits for
+  // the last store that read the bank's previous parameters (write after read).
+  {
+    std::ifstream lines(program);
+    std::string line;
+    std::map<uint64_t, uint64_t> last_reader_of_params;  // LoadParams id -> its last store
+    int64_t previous_bank = -1;
+    uint64_t tiles = 0, partial = 0, last_params_of_bank[2] = {UINT64_MAX, UINT64_MAX};
+    while (std::getline(lines, line)) {
+      const nlohmann::json in = nlohmann::json::parse(line);
+      if (!in.contains("op")) continue;  // a layer line
+      const uint64_t id = in.at("id").get<uint64_t>();
+      if (in.at("op").get<std::string>() == "store") {
+        for (const auto& d : in.at("deps")) {
+          const auto reader = last_reader_of_params.find(d.at("on").get<uint64_t>());
+          if (reader != last_reader_of_params.end()) reader->second = id;
+        }
+      } else if (in.at("op").get<std::string>() == "load_params") {
+        const int64_t bank = in.at("half").get<int64_t>();
+        INFO(line);
+        CHECK(bank != previous_bank);
+        previous_bank = bank;
+        ++tiles;
+        partial += in.at("k")[1].get<uint64_t>() - in.at("k")[0].get<uint64_t>() < 64;
+        const uint64_t before = last_params_of_bank[bank];
+        if (before != UINT64_MAX) {
+          bool waits = false;
+          for (const auto& d : in.at("deps"))
+            waits = waits || d.at("on").get<uint64_t>() == last_reader_of_params.at(before);
+          CHECK(waits);
+        }
+        last_params_of_bank[bank] = id;
+        last_reader_of_params[id] = UINT64_MAX;
+      }
+    }
+    CHECK(tiles > 53);  // more LoadParams than layers
+    CHECK(partial > 0);
+  }
+  const nlohmann::json replay = run_report("run --program " + program + small);
+  for (const auto& layer : replay.at("layers")) CHECK(layer.at("check").at("match").get<bool>());
+  CHECK(replay.at("totals").at("cycles").get<uint64_t>() ==
+        direct.at("totals").at("cycles").get<uint64_t>());
+
+  const npusim::test::CliResult refused =
+      npusim::test::run_cli("run -q --timing-only " + net + " --set cache.size_kib=56");
+  CHECK(refused.exit_code != 0);
+  CHECK_THAT(refused.err, Catch::Contains("fits from cache.size_kib = 57"));
 }

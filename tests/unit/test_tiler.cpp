@@ -184,6 +184,38 @@ TEST_CASE("partition_cache: weight and params regions, then halves per unit", "[
   CHECK(partition_cache(two, hardware(1, 1)).half_bytes == 0);
 }
 
+TEST_CASE(
+    "partition_cache with parameters per weight tile: two banks for the largest tile any "
+    "layer's weight region holds, the rest to the halves",
+    "[tiler]") {
+  // conv16: 3x3x8 kernels of 72 B, K 16, weights 1152; big: 3x3x16 kernels of 144 B, K 64,
+  // weights 9216. 4 KiB: weight region min(2048, 9216) = 2048.
+  const NetworkConfig net = network({conv16(), layer("big", 16, 8, 8, 64, 3, 3, 1, 1)});
+  const CachePartition whole = partition_cache(net, hardware(4, 1));
+  CHECK_FALSE(whole.params_per_tile);
+  CHECK(whole.weight_region_bytes == 2048);
+  CHECK(whole.params_region_bytes == 1024);  // 2 banks x K 64 x 8
+  CHECK(whole.half_bytes == 512);            // (4096 - 2048 - 1024) / 2
+  // Per tile: conv16 min(16, 2048/72 = 28) = 16 kernels, big min(64, 2048/144 = 14) = 14:
+  // banks of 16 x 8 = 128 B, free 4096 - 2048 - 256 = 1792, half 896.
+  const CachePartition tiles = partition_cache(net, hardware(4, 1), 2, 0, true);
+  CHECK(tiles.params_per_tile);
+  CHECK(tiles.weight_region_bytes == 2048);
+  CHECK(tiles.params_region_bytes == 256);
+  CHECK(tiles.half_bytes == 896);
+  // The greedy plan's k-tile stays within a bank: big takes 14 (not 64, not the bank's 16).
+  const LayerTilingPlan plan = plan_layer(net.layers[1], hardware(4, 1), tiles);
+  REQUIRE(plan.fits);
+  CHECK(plan.params_per_tile);
+  CHECK(plan.k_tile == 13);  // ceil(64 / ceil(64 / 14)) = ceil(64 / 5): equal k-tiles
+  // A hand-made partition whose banks are smaller than the region allows bounds the tile.
+  CachePartition narrow = tiles;
+  narrow.params_region_bytes = 2 * 4 * 8;  // banks of 4 channels
+  const LayerTilingPlan bounded = plan_layer(net.layers[1], hardware(4, 1), narrow);
+  REQUIRE(bounded.fits);
+  CHECK(bounded.k_tile == 4);
+}
+
 TEST_CASE("plan_layer: greedy pieces that fit a half, stage sizes", "[tiler]") {
   const LayerConfig L = conv16();
   HardwareConfig hw = hardware(16, 1);
