@@ -15,6 +15,7 @@
 #include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/batch_rows.h"
+#include "sim/reference/gemm_s16.h"
 #include "sim/runner/graph_reference.h"
 #include "sim/runner/kernel_summary_cache.h"
 #include "sim/runner/layer_io.h"
@@ -322,6 +323,9 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
 #else
   constexpr std::launch kReferencePolicy = std::launch::async;
 #endif
+  // The reference's instruction-set level is chosen here, before the
+  // simulation: a bad NPUSIM_REFERENCE_ISA stops the run before it starts.
+  if (!options.timing_only) reference::gemm_level();
   std::future<std::vector<TensorI8>> expected;
   std::future<std::vector<TensorI32>> expected_values;  // graph workloads
   if (!options.timing_only && !graph)

@@ -133,11 +133,10 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "ResNet-50 compiles from 64 KiB on the default array with parameters per weight tile, runs "
-    "bit-exact there, replays its program with the same cycles, and 56 KiB is refused naming 57",
+    "ResNet-50 compiles from 64 KiB on the default array with parameters per weight tile and "
+    "runs bit-exact there, and 56 KiB is refused naming 57",
     "[mapper][small_cache]") {
   const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/resnet50.json";
-  const std::string small = " --set cache.size_kib=64";
   // The partition: parameters per weight tile at 64 KiB (a layer's 2 x 2048 x 8 B would take
   // half the cache), a layer at a time at the default 1 MiB (those programs do not change).
   const auto partition = [&](const std::string& sets) {
@@ -147,62 +146,79 @@ TEST_CASE(
     REQUIRE(r.exit_code == 0);
     return r.out.substr(0, r.out.find('\n'));
   };
-  CHECK_THAT(partition(small), Catch::Contains("(per weight tile)"));
+  CHECK_THAT(partition(" --set cache.size_kib=64"), Catch::Contains("(per weight tile)"));
   CHECK_THAT(partition(""), !Catch::Contains("(per weight tile)"));
-
-  const nlohmann::json direct = run_report("run " + net + small);
-  REQUIRE(direct.at("layers").size() == 53);
-  for (const auto& layer : direct.at("layers")) {
+  const nlohmann::json run = run_report("run " + net + " --set cache.size_kib=64");
+  REQUIRE(run.at("layers").size() == 53);
+  for (const auto& layer : run.at("layers")) {
     INFO(layer.at("name").get<std::string>());
     CHECK(layer.at("check").at("match").get<bool>());
   }
-  const std::string program = npusim::test::temp_dir() + "/resnet50_64k.jsonl";
-  REQUIRE(npusim::test::run_cli("compile " + net + small + " -o " + program).exit_code == 0);
-  // Each weight tile's LoadParams goes to the other bank than the one before, and waits for
-  // the last store that read the bank's previous parameters (write after read).
-  {
-    std::ifstream lines(program);
-    std::string line;
-    std::map<uint64_t, uint64_t> last_reader_of_params;  // LoadParams id -> its last store
-    int64_t previous_bank = -1;
-    uint64_t tiles = 0, partial = 0, last_params_of_bank[2] = {UINT64_MAX, UINT64_MAX};
-    while (std::getline(lines, line)) {
-      const nlohmann::json in = nlohmann::json::parse(line);
-      if (!in.contains("op")) continue;  // a layer line
-      const uint64_t id = in.at("id").get<uint64_t>();
-      if (in.at("op").get<std::string>() == "store") {
-        for (const auto& d : in.at("deps")) {
-          const auto reader = last_reader_of_params.find(d.at("on").get<uint64_t>());
-          if (reader != last_reader_of_params.end()) reader->second = id;
-        }
-      } else if (in.at("op").get<std::string>() == "load_params") {
-        const int64_t bank = in.at("half").get<int64_t>();
-        INFO(line);
-        CHECK(bank != previous_bank);
-        previous_bank = bank;
-        ++tiles;
-        partial += in.at("k")[1].get<uint64_t>() - in.at("k")[0].get<uint64_t>() < 64;
-        const uint64_t before = last_params_of_bank[bank];
-        if (before != UINT64_MAX) {
-          bool waits = false;
-          for (const auto& d : in.at("deps"))
-            waits = waits || d.at("on").get<uint64_t>() == last_reader_of_params.at(before);
-          CHECK(waits);
-        }
-        last_params_of_bank[bank] = id;
-        last_reader_of_params[id] = UINT64_MAX;
-      }
-    }
-    CHECK(tiles > 53);  // more LoadParams than layers
-    CHECK(partial > 0);
-  }
-  const nlohmann::json replay = run_report("run --program " + program + small);
-  for (const auto& layer : replay.at("layers")) CHECK(layer.at("check").at("match").get<bool>());
-  CHECK(replay.at("totals").at("cycles").get<uint64_t>() ==
-        direct.at("totals").at("cycles").get<uint64_t>());
-
   const npusim::test::CliResult refused =
       npusim::test::run_cli("run -q --timing-only " + net + " --set cache.size_kib=56");
   CHECK(refused.exit_code != 0);
   CHECK_THAT(refused.err, Catch::Contains("fits from cache.size_kib = 57"));
+}
+
+TEST_CASE(
+    "parameters per weight tile: each tile's LoadParams takes the other bank and waits for the "
+    "bank's last reader, and the program runs and replays bit-exact with the same cycles",
+    "[mapper][small_cache]") {
+  // 64 -> 512 -> 64 channels, 1x1 on 8x8: a layer's parameters (2 x 512 x 8 B = 8 KiB) would
+  // take half of a 16 KiB cache; per weight tile the banks hold 2 x 64 x 8 B.
+  const std::string net = npusim::test::write_temp_file("wide_k.json", R"({
+    "name": "wide_k", "seed": 11, "layers": [
+      {"name": "expand", "N": 1, "C": 64, "H": 8, "W": 8, "K": 512, "R": 1, "S": 1, "stride": 1, "padding": 0},
+      {"name": "squeeze", "N": 1, "C": 512, "H": 8, "W": 8, "K": 64, "R": 1, "S": 1, "stride": 1, "padding": 0}]})");
+  const std::string small = " --set cache.size_kib=16";
+  const npusim::test::CliResult explain =
+      npusim::test::run_cli("compile " + net + small + " --explain-mapping");
+  REQUIRE(explain.exit_code == 0);
+  CHECK_THAT(explain.out, Catch::Contains("params 1024 B (per weight tile)"));
+  const std::string program = npusim::test::temp_dir() + "/wide_k_16k.jsonl";
+  REQUIRE(npusim::test::run_cli("compile " + net + small + " -o " + program).exit_code == 0);
+  std::ifstream lines(program);
+  std::string line;
+  std::map<uint64_t, uint64_t> last_reader_of_params;  // LoadParams id -> its last store
+  int64_t previous_bank = -1;
+  uint64_t tiles = 0, partial = 0, last_params_of_bank[2] = {UINT64_MAX, UINT64_MAX};
+  while (std::getline(lines, line)) {
+    const nlohmann::json in = nlohmann::json::parse(line);
+    if (!in.contains("op")) continue;  // the header and the layer lines
+    const uint64_t id = in.at("id").get<uint64_t>();
+    if (in.at("op").get<std::string>() == "store") {
+      for (const auto& d : in.at("deps")) {
+        const auto reader = last_reader_of_params.find(d.at("on").get<uint64_t>());
+        if (reader != last_reader_of_params.end()) reader->second = id;
+      }
+    } else if (in.at("op").get<std::string>() == "load_params") {
+      INFO(line);
+      const int64_t bank = in.at("half").get<int64_t>();
+      CHECK(bank != previous_bank);
+      previous_bank = bank;
+      ++tiles;
+      const uint64_t channels = in.at("k")[1].get<uint64_t>() - in.at("k")[0].get<uint64_t>();
+      CHECK(channels <= 64);  // a bank: 1024 / 2 / 8
+      partial += channels < 512;
+      const uint64_t before = last_params_of_bank[bank];
+      if (before != UINT64_MAX) {
+        bool waits = false;
+        for (const auto& d : in.at("deps"))
+          waits = waits || d.at("on").get<uint64_t>() == last_reader_of_params.at(before);
+        CHECK(waits);
+      }
+      last_params_of_bank[bank] = id;
+      last_reader_of_params[id] = UINT64_MAX;
+    }
+  }
+  CHECK(tiles > 2);  // more LoadParams than layers
+  CHECK(partial > 0);
+  const nlohmann::json direct = run_report("run " + net + small);
+  const nlohmann::json replay = run_report("run --program " + program + small);
+  for (const nlohmann::json* r : {&direct, &replay}) {
+    REQUIRE(r->at("layers").size() == 2);
+    for (const auto& layer : r->at("layers")) CHECK(layer.at("check").at("match").get<bool>());
+  }
+  CHECK(replay.at("totals").at("cycles").get<uint64_t>() ==
+        direct.at("totals").at("cycles").get<uint64_t>());
 }
