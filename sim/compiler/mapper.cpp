@@ -193,6 +193,17 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   return e;
 }
 
+uint64_t estimate_of_program_layer(const LayerConfig& L, const HardwareConfig& hw,
+                                   const LayerDescriptor& d, bool params_per_tile) {
+  HardwareConfig in_use = hw;
+  if (d.units != 0) in_use.compute.units = d.units;  // 0: every unit
+  LayerTilingPlan plan =
+      make_plan(L, hw, d.k_tile, d.rows_per_piece, d.rows_per_compute_stage, d.output_bits);
+  plan.weight_buffers = d.weight_buffers;
+  plan.params_per_tile = params_per_tile;
+  return estimate_mapping(L, in_use, plan, d.output_bits).total;
+}
+
 std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
                                         const CachePartition& part, uint32_t output_bits) {
   const LoadAccess access = L.access_on(hw);

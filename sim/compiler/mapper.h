@@ -40,6 +40,14 @@ struct MappingCandidate {
 MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
                                  const LayerTilingPlan& plan, uint32_t output_bits = 0);
 
+// The estimate of the mapping a program gave layer `L` (its descriptor `d`,
+// in the program's view of the layer, sim/program/batch_rows.h): what the
+// mapper estimated when it chose it, so a run can report the estimator's
+// error against the simulated cycles. `params_per_tile`: the program loads
+// the layer's parameters tile by tile.
+uint64_t estimate_of_program_layer(const LayerConfig& L, const HardwareConfig& hw,
+                                   const LayerDescriptor& d, bool params_per_tile);
+
 // Every candidate that fits, in enumeration order (the greedy one first).
 std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
                                                  const CachePartition& partition,

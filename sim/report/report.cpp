@@ -2,9 +2,12 @@
 // next to a run. Every derived figure comes from report_figures.cpp.
 #include "sim/report/report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -54,7 +57,8 @@ nlohmann::json tiling_json(const LayerTiling& t) {
           {"pieces", t.pieces},
           {"rows_per_piece", t.rows_per_piece},
           {"half_bytes", t.half_bytes},
-          {"weight_buffers", t.weight_buffers}};
+          {"weight_buffers", t.weight_buffers},
+          {"estimate_cycles", t.estimate_cycles}};
 }
 
 // The hardware's area estimate (docs/area.md): a run-level object, since the
@@ -129,6 +133,16 @@ nlohmann::json make_report_json(const RunSummary& s) {
   for (const Counter* c : counters) total_counters[c->name()] = c->total();
   totals["counters"] = total_counters;
 
+  // The mapper's estimate against each array layer's simulated layer.cycles
+  // (docs/mapping.md#estimator-error): signed per layer, the median of the
+  // absolute errors for the run.
+  const Counter& layer_cycles = st.get("layer.cycles");
+  std::vector<double> abs_errors;
+  const auto estimate_error = [&](uint32_t i) -> std::optional<double> {
+    const uint64_t estimate = s.tiling[i].estimate_cycles, simulated = layer_cycles.at(i);
+    if (estimate == 0 || simulated == 0) return std::nullopt;
+    return (double(estimate) - double(simulated)) / double(simulated);
+  };
   nlohmann::json layers = nlohmann::json::array();
   for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
     const LayerConfig& l = s.network->layers[i];
@@ -138,12 +152,25 @@ nlohmann::json make_report_json(const RunSummary& s) {
     j["shape"] = shape_json(l);
     j["input"] = input_source(*s.network, i);
     j["tiling"] = tiling_json(s.tiling[i]);
+    if (const std::optional<double> error = estimate_error(i)) {
+      j["tiling"]["estimate_error"] = *error;
+      abs_errors.push_back(std::fabs(*error));
+    }
     j["check"] = check_json(s.checks[i]);
     j["bound"] = layer_bound(s, i);
     nlohmann::json layer_counters = nlohmann::json::object();
     for (const Counter* c : counters) layer_counters[c->name()] = c->at(i);
     j["counters"] = layer_counters;
     layers.push_back(j);
+  }
+
+  if (!abs_errors.empty()) {
+    std::sort(abs_errors.begin(), abs_errors.end());
+    const size_t n = abs_errors.size();
+    totals["estimator"] = {
+        {"layers", n},
+        {"median_abs_error",
+         n % 2 ? abs_errors[n / 2] : (abs_errors[n / 2 - 1] + abs_errors[n / 2]) / 2}};
   }
 
   const RunProvenance& p = s.provenance;

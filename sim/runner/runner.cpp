@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "sim/compiler/kernel_stream.h"
+#include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/batch_rows.h"
 #include "sim/reference/gemm_s16.h"
@@ -396,8 +397,19 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   r.summary.stats = r.stats.get();
   r.summary.total_cycles = r.outcome.cycles;
   r.summary.timing_only = options.timing_only;
+  // The mapper's estimate of each array layer's mapping, for the estimator's
+  // error against the simulated cycles (docs/mapping.md#estimator-error).
+  NetworkConfig view_storage;
+  const NetworkConfig& view = program_view(r.network, view_storage);
+  std::vector<bool> params_per_tile(r.program.layers.size(), false);
+  for (const Instruction& in : r.program.instructions)
+    if (in.op == Opcode::LoadParams && in.k_count() != r.program.layers[in.layer].K)
+      params_per_tile[in.layer] = true;
   for (const LayerDescriptor& d : r.program.layers) {
     LayerTiling t;
+    const size_t l = r.summary.tiling.size();
+    if (runs_on_array(d.op) && d.k_tile != 0 && d.rows_per_piece != 0)
+      t.estimate_cycles = estimate_of_program_layer(view.layers[l], r.hw, d, params_per_tile[l]);
     t.k_tile = d.k_tile;
     t.rows_per_piece = d.rows_per_piece;
     t.pieces = d.rows_per_piece == 0 ? 0 : (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;

@@ -8,7 +8,9 @@
 // remain (docs/performance.md#mapping gives the measured ones); the greedy
 // mapper rose by up to 4.2x on the same grid.
 // `npusim compile --explain-mapping` prints each layer's choice and estimate.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -100,6 +102,48 @@ TEST_CASE(
     ++layers;
   }
   CHECK(layers == 20);  // ResNet-18's convolutions
+}
+
+TEST_CASE(
+    "report.json gives each array layer the estimate compile --explain-mapping prints and its "
+    "error against the simulated cycles, and ResNet-50's median absolute error is under 5 %",
+    "[mapper][estimator]") {
+  const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/resnet50.json";
+  const npusim::test::CliResult explain =
+      npusim::test::run_cli("compile " + net + " --explain-mapping");
+  REQUIRE(explain.exit_code == 0);
+  std::map<std::string, uint64_t> printed;  // layer -> the chosen mapping's estimate
+  std::istringstream lines(explain.out);
+  std::string line;
+  std::getline(lines, line);  // the partition
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string name;
+    uint64_t candidates = 0, k_tile = 0, pieces = 0, rows = 0, stage = 0, estimate = 0;
+    fields >> name >> candidates >> k_tile >> pieces >> rows >> stage >> estimate;
+    REQUIRE(fields);
+    printed[name] = estimate;
+  }
+  REQUIRE(printed.size() == 53);
+  const nlohmann::json r = run_report("run --timing-only " + net);
+  std::vector<double> errors;
+  for (const auto& layer : r.at("layers")) {
+    const std::string name = layer.at("name").get<std::string>();
+    INFO(name);
+    const nlohmann::json& tiling = layer.at("tiling");
+    CHECK(tiling.at("estimate_cycles").get<uint64_t>() == printed.at(name));
+    const double simulated = double(layer.at("cycles").get<uint64_t>());
+    const double expected = (double(printed.at(name)) - simulated) / simulated;
+    CHECK(tiling.at("estimate_error").get<double>() == Approx(expected).epsilon(1e-12));
+    errors.push_back(std::fabs(expected));
+  }
+  std::sort(errors.begin(), errors.end());
+  const double median = (errors[26]);  // 53 layers
+  const nlohmann::json& estimator = r.at("totals").at("estimator");
+  CHECK(estimator.at("layers").get<uint64_t>() == 53);
+  CHECK(estimator.at("median_abs_error").get<double>() == Approx(median).epsilon(1e-12));
+  CHECK(median < 0.05);
 }
 
 TEST_CASE(
