@@ -13,8 +13,6 @@ using cost::ceil_div;
 
 constexpr uint32_t kMaxWeightShare = 64;  // weights get at least 1/64 of the cache
 
-uint64_t kernel_bytes(const LayerConfig& L) { return tiling_kernel_bytes(L); }
-
 // Rows `rows` cut into parts of `per_part` rows, the last one what is left.
 // Calls f(part_rows, index, count) once for each distinct run of parts: the
 // first part alone (index 0), the other full parts (count of them), the
@@ -54,7 +52,7 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   c.load_bus = load_cycles(rows);
   c.fill_bus = c.load_bus;
   c.ports = cost::cache_access_cycles(hw.cache, piece_bytes(L, rows, 0, access));
-  const uint64_t stream = uint64_t(k_count) * kernel_bytes(L);
+  const uint64_t stream = uint64_t(k_count) * tiling_kernel_bytes(L);
   split_rows(rows, plan.rows_per_compute_stage, [&](uint32_t r, uint32_t index, uint32_t n) {
     const uint64_t pixels = uint64_t(r) * L.out_w();
     const uint64_t array = dense_array_cycles(L, hw, pixels, k_begin, k_count) +
@@ -80,6 +78,15 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   });
   c.drain += hw.dram.latency_cycles;
   return c;
+}
+
+// The mapper's pick: the first candidate with the fewest estimated cycles
+// (nullptr when none fits).
+const MappingCandidate* cheapest(const std::vector<MappingCandidate>& candidates) {
+  const MappingCandidate* best = nullptr;
+  for (const MappingCandidate& c : candidates)
+    if (best == nullptr || c.estimate.total < best->estimate.total) best = &c;
+  return best;
 }
 
 }  // namespace
@@ -120,7 +127,7 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
                         uint64_t hidden) {
     MappingEstimate t;
     t.weights =
-        cost::dram_data_cycles(hw.dram, 1, k_count * kernel_bytes(L)) +
+        cost::dram_data_cycles(hw.dram, 1, k_count * tiling_kernel_bytes(L)) +
         (plan.params_per_tile ? cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8) : 0);
     // The busiest unit: its share of the pieces (the last, shorter piece
     // counted as full), each waiting for its own load when single-buffered.
@@ -212,7 +219,7 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
     if (k == 0 || k > L.K) return false;
     if (output_bits != 0 && k < L.K && k % output_bits != 0) return false;
     if (part.params_per_tile && uint64_t(k) * 8 * 2 > part.params_region_bytes) return false;
-    return k * kernel_bytes(L) <= part.weight_region_bytes &&
+    return k * tiling_kernel_bytes(L) <= part.weight_region_bytes &&
            uint64_t(L.out_w()) * k * 4 <= acc_bytes &&
            max_piece_rows(L, k, access, part.half_bytes) > 0;
   };
@@ -304,10 +311,8 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
           if (fresh) {
             const std::vector<MappingCandidate> candidates =
                 mapping_candidates(net.layers[l], hw, part, output_bits);
-            const MappingCandidate* pick = nullptr;
-            for (const MappingCandidate& c : candidates)
-              if (pick == nullptr || c.estimate.total < pick->estimate.total) pick = &c;
-            if (pick != nullptr) it->second = {pick->estimate.total, pick->plan};
+            if (const MappingCandidate* pick = cheapest(candidates))
+              it->second = {pick->estimate.total, pick->plan};
           }
           if (it->second.first == 0) {
             cycles = UINT64_MAX;
@@ -343,8 +348,9 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
         static_cast<uint32_t>(std::max<uint64_t>(1, acc_bytes / (uint64_t(L.out_w()) * k * 4)));
     uint32_t previous = 0;
     // Two weight slots: when there are several tiles and two fit the region.
-    const bool double_buffered = hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
-                                 2 * uint64_t(k) * kernel_bytes(L) <= part.weight_region_bytes;
+    const bool double_buffered =
+        hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
+        2 * uint64_t(k) * tiling_kernel_bytes(L) <= part.weight_region_bytes;
     // Seed 003: the fewest pieces that fit (N > 1 with equal pieces), then
     // more (the pieces stay equal).
     const uint32_t min_pieces = hw.pieces == PieceSplit::Equal ? std::min(2u, out_h) : 1u;
@@ -373,8 +379,8 @@ LayerTilingPlan choose_mapping(const LayerConfig& L, const HardwareConfig& hw,
     LayerTilingPlan plan;
     const uint32_t k = output_bits != 0 && output_bits < L.K ? output_bits : 1;
     const LoadAccess access = L.access_on(hw);
-    if (k * kernel_bytes(L) > part.weight_region_bytes)
-      plan.why = std::to_string(k) + " kernel(s) of " + std::to_string(kernel_bytes(L)) +
+    if (k * tiling_kernel_bytes(L) > part.weight_region_bytes)
+      plan.why = std::to_string(k) + " kernel(s) of " + std::to_string(tiling_kernel_bytes(L)) +
                  " B exceed the weight region (" + std::to_string(part.weight_region_bytes) + " B)";
     else if (uint64_t(L.out_w()) * k * 4 > uint64_t(hw.compute.accumulator_kib) * 1024)
       plan.why = "one output row of int32 sums (" + std::to_string(uint64_t(L.out_w()) * k * 4) +
@@ -385,10 +391,7 @@ LayerTilingPlan choose_mapping(const LayerConfig& L, const HardwareConfig& hw,
                  std::to_string(part.half_bytes) + " B";
     return plan;
   }
-  const MappingCandidate* best = &candidates.front();
-  for (const MappingCandidate& c : candidates)
-    if (c.estimate.total < best->estimate.total) best = &c;
-  return best->plan;
+  return cheapest(candidates)->plan;
 }
 
 }  // namespace npusim
