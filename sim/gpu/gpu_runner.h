@@ -11,6 +11,7 @@
 
 #include "sim/gpu/conv_job.h"
 #include "sim/gpu/tiling_plan.h"
+#include "sim/stats/median.h"
 #include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
 
@@ -76,8 +77,5 @@ Int8Run gpu_int8_conv(const DeviceInfo& device, const TensorI8& input, const Ten
                       const ConvShape& shape, const DirectParams& p, int repeats);
 FloatRun gpu_float_conv(const DeviceInfo& device, const TensorI8& input, const TensorI8& weights,
                         const ConvShape& shape, int8_t pad_value, int repeats);
-
-// The median of `v` (the mean of the middle two for an even count); 0 if empty.
-double median(std::vector<double> v);
 
 }  // namespace npusim::gpu

@@ -2,7 +2,6 @@
 // next to a run. Every derived figure comes from report_figures.cpp.
 #include "sim/report/report.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +13,7 @@
 
 #include "sim/report/area.h"
 #include "sim/report/report_figures.h"
+#include "sim/stats/median.h"
 
 namespace npusim {
 
@@ -164,14 +164,8 @@ nlohmann::json make_report_json(const RunSummary& s) {
     layers.push_back(j);
   }
 
-  if (!abs_errors.empty()) {
-    std::sort(abs_errors.begin(), abs_errors.end());
-    const size_t n = abs_errors.size();
-    totals["estimator"] = {
-        {"layers", n},
-        {"median_abs_error",
-         n % 2 ? abs_errors[n / 2] : (abs_errors[n / 2 - 1] + abs_errors[n / 2]) / 2}};
-  }
+  if (!abs_errors.empty())
+    totals["estimator"] = {{"layers", abs_errors.size()}, {"median_abs_error", median(abs_errors)}};
 
   const RunProvenance& p = s.provenance;
   nlohmann::json report = {{"schema_version", kReportSchemaVersion},
