@@ -26,11 +26,12 @@ Window window_of(const LayerDescriptor& L, uint32_t oh, uint32_t ow) {
   return {top, top + int64_t(window_h(L)), left, left + int64_t(window_w(L))};
 }
 
-void max_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
+void max_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, uint32_t k_begin,
+                  uint32_t k_end, int8_t* out) {
   const uint32_t dh = dil_h(L), dw = dil_w(L);
   for (uint32_t ow = 0; ow < L.out_w; ++ow) {
     const Window w = window_of(L, oh, ow);
-    for (uint32_t k = 0; k < L.K; ++k) {
+    for (uint32_t k = k_begin; k < k_end; ++k) {
       // A window of padding alone gives the type's lowest value, as ONNX Runtime.
       int32_t best = quant_min(x.quant.type);
       for (int64_t y = w.y0; y < w.y1; y += dh)
@@ -44,7 +45,8 @@ void max_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int
 
 // QLinearAveragePool: dequantise each tap, sum in float32 in row-major order,
 // divide by the tap count, quantise: nearbyint(avg / y_scale + y_zp).
-void average_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
+void average_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, uint32_t k_begin,
+                      uint32_t k_end, int8_t* out) {
   const TensorQuant& y = L.quant.output;
   for (uint32_t ow = 0; ow < L.out_w; ++ow) {
     const Window w = window_of(L, oh, ow);
@@ -54,7 +56,7 @@ void average_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh,
     // (even where a ceil-mode window runs past the end pad).
     const uint64_t taps =
         L.count_include_pad ? uint64_t(L.R) * L.S : uint64_t(y1 - y0) * uint64_t(x1 - x0);
-    for (uint32_t k = 0; k < L.K; ++k) {
+    for (uint32_t k = k_begin; k < k_end; ++k) {
       float sum = 0.0f;
       for (int64_t r = y0; r < y1; ++r)
         for (int64_t c = x0; c < x1; ++c)
@@ -69,11 +71,12 @@ void average_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t oh,
 
 // QLinearGlobalAveragePool: an int32 sum per channel less x_zp * H*W, then
 // the float32 requantiser with scale x_scale / (y_scale * H*W).
-void global_average_pool_row(const LayerDescriptor& L, const InputView& x, int8_t* out) {
+void global_average_pool_row(const LayerDescriptor& L, const InputView& x, uint32_t k_begin,
+                             uint32_t k_end, int8_t* out) {
   const TensorQuant& y = L.quant.output;
   const uint64_t pixels = uint64_t(L.H) * L.W;
   const float scale = x.quant.scale / (y.scale * float(pixels));
-  for (uint32_t k = 0; k < L.K; ++k) {
+  for (uint32_t k = k_begin; k < k_end; ++k) {
     int32_t acc = -x.quant.zero_point * int32_t(pixels);
     for (uint64_t p = 0; p < pixels; ++p) acc += x.value(p * L.C + k);
     out[k] =
@@ -86,7 +89,8 @@ void global_average_pool_row(const LayerDescriptor& L, const InputView& x, int8_
 // multiply-adds
 // v = fma(a, ra, fma(b, rb, c)), rounded half to even, saturated and clamped;
 // c = y_zp - fma(ra, a_zp, rb * b_zp) (docs/quantization.md).
-void add_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t* out) {
+void add_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, uint32_t k_begin,
+             uint32_t k_end, int8_t* out) {
   const TensorQuant& y = L.quant.output;
   const float ratio_a = in[0].quant.scale / y.scale, ratio_b = in[1].quant.scale / y.scale;
   // ONNX Runtime's released kernel contracts this constant into one fma too.
@@ -95,13 +99,14 @@ void add_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t*
   const float constant = float(y.zero_point) - zero_part;
   const int32_t lo = std::max(quant_min(y.type), L.quant.clamp_lo);
   const int32_t hi = std::min(quant_max(y.type), L.quant.clamp_hi);
-  const uint64_t first = uint64_t(oh) * L.W * L.C, count = uint64_t(L.W) * L.C;
-  for (uint64_t i = 0; i < count; ++i) {
-    const float partial = std::fma(float(in[1].value(first + i)), ratio_b, constant);
-    const float sum = std::fma(float(in[0].value(first + i)), ratio_a, partial);
-    const int32_t v = int32_t(std::nearbyintf(sum));
-    out[i] = int8_t(std::min(std::max(v, lo), hi));
-  }
+  const uint64_t first = uint64_t(oh) * L.W * L.C;
+  for (uint64_t pixel = 0; pixel < L.W; ++pixel)
+    for (uint64_t i = pixel * L.C + k_begin; i < pixel * L.C + k_end; ++i) {
+      const float partial = std::fma(float(in[1].value(first + i)), ratio_b, constant);
+      const float sum = std::fma(float(in[0].value(first + i)), ratio_a, partial);
+      const int32_t v = int32_t(std::nearbyintf(sum));
+      out[i] = int8_t(std::min(std::max(v, lo), hi));
+    }
 }
 
 // QLinearConcat along channels: an input quantised like the output is
@@ -128,20 +133,21 @@ void concat_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8
 
 }  // namespace
 
-void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, int8_t* out_row) {
+void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, uint32_t k_begin,
+                 uint32_t k_end, int8_t* out_row) {
   switch (L.op) {
     case OpKind::MaxPool:
-      return max_pool_row(L, inputs[0], oh, out_row);
+      return max_pool_row(L, inputs[0], oh, k_begin, k_end, out_row);
     case OpKind::AveragePool:
       // A window over the whole unpadded image is global pooling to ONNX Runtime.
       if (L.R == L.H && L.S == L.W && L.padding == 0 && pad_l(L) == 0 && pad_b(L) == 0 &&
           pad_r(L) == 0)
-        return global_average_pool_row(L, inputs[0], out_row);
-      return average_pool_row(L, inputs[0], oh, out_row);
+        return global_average_pool_row(L, inputs[0], k_begin, k_end, out_row);
+      return average_pool_row(L, inputs[0], oh, k_begin, k_end, out_row);
     case OpKind::GlobalAveragePool:
-      return global_average_pool_row(L, inputs[0], out_row);
+      return global_average_pool_row(L, inputs[0], k_begin, k_end, out_row);
     case OpKind::Add:
-      return add_row(L, inputs, oh, out_row);
+      return add_row(L, inputs, oh, k_begin, k_end, out_row);
     case OpKind::Concat:
       return concat_row(L, inputs, oh, out_row);
     default:  // the array's operators; the transformer ones are sequence_ops'
@@ -149,8 +155,8 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
   }
 }
 
-uint64_t row_element_ops(const LayerDescriptor& L) {
-  const uint64_t elements = uint64_t(L.out_w) * L.K;
+uint64_t row_element_ops(const LayerDescriptor& L, uint32_t k_count) {
+  const uint64_t elements = uint64_t(L.out_w) * k_count;
   switch (L.op) {
     case OpKind::MaxPool:
     case OpKind::AveragePool:

@@ -22,14 +22,18 @@ struct InputView {
   }
 };
 
-// Computes output row `oh` (all out_w pixels, all K channels, NHWC bytes into
-// `out_row`) of operator L from its inputs (one, or several for add/concat).
-void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, int8_t* out_row);
+// Computes output channels [k_begin, k_end) of output row `oh` (all out_w
+// pixels; NHWC bytes into `out_row`, which holds the row's K channels) of
+// operator L from its inputs (one, or several for add/concat). Concat takes
+// all K channels (vector_splits_channels).
+void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, uint32_t k_begin,
+                 uint32_t k_end, int8_t* out_row);
 
-// Element operations the row costs on the lanes (cost::vector_stage_cycles):
-// pooling: window taps per output element (R*S; global: H*W), add: 2 per
-// element, concat: 1 per element; the transformer operators: cost::sequence_op_work.
-uint64_t row_element_ops(const LayerDescriptor& L);
+// Element operations the row's `k_count` channels cost on the lanes
+// (cost::vector_stage_cycles): pooling: window taps per output element (R*S;
+// global: H*W), add: 2 per element, concat: 1 per element; the transformer
+// operators (all K channels): cost::sequence_op_work.
+uint64_t row_element_ops(const LayerDescriptor& L, uint32_t k_count);
 // Special-function operations the row costs (cost::vector_special_cycles):
 // 0 but for softmax and the norms.
 uint64_t row_special_ops(const LayerDescriptor& L);

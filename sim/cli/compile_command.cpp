@@ -9,14 +9,17 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/workload_options.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
+#include "sim/compiler/vector_estimate.h"
 #include "sim/program/batch_rows.h"
 #include "sim/program/trace_io.h"
+#include "sim/program/vector_tiling.h"
 #include "sim/runner/runner.h"
 
 namespace npusim::cli {
@@ -38,16 +41,35 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
   HardwareConfig in_use = hw;
   in_use.compute.units = part.units;
   std::printf(
-      "mapper %s; partition: weights %llu B, params %llu B%s, half %llu B, %u of %u units\n",
+      "mapper %s; partition: weights %llu B, params %llu B%s, half %llu B, %u of %u units%s\n",
       to_string(hw.mapper), (unsigned long long)part.weight_region_bytes,
       (unsigned long long)part.params_region_bytes,
       part.params_per_tile ? " (per weight tile)" : "", (unsigned long long)part.half_bytes,
-      part.units, hw.compute.units);
+      part.units, hw.compute.units,
+      part.vector_region_bytes
+          ? (", vector " + std::to_string(part.vector_region_bytes) + " B").c_str()
+          : "");
   std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s %8s\n", "layer", "candidates", "k_tile",
               "pieces", "rows/piece", "rows/stage", "estimate", "greedy_est", "weights");
   for (size_t l = 0; l < net.layers.size(); ++l) {
     const LayerConfig& L = net.layers[l];
-    if (!runs_on_array(L.op)) continue;
+    if (!runs_on_array(L.op)) {
+      // A vector operator: its instructions' rows and channels in the partition's region.
+      const LayerDescriptor d = describe_operator(net, l, hw);
+      const std::optional<VectorTile> tile = fit_vector_instruction(d, part.vector_region_bytes);
+      if (!tile) {
+        std::printf(
+            "%-24s %10s  does not fit: one instruction needs %llu B of the vector "
+            "region\n",
+            L.name.c_str(), "vector", (unsigned long long)vector_minimum_bytes(d));
+        continue;
+      }
+      std::printf("%-24s %10s %7u %7s %10s %11u %12llu %12s %8s\n", L.name.c_str(), "vector",
+                  tile->k_tile, "-", "-", tile->rows,
+                  (unsigned long long)estimate_vector_operator(d, hw, part.vector_region_bytes),
+                  "-", "-");
+      continue;
+    }
     const uint32_t bits = output_bits_of(net, l);
     const size_t candidates = mapping_candidates(L, hw, part, bits).size();
     const LayerTilingPlan plan = choose_mapping(L, hw, part, bits);

@@ -5,6 +5,8 @@
 #include <unordered_map>
 
 #include "models/cost_model.h"
+#include "sim/compiler/vector_estimate.h"
+#include "sim/program/vector_tiling.h"
 
 namespace npusim {
 namespace {
@@ -12,6 +14,7 @@ namespace {
 using cost::ceil_div;
 
 constexpr uint32_t kMaxWeightShare = 64;  // weights get at least 1/64 of the cache
+constexpr uint32_t kMaxVectorShare = 64;  // the vector unit keeps at least 1/64 of its region
 
 // Rows `rows` cut into parts of `per_part` rows, the last one what is left.
 // Calls f(part_rows, index, count) once for each distinct run of parts: the
@@ -266,22 +269,45 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
         return false;
     return true;
   };
+  // The vector region: vector.buffer_kib, or half of it, a quarter .. 1/64,
+  // never below what the vector operators' smallest instructions need.
+  std::vector<LayerDescriptor> vector_operators;
+  uint64_t vector_need = 0;
+  for (size_t l = 0; l < net.layers.size(); ++l)
+    if (!runs_on_array(net.layers[l].op)) {
+      vector_operators.push_back(describe_operator(net, l, hw));
+      vector_need = std::max(vector_need, vector_minimum_bytes(vector_operators.back()));
+    }
+  const auto vector_shares = [&]() {
+    std::vector<uint32_t> shares = {1};
+    for (uint32_t share = 2; vector_need > 0 && share <= kMaxVectorShare; share *= 2)
+      if (uint64_t(hw.vector.buffer_kib) * 1024 / share >= vector_need) shares.push_back(share);
+    return shares;
+  }();
   const CachePartition seed003 = partition_cache(net, hw);
+  // When nothing fits, the partition the compile error speaks of: seed 003's
+  // with the smallest vector region, the most room the array layers had.
+  const CachePartition none_fits = partition_cache(net, hw, 2, 0, false, vector_shares.back());
+  // The greedy mapper shrinks the vector region only when no partition with
+  // all of it fits every array layer.
   if (hw.mapper == Mapper::Greedy) {
-    if (all_fit(seed003)) return seed003;
-    for (uint32_t share = 4; share <= kMaxWeightShare; share *= 2) {
-      const CachePartition part = partition_cache(net, hw, share);
-      if (all_fit(part)) return part;
+    for (const uint32_t vector_share : vector_shares) {
+      const CachePartition first = partition_cache(net, hw, 2, 0, false, vector_share);
+      if (all_fit(first)) return first;
+      for (uint32_t share = 4; share <= kMaxWeightShare; share *= 2) {
+        const CachePartition part = partition_cache(net, hw, share, 0, false, vector_share);
+        if (all_fit(part)) return part;
+      }
+      // Last, parameters tile by tile: banks for a weight tile, not a layer.
+      for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
+        const CachePartition part = partition_cache(net, hw, share, 0, true, vector_share);
+        if (all_fit(part)) return part;
+      }
     }
-    // Last, parameters tile by tile: banks for a weight tile, not a layer.
-    for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
-      const CachePartition part = partition_cache(net, hw, share, 0, true);
-      if (all_fit(part)) return part;
-    }
-    return seed003;
+    return none_fits;
   }
-  // Cost: every weight share and number of units in use; the fewest
-  // estimated cycles over the network's array layers wins (seed 003's
+  // Cost: every vector region, weight share and number of units in use; the
+  // fewest estimated cycles over the network's operators wins (seed 003's
   // partition on a tie). A machine with more units or cache can always
   // leave some idle, so it has every choice a smaller one has.
   std::vector<uint32_t> units;
@@ -296,34 +322,52 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   // would crowd the cache (their banks over an eighth of it) or where nothing
   // else fits every layer: on larger caches the programs stay as they were.
   const bool params_crowd = seed003.params_region_bytes * 8 > hw.tile_cache_bytes();
-  for (const bool params_per_tile : {false, true}) {
-    if (params_per_tile && best_cycles != UINT64_MAX && !params_crowd) break;
-    for (uint32_t u : units)
-      for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
-        const CachePartition part = partition_cache(net, hw, share, u, params_per_tile);
-        best_of.clear();
-        uint64_t cycles = 0;
-        for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
-          if (!runs_on_array(net.layers[l].op)) continue;
-          const uint32_t output_bits = output_bits_of(net, l);
-          const auto [it, fresh] = best_of.try_emplace(
-              mapping_signature(net.layers[l], output_bits), 0, LayerTilingPlan{});
-          if (fresh) {
-            const std::vector<MappingCandidate> candidates =
-                mapping_candidates(net.layers[l], hw, part, output_bits);
-            if (const MappingCandidate* pick = cheapest(candidates))
-              it->second = {pick->estimate.total, pick->plan};
+  // Smaller vector regions likewise: only where all of vector.buffer_kib
+  // would crowd the cache (over an eighth of it) or nothing else fits.
+  const bool vector_crowds = !vector_operators.empty() &&
+                             uint64_t(hw.vector.buffer_kib) * 1024 * 8 > hw.tile_cache_bytes();
+  for (const uint32_t vector_share : vector_shares) {
+    if (vector_share > 1 && best_cycles != UINT64_MAX && !vector_crowds) break;
+    // The vector operators' estimate depends on their region alone.
+    uint64_t vector_cycles = 0;
+    for (const LayerDescriptor& d : vector_operators)
+      vector_cycles +=
+          estimate_vector_operator(d, hw, uint64_t(hw.vector.buffer_kib) * 1024 / vector_share);
+    for (const bool params_per_tile : {false, true}) {
+      // With a smaller vector region (a crowded cache) parameters per tile are
+      // candidates too: where the parameters crowd a smaller cache but not a
+      // larger one, the larger keeps the option (ResNet-18's graph at 121 and
+      // 128 KiB).
+      if (params_per_tile && best_cycles != UINT64_MAX && !params_crowd && vector_share == 1) break;
+      for (uint32_t u : units)
+        for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
+          const CachePartition part =
+              partition_cache(net, hw, share, u, params_per_tile, vector_share);
+          best_of.clear();
+          uint64_t cycles = vector_cycles;
+          for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
+            if (!runs_on_array(net.layers[l].op)) continue;
+            const uint32_t output_bits = output_bits_of(net, l);
+            const auto [it, fresh] = best_of.try_emplace(
+                mapping_signature(net.layers[l], output_bits), 0, LayerTilingPlan{});
+            if (fresh) {
+              const std::vector<MappingCandidate> candidates =
+                  mapping_candidates(net.layers[l], hw, part, output_bits);
+              if (const MappingCandidate* pick = cheapest(candidates))
+                it->second = {pick->estimate.total, pick->plan};
+            }
+            if (it->second.first == 0) {
+              cycles = UINT64_MAX;
+              break;
+            }
+            cycles += it->second.first;
           }
-          if (it->second.first == 0) {
-            cycles = UINT64_MAX;
-            break;
-          }
-          cycles += it->second.first;
+          if (cycles < best_cycles) best = part, best_cycles = cycles, best_plans.swap(best_of);
         }
-        if (cycles < best_cycles) best = part, best_cycles = cycles, best_plans.swap(best_of);
-      }
+    }
   }
-  if (mappings != nullptr && best_cycles != UINT64_MAX)
+  if (best_cycles == UINT64_MAX) return none_fits;
+  if (mappings != nullptr)
     for (auto& [signature, cycles_and_plan] : best_plans)
       mappings->emplace(signature, std::move(cycles_and_plan.second));
   return best;

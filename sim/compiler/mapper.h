@@ -69,12 +69,20 @@ bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePar
 // compiler maps each signature once (choose_partition, the emitter).
 std::string mapping_signature(const LayerConfig& L, uint32_t output_bits);
 
-// The partition the compiler uses: seed 003's (weights at most half the
-// cache) when every array layer fits it, else the first of weight shares
-// 1/4, 1/8 .. 1/64 with which every array layer fits (seed 003's rule with a
-// smaller weight region), else seed 003's. With the cost mapper, `mappings` (when given) gets
-// the chosen partition's mapping of each signature, as choose_mapping would give it, since
-// finding the partition costed them all.
+// The partition the compiler uses (docs/mapping.md#the-partition-and-the-units-in-use).
+// Greedy mapper: seed 003's (weights at most half the cache) when every array
+// layer fits it, else the first of weight shares 1/4 .. 1/64 with which every
+// array layer fits, then the same with parameters per weight tile; a graph's
+// vector region is vector.buffer_kib, halved (down to 1/64, never below the
+// vector operators' smallest instruction, vector_tiling.h) only when nothing
+// fits. Cost mapper: the option with the fewest estimated cycles over every
+// weight share, number of units, parameter placement and vector region
+// (parameters per tile and smaller vector regions only where the larger ones
+// crowd the cache or nothing else fits); seed 003's on a tie. When nothing
+// fits: seed 003's with the smallest vector region, for the error to name.
+// With the cost mapper, `mappings` (when given) gets the chosen partition's
+// mapping of each signature, as choose_mapping would give it, since finding
+// the partition costed them all.
 CachePartition choose_partition(
     const NetworkConfig& net, const HardwareConfig& hw,
     std::unordered_map<std::string, LayerTilingPlan>* mappings = nullptr);

@@ -17,12 +17,14 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/batch_rows.h"
+#include "sim/program/vector_tiling.h"
 
 namespace npusim {
 namespace {
@@ -165,45 +167,38 @@ class Emitter {
     return d;
   }
 
-  // Output rows per VECTOR instruction: as many as fit the vector unit's
-  // region with the input rows they read (every input) and their output.
-  // Global pooling streams its input a row at a time beside K int32 sums.
-  uint32_t vector_rows_per_instruction(const LayerDescriptor& d) const {
-    const uint64_t region = uint64_t(hw_.vector.buffer_kib) * 1024;
-    const auto bytes = [&](uint32_t rows) {
-      if (d.op == OpKind::GlobalAveragePool) return uint64_t(d.W) * d.C + uint64_t(d.K) * 4;
-      uint64_t input_channels = d.C;
-      for (const auto& m : d.more_inputs) input_channels += m.C;
-      const RowRange in = input_rows_for(d, 0, rows);
-      return uint64_t(in.count()) * d.W * input_channels + uint64_t(rows) * d.out_w * d.K +
-             (has_norm_params(d.op) ? d.params_bytes() : 0);
-    };
-    if (bytes(1) > region)
-      throw CompileError("operator " + d.name + " does not fit: one output row needs " +
-                         std::to_string(bytes(1)) + " B of the vector unit's region of " +
-                         std::to_string(region) + " B (raise vector.buffer_kib)");
-    uint32_t rows = 1;
-    while (rows < d.out_h && bytes(rows + 1) <= region) ++rows;
-    return rows;
+  // The instructions of a vector operator: as many output rows as fit the
+  // partition's vector region with the input rows they read, or one row and
+  // equal channel tiles when a whole row does not fit (sim/program/vector_tiling.h).
+  VectorTile vector_tile(const LayerDescriptor& d) const {
+    const uint64_t region = d.vector_region_bytes;
+    if (const std::optional<VectorTile> tile = fit_vector_instruction(d, region)) return *tile;
+    const bool splits = vector_splits_channels(d);
+    throw CompileError(
+        "operator " + d.name + " does not fit: one output row" + (splits ? " of one channel" : "") +
+        " needs " + std::to_string(vector_minimum_bytes(d)) + " B of the vector unit's region of " +
+        std::to_string(region) + " B (raise vector.buffer_kib)");
   }
 
   void emit_vector_op(uint32_t l) {
     const LayerDescriptor& d = program_.layers[l];
-    const uint32_t rows = vector_rows_per_instruction(d);
-    const uint32_t pieces = (d.out_h + rows - 1) / rows;
+    const VectorTile tile = vector_tile(d);
+    const uint32_t pieces = (d.out_h + tile.rows - 1) / tile.rows;
     const uint32_t per = (d.out_h + pieces - 1) / pieces;  // equal pieces
     for (uint32_t n = 0; n < d.N; ++n)
       for (uint32_t r0 = 0; r0 < d.out_h; r0 += per) {
         const uint32_t r1 = std::min(d.out_h, r0 + per);
-        Instruction& v = add(Opcode::Vector, l);
-        set_tile(v, 0, 0, n, 0, d.K, r0, r1, 1);
         const RowRange need =
             d.op == OpKind::GlobalAveragePool ? RowRange{0, d.H} : input_rows_for(d, r0, r1);
         const GlobalRows reads = global_rows(n, d.H, need);
-        if (d.input_from_layer >= 0) add_memory_deps(v, uint32_t(d.input_from_layer), reads);
-        for (const auto& m : d.more_inputs)
-          if (m.from_layer >= 0) add_memory_deps(v, uint32_t(m.from_layer), reads);
-        stores_[l].push_back({v.id, n, r0, r1});
+        for (uint32_t k0 = 0; k0 < d.K; k0 += tile.k_tile) {
+          Instruction& v = add(Opcode::Vector, l);
+          set_tile(v, 0, 0, n, k0, std::min(d.K, k0 + tile.k_tile), r0, r1, 1);
+          if (d.input_from_layer >= 0) add_memory_deps(v, uint32_t(d.input_from_layer), reads);
+          for (const auto& m : d.more_inputs)
+            if (m.from_layer >= 0) add_memory_deps(v, uint32_t(m.from_layer), reads);
+          stores_[l].push_back({v.id, n, r0, r1});
+        }
       }
   }
 
@@ -419,7 +414,7 @@ class Emitter {
     e.last_store = store.id;
   }
 
-  // The smallest cache.size_kib with which every array layer fits (the
+  // The smallest cache.size_kib with which every operator fits (the
   // mappings only gain choices with the cache), as advice for the error.
   std::string smallest_cache() const {
     const auto fits = [&](uint32_t kib) {
@@ -427,8 +422,9 @@ class Emitter {
       hw.cache.size_kib = kib;
       const CachePartition part = choose_partition(net_, hw);
       for (size_t l = 0; l < net_.layers.size(); ++l)
-        if (runs_on_array(net_.layers[l].op) &&
-            !mapping_fits(net_.layers[l], hw, part, output_bits_of(net_, l)))
+        if (runs_on_array(net_.layers[l].op)
+                ? !mapping_fits(net_.layers[l], hw, part, output_bits_of(net_, l))
+                : vector_minimum_bytes(describe_operator(net_, l, hw)) > part.vector_region_bytes)
           return false;
       return true;
     };

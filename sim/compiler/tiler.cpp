@@ -76,7 +76,8 @@ uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadA
 }
 
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw,
-                               uint32_t weight_share, uint32_t units, bool params_per_tile) {
+                               uint32_t weight_share, uint32_t units, bool params_per_tile,
+                               uint32_t vector_share) {
   uint64_t max_weights = 0, max_k = 0;
   for (const LayerConfig& L : net.layers) {
     max_weights = std::max(max_weights, L.weight_bytes());
@@ -87,7 +88,7 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
   uint64_t cache = hw.tile_cache_bytes();
   for (const LayerConfig& L : net.layers)
     if (!runs_on_array(L.op)) {
-      p.vector_region_bytes = uint64_t(hw.vector.buffer_kib) * 1024;
+      p.vector_region_bytes = uint64_t(hw.vector.buffer_kib) * 1024 / vector_share;
       cache = cache > p.vector_region_bytes ? cache - p.vector_region_bytes : 0;
       break;
     }

@@ -59,9 +59,11 @@ uint64_t tiling_kernel_bytes(const LayerConfig& layer);
 
 // `params_per_tile`: the parameters load with each weight tile rather than a
 // layer at a time (the compiler's choice only when nothing else fits).
+// `vector_share`: a graph with vector operators reserves vector.buffer_kib /
+// vector_share of the cache for the vector unit (1 but when nothing else fits).
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw,
                                uint32_t weight_share = 2, uint32_t units = 0,
-                               bool params_per_tile = false);
+                               bool params_per_tile = false, uint32_t vector_share = 1);
 // `output_bits`: the packed format the layer's store writes (0: int8), see
 // LayerDescriptor::output_bits and output_bits_of.
 LayerTilingPlan plan_layer(const LayerConfig& layer, const HardwareConfig& hw,

@@ -222,8 +222,9 @@ const std::vector<HardwareParam>& hardware_params() {
                            "cycle, for softmax and the norms (docs/transformers.md#cost)"));
     t.push_back(uint_param("vector.buffer_kib", &H::vector, &VectorConfig::buffer_kib, "KiB", 1,
                            65536,
-                           "Cache region the vector unit works in (reserved only when a graph "
-                           "has vector operators)"));
+                           "Largest cache region the vector unit works in (reserved only when "
+                           "a graph has vector operators; the cost mapper may reserve 1/2 .. "
+                           "1/64 of it instead, [mapping.md](mapping.md#the-vector-region))"));
     t.push_back(energy_param("energy.mac_pj", &EnergyConfig::mac_pj,
                              "Energy of one int8 MAC the array performs (docs/energy.md)"));
     t.push_back(energy_param("energy.binary_word_pj", &EnergyConfig::binary_word_pj,

@@ -123,7 +123,7 @@ struct AreaConfig {
 struct VectorConfig {
   uint32_t lanes = 32;          // elements (int8 lanes) processed per cycle
   uint32_t latency_cycles = 4;  // pipeline fill once per vector instruction
-  uint32_t buffer_kib = 64;     // its working region of the cache (graphs with vector ops)
+  uint32_t buffer_kib = 64;     // its largest working region of the cache (graphs with vector ops)
   // Special-function results (division, square root) per cycle: the
   // transformer operators' normalisations (docs/transformers.md#cost).
   uint32_t special_per_cycle = 4;

@@ -16,6 +16,7 @@
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/batch_rows.h"
+#include "sim/program/vector_tiling.h"
 #include "sim/reference/gemm_s16.h"
 #include "sim/runner/graph_reference.h"
 #include "sim/runner/kernel_summary_cache.h"
@@ -146,6 +147,18 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                            "needs " +
                            std::to_string(bytes) + " B, a half holds " +
                            std::to_string(d.half_bytes) + " B");
+    }
+    if (in.op == Opcode::Vector) {
+      if (in.k_count() < d.K && !vector_splits_channels(d))
+        throw ProgramError("instruction " + describe(in, p) + " covers " +
+                           std::to_string(in.k_count()) + " of " + std::to_string(d.K) +
+                           " channels, but a " + to_string(d.op) +
+                           " instruction takes every channel of its rows");
+      const uint64_t bytes = vector_instruction_bytes(d, in.row_count(), in.k_count());
+      if (bytes > d.vector_region_bytes)
+        throw ProgramError("instruction " + describe(in, p) + ": buffers over capacity: it needs " +
+                           std::to_string(bytes) + " B, the vector region holds " +
+                           std::to_string(d.vector_region_bytes) + " B (vector_region_bytes)");
     }
     if (in.op == Opcode::LoadWeights && in.k_count() > d.k_tile)
       throw ProgramError("instruction " + describe(in, p) + ": " + std::to_string(in.k_count()) +
