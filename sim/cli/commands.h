@@ -14,6 +14,8 @@ enum ExitCode { kOk = 0, kSimulationFailed = 1, kBadInput = 2 };
 void add_run_command(CLI::App& app, std::function<int()>& action);
 // Registers `npusim compile`.
 void add_compile_command(CLI::App& app, std::function<int()>& action);
+// Registers `npusim estimate`: the compiler's estimate without a simulation.
+void add_estimate_command(CLI::App& app, std::function<int()>& action);
 void add_regress_command(CLI::App& app, std::function<int()>& action);
 void add_sweep_command(CLI::App& app, std::function<int()>& action);
 void add_gpu_command(CLI::App& app, std::function<int()>& action);

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   std::function<int()> action;
   add_run_command(app, action);
   add_compile_command(app, action);
+  add_estimate_command(app, action);
   add_regress_command(app, action);
   add_sweep_command(app, action);
   add_gpu_command(app, action);

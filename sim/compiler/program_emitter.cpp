@@ -72,12 +72,7 @@ class Emitter {
         emit_vector_op(static_cast<uint32_t>(l));
         continue;
       }
-      if (hw_.dataflow == Dataflow::Broadcast && !L.is_binary() &&
-          L.access_on(hw_) != LoadAccess::Im2col)
-        throw CompileError("layer " + L.name +
-                           ": compute.dataflow \"broadcast\" shifts the input tile as it lies, so "
-                           "it needs load.access \"im2col\"; the layer's access is \"" +
-                           to_string(L.access_on(hw_)) + "\"");
+      check_array_operator(net_, l, hw_);
       const uint32_t output_bits = output_bits_of(net_, l);
       const std::string signature = mapping_signature(L, output_bits);
       auto known = mappings_.find(signature);
@@ -93,11 +88,6 @@ class Emitter {
       d.rows_per_compute_stage = plan.rows_per_compute_stage;
       d.weight_buffers = plan.weight_buffers;
       const int32_t producer = net_.producer_of(l);
-      const bool chained = producer >= 0;
-      if (chained && !d.binary && program_.layers[size_t(producer)].output_layout != d.input_layout)
-        throw CompileError("layer " + L.name + " reads its input " + to_string(d.input_layout) +
-                           " but " + program_.layers[size_t(producer)].name + " stores it " +
-                           to_string(program_.layers[size_t(producer)].output_layout));
       place_inputs(d, l, dram);
       if (L.op == OpKind::BatchMatMul) {
         // Its kernels are rows or columns of the second operand, an activation.
@@ -541,6 +531,22 @@ class Emitter {
 };
 
 }  // namespace
+
+void check_array_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw) {
+  const LayerConfig& L = net.layers[l];
+  if (hw.dataflow == Dataflow::Broadcast && !L.is_binary() && L.access_on(hw) != LoadAccess::Im2col)
+    throw CompileError("layer " + L.name +
+                       ": compute.dataflow \"broadcast\" shifts the input tile as it lies, so "
+                       "it needs load.access \"im2col\"; the layer's access is \"" +
+                       to_string(L.access_on(hw)) + "\"");
+  const int32_t producer = net.producer_of(l);
+  if (producer < 0) return;
+  const LayerDescriptor d = describe_operator(net, l, hw);
+  const LayerDescriptor from = describe_operator(net, size_t(producer), hw);
+  if (!d.binary && from.output_layout != d.input_layout)
+    throw CompileError("layer " + L.name + " reads its input " + to_string(d.input_layout) +
+                       " but " + from.name + " stores it " + to_string(from.output_layout));
+}
 
 Program compile_network(const NetworkConfig& net, const HardwareConfig& hw) {
   if (net.layers.empty()) throw CompileError("network has no layers");

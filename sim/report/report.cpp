@@ -61,18 +61,6 @@ nlohmann::json tiling_json(const LayerTiling& t) {
           {"estimate_cycles", t.estimate_cycles}};
 }
 
-// The hardware's area estimate (docs/area.md): a run-level object, since the
-// same silicon runs every layer.
-nlohmann::json area_json(const HardwareConfig& hw) {
-  const AreaEstimate area = estimate_area(hw);
-  nlohmann::json components = nlohmann::json::object();
-  for (const AreaComponent& c : area.components)
-    components[c.name] = {{"mm2", c.mm2}, {"leakage_mw", c.leakage_mw}};
-  return {{"total_mm2", area.total_mm2()},
-          {"leakage_mw", area.leakage_mw()},
-          {"components", components}};
-}
-
 nlohmann::json check_json(const LayerCheck& c) {
   return {
       {"checked", c.checked}, {"match", c.match}, {"mismatch", c.mismatch}, {"digest", c.digest}};
@@ -118,6 +106,16 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 }  // namespace
+
+nlohmann::json area_json(const HardwareConfig& hw) {
+  const AreaEstimate area = estimate_area(hw);
+  nlohmann::json components = nlohmann::json::object();
+  for (const AreaComponent& c : area.components)
+    components[c.name] = {{"mm2", c.mm2}, {"leakage_mw", c.leakage_mw}};
+  return {{"total_mm2", area.total_mm2()},
+          {"leakage_mw", area.leakage_mw()},
+          {"components", components}};
+}
 
 nlohmann::json make_report_json(const RunSummary& s) {
   validate_summary(s);

@@ -83,6 +83,9 @@ void print_sparsity_table(std::ostream& out, const RunSummary& s);
 // mode's largest input tile in the cache.
 void print_access_table(std::ostream& out, const RunSummary& s);
 nlohmann::json make_report_json(const RunSummary& s);
+// The hardware's area estimate (docs/area.md) as report.json's "area": a
+// run-level object, since the same silicon runs every layer.
+nlohmann::json area_json(const HardwareConfig& hw);
 void write_layer_csv(std::ostream& out, const RunSummary& s);
 // Writes report.json, layers.csv, stats.json, stats.txt, hw.resolved.json and
 // workload.resolved.json into `dir` (created if missing). Throws on I/O error.

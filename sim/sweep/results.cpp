@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "sim/sweep/pareto.h"
@@ -49,8 +50,43 @@ const std::vector<std::string>& metric_names() {
   return names;
 }
 
+const std::vector<std::string>& estimate_metric_names() {
+  static const std::vector<std::string> names = {
+      "cycles", "time_us", "hw_mac_util", "area_mm2", "sram_bytes", "macs_per_cycle", "wall_s"};
+  return names;
+}
+
+namespace {
+
+// An estimate's report.json (`npusim estimate`): the metrics it gives, NaN
+// for the others.
+PointResult result_from_estimate(const json& report) {
+  const json& totals = report.at("totals");
+  const json& compute = report.at("hardware").at("compute");
+  const std::map<std::string, double> given = {
+      {"cycles", totals.at("cycles").get<double>()},
+      {"time_us", totals.at("time_us").get<double>()},
+      {"hw_mac_util", totals.at("hw_mac_util").get<double>()},
+      {"area_mm2", report.at("area").at("total_mm2").get<double>()},
+      {"sram_bytes", report.at("hardware").at("cache").at("size_kib").get<double>() * 1024},
+      {"macs_per_cycle", compute.at("units").get<double>() *
+                             compute.at("array_rows").get<double>() *
+                             compute.at("array_cols").get<double>()},
+      {"wall_s", report.at("wall_seconds").get<double>()}};
+  PointResult r;
+  r.status = Status::Ok;
+  for (const std::string& name : metric_names()) {
+    const auto it = given.find(name);
+    r.metrics.push_back(it != given.end() ? it->second : std::nan(""));
+  }
+  return r;
+}
+
+}  // namespace
+
 PointResult result_from_report(const json& report) {
   try {
+    if (report.value("kind", "") == "estimate") return result_from_estimate(report);
     const json& totals = report.at("totals");
     const json& counters = totals.at("counters");
     const json& hw = report.at("hardware");
@@ -97,6 +133,7 @@ std::string csv_field(const std::string& text) {
 namespace {
 
 std::string format_metric(const std::string& name, double v) {
+  if (std::isnan(v)) return "";  // a metric an estimate does not give
   char buf[64];
   if (name == "hw_mac_util" || name == "useful_mac_util" || name == "wall_s" || name == "time_us" ||
       name == "first_token_ms" || name == "decode_ms_per_token" || name == "tokens_per_second" ||

@@ -22,6 +22,10 @@ const char* to_string(Status s);
 // units * array_rows * array_cols), wall_s (the simulator's own wall time for
 // the point).
 const std::vector<std::string>& metric_names();
+// The metrics an estimate's report.json gives (`npusim estimate`): cycles,
+// time_us, hw_mac_util (dense MACs over peak), area_mm2, sram_bytes,
+// macs_per_cycle, wall_s. The others are NaN, an empty results.csv field.
+const std::vector<std::string>& estimate_metric_names();
 
 struct PointResult {
   Status status = Status::Pending;

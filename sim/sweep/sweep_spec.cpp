@@ -306,6 +306,27 @@ SweepSpec parse_sweep(const json& j, const std::string& file) {
     spec.objectives = {{"cycles", false}, {"sram_bytes", false}};
   }
   spec.timing_only = r.get_bool("timing_only", true);
+  spec.estimate_only = r.get_bool("estimate_only", false);
+  if (spec.estimate_only && !spec.timing_only)
+    throw ConfigError(file, "/timing_only",
+                      "true or left out (an estimate_only sweep simulates nothing, so it has "
+                      "no functional check)",
+                      "false");
+  if (spec.estimate_only)
+    for (std::size_t i = 0; i < spec.objectives.size(); ++i) {
+      const Objective& o = spec.objectives[i];
+      const auto& available = estimate_metric_names();
+      if (o.parameter >= 0 ||
+          std::find(available.begin(), available.end(), o.metric) != available.end())
+        continue;
+      std::string list;
+      for (const auto& n : available) list += (list.empty() ? "" : ", ") + n;
+      throw ConfigError(file, "/objectives/" + std::to_string(i),
+                        "a metric an estimate_only sweep gives (" + list +
+                            ") or a numeric parameter: estimates simulate nothing, so they "
+                            "count no energy, DRAM bytes or decoder figures",
+                        "\"" + o.metric + "\"");
+    }
   r.finish();
   check_variables(spec);
   return spec;

@@ -63,6 +63,9 @@ struct SweepSpec {
   std::vector<Constraint> constraints;
   std::vector<Objective> objectives;  // default: cycles, sram_bytes (both minimised)
   bool timing_only = true;
+  // Each point runs `npusim estimate` (the compiler's estimate, no
+  // simulation): only the metrics estimate_metric_names() lists.
+  bool estimate_only = false;
 };
 
 // Parses a sweep; relative paths in it resolve against the folder of `file`.

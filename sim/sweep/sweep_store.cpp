@@ -106,7 +106,8 @@ SweepSession::SweepSession(const SweepSpec& spec, Plan plan, const std::string& 
   fs::create_directories(dir_ + "/points");
   json identity = {{"base_hw", spec_.base_hw},
                    {"workload_hash", workload_hash_of(spec_)},
-                   {"timing_only", spec_.timing_only}};
+                   {"timing_only", spec_.timing_only},
+                   {"estimate_only", spec_.estimate_only}};
   const std::string marker = dir_ + "/sweep.json";
   if (fs::exists(marker)) {
     json old;
@@ -116,7 +117,9 @@ SweepSession::SweepSession(const SweepSpec& spec, Plan plan, const std::string& 
       throw std::runtime_error(marker + " is unreadable (" + e.what() +
                                "); use another --out folder or delete it");
     }
-    for (const char* key : {"base_hw", "workload_hash", "timing_only"})
+    // (Sweeps from before estimate-only runs lack the key: they simulated.)
+    if (!old.contains("estimate_only")) old["estimate_only"] = false;
+    for (const char* key : {"base_hw", "workload_hash", "timing_only", "estimate_only"})
       if (old.value(key, json()) != identity[key])
         throw std::runtime_error(dir_ + " holds a sweep with a different " + key +
                                  "; use another --out folder, or delete it to start over");
@@ -167,7 +170,7 @@ void SweepSession::prepare(const std::vector<std::size_t>& indices) const {
     fs::create_directories(pd);
     remove_attempts(pd);
     fs::remove(pd + "/status.json");  // a failure from an earlier run is retried
-    std::vector<std::string> args = {"run"};
+    std::vector<std::string> args = {spec_.estimate_only ? "estimate" : "run"};
     if (workload_params) {
       json w = point_workload(spec_, p);
       if (spec_.workload_path.front() != '<')
@@ -186,7 +189,7 @@ void SweepSession::prepare(const std::vector<std::size_t>& indices) const {
         args.insert(args.end(), {"--set", param.path + "=" + p.values[k].dump()});
     }
     args.push_back("-q");
-    if (spec_.timing_only) args.push_back("--timing-only");
+    if (spec_.timing_only && !spec_.estimate_only) args.push_back("--timing-only");
     write_file_atomically(
         pd + "/point.json",
         json{{"id", p.id}, {"values", values}, {"arguments", args}}.dump(2) + "\n");

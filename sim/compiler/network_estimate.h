@@ -1,0 +1,44 @@
+// The compiler's estimate of a whole network, without a program and without
+// simulating (`npusim estimate`, sweeps with "estimate_only"): the partition
+// and each operator's mapping as the compiler chooses them (mapper.h,
+// vector_estimate.h) and the estimates they were chosen by, summed: the
+// operators one after another, each alone, dense (no zero-skip), as under the
+// strict policy with no overlap between operators. docs/mapping.md#estimate-only-runs
+// states what it leaves out and how far it is from the simulated cycles.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/compiler/tiler.h"
+#include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
+
+namespace npusim {
+
+struct OperatorEstimate {
+  std::string name;
+  OpKind op = OpKind::Conv;
+  uint64_t cycles = 0;
+  uint64_t macs = 0;  // dense array MACs (0 on the vector unit)
+  // The mapping: k-tile, pieces and weight buffers of an array operator; the
+  // channel tile and rows per instruction of a vector operator.
+  uint32_t k_tile = 0;
+  uint32_t pieces = 0;
+  uint32_t rows = 0;
+  uint32_t weight_buffers = 0;
+};
+
+struct NetworkEstimate {
+  CachePartition partition;
+  std::vector<OperatorEstimate> operators;  // in network order
+  uint64_t cycles = 0;                      // the sum of the operators' cycles
+  uint64_t macs = 0;
+};
+
+// Throws CompileError, as compile_network would, when an operator does not
+// fit or cannot be compiled.
+NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& hw);
+
+}  // namespace npusim
