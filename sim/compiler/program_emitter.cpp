@@ -488,20 +488,52 @@ class Emitter {
     in.stages = stages;
   }
 
-  // Calls f(store id) for each store of the producer layer that writes any
-  // of `rows` (counted across the producer's images: a reader may view the
-  // tensor as other images than its producer does).
+  // Calls f(store id), in program order, for each store of the producer
+  // layer that writes any of `rows` (counted across the producer's images: a
+  // reader may view the tensor as other images than its producer does).
   template <class F>
   void for_each_store_writing(uint32_t producer_layer, GlobalRows rows, F f) {
-    const uint32_t per_image = program_.layers[producer_layer].out_h;
-    for (const StoreRecord& s : stores_[producer_layer])
-      if (global_rows(s.batch, per_image, {s.row_begin, s.row_end}).overlaps(rows)) f(s.id);
+    const std::vector<std::vector<uint32_t>>& by_row = stores_by_row(producer_layer);
+    std::vector<uint32_t>& ids = scratch_ids_;
+    ids.clear();
+    for (uint64_t r = rows.begin; r < std::min<uint64_t>(rows.end, by_row.size()); ++r)
+      ids.insert(ids.end(), by_row[r].begin(), by_row[r].end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (const uint32_t id : ids) f(id);
+  }
+
+  // The stores of a layer that write each of its global rows, in program
+  // order; indexed as they are emitted (a small cache gives a layer many
+  // stores and each load many rows: scanning every store per load was most
+  // of a compile).
+  const std::vector<std::vector<uint32_t>>& stores_by_row(uint32_t layer) {
+    RowIndex& index = store_index_[layer];
+    const uint32_t per_image = program_.layers[layer].out_h;
+    if (index.by_row.empty()) index.by_row.resize(uint64_t(program_.layers[layer].N) * per_image);
+    const std::vector<StoreRecord>& stores = stores_[layer];
+    for (; index.indexed < stores.size(); ++index.indexed) {
+      const StoreRecord& s = stores[index.indexed];
+      const GlobalRows g = global_rows(s.batch, per_image, {s.row_begin, s.row_end});
+      for (uint64_t r = g.begin; r < g.end; ++r) index.by_row[r].push_back(s.id);
+    }
+    return index.by_row;
   }
 
   // The rows a load reads must have been stored (all channels) by the producer layer.
   void add_memory_deps(Instruction& load, uint32_t producer_layer, GlobalRows rows) {
-    for_each_store_writing(producer_layer, rows,
-                           [&](uint32_t id) { depend(load, id, DependencyKind::Memory); });
+    // The memory dependencies it has (an operator may read one producer
+    // twice), looked up by bisection: a load on a small cache waits for
+    // hundreds of stores, and depend()'s scan per store was quadratic.
+    std::vector<uint32_t>& known = scratch_known_;
+    known.clear();
+    for (const Dependency& d : load.deps)
+      if (d.kind == DependencyKind::Memory) known.push_back(d.producer);
+    std::sort(known.begin(), known.end());
+    for_each_store_writing(producer_layer, rows, [&](uint32_t id) {
+      if (!std::binary_search(known.begin(), known.end(), id))
+        load.deps.push_back({id, DependencyKind::Memory});
+    });
   }
 
   const NetworkConfig& net_;
@@ -521,6 +553,12 @@ class Emitter {
   bool params_per_tile_ = false;  // the partition's: parameters load with each weight tile
   uint32_t next_params_bank_ = 0;
   std::map<uint32_t, std::vector<StoreRecord>> stores_;
+  struct RowIndex {
+    size_t indexed = 0;  // stores_[layer] entries in by_row
+    std::vector<std::vector<uint32_t>> by_row;
+  };
+  std::map<uint32_t, RowIndex> store_index_;
+  std::vector<uint32_t> scratch_ids_, scratch_known_;
   std::map<uint32_t, uint32_t> agu_init_of_layer_;
   std::map<std::string, uint64_t> shared_weights_;  // weights_identity -> weights_address
   std::map<uint32_t, uint32_t> last_fetch_of_layer_;
