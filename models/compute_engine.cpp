@@ -224,6 +224,11 @@ uint64_t ComputeEngine::array_cycles(const LayerDescriptor& L, const Instruction
   if (kernels == UINT32_MAX) kernels = in.k_count();
   if (hw_.dataflow == Dataflow::Broadcast)
     return cost::broadcast_stage_cycles(hw_.compute, pixels, counts, kernels);
+  // compute.fold "stages": the stage's columns split into the groups with the
+  // fewest passes for its whole tile (prefixes of it keep that fold).
+  if (hw_.fold == ArrayFold::Stages && (!L.quantized || L.conv_groups == 1))
+    return cost::folded_stage_cycles(hw_.compute, pixels, counts, kernels,
+                                     cost::stage_fold(hw_.compute, pixels, in.k_count()));
   // Lockstep; with every coefficient counted this is cost::compute_stage_cycles.
   if (!L.quantized) return cost::zero_skip_stage_cycles(hw_.compute, pixels, counts, kernels);
   if (L.op == OpKind::MatMul)

@@ -79,6 +79,35 @@ uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
   return coefficient_passes * ceil_div(pixels, compute.array_cols);
 }
 
+uint64_t folded_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                             const uint32_t* nonzeros, uint32_t k_count, uint32_t fold) {
+  const uint64_t lockstep = uint64_t(compute.array_rows) * fold;
+  uint64_t coefficient_passes = 0;
+  for (uint64_t g = 0; g < k_count; g += lockstep) {
+    const uint64_t end = std::min<uint64_t>(k_count, g + lockstep);
+    coefficient_passes += *std::max_element(nonzeros + g, nonzeros + end);
+  }
+  return coefficient_passes * ceil_div(pixels, compute.array_cols / fold);
+}
+
+uint64_t uniform_folded_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                     uint64_t coefficients, uint32_t k_count, uint32_t fold) {
+  return ceil_div(k_count, uint64_t(compute.array_rows) * fold) * coefficients *
+         ceil_div(pixels, compute.array_cols / fold);
+}
+
+uint32_t stage_fold(const ComputeConfig& compute, uint64_t pixels, uint32_t k_count) {
+  uint32_t best = 1;
+  uint64_t best_passes = UINT64_MAX;
+  for (uint32_t f = 1; f <= compute.array_cols; ++f) {
+    const uint64_t passes = ceil_div(k_count, uint64_t(compute.array_rows) * f) *
+                            ceil_div(pixels, compute.array_cols / f);
+    if (passes < best_passes) best = f, best_passes = passes;
+    if (uint64_t(compute.array_rows) * f >= k_count) break;  // more groups than kernels
+  }
+  return best;
+}
+
 uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                               const uint32_t* nonzeros, uint32_t k_begin, uint32_t k_count,
                               uint32_t kernels_per_group) {

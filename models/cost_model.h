@@ -74,6 +74,24 @@ uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
 uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
                              const uint32_t* nonzeros, uint32_t k_count);
 
+// A lockstep stage on a folded array (compute.fold "stages",
+// docs/timing.md#folded-stages): the columns split into `fold` groups of
+// floor(cols / fold) columns, each group with its own array_rows kernels on
+// the same pixels, so rows * fold kernels move in lockstep:
+//   sum over blocks of rows*fold kernels of max nonzeros * ceil(pixels / floor(cols / fold))
+// fold 1 is zero_skip_stage_cycles; the matmul's fold is matmul_stage_cycles.
+uint64_t folded_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                             const uint32_t* nonzeros, uint32_t k_count, uint32_t fold);
+// Its closed form when every kernel applies `coefficients`:
+//   ceil(k_count / (rows * fold)) * coefficients * ceil(pixels / floor(cols / fold))
+uint64_t uniform_folded_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
+                                     uint64_t coefficients, uint32_t k_count, uint32_t fold);
+// The fold a stage of `pixels` pixels and `k_count` kernels takes: the f in
+// 1 .. array_cols with the fewest dense passes
+//   ceil(k_count / (rows * f)) * ceil(pixels / floor(cols / f)),
+// the smallest such f on a tie (1 when folding gains nothing).
+uint32_t stage_fold(const ComputeConfig& compute, uint64_t pixels, uint32_t k_count);
+
 // Seed 002's broadcast dataflow (compute.dataflow "broadcast"): the engine
 // applies one coefficient at a time to the stage's whole input tile, every
 // one of the rows x cols multipliers on its own output pixel, so each

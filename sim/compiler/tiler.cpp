@@ -42,6 +42,12 @@ uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint
     return cost::binary_stage_cycles(hw.compute, pixels, k_count, uint64_t(L.R) * L.S,
                                      ceil_div(L.C, L.binary.bits));
   const uint64_t coefficients = uint64_t(L.R) * L.S * L.group_channels();
+  // compute.fold "stages" (as ComputeEngine::array_cycles): lockstep stages
+  // of one group fold their columns.
+  if (hw.fold == ArrayFold::Stages && hw.dataflow != Dataflow::Broadcast &&
+      (!L.quantized || L.groups == 1))
+    return cost::uniform_folded_stage_cycles(hw.compute, pixels, coefficients, k_count,
+                                             cost::stage_fold(hw.compute, pixels, k_count));
   // Plain layers first: they need no per-kernel counts (the mapper calls
   // this for every stage of every candidate).
   if (hw.dataflow != Dataflow::Broadcast && !L.quantized)

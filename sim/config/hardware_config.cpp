@@ -163,6 +163,11 @@ const std::vector<HardwareParam>& hardware_params() {
         "How the array applies coefficients: each row its own kernel's, rows in lockstep; or "
         "seed 002's broadcast of one coefficient to all rows x cols multipliers"));
     t.push_back(choice_param(
+        "compute.fold", &H::fold, {ArrayFold::Matmul, ArrayFold::Stages},
+        "Which lockstep stages split the array's columns into groups, each with its own "
+        "array_rows kernels: a matmul's few rows only, or any stage where that takes fewer "
+        "passes (docs/timing.md#folded-stages)"));
+    t.push_back(choice_param(
         "compute.data_registers", &H::data_registers,
         {DataRegisters::InPlace, DataRegisters::Double, DataRegisters::Single},
         "Seed 001's data register sets: the array reads the input tile in place, or fetch_ml "
@@ -315,6 +320,7 @@ const char* to_string(Buffering b) { return b == Buffering::PingPong ? "pingpong
 const char* to_string(ComputeMode m) { return m == ComputeMode::ZeroSkip ? "zero_skip" : "dense"; }
 
 const char* to_string(Dataflow d) { return d == Dataflow::Lockstep ? "lockstep" : "broadcast"; }
+const char* to_string(ArrayFold f) { return f == ArrayFold::Matmul ? "matmul" : "stages"; }
 
 const char* to_string(Requantiser r) {
   return r == Requantiser::Float32 ? "float32" : "fixed_point";
@@ -383,6 +389,14 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
                "\"weight_stationary\" with input_loads \"after_weights\" (a "
                "feature-stationary loop loads a piece's rows before its weights)",
                "\"feature_stationary\"");
+  // Seed 001's register sets fetch a pass's pixels for every array row: a
+  // folded pass would need other rows' pixels (register_fed_stage_cycles).
+  if (hw.fold == ArrayFold::Stages && hw.data_registers != DataRegisters::InPlace)
+    sections.at("compute")->fail("fold",
+                                 "\"matmul\" with data_registers \"" +
+                                     std::string(to_string(hw.data_registers)) +
+                                     "\" (folded stages read the tile in place)",
+                                 "\"stages\"");
   if (hw.cache.kv_kib >= hw.cache.size_kib)
     sections.at("cache")->fail("kv_kib",
                                "less than cache.size_kib = " + std::to_string(hw.cache.size_kib) +

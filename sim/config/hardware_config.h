@@ -18,6 +18,11 @@ enum class ComputeMode { ZeroSkip, Dense };
 // (npusim's arrangement), or seed 002's engine: one coefficient at a time,
 // broadcast to every multiplier over the stage's output pixels.
 enum class Dataflow { Lockstep, Broadcast };
+// Which lockstep stages may split the array's columns into groups that each
+// take their own array_rows kernels (cost::folded_stage_cycles): only a
+// matmul's rows fewer than the columns (matmul, the default), or any stage
+// where that takes fewer passes (stages; docs/timing.md#folded-stages).
+enum class ArrayFold { Matmul, Stages };
 // Seed 001: how the input reaches the array as a lowered (unrolled) matrix
 // (docs/address-generator.md): generated on the fly from the input (im2col),
 // materialised by the host as im2col rows (host_im2col) or as the MEC strips.
@@ -149,6 +154,7 @@ struct HardwareConfig {
   SchedulerPolicy policy = SchedulerPolicy::Strict;
   ComputeMode compute_mode = ComputeMode::ZeroSkip;
   Dataflow dataflow = Dataflow::Lockstep;
+  ArrayFold fold = ArrayFold::Matmul;
   LoadAccess load_access = LoadAccess::Im2col;
   Requantiser requantiser = Requantiser::Float32;
   Mapper mapper = Mapper::Cost;
@@ -178,6 +184,7 @@ const char* to_string(Buffering b);
 const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
 const char* to_string(Dataflow d);
+const char* to_string(ArrayFold f);
 const char* to_string(Requantiser r);
 const char* to_string(LoadAccess a);
 const char* to_string(Mapper m);

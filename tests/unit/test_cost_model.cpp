@@ -274,6 +274,38 @@ TEST_CASE("matmul stage: few input rows fold the idle columns onto more output f
   CHECK(cost::matmul_stage_cycles(array(8, 2), 5, nz, 16) == 96);
 }
 
+TEST_CASE(
+    "folded stage: the columns split into the groups with the fewest passes, worked by hand on "
+    "32x32 and 16x24 against 24x16",
+    "[cost]") {
+  // 49 pixels (7x7) and 256 kernels on 32x32, passes ceil(256 / 32f) * ceil(49 / floor(32 / f)):
+  // f 1: 8 x 2 = 16, 2: 4 x 4 = 16, 3: 3 x 5 = 15, 4: 2 x 7 = 14, 5: 2 x 9 = 18, 8: 1 x 13 = 13.
+  CHECK(cost::stage_fold(array(32, 32), 49, 256) == 8);
+  // 30 pixels, 40 kernels on 16 rows x 24 columns: f 1: 3 x 2 = 6, 2: 2 x 3 = 6, 3: 1 x 4 = 4.
+  CHECK(cost::stage_fold(array(16, 24), 30, 40) == 3);
+  // On 24 rows x 16 columns: f 1: 2 x 2 = 4, f 2: 1 x 4 = 4; the tie keeps 1.
+  CHECK(cost::stage_fold(array(24, 16), 30, 40) == 1);
+  // Full passes gain nothing: 64 pixels, 64 kernels on 32x32.
+  CHECK(cost::stage_fold(array(32, 32), 64, 64) == 1);
+  // Per-kernel counts 1..7 over 40 kernels: fold 3 on 16x24 takes all 40 in one block of 48
+  // (max 7) over ceil(30 / 8) = 4 passes: 28; fold 1 is the zero-skip formula.
+  uint32_t nz[40];
+  for (uint32_t i = 0; i < 40; ++i) nz[i] = i % 7 + 1;
+  CHECK(cost::folded_stage_cycles(array(16, 24), 30, nz, 40, 3) == 7 * 4);
+  CHECK(cost::folded_stage_cycles(array(16, 24), 30, nz, 40, 1) ==
+        cost::zero_skip_stage_cycles(array(16, 24), 30, nz, 40));
+  // Fold 2 on 16x24: blocks of 32 kernels (max 7, then kernels 32..39: max 7) x ceil(30 / 12) = 3.
+  CHECK(cost::folded_stage_cycles(array(16, 24), 30, nz, 40, 2) == (7 + 7) * 3);
+  // The closed form: 9 coefficients each, fold 3: 1 block x 9 x 4 = 36; fold 2: 2 x 9 x 3 = 54.
+  CHECK(cost::uniform_folded_stage_cycles(array(16, 24), 30, 9, 40, 3) == 36);
+  CHECK(cost::uniform_folded_stage_cycles(array(16, 24), 30, 9, 40, 2) == 54);
+  // The matmul's own fold is the same formula: M = 3 on 4x8 folds 2 (matmul test above).
+  uint32_t sixteen[40];
+  for (uint32_t& n : sixteen) n = 16;
+  CHECK(cost::folded_stage_cycles(array(4, 8), 3, sixteen, 40, 2) ==
+        cost::matmul_stage_cycles(array(4, 8), 3, sixteen, 40));
+}
+
 TEST_CASE("vector stage: element operations over the lanes, rounded up", "[cost]") {
   VectorConfig v;
   v.lanes = 24;
