@@ -6,6 +6,7 @@
 #include "models/cost_model.h"
 #include "models/sequence_ops.h"
 #include "models/vector_ops.h"
+#include "sim/program/vector_tiling.h"
 
 namespace npusim {
 
@@ -49,9 +50,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
   const int64_t end = std::min<int64_t>(window.end, L.H);
   const uint64_t rows = end > first ? uint64_t(end - first) : 0;
   // An instruction over part of the channels (vector_splits_channels) reads
-  // those channels of each input pixel: one bus segment per pixel.
+  // and writes those channels of each pixel: one bus segment per pixel.
   const uint32_t k_count = in.k_count();
-  const bool part = k_count < L.K;
   uint64_t read_bytes = 0, arrival = begin, bus_time = 0;
   {
     // Scoped: a thread still waiting when another one stops the run is never
@@ -63,10 +63,10 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       if (producers[i] >= 0 && rows > 0)
         dram->require_rows_stored(who(in, 0), uint32_t(producers[i]),
                                   global_rows(in.batch, L.H, {first, end}));
-      const uint64_t segments = part ? rows * L.W : 1;
-      const uint64_t bytes = rows * L.W * (part ? k_count : channels[i]);
+      const BusSegments s = vector_bus_segments(L, rows * L.W, channels[i], k_count);
+      const uint64_t bytes = s.count * s.bytes;
       if (bytes == 0) continue;
-      const Grant bus = dram->transfer(in.layer, false, segments, bytes / segments);
+      const Grant bus = dram->transfer(in.layer, false, s.count, s.bytes);
       bus_time += bus.end - bus.start;
       arrival = std::max(arrival, bus.end + latency);
       read_bytes += bytes;
@@ -110,9 +110,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       cost::vector_special_cycles(hw_.vector, vector_ops::row_special_ops(L) * in.row_count()) +
       hw_.vector.latency_cycles;
   work_cycles_.add(in.layer, lanes);
-  const uint64_t out_pixels = uint64_t(in.row_count()) * L.out_w;
-  const uint64_t out_bytes = out_pixels * k_count;
-  const uint64_t out_segments = part ? out_pixels : 1;
+  const BusSegments out = vector_bus_segments(L, uint64_t(in.row_count()) * L.out_w, L.K, k_count);
+  const uint64_t out_bytes = out.count * out.bytes;
   const Grant read = cache->access(in.layer, false, read_bytes, arrival);
   const Grant write = cache->access(in.layer, true, out_bytes, arrival);
   const uint64_t computed = std::max({arrival + lanes, read.end, write.end});
@@ -120,9 +119,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
   const Grant drain = cache->access(in.layer, false, out_bytes, computed);
   // Key-value blocks placed on chip (cache.kv_kib) stay in the cache's
   // key-value region: written there, not over the bus.
-  const Grant bus = L.output_on_chip
-                        ? cache->access(in.layer, true, out_bytes, computed)
-                        : dram->transfer(in.layer, true, out_segments, out_bytes / out_segments);
+  const Grant bus = L.output_on_chip ? cache->access(in.layer, true, out_bytes, computed)
+                                     : dram->transfer(in.layer, true, out.count, out.bytes);
   const uint64_t in_write_buffer = std::max(bus.end, drain.end);
   const uint64_t ack = in_write_buffer + (L.output_on_chip ? 0 : latency);
   dram->rows_stored(in.layer, in.batch, in.out_row_begin, in.out_row_end, k_count, ack);

@@ -172,24 +172,18 @@ class Emitter {
 
   void emit_vector_op(uint32_t l) {
     const LayerDescriptor& d = program_.layers[l];
-    const VectorTile tile = vector_tile(d);
-    const uint32_t pieces = (d.out_h + tile.rows - 1) / tile.rows;
-    const uint32_t per = (d.out_h + pieces - 1) / pieces;  // equal pieces
-    for (uint32_t n = 0; n < d.N; ++n)
-      for (uint32_t r0 = 0; r0 < d.out_h; r0 += per) {
-        const uint32_t r1 = std::min(d.out_h, r0 + per);
-        const RowRange need =
-            d.op == OpKind::GlobalAveragePool ? RowRange{0, d.H} : input_rows_for(d, r0, r1);
-        const GlobalRows reads = global_rows(n, d.H, need);
-        for (uint32_t k0 = 0; k0 < d.K; k0 += tile.k_tile) {
+    for_each_vector_instruction(
+        d, vector_tile(d), [&](uint32_t n, uint32_t r0, uint32_t r1, uint32_t k0, uint32_t k1) {
+          const RowRange need =
+              d.op == OpKind::GlobalAveragePool ? RowRange{0, d.H} : input_rows_for(d, r0, r1);
+          const GlobalRows reads = global_rows(n, d.H, need);
           Instruction& v = add(Opcode::Vector, l);
-          set_tile(v, 0, 0, n, k0, std::min(d.K, k0 + tile.k_tile), r0, r1, 1);
+          set_tile(v, 0, 0, n, k0, k1, r0, r1, 1);
           if (d.input_from_layer >= 0) add_memory_deps(v, uint32_t(d.input_from_layer), reads);
           for (const auto& m : d.more_inputs)
             if (m.from_layer >= 0) add_memory_deps(v, uint32_t(m.from_layer), reads);
           stores_[l].push_back({v.id, n, r0, r1});
-        }
-      }
+        });
   }
 
   Instruction& add(Opcode op, uint32_t layer) {

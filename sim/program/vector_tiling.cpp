@@ -37,4 +37,10 @@ std::optional<VectorTile> fit_vector_instruction(const LayerDescriptor& d, uint6
   return VectorTile{1, (d.K + tiles - 1) / tiles};
 }
 
+BusSegments vector_bus_segments(const LayerDescriptor& d, uint64_t pixels, uint32_t channels,
+                                uint32_t k_count) {
+  if (k_count < d.K) return {pixels, k_count};
+  return {1, pixels * channels};
+}
+
 }  // namespace npusim

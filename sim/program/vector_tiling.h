@@ -39,4 +39,30 @@ std::optional<VectorTile> fit_vector_instruction(const LayerDescriptor& d, uint6
 // one whole row when the operator does not split channels.
 uint64_t vector_minimum_bytes(const LayerDescriptor& d);
 
+// The instructions of `d` cut by `tile`, in program order: each image's
+// output rows in equal pieces of at most tile.rows rows, each piece in
+// channel tiles of tile.k_tile. Calls f(image, r0, r1, k0, k1) for each (the
+// emitter writes them, the compiler's estimate costs them).
+template <class F>
+void for_each_vector_instruction(const LayerDescriptor& d, const VectorTile& tile, F f) {
+  const uint32_t pieces = (d.out_h + tile.rows - 1) / tile.rows;
+  const uint32_t per = (d.out_h + pieces - 1) / pieces;  // equal pieces
+  for (uint32_t n = 0; n < d.N; ++n)
+    for (uint32_t r0 = 0; r0 < d.out_h; r0 += per)
+      for (uint32_t k0 = 0; k0 < d.K; k0 += tile.k_tile)
+        f(n, r0, r0 + per < d.out_h ? r0 + per : d.out_h, k0,
+          k0 + tile.k_tile < d.K ? k0 + tile.k_tile : d.K);
+}
+
+// How a vector instruction of `k_count` channels moves one tensor of
+// `channels` channels over `pixels` pixels on the bus: every channel as one
+// segment, or a channel tile (k_count < K) as one segment of k_count bytes
+// per pixel (the vector unit, and the compiler's estimate of it).
+struct BusSegments {
+  uint64_t count = 0;
+  uint64_t bytes = 0;  // each
+};
+BusSegments vector_bus_segments(const LayerDescriptor& d, uint64_t pixels, uint32_t channels,
+                                uint32_t k_count);
+
 }  // namespace npusim
