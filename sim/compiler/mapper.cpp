@@ -281,7 +281,7 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   const auto vector_shares = [&]() {
     std::vector<uint32_t> shares = {1};
     for (uint32_t share = 2; vector_need > 0 && share <= kMaxVectorShare; share *= 2)
-      if (uint64_t(hw.vector.buffer_kib) * 1024 / share >= vector_need) shares.push_back(share);
+      if (vector_region_bytes(hw, share) >= vector_need) shares.push_back(share);
     return shares;
   }();
   const CachePartition seed003 = partition_cache(net, hw);
@@ -324,15 +324,14 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   const bool params_crowd = seed003.params_region_bytes * 8 > hw.tile_cache_bytes();
   // Smaller vector regions likewise: only where all of vector.buffer_kib
   // would crowd the cache (over an eighth of it) or nothing else fits.
-  const bool vector_crowds = !vector_operators.empty() &&
-                             uint64_t(hw.vector.buffer_kib) * 1024 * 8 > hw.tile_cache_bytes();
+  const bool vector_crowds =
+      !vector_operators.empty() && vector_region_bytes(hw, 1) * 8 > hw.tile_cache_bytes();
   for (const uint32_t vector_share : vector_shares) {
     if (vector_share > 1 && best_cycles != UINT64_MAX && !vector_crowds) break;
     // The vector operators' estimate depends on their region alone.
     uint64_t vector_cycles = 0;
     for (const LayerDescriptor& d : vector_operators)
-      vector_cycles +=
-          estimate_vector_operator(d, hw, uint64_t(hw.vector.buffer_kib) * 1024 / vector_share);
+      vector_cycles += estimate_vector_operator(d, hw, vector_region_bytes(hw, vector_share));
     for (const bool params_per_tile : {false, true}) {
       // With a smaller vector region (a crowded cache) parameters per tile are
       // candidates too: where the parameters crowd a smaller cache but not a

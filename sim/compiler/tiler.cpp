@@ -9,14 +9,6 @@ namespace {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-}  // namespace
-
-uint64_t tiling_kernel_bytes(const LayerConfig& L) {
-  return uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
-}
-
-namespace {
-
 uint64_t input_rows_needed(const LayerConfig& L, uint32_t out_rows) {
   return uint64_t(out_rows - 1) * L.stride + window_h(L);
 }
@@ -81,6 +73,10 @@ uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadA
   return input + uint64_t(rows) * L.out_w() * k_tile * 4;
 }
 
+uint64_t tiling_kernel_bytes(const LayerConfig& L) {
+  return uint64_t(L.R) * L.S * (L.groups > 1 ? L.group_channels() : L.pixel_bytes());
+}
+
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw,
                                uint32_t weight_share, uint32_t units, bool params_per_tile,
                                uint32_t vector_share) {
@@ -94,7 +90,7 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
   uint64_t cache = hw.tile_cache_bytes();
   for (const LayerConfig& L : net.layers)
     if (!runs_on_array(L.op)) {
-      p.vector_region_bytes = uint64_t(hw.vector.buffer_kib) * 1024 / vector_share;
+      p.vector_region_bytes = vector_region_bytes(hw, vector_share);
       cache = cache > p.vector_region_bytes ? cache - p.vector_region_bytes : 0;
       break;
     }

@@ -50,17 +50,25 @@ struct LayerTilingPlan {
   bool params_per_tile = false;
 };
 
-// Weights get at most cache / weight_share (2: half the cache, seed 003's
-// default; the compiler tries larger shares only when a layer does not fit).
-// `units`: the compute units the pieces use (0: all of hw's).
 // The bytes one kernel takes in the weight region (a group's channels for a
 // grouped convolution, packed words for a binary layer).
 uint64_t tiling_kernel_bytes(const LayerConfig& layer);
 
+// The vector unit's region with `vector_share`: vector.buffer_kib / share.
+inline uint64_t vector_region_bytes(const HardwareConfig& hw, uint32_t vector_share) {
+  return uint64_t(hw.vector.buffer_kib) * 1024 / vector_share;
+}
+
+// Weights get at most cache / weight_share (2: half the cache, seed 003's
+// default; the compiler tries larger shares only when a layer does not fit).
+// `units`: the compute units the pieces use (0: all of hw's).
 // `params_per_tile`: the parameters load with each weight tile rather than a
-// layer at a time (the compiler's choice only when nothing else fits).
-// `vector_share`: a graph with vector operators reserves vector.buffer_kib /
-// vector_share of the cache for the vector unit (1 but when nothing else fits).
+// layer at a time (the compiler's choice only where a layer's parameters
+// crowd the cache or nothing else fits).
+// `vector_share`: a graph with vector operators reserves
+// vector_region_bytes(hw, vector_share) of the cache for the vector unit (the
+// compiler tries shares above 1 only where all of it crowds the cache or
+// nothing else fits, choose_partition).
 CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& hw,
                                uint32_t weight_share = 2, uint32_t units = 0,
                                bool params_per_tile = false, uint32_t vector_share = 1);
