@@ -17,6 +17,7 @@
 #include "sim/cli/workload_options.h"
 #include "sim/compiler/network_estimate.h"
 #include "sim/report/report.h"
+#include "sim/report/report_figures.h"
 
 namespace npusim::cli {
 namespace {
@@ -26,8 +27,6 @@ struct EstimateArguments {
   std::string out_dir;
   bool quiet = false;
 };
-
-double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
 nlohmann::json estimate_report(const EstimateArguments& a, const NetworkConfig& net,
                                const HardwareConfig& hw, const NetworkEstimate& e, double wall) {
@@ -47,7 +46,7 @@ nlohmann::json estimate_report(const EstimateArguments& a, const NetworkConfig& 
     }
     layers.push_back(j);
   }
-  const double cycles = static_cast<double>(e.cycles);
+  const Figures f = estimate_figures(hw, e.cycles, e.macs);
   const CachePartition& p = e.partition;
   return {
       {"schema_version", kReportSchemaVersion},
@@ -69,10 +68,9 @@ nlohmann::json estimate_report(const EstimateArguments& a, const NetworkConfig& 
         {"units", p.units}}},
       {"totals",
        {{"cycles", e.cycles},
-        {"time_us", ratio(cycles, hw.clock_mhz)},
+        {"time_us", f.time_us},
         {"macs", e.macs},
-        {"hw_mac_util", ratio(static_cast<double>(e.macs),
-                              static_cast<double>(hw.peak_macs_per_cycle()) * cycles)}}},
+        {"hw_mac_util", f.hw_mac_util}}},
       {"layers", layers},
       {"wall_seconds", wall}};
 }
@@ -100,10 +98,9 @@ int estimate(const EstimateArguments& a) {
                 (unsigned long long)o.cycles);
   std::printf("%-24s %-18s %7s %7s %6s %12llu\n", "total", "", "", "", "",
               (unsigned long long)e.cycles);
-  std::printf("%.1f us at %g MHz, dense MACs %.1f %% of peak\n",
-              ratio(static_cast<double>(e.cycles), hw.clock_mhz), hw.clock_mhz,
-              100 * ratio(static_cast<double>(e.macs),
-                          static_cast<double>(hw.peak_macs_per_cycle()) * double(e.cycles)));
+  const Figures f = estimate_figures(hw, e.cycles, e.macs);
+  std::printf("%.1f us at %g MHz, dense MACs %.1f %% of peak\n", f.time_us, hw.clock_mhz,
+              100 * f.hw_mac_util);
   if (!a.out_dir.empty()) {
     std::filesystem::create_directories(a.out_dir);
     const std::string path = a.out_dir + "/report.json";

@@ -132,6 +132,12 @@ Figures layer_figures(const RunSummary& s, uint32_t layer) {
   return f;
 }
 
+Figures estimate_figures(const HardwareConfig& hw, uint64_t cycles, uint64_t dense_macs) {
+  return derive(hw, cycles, [&](const std::string& n) {
+    return n == "compute.macs_performed" || n == "compute.macs_useful" ? dense_macs : 0;
+  });
+}
+
 Figures total_figures(const RunSummary& s) {
   const StatsRegistry& st = *s.stats;
   Figures f =

@@ -54,6 +54,9 @@ void validate_summary(const RunSummary& s);
 
 Figures layer_figures(const RunSummary& s, uint32_t layer);
 Figures total_figures(const RunSummary& s);
+// An estimate's figures (`npusim estimate`, no simulation): `cycles` and the
+// array's `dense_macs`; only time_us and the MAC utilisations are meaningful.
+Figures estimate_figures(const HardwareConfig& hw, uint64_t cycles, uint64_t dense_macs);
 
 // "64x56x56 k64 3x3/1" (C x H x W, K output channels, R x S kernel / stride);
 // prefixed with "n<N> " when the batch is larger than one. A graph operator

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <stdexcept>
 
 #include "sim/sweep/pareto.h"
@@ -56,67 +55,44 @@ const std::vector<std::string>& estimate_metric_names() {
   return names;
 }
 
-namespace {
-
-// An estimate's report.json (`npusim estimate`): the metrics it gives, NaN
-// for the others.
-PointResult result_from_estimate(const json& report) {
-  const json& totals = report.at("totals");
-  const json& compute = report.at("hardware").at("compute");
-  const std::map<std::string, double> given = {
-      {"cycles", totals.at("cycles").get<double>()},
-      {"time_us", totals.at("time_us").get<double>()},
-      {"hw_mac_util", totals.at("hw_mac_util").get<double>()},
-      {"area_mm2", report.at("area").at("total_mm2").get<double>()},
-      {"sram_bytes", report.at("hardware").at("cache").at("size_kib").get<double>() * 1024},
-      {"macs_per_cycle", compute.at("units").get<double>() *
-                             compute.at("array_rows").get<double>() *
-                             compute.at("array_cols").get<double>()},
-      {"wall_s", report.at("wall_seconds").get<double>()}};
-  PointResult r;
-  r.status = Status::Ok;
-  for (const std::string& name : metric_names()) {
-    const auto it = given.find(name);
-    r.metrics.push_back(it != given.end() ? it->second : std::nan(""));
-  }
-  return r;
-}
-
-}  // namespace
-
 PointResult result_from_report(const json& report) {
   try {
-    if (report.value("kind", "") == "estimate") return result_from_estimate(report);
+    // An estimate's report.json (`npusim estimate`) gives estimate_metric_names();
+    // the metrics only a simulation counts are NaN.
+    const bool estimate = report.value("kind", "") == "estimate";
+    const auto simulated = [&](const auto& value) { return estimate ? std::nan("") : value(); };
     const json& totals = report.at("totals");
-    const json& counters = totals.at("counters");
     const json& hw = report.at("hardware");
-    const double read = counters.at("dram.read_bytes").get<double>();
-    const double written = counters.at("dram.write_bytes").get<double>();
+    const auto total = [&](const char* key) { return totals.at(key).get<double>(); };
+    const auto counter = [&](const char* name) {
+      return totals.at("counters").at(name).get<double>();
+    };
     const json& compute = hw.at("compute");
     // A decoder's per-token figures (docs/transformers.md#decoder-figures); 0 for other workloads.
     const json none = json::object();
     const json& decoder = report.contains("decoder") ? report.at("decoder") : none;
     const auto figure = [&](const char* key) {
-      return decoder.contains(key) ? decoder.at(key).get<double>() : 0.0;
+      return simulated([&] { return decoder.contains(key) ? decoder.at(key).get<double>() : 0.0; });
     };
     PointResult r;
     r.status = Status::Ok;
-    r.metrics = {totals.at("cycles").get<double>(),
-                 totals.at("time_us").get<double>(),
-                 totals.at("hw_mac_util").get<double>(),
-                 totals.at("useful_mac_util").get<double>(),
-                 read,
-                 written,
-                 read + written,
-                 totals.at("energy_uj").get<double>(),
-                 report.at("area").at("total_mm2").get<double>(),
-                 hw.at("cache").at("size_kib").get<double>() * 1024,
-                 compute.at("units").get<double>() * compute.at("array_rows").get<double>() *
-                     compute.at("array_cols").get<double>(),
-                 figure("first_token_ms"),
-                 figure("mean_step_ms"),
-                 figure("tokens_per_second"),
-                 report.at("wall_seconds").get<double>()};
+    r.metrics = {
+        total("cycles"),
+        total("time_us"),
+        total("hw_mac_util"),
+        simulated([&] { return total("useful_mac_util"); }),
+        simulated([&] { return counter("dram.read_bytes"); }),
+        simulated([&] { return counter("dram.write_bytes"); }),
+        simulated([&] { return counter("dram.read_bytes") + counter("dram.write_bytes"); }),
+        simulated([&] { return total("energy_uj"); }),
+        report.at("area").at("total_mm2").get<double>(),
+        hw.at("cache").at("size_kib").get<double>() * 1024,
+        compute.at("units").get<double>() * compute.at("array_rows").get<double>() *
+            compute.at("array_cols").get<double>(),
+        figure("first_token_ms"),
+        figure("mean_step_ms"),
+        figure("tokens_per_second"),
+        report.at("wall_seconds").get<double>()};
     return r;
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("report.json lacks a field the sweep reads: ") + e.what());
