@@ -15,6 +15,7 @@ using cost::ceil_div;
 
 constexpr uint32_t kMaxWeightShare = 64;  // weights get at least 1/64 of the cache
 constexpr uint32_t kMaxVectorShare = 64;  // the vector unit keeps at least 1/64 of its region
+constexpr uint32_t kKTileStep = 8;        // k-tiles in multiples of 8 besides the array rows
 
 // Rows `rows` cut into parts of `per_part` rows, the last one what is left.
 // Calls f(part_rows, index, count) once for each distinct run of parts: the
@@ -228,9 +229,11 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
   };
   std::vector<uint32_t> ks;
   if (k_allowed(L.K)) ks.push_back(L.K);
-  for (uint32_t k = (L.K - 1) / hw.compute.array_rows * hw.compute.array_rows; k > 0;
-       k -= hw.compute.array_rows)
-    if (k_allowed(k)) ks.push_back(k);
+  // Multiples of the array rows, and of 8: a tile a smaller array would
+  // take (48 kernels on 48 rows) stays a candidate on a larger one (64 rows),
+  // so the cheapest estimate does not rise with the array.
+  for (uint32_t k = L.K - 1; k > 0; --k)
+    if ((k % hw.compute.array_rows == 0 || k % kKTileStep == 0) && k_allowed(k)) ks.push_back(k);
   if (ks.empty())
     for (uint32_t k = std::min(L.K, hw.compute.array_rows) - 1; k > 0; --k)
       if (k_allowed(k)) {

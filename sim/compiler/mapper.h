@@ -54,7 +54,8 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
                                                  uint32_t output_bits = 0);
 
 // The k-tiles the cost mapper tries: K and the multiples of the array rows
-// below it that fit, or (when none does) the largest smaller one that fits.
+// or of 8 below it that fit, or (when none does) the largest smaller one
+// that fits.
 std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
                                         const CachePartition& partition, uint32_t output_bits = 0);
 

@@ -6,7 +6,8 @@
 // may not raise the cycles by more than kTolerance; a failure prints both
 // points. The mapper picks by estimate, not by simulation, so small rises
 // remain (docs/performance.md#mapping gives the measured ones); the greedy
-// mapper rose by up to 4.2x on the same grid.
+// mapper rose by up to 4.2x on the same grid. The compiler's own estimate,
+// which it minimises, never rises on the same grid (npusim estimate).
 // `npusim compile --explain-mapping` prints each layer's choice and estimate.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -25,7 +26,7 @@ using npusim::test::run_report;
 
 namespace {
 
-constexpr double kTolerance = 0.07;
+constexpr double kTolerance = 0.03;
 
 const std::vector<std::vector<uint32_t>> kAxes = {
     {128, 512, 1024, 4096},  // cache.size_kib
@@ -50,30 +51,80 @@ uint64_t cycles(const Point& p) {
   return r.at("totals").at("cycles").get<uint64_t>();
 }
 
+// The compiler's estimate of `network` (npusim estimate) at p.
+uint64_t estimate(const std::string& network, const Point& p) {
+  const nlohmann::json r = run_report("estimate -q " + std::string(NPUSIM_SOURCE_DIR) +
+                                      "/configs/networks/" + network + ".json" + sets(p));
+  return r.at("totals").at("cycles").get<uint64_t>();
+}
+
+// Every one-step move up one axis of `axes` from every point of the grid
+// they span: f(less hardware, more hardware).
+template <class F>
+void for_each_step(const std::vector<std::vector<uint32_t>>& axes, F f) {
+  std::vector<Point> points = {{}};
+  for (const std::vector<uint32_t>& values : axes) {
+    std::vector<Point> longer;
+    for (const Point& p : points)
+      for (uint32_t v : values) {
+        longer.push_back(p);
+        longer.back().push_back(v);
+      }
+    points.swap(longer);
+  }
+  for (const Point& point : points)
+    for (size_t axis = 0; axis < axes.size(); ++axis) {
+      const std::vector<uint32_t>& values = axes[axis];
+      const auto at = std::find(values.begin(), values.end(), point[axis]);
+      if (at + 1 == values.end()) continue;
+      Point up = point;
+      up[axis] = *(at + 1);
+      f(point, up);
+    }
+}
+
 }  // namespace
 
 TEST_CASE(
-    "ResNet-18 takes at most 7 % more cycles for one step more cache, bandwidth, units or "
+    "ResNet-18 takes at most 3 % more cycles for one step more cache, bandwidth, units or "
     "array, anywhere on a 4x4x4x4 grid",
     "[monotone]") {
   std::map<Point, uint64_t> grid;
-  for (uint32_t a : kAxes[0])
-    for (uint32_t b : kAxes[1])
-      for (uint32_t c : kAxes[2])
-        for (uint32_t d : kAxes[3]) grid[{a, b, c, d}] = cycles({a, b, c, d});
-  for (const auto& [point, less] : grid)
-    for (size_t axis = 0; axis < kAxes.size(); ++axis) {
-      const std::vector<uint32_t>& values = kAxes[axis];
-      for (size_t i = 0; i + 1 < values.size(); ++i) {
-        if (point[axis] != values[i]) continue;
-        Point up = point;
-        up[axis] = values[i + 1];
-        const uint64_t more = grid.at(up);
-        INFO("less hardware:" << sets(point) << " -> " << less << " cycles");
-        INFO("more hardware:" << sets(up) << " -> " << more << " cycles");
-        CHECK(double(more) <= double(less) * (1 + kTolerance));
-      }
-    }
+  for_each_step(kAxes, [&](const Point& less, const Point& more) {
+    for (const Point& p : {less, more})
+      if (!grid.count(p)) grid[p] = cycles(p);
+    INFO("less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
+    INFO("more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
+    CHECK(double(grid.at(more)) <= double(grid.at(less)) * (1 + kTolerance));
+  });
+}
+
+TEST_CASE(
+    "the compiler's estimate of ResNet-18, ResNet-50 and MobileNetV2 never rises for one step "
+    "more cache, bandwidth, units or array on the 4x4x4x4 grid, nor a decoder layer's for a "
+    "larger array",
+    "[monotone][estimator]") {
+  // Each mapping a smaller machine may choose is a candidate on a larger one
+  // (k-tiles in multiples of 8 as well as of the array's rows: a 64-row
+  // array keeps the 48-kernel tiles of a 48-row one), so the cheapest
+  // estimate cannot rise. The decoder layer's array axis at 512 KiB and
+  // 64 B/cycle is where multiples of the rows alone rose by 26 % (simulated).
+  const std::vector<std::pair<std::string, std::vector<std::vector<uint32_t>>>> grids = {
+      {"resnet18", kAxes},
+      {"resnet50", kAxes},
+      {"mobilenet_v2", kAxes},
+      {"tinyllama_layer", {{512}, {64}, {2, 4}, kAxes[3]}},
+  };
+  for (const auto& [network, axes] : grids) {
+    std::map<Point, uint64_t> grid;
+    for_each_step(axes, [&](const Point& less, const Point& more) {
+      for (const Point& p : {less, more})
+        if (!grid.count(p)) grid[p] = estimate(network, p);
+      INFO(network << " less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
+      INFO(network << " more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
+      CHECK(grid.at(more) <= grid.at(less));
+    });
+  }
 }
 
 TEST_CASE(
