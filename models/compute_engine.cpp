@@ -148,7 +148,8 @@ void ComputeEngine::compute(const Instruction& in) {
     const uint64_t fill = (s == 0 ? hw_.compute.pipeline_latency_cycles : 0);
     const uint64_t array = skipping + stall + fill;
     dense_work_cycles_.add(in.layer, dense_array + register_stall(dense_array) + fill);
-    const uint64_t read_bytes = uint64_t(need.count()) * L.tile_row_bytes() + stream_bytes;
+    const uint64_t read_bytes =
+        uint64_t(need.count()) * L.tile_row_bytes(in.k_count()) + stream_bytes;
     const uint64_t write_bytes = pixels * in.k_count() * 4;
     const Grant read = cache->access(in.layer, false, read_bytes, now);
     const Grant write = cache->access(in.layer, true, write_bytes, now);
@@ -303,7 +304,10 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
   const bool x_unsigned = L.quant.inputs[0].type == QuantType::Uint8;
   const uint32_t sw = col_stride(L), dh = dil_h(L), dw = dil_w(L);
   // The stage's input rows minus the zero point, once, as int16 (exact: 9 bits).
-  const uint64_t row_len = uint64_t(L.padded_w()) * L.C;
+  // With input channel tiles a pixel holds `channels` channels from c_first.
+  const uint32_t channels = L.tile_channels(k_count);
+  const uint64_t c_first = L.tile_channel_begin(in.k_begin);
+  const uint64_t row_len = uint64_t(L.padded_w()) * channels;
   const int64_t lo = int64_t(row_begin) * L.stride - L.padding - piece_rows.begin;
   const int64_t hi =
       int64_t(row_end - 1) * L.stride - L.padding - piece_rows.begin + int64_t(L.R - 1) * dh + 1;
@@ -344,9 +348,9 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
           const uint32_t group = (in.k_begin + k) / kernels_per_group;
           const uint32_t run =
               std::min(k_count - k, (group + 1) * kernels_per_group - (in.k_begin + k));
-          const uint64_t c0 = uint64_t(group) * Cg;
+          const uint64_t c0 = uint64_t(group) * Cg - c_first;
           for (uint32_t t = 0; t < L.S; ++t) {
-            const int16_t* x = row + (uint64_t(ow) * sw + uint64_t(t) * dw) * L.C + c0;
+            const int16_t* x = row + (uint64_t(ow) * sw + uint64_t(t) * dw) * channels + c0;
             const int16_t* w = unit_kernels_[in.unit].centered.data() + k * coefficients +
                                (uint64_t(r) * L.S + t) * Cg;
             if (!short_runs) {

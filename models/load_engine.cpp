@@ -197,14 +197,15 @@ void LoadEngine::count_mode_figures(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const int64_t real_rows = std::min<int64_t>(rows.end, L.H) - std::max<int64_t>(rows.begin, 0);
-  const uint64_t SC = uint64_t(L.S) * L.pixel_bytes();
+  // Each mode reads the channels the tile holds (its k-tile's, with input channel tiles).
+  const uint64_t pixel = L.input_channel_tiles ? L.tile_channels(in.k_count()) : L.pixel_bytes();
+  const uint64_t SC = uint64_t(L.S) * pixel;
   const uint64_t host_row = uint64_t(L.out_w) * L.R * SC;  // one output row's im2col rows
   const uint64_t mec_row = uint64_t(L.out_w) * SC;         // one padded row across the strips
   im2col_matrix_bytes_.add(in.layer, in.row_count() * host_row);
-  input_rows_bytes_.add(in.layer,
-                        uint64_t(std::max<int64_t>(real_rows, 0)) * L.W * L.pixel_bytes());
+  input_rows_bytes_.add(in.layer, uint64_t(std::max<int64_t>(real_rows, 0)) * L.W * pixel);
   mec_matrix_bytes_.add(in.layer, uint64_t(rows.count()) * mec_row);
-  footprint_im2col_.raise_to(in.layer, uint64_t(rows.count()) * L.padded_w() * L.pixel_bytes());
+  footprint_im2col_.raise_to(in.layer, uint64_t(rows.count()) * L.padded_w() * pixel);
   footprint_host_im2col_.raise_to(in.layer, in.row_count() * host_row);
   footprint_mec_.raise_to(in.layer, uint64_t(rows.count()) * mec_row);
 }
@@ -217,8 +218,11 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   // A binary input (N(C/b)HWb) lands pixel-major in the tile: each pixel's
   // ceil(C/b) words side by side, as the array reads them (docs/binary.md).
-  const uint64_t padded_row = L.tile_row_bytes();
-  const uint64_t dram_row = uint64_t(L.W) * L.pixel_bytes();
+  // Input channel tiles: the tile's pixels hold only the k-tile's groups'
+  // channels [c0, c0 + channels), each pixel's run its own bus segment.
+  const uint32_t c0 = L.tile_channel_begin(in.k_begin), channels = L.tile_channels(in.k_count());
+  const uint64_t padded_row = L.tile_row_bytes(in.k_count());
+  const uint64_t dram_row = uint64_t(L.W) * (L.input_channel_tiles ? channels : L.pixel_bytes());
   const bool planar = !L.binary && L.input_layout == TensorLayout::Nchw;
   ByteTile& half = cache->input_half(in.unit, in.half);
   half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end}, uint32_t(rows.count()),
@@ -245,6 +249,14 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
       copy_binary_rows(L, in.batch, real_first, real_end, half, rows.begin);
     } else if (options_.functional && planar) {
       copy_planar_rows(L, in.batch, real_first, real_end, half, rows.begin);
+    } else if (options_.functional && L.input_channel_tiles) {
+      for (int64_t r = real_first; r < real_end; ++r) {
+        const uint64_t src = L.input_address + (uint64_t(in.batch) * L.H + uint64_t(r)) * L.W * L.C;
+        const int8_t* from = dram->image(src, uint64_t(L.W) * L.C);
+        int8_t* to = half.row(uint32_t(r - rows.begin)) + uint64_t(pad_l(L)) * channels;
+        for (uint32_t x = 0; x < L.W; ++x)
+          std::memcpy(to + uint64_t(x) * channels, from + uint64_t(x) * L.C + c0, channels);
+      }
     } else if (options_.functional) {
       // Padding rows keep the pad value; real rows land after the left padding.
       for (int64_t r = real_first; r < real_end; ++r) {
@@ -257,7 +269,10 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     input_dram_bytes_.add(in.layer, real_rows * dram_row);
     // NHWC rows are one run; packed rows one run per word group; NCHW rows one
     // run per channel plane, unless they are whole planes (which abut).
-    const uint64_t segments = L.binary ? L.groups() : planar && real_rows < L.H ? L.C : 1;
+    const uint64_t segments = L.binary                    ? L.groups()
+                              : L.input_channel_tiles     ? std::max<uint64_t>(1, real_rows * L.W)
+                              : planar && real_rows < L.H ? L.C
+                                                          : 1;
     const uint64_t ready =
         transfer_stage(in, real_rows * dram_row, uint64_t(end - first) * padded_row, segments);
     for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);

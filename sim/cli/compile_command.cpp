@@ -49,8 +49,8 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
       part.vector_region_bytes
           ? (", vector " + std::to_string(part.vector_region_bytes) + " B").c_str()
           : "");
-  std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s %8s\n", "layer", "candidates", "k_tile",
-              "pieces", "rows/piece", "rows/stage", "estimate", "greedy_est", "weights");
+  std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s %8s %s\n", "layer", "candidates", "k_tile",
+              "pieces", "rows/piece", "rows/stage", "estimate", "greedy_est", "weights", "input");
   for (size_t l = 0; l < net.layers.size(); ++l) {
     const LayerConfig& L = net.layers[l];
     if (!runs_on_array(L.op)) {
@@ -64,10 +64,10 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
             L.name.c_str(), "vector", (unsigned long long)vector_minimum_bytes(d));
         continue;
       }
-      std::printf("%-24s %10s %7u %7s %10s %11u %12llu %12s %8s\n", L.name.c_str(), "vector",
+      std::printf("%-24s %10s %7u %7s %10s %11u %12llu %12s %8s %s\n", L.name.c_str(), "vector",
                   tile->k_tile, "-", "-", tile->rows,
                   (unsigned long long)estimate_vector_operator(d, hw, part.vector_region_bytes),
-                  "-", "-");
+                  "-", "-", "-");
       continue;
     }
     const uint32_t bits = output_bits_of(net, l);
@@ -80,10 +80,11 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
     const LayerTilingPlan greedy = plan_layer(L, hw, part, bits);
     const std::string greedy_estimate =
         greedy.fits ? std::to_string(estimate_mapping(L, in_use, greedy, bits).total) : "-";
-    std::printf("%-24s %10zu %7u %7u %10u %11u %12llu %12s %8s\n", L.name.c_str(), candidates,
+    std::printf("%-24s %10zu %7u %7u %10u %11u %12llu %12s %8s %s\n", L.name.c_str(), candidates,
                 plan.k_tile, plan.pieces, plan.rows_per_piece, plan.rows_per_compute_stage,
                 (unsigned long long)estimate_mapping(L, in_use, plan, bits).total,
-                greedy_estimate.c_str(), plan.weight_buffers > 1 ? "double" : "single");
+                greedy_estimate.c_str(), plan.weight_buffers > 1 ? "double" : "single",
+                plan.input_channel_tiles ? "k-tile" : "all");
   }
   return kOk;
 }

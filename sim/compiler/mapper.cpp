@@ -41,21 +41,32 @@ struct PieceCost {
 PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const LayerTilingPlan& plan,
                      uint32_t rows, uint32_t k_begin, uint32_t k_count, uint32_t output_bits) {
   const LoadAccess access = L.access_on(hw);
-  const uint64_t tile_row_bytes = piece_bytes(L, 1, 0, access) / window_h(L);
+  // The piece's input bytes (no results): with input channel tiles, only the
+  // k-tile's groups' channels of each pixel.
+  const bool channel_tiles = plan.input_channel_tiles;
+  const uint64_t channels = piece_channels(L, k_count, channel_tiles);
+  const auto input_bytes = [&](uint32_t out_rows) {
+    return piece_bytes(L, out_rows, k_count, access, channel_tiles) -
+           uint64_t(out_rows) * L.out_w() * k_count * 4;
+  };
+  const uint64_t tile_row_bytes = input_bytes(1) / window_h(L);
   const auto input_rows = [&](uint32_t out_rows) {
     return std::min<uint64_t>(L.H, uint64_t(out_rows - 1) * L.stride + window_h(L));
   };
   const auto load_cycles = [&](uint32_t out_rows) {
     const uint64_t bytes = access == LoadAccess::Im2col || L.is_binary()
-                               ? input_rows(out_rows) * L.W * L.pixel_bytes()
-                               : piece_bytes(L, out_rows, 0, access);
-    const uint64_t segments = L.input_layout == TensorLayout::Nchw && !L.is_binary() ? L.C : 1;
+                               ? input_rows(out_rows) * L.W * channels
+                               : input_bytes(out_rows);
+    // NCHW: a run per channel plane; channel tiles: a run per pixel.
+    const uint64_t segments = channel_tiles ? input_rows(out_rows) * L.W
+                              : L.input_layout == TensorLayout::Nchw && !L.is_binary() ? L.C
+                                                                                       : 1;
     return cost::dram_data_cycles(hw.dram, segments, ceil_div(bytes, segments));
   };
   PieceCost c;
   c.load_bus = load_cycles(rows);
   c.fill_bus = c.load_bus;
-  c.ports = cost::cache_access_cycles(hw.cache, piece_bytes(L, rows, 0, access));
+  c.ports = cost::cache_access_cycles(hw.cache, input_bytes(rows));
   const uint64_t stream = uint64_t(k_count) * tiling_kernel_bytes(L);
   split_rows(rows, plan.rows_per_compute_stage, [&](uint32_t r, uint32_t index, uint32_t n) {
     const uint64_t pixels = uint64_t(r) * L.out_w();
@@ -212,7 +223,14 @@ uint64_t estimate_of_program_layer(const LayerConfig& L, const HardwareConfig& h
       make_plan(L, hw, d.k_tile, d.rows_per_piece, d.rows_per_compute_stage, d.output_bits);
   plan.weight_buffers = d.weight_buffers;
   plan.params_per_tile = params_per_tile;
+  plan.input_channel_tiles = d.input_channel_tiles;
   return estimate_mapping(L, in_use, plan, d.output_bits).total;
+}
+
+// Input channel tiles for a k-tile of k kernels: a grouped layer that allows
+// them (can_tile_input_channels), k below K and whole groups.
+bool channel_tiles_allowed(const LayerConfig& L, const HardwareConfig& hw, uint32_t k) {
+  return k < L.K && k % (L.K / L.groups) == 0 && can_tile_input_channels(L, hw);
 }
 
 std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
@@ -225,7 +243,9 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
     if (part.params_per_tile && uint64_t(k) * 8 * 2 > part.params_region_bytes) return false;
     return k * tiling_kernel_bytes(L) <= part.weight_region_bytes &&
            uint64_t(L.out_w()) * k * 4 <= acc_bytes &&
-           max_piece_rows(L, k, access, part.half_bytes) > 0;
+           (max_piece_rows(L, k, access, part.half_bytes) > 0 ||
+            (channel_tiles_allowed(L, hw, k) &&
+             max_piece_rows(L, k, access, part.half_bytes, true) > 0));
   };
   std::vector<uint32_t> ks;
   if (k_allowed(L.K)) ks.push_back(L.K);
@@ -387,32 +407,37 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
   if (greedy.fits) out.push_back({greedy, estimate_mapping(L, hu, greedy, output_bits)});
 
   const std::vector<uint32_t> ks = k_tile_candidates(L, hw, part, output_bits);
-  for (uint32_t k : ks) {
-    const uint32_t max_rows = max_piece_rows(L, k, access, part.half_bytes);
-    const uint32_t out_h = L.out_h();
-    const uint32_t by_acc =
-        static_cast<uint32_t>(std::max<uint64_t>(1, acc_bytes / (uint64_t(L.out_w()) * k * 4)));
-    uint32_t previous = 0;
-    // Two weight slots: when there are several tiles and two fit the region.
-    const bool double_buffered =
-        hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
-        2 * uint64_t(k) * tiling_kernel_bytes(L) <= part.weight_region_bytes;
-    // Seed 003: the fewest pieces that fit (N > 1 with equal pieces), then
-    // more (the pieces stay equal).
-    const uint32_t min_pieces = hw.pieces == PieceSplit::Equal ? std::min(2u, out_h) : 1u;
-    for (uint32_t n = std::max(min_pieces, uint32_t(ceil_div(out_h, max_rows))); n <= out_h; ++n) {
-      const uint32_t rows = uint32_t(ceil_div(out_h, n));
-      if (rows == previous) continue;
-      previous = rows;
-      LayerTilingPlan plan = make_plan(L, hw, k, rows, std::min(by_acc, rows), output_bits);
-      plan.params_per_tile = part.params_per_tile;
-      out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
-      if (double_buffered) {
-        plan.weight_buffers = 2;
+  for (uint32_t k : ks)
+    for (const bool channel_tiles : {false, true}) {
+      if (channel_tiles && !channel_tiles_allowed(L, hw, k)) continue;
+      const uint32_t max_rows = max_piece_rows(L, k, access, part.half_bytes, channel_tiles);
+      if (max_rows == 0) continue;
+      const uint32_t out_h = L.out_h();
+      const uint32_t by_acc =
+          static_cast<uint32_t>(std::max<uint64_t>(1, acc_bytes / (uint64_t(L.out_w()) * k * 4)));
+      uint32_t previous = 0;
+      // Two weight slots: when there are several tiles and two fit the region.
+      const bool double_buffered =
+          hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
+          2 * uint64_t(k) * tiling_kernel_bytes(L) <= part.weight_region_bytes;
+      // Seed 003: the fewest pieces that fit (N > 1 with equal pieces), then
+      // more (the pieces stay equal).
+      const uint32_t min_pieces = hw.pieces == PieceSplit::Equal ? std::min(2u, out_h) : 1u;
+      for (uint32_t n = std::max(min_pieces, uint32_t(ceil_div(out_h, max_rows))); n <= out_h;
+           ++n) {
+        const uint32_t rows = uint32_t(ceil_div(out_h, n));
+        if (rows == previous) continue;
+        previous = rows;
+        LayerTilingPlan plan = make_plan(L, hw, k, rows, std::min(by_acc, rows), output_bits);
+        plan.params_per_tile = part.params_per_tile;
+        plan.input_channel_tiles = channel_tiles;
         out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+        if (double_buffered) {
+          plan.weight_buffers = 2;
+          out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+        }
       }
     }
-  }
   return out;
 }
 

@@ -87,6 +87,7 @@ class Emitter {
       d.rows_per_piece = plan.rows_per_piece;
       d.rows_per_compute_stage = plan.rows_per_compute_stage;
       d.weight_buffers = plan.weight_buffers;
+      d.input_channel_tiles = plan.input_channel_tiles;
       const int32_t producer = net_.producer_of(l);
       place_inputs(d, l, dram);
       if (L.op == OpKind::BatchMatMul) {

@@ -55,13 +55,27 @@ uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint
                                             L.K / L.groups);
 }
 
-uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadAccess access) {
+bool can_tile_input_channels(const LayerConfig& L, const HardwareConfig& hw) {
+  return L.quantized && L.groups > 1 && !L.is_binary() && L.dtype == DataType::Int8 &&
+         L.input_layout == TensorLayout::Nhwc && L.access_on(hw) == LoadAccess::Im2col &&
+         hw.loop_order == LoopOrder::WeightStationary && hw.dataflow != Dataflow::Broadcast;
+}
+
+uint64_t piece_channels(const LayerConfig& L, uint32_t k_tile, bool input_channel_tiles) {
+  // Whole groups: the mapper gives channel-tiled layers k-tiles of whole groups.
+  if (!input_channel_tiles) return L.pixel_bytes();
+  return uint64_t(k_tile) / (L.K / L.groups) * L.group_channels();
+}
+
+uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadAccess access,
+                     bool input_channel_tiles) {
   // The input part follows LayerDescriptor::tile_row_bytes and tile_rows_for.
   const uint64_t SC = uint64_t(L.S) * L.C;
   uint64_t input = 0;
   switch (L.is_binary() ? LoadAccess::Im2col : access) {
     case LoadAccess::Im2col:
-      input = input_rows_needed(L, rows) * (uint64_t(L.W) + pad_l(L) + pad_r(L)) * L.pixel_bytes();
+      input = input_rows_needed(L, rows) * (uint64_t(L.W) + pad_l(L) + pad_r(L)) *
+              piece_channels(L, k_tile, input_channel_tiles);
       break;
     case LoadAccess::Mec:
       input = input_rows_needed(L, rows) * L.out_w() * SC;
@@ -175,11 +189,11 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
 }
 
 uint32_t max_piece_rows(const LayerConfig& L, uint32_t k_tile, LoadAccess access,
-                        uint64_t half_bytes) {
+                        uint64_t half_bytes, bool input_channel_tiles) {
   uint32_t max_rows = 0;
   for (uint32_t lo = 1, hi = L.out_h(); lo <= hi;) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (piece_bytes(L, mid, k_tile, access) <= half_bytes) {
+    if (piece_bytes(L, mid, k_tile, access, input_channel_tiles) <= half_bytes) {
       max_rows = mid;
       lo = mid + 1;
     } else {

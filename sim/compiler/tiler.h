@@ -48,7 +48,15 @@ struct LayerTilingPlan {
   uint32_t weight_buffers = 1;
   // Each weight tile brings its channels' parameters (the partition's choice).
   bool params_per_tile = false;
+  // A grouped convolution's pieces hold only their k-tile's input channels
+  // (LayerDescriptor::input_channel_tiles).
+  bool input_channel_tiles = false;
 };
+// Whether a piece of `layer` may hold only its k-tile's input channels: a
+// quantised grouped convolution (graph operator) reading an NHWC int8 input
+// through im2col, with weight-stationary loops (a feature-stationary piece
+// serves every k-tile, so it holds every channel).
+bool can_tile_input_channels(const LayerConfig& layer, const HardwareConfig& hw);
 
 // The bytes one kernel takes in the weight region (a group's channels for a
 // grouped convolution, packed words for a binary layer).
@@ -86,7 +94,7 @@ LayerTilingPlan make_plan(const LayerConfig& layer, const HardwareConfig& hw, ui
 // The most output rows a piece with `k_tile` channels may have in a half of
 // `half_bytes` (0: not even one row fits).
 uint32_t max_piece_rows(const LayerConfig& layer, uint32_t k_tile, LoadAccess access,
-                        uint64_t half_bytes);
+                        uint64_t half_bytes, bool input_channel_tiles = false);
 
 // Seed 003's pieces of one image: N = ceil(out_h / rows_per_piece) pieces of
 // contiguous output rows. `equal` (the seed): as equal as whole rows allow,
@@ -104,9 +112,12 @@ uint64_t dense_array_cycles(const LayerConfig& layer, const HardwareConfig& hw, 
                             uint32_t k_begin, uint32_t k_count);
 
 // Bytes of one half needed by a piece of `rows` output rows with `k_tile`
-// output channels: its input rows (padded width) plus its int32 results.
+// output channels: its input rows (padded width; with input_channel_tiles
+// only the k-tile's groups' channels) plus its int32 results.
 uint64_t piece_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_tile,
-                     LoadAccess access = LoadAccess::Im2col);
+                     LoadAccess access = LoadAccess::Im2col, bool input_channel_tiles = false);
+// The input channels a piece of a k-tile of `k_tile` kernels holds per pixel.
+uint64_t piece_channels(const LayerConfig& layer, uint32_t k_tile, bool input_channel_tiles);
 
 class CompileError : public std::runtime_error {
  public:

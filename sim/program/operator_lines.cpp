@@ -19,7 +19,7 @@ const std::vector<std::string> kOperatorKeys = {
     "weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
     "rows_per_compute_stage", "half_bytes", "weight_region_bytes", "params_region_bytes",
     "vector_region_bytes", "units", "weight_buffers", "weight_format", "kernel_nonzeros",
-    "kv_on_chip"};
+    "kv_on_chip", "input_channel_tiles"};
 // clang-format on
 
 // The shape keys, written for readers; they must equal the workload's.
@@ -67,6 +67,7 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
   if (d.units != 0) line["units"] = d.units;
   if (d.output_on_chip) line["kv_on_chip"] = true;
   if (d.weight_buffers != 1) line["weight_buffers"] = d.weight_buffers;
+  if (d.input_channel_tiles) line["input_channel_tiles"] = true;
   if (runs_on_array(d.op)) {
     line["weight_format"] = to_string(d.weight_format);
     if (!d.kernel_nonzeros.empty()) line["kernel_nonzeros"] = d.kernel_nonzeros;
@@ -133,6 +134,7 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
   }
   d.output_address = address("output_address", d.output_bytes());
   d.output_on_chip = r.get_bool("kv_on_chip", false);
+  d.input_channel_tiles = r.get_bool("input_channel_tiles", false);
   if (array) {
     d.weights_address = address("weights_address", weight_stream_bytes(d));
     d.params_address = address("params_address", d.params_bytes());

@@ -78,6 +78,11 @@ struct LayerDescriptor {
   // weight_region_bytes / 2, weight tile t in slot t mod 2, so tile t + 1 may
   // load while tile t computes.
   uint32_t weight_buffers = 1;
+  // Input channel tiles (docs/mapping.md#input-channel-tiles): a grouped
+  // convolution's load brings only the channels its k-tile's groups read, one
+  // bus segment per pixel, so a piece needs k_tile / (K / groups) groups'
+  // channels per pixel rather than all C.
+  bool input_channel_tiles = false;
   // Index of the layer whose output this layer reads, or -1 for a fresh input.
   int32_t input_from_layer = -1;
   // Kernel stream (filled from the weights by the compiler): its format and
@@ -168,6 +173,18 @@ struct LayerDescriptor {
   // (im2col), a padded input row across the OW MEC strips (S*C each), or one
   // output row's OW im2col rows (host_im2col).
   uint64_t tile_row_bytes() const;
+  // The input channels in the tile of kernels [k_begin, k_begin + k_count):
+  // the first, and how many (all C unless input_channel_tiles).
+  uint32_t tile_channel_begin(uint32_t k_begin) const {
+    return input_channel_tiles ? k_begin / (K / conv_groups) * group_channels() : 0;
+  }
+  uint32_t tile_channels(uint32_t k_count) const {
+    return input_channel_tiles ? k_count / (K / conv_groups) * group_channels() : C;
+  }
+  // tile_row_bytes() for the tile of k_count kernels.
+  uint64_t tile_row_bytes(uint32_t k_count) const {
+    return input_channel_tiles ? uint64_t(padded_w()) * tile_channels(k_count) : tile_row_bytes();
+  }
   // The weight slot a LoadWeights or Compute of kernels from k_begin uses:
   // its tile's index (k_begin / k_tile) modulo weight_buffers.
   uint32_t weight_slot(uint32_t k_begin) const {

@@ -53,12 +53,14 @@ nlohmann::json shape_json(const LayerConfig& l) {
 }
 
 nlohmann::json tiling_json(const LayerTiling& t) {
-  return {{"k_tile", t.k_tile},
-          {"pieces", t.pieces},
-          {"rows_per_piece", t.rows_per_piece},
-          {"half_bytes", t.half_bytes},
-          {"weight_buffers", t.weight_buffers},
-          {"estimate_cycles", t.estimate_cycles}};
+  nlohmann::json j = {{"k_tile", t.k_tile},
+                      {"pieces", t.pieces},
+                      {"rows_per_piece", t.rows_per_piece},
+                      {"half_bytes", t.half_bytes},
+                      {"weight_buffers", t.weight_buffers},
+                      {"estimate_cycles", t.estimate_cycles}};
+  if (t.input_channel_tiles) j["input_channel_tiles"] = true;
+  return j;
 }
 
 nlohmann::json check_json(const LayerCheck& c) {

@@ -28,12 +28,13 @@ struct LayerCheck {
 
 // Per-layer tiling chosen by the compiler, for the report.
 struct LayerTiling {
-  uint32_t k_tile = 0;           // output channels per weight tile
-  uint32_t pieces = 0;           // seed 003 N: pieces per image per k-tile
-  uint32_t rows_per_piece = 0;   // output rows per piece
-  uint64_t half_bytes = 0;       // ping-pong half size
-  uint32_t weight_buffers = 1;   // weight tiles the weight region holds (2: double-buffered)
-  uint64_t estimate_cycles = 0;  // the mapper's estimate of the layer (0: not an array layer)
+  uint32_t k_tile = 0;               // output channels per weight tile
+  uint32_t pieces = 0;               // seed 003 N: pieces per image per k-tile
+  uint32_t rows_per_piece = 0;       // output rows per piece
+  uint64_t half_bytes = 0;           // ping-pong half size
+  uint32_t weight_buffers = 1;       // weight tiles the weight region holds (2: double-buffered)
+  bool input_channel_tiles = false;  // pieces hold only their k-tile's input channels
+  uint64_t estimate_cycles = 0;      // the mapper's estimate of the layer (0: not an array layer)
 };
 
 // How the run was asked for: the header of the summary and report.json say

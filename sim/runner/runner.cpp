@@ -109,6 +109,12 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
           " B" + (hw.cache.kv_kib ? " (less the key-value region)" : ""));
     const uint64_t kernel =
         d.binary ? uint64_t(d.R) * d.S * d.pixel_bytes() : d.kernel_coefficients();
+    if (d.input_channel_tiles &&
+        (!d.quantized || d.conv_groups < 2 || d.binary || d.access != LoadAccess::Im2col ||
+         d.input_layout != TensorLayout::Nhwc || d.k_tile % (d.K / d.conv_groups) != 0))
+      throw ProgramError("layer " + d.name +
+                         ": input_channel_tiles needs a quantised grouped convolution with an "
+                         "NHWC input, im2col access and k-tiles of whole groups");
     if (uint64_t(d.k_tile) * kernel * d.weight_buffers > d.weight_region_bytes)
       throw ProgramError(
           "layer " + d.name + ": a weight tile of " + std::to_string(d.k_tile) +
@@ -139,7 +145,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                          " B (params_region_bytes / 2)");
     if (in.op == Opcode::LoadInput) {
       const RowRange rows = tile_rows_for(d, in.out_row_begin, in.out_row_end);
-      const uint64_t bytes = uint64_t(rows.count()) * d.tile_row_bytes() +
+      const uint64_t bytes = uint64_t(rows.count()) * d.tile_row_bytes(in.k_count()) +
                              uint64_t(in.row_count()) * d.out_w * in.k_count() * 4;
       if (bytes > d.half_bytes)
         throw ProgramError("instruction " + describe(in, p) +
@@ -147,6 +153,23 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                            "needs " +
                            std::to_string(bytes) + " B, a half holds " +
                            std::to_string(d.half_bytes) + " B");
+    }
+    // With input channel tiles a compute reads the channels its input load
+    // brought: the same kernels, whole groups.
+    if (d.input_channel_tiles && (in.op == Opcode::LoadInput || in.op == Opcode::Compute)) {
+      const uint32_t per_group = d.K / d.conv_groups;
+      if (in.k_begin % per_group != 0 || in.k_count() % per_group != 0)
+        throw ProgramError("instruction " + describe(in, p) +
+                           " covers part of a group, but its layer loads input channel tiles");
+      for (const Dependency& dep : in.deps) {
+        const Instruction& load = p.instructions.at(dep.producer);
+        if (in.op == Opcode::Compute && load.op == Opcode::LoadInput && load.layer == in.layer &&
+            (load.k_begin != in.k_begin || load.k_end != in.k_end))
+          throw ProgramError("instruction " + describe(in, p) + " reads the input channel tile " +
+                             "of kernels [" + std::to_string(load.k_begin) + ", " +
+                             std::to_string(load.k_end) + ") that " + describe(load, p) +
+                             " loaded, not its own");
+      }
     }
     if (in.op == Opcode::Vector) {
       if (in.k_count() < d.K && !vector_splits_channels(d))
@@ -428,6 +451,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     t.pieces = d.rows_per_piece == 0 ? 0 : (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;
     t.half_bytes = d.half_bytes;
     t.weight_buffers = d.weight_buffers;
+    t.input_channel_tiles = d.input_channel_tiles;
     r.summary.tiling.push_back(t);
   }
   r.summary.wall_seconds =
