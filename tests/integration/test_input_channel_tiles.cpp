@@ -32,19 +32,6 @@ uint64_t counter(const json& report, const char* name) {
   return report.at("layers")[0].at("counters").at(name).get<uint64_t>();
 }
 
-std::vector<json> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<json> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
-  return lines;
-}
-
-std::string write_lines(const std::string& name, const std::vector<json>& lines) {
-  std::string text;
-  for (const json& j : lines) text += j.dump() + "\n";
-  return npusim::test::write_temp_file(name, text);
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -87,7 +74,7 @@ TEST_CASE(
   REQUIRE(
       npusim::test::run_cli("compile " + net + " --set cache.size_kib=8 -o " + program).exit_code ==
       0);
-  const std::vector<json> lines = read_lines(program);
+  const std::vector<json> lines = npusim::test::read_json_lines(program);
   const json direct = npusim::test::run_report("run " + net + " --set cache.size_kib=8");
   const json replay = npusim::test::run_report("run --program " + program);
   CHECK(replay.at("totals").at("cycles") == direct.at("totals").at("cycles"));
@@ -106,8 +93,8 @@ TEST_CASE(
   REQUIRE(late->at("k") == json::array({8, 16}));
   for (json& dep : late->at("deps"))
     if (dep.at("on") == loads.at(6)->at("id")) dep["on"] = loads.at(0)->at("id");
-  const npusim::test::CliResult cross =
-      npusim::test::run_cli("run --program " + write_lines("dw64_crossed.jsonl", crossed));
+  const npusim::test::CliResult cross = npusim::test::run_cli(
+      "run --program " + npusim::test::write_json_lines("dw64_crossed.jsonl", crossed));
   CHECK(cross.exit_code != 0);
   CHECK_THAT(cross.err, Contains("reads the input channel tile of kernels [0, 8)"));
 
@@ -120,11 +107,11 @@ TEST_CASE(
                    "out": {"dtype": "int8", "scale": 0.1}}]})");
   const std::string dense_program = npusim::test::temp_dir() + "/dense16.jsonl";
   REQUIRE(npusim::test::run_cli("compile " + dense + " -o " + dense_program).exit_code == 0);
-  std::vector<json> dense_lines = read_lines(dense_program);
+  std::vector<json> dense_lines = npusim::test::read_json_lines(dense_program);
   for (json& j : dense_lines)
     if (j.value("name", "") == "c") j["input_channel_tiles"] = true;
-  const npusim::test::CliResult refused =
-      npusim::test::run_cli("run --program " + write_lines("dense16_tiles.jsonl", dense_lines));
+  const npusim::test::CliResult refused = npusim::test::run_cli(
+      "run --program " + npusim::test::write_json_lines("dense16_tiles.jsonl", dense_lines));
   CHECK(refused.exit_code != 0);
   CHECK_THAT(refused.err, Contains("layer c: input_channel_tiles needs a quantised grouped "
                                    "convolution"));

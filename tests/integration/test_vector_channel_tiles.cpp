@@ -31,19 +31,6 @@ uint64_t counter(const json& report, const char* name) {
   return report.at("layers")[0].at("counters").at(name).get<uint64_t>();
 }
 
-std::vector<json> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<json> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
-  return lines;
-}
-
-std::string write_lines(const std::string& name, const std::vector<json>& lines) {
-  std::string text;
-  for (const json& j : lines) text += j.dump() + "\n";
-  return npusim::test::write_temp_file(name, text);
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -85,7 +72,7 @@ TEST_CASE(
   const std::string program = dir + "/p.jsonl";
   REQUIRE(npusim::test::run_cli("compile " + net + " --set vector.buffer_kib=1 -o " + program)
               .exit_code == 0);
-  std::vector<json> lines = read_lines(program);
+  std::vector<json> lines = npusim::test::read_json_lines(program);
   const json direct = npusim::test::run_report("run " + net + " --set vector.buffer_kib=1");
   const json replay = npusim::test::run_report("run --program " + program);
   CHECK(replay.at("totals").at("cycles") == direct.at("totals").at("cycles"));
@@ -94,8 +81,8 @@ TEST_CASE(
   // The add's line says its region; at 959 B one 20-channel tile (960 B) overflows it.
   for (json& j : lines)
     if (j.contains("vector_region_bytes")) j["vector_region_bytes"] = 959;
-  const npusim::test::CliResult over =
-      npusim::test::run_cli("run --program " + write_lines("vector_over.jsonl", lines));
+  const npusim::test::CliResult over = npusim::test::run_cli(
+      "run --program " + npusim::test::write_json_lines("vector_over.jsonl", lines));
   CHECK(over.exit_code != 0);
   CHECK_THAT(over.err, Contains("it needs 960 B, the vector region holds 959 B"));
 
@@ -106,7 +93,7 @@ TEST_CASE(
     "operators": [{"name": "c", "op": "concat", "inputs": ["a", "b"], "output": "y", "axis": 1,
                    "out": {"dtype": "int8", "scale": 0.07}}]})");
   REQUIRE(npusim::test::run_cli("compile " + cat + " -o " + dir + "/cat.jsonl").exit_code == 0);
-  std::vector<json> cat_lines = read_lines(dir + "/cat.jsonl");
+  std::vector<json> cat_lines = npusim::test::read_json_lines(dir + "/cat.jsonl");
   json& first = cat_lines.back();
   REQUIRE(first.at("op") == "vector");
   REQUIRE(first.at("k") == json::array({0, 16}));
@@ -115,8 +102,8 @@ TEST_CASE(
   second["k"] = json::array({8, 16});
   second["id"] = first.at("id").get<uint64_t>() + 1;
   cat_lines.push_back(second);
-  const npusim::test::CliResult split_cat =
-      npusim::test::run_cli("run --program " + write_lines("cat_split.jsonl", cat_lines));
+  const npusim::test::CliResult split_cat = npusim::test::run_cli(
+      "run --program " + npusim::test::write_json_lines("cat_split.jsonl", cat_lines));
   CHECK(split_cat.exit_code != 0);
   CHECK_THAT(split_cat.err, Contains("covers 8 of 16 channels, but a concat instruction takes "
                                      "every channel of its rows"));

@@ -38,6 +38,19 @@ std::string write_temp_file(const std::string& name, const std::string& text) {
   return path;
 }
 
+std::vector<nlohmann::json> read_json_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+std::string write_json_lines(const std::string& name, const std::vector<nlohmann::json>& lines) {
+  std::string text;
+  for (const nlohmann::json& j : lines) text += j.dump() + "\n";
+  return write_temp_file(name, text);
+}
+
 static std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sim/config/config_error.h"
 #include "sim/config/workload_config.h"
@@ -46,6 +47,10 @@ CliResult run_cli(const std::string& args);
 // Writes `text` to a fresh file under the test temp folder; returns its path.
 std::string write_temp_file(const std::string& name, const std::string& text);
 std::string temp_dir();
+
+// A JSON-lines file (a program) as one value per line, and back into a fresh temp file.
+std::vector<nlohmann::json> read_json_lines(const std::string& path);
+std::string write_json_lines(const std::string& name, const std::vector<nlohmann::json>& lines);
 
 // Runs the CLI with --out into a temp folder and returns report.json.
 nlohmann::json run_report(const std::string& args);
