@@ -133,6 +133,21 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   const uint64_t pieces = uint64_t(L.N) * n_pieces;
   const uint64_t per_unit = ceil_div(pieces, hw.compute.units);
   const bool pingpong = hw.buffering == Buffering::PingPong;
+  // The busiest unit's time on one tile's pieces, `piece_cycles` each: with
+  // one weight slot every tile waits for its slowest unit, ceil(pieces /
+  // units) pieces. With two slots a unit runs on into the next tile, and the
+  // emitter deals a layer's pieces round-robin across its tiles, so the
+  // busiest unit takes ceil(pieces x tiles / units) of the layer's pieces;
+  // but tile t + 2's weights wait for tile t's last piece, so two tiles take
+  // at least one tile's slowest unit plus one weight load.
+  const uint64_t k_tiles = ceil_div(L.K, plan.k_tile);
+  const uint64_t per_unit_in_layer = ceil_div(pieces * k_tiles, hw.compute.units);
+  const auto unit_share = [&](uint64_t piece_cycles, uint64_t weight_cycles) {
+    const uint64_t slowest = per_unit * piece_cycles;
+    if (plan.weight_buffers < 2 || hw.compute.units == 1) return slowest;
+    const uint64_t spread = ceil_div(per_unit_in_layer * piece_cycles, k_tiles);
+    return std::min(slowest, std::max(spread, ceil_div(slowest + weight_cycles, 2)));
+  };
   // LoadParams: the layer's parameters first, or each tile's with its weights.
   e.weights = plan.params_per_tile ? 0 : cost::dram_data_cycles(hw.dram, 1, uint64_t(L.K) * 8);
   uint64_t total = e.weights;
@@ -150,7 +165,8 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     // ends, so a unit finishes at best one piece per (load + latency +
     // compute) / 2 cycles.
     const uint64_t cycle = full.fill_bus + latency + full.compute;
-    t.compute = per_unit * (pingpong ? std::max(full.compute, ceil_div(cycle, 2)) : cycle);
+    t.compute =
+        unit_share(pingpong ? std::max(full.compute, ceil_div(cycle, 2)) : cycle, t.weights);
     t.bus = uint64_t(L.N) * (uint64_t(full_pieces) * (full.load_bus + full.store_bus) +
                              uint64_t(last_count) * (last.load_bus + last.store_bus));
     // The weight tile is loaded alone (single-buffered, or the layer's first

@@ -26,7 +26,7 @@ using npusim::test::run_report;
 
 namespace {
 
-constexpr double kTolerance = 0.03;
+constexpr double kTolerance = 0.05;
 
 const std::vector<std::vector<uint32_t>> kAxes = {
     {128, 512, 1024, 4096},  // cache.size_kib
@@ -86,7 +86,7 @@ void for_each_step(const std::vector<std::vector<uint32_t>>& axes, F f) {
 }  // namespace
 
 TEST_CASE(
-    "ResNet-18 takes at most 3 % more cycles for one step more cache, bandwidth, units or "
+    "ResNet-18 takes at most 5 % more cycles for one step more cache, bandwidth, units or "
     "array, anywhere on a 4x4x4x4 grid",
     "[monotone]") {
   std::map<Point, uint64_t> grid;
@@ -124,6 +124,29 @@ TEST_CASE(
       INFO(network << " more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
       CHECK(grid.at(more) <= grid.at(less));
     });
+  }
+}
+
+TEST_CASE(
+    "a BERT layer takes fewer cycles with each compute unit from 1 to 4 at 4 MiB and 64 B/cycle, "
+    "the estimate dealing pieces across weight tiles",
+    "[monotone][units]") {
+  // With two weight slots a unit runs on into the next weight tile, and the
+  // pieces are dealt round-robin across the tiles: counting each tile's
+  // slowest unit alone, the mapper took one-slot tiles of 576 kernels for
+  // l0.ffn_out on 3 units, and 3 units took 18 % more cycles than 2.
+  std::vector<uint64_t> cycles;
+  for (uint32_t units = 1; units <= 4; ++units) {
+    const nlohmann::json r =
+        run_report("run -q --timing-only " + std::string(NPUSIM_SOURCE_DIR) +
+                   "/configs/networks/bert_base_1layer.json --set cache.size_kib=4096 "
+                   "--set dram.bytes_per_cycle=64 --set compute.units=" +
+                   std::to_string(units));
+    cycles.push_back(r.at("totals").at("cycles").get<uint64_t>());
+  }
+  for (size_t u = 1; u < cycles.size(); ++u) {
+    INFO(u << " units: " << cycles[u - 1] << " cycles, " << u + 1 << " units: " << cycles[u]);
+    CHECK(cycles[u] < cycles[u - 1]);
   }
 }
 

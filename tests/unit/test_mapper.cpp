@@ -187,6 +187,34 @@ TEST_CASE(
   CHECK(estimate_mapping(L, hw, plan).total == 1652);
 }
 
+TEST_CASE(
+    "with two weight slots on three units a tile's unit time is the layer's pieces spread over "
+    "its tiles, bounded by a slot's reuse, worked by hand",
+    "[mapper]") {
+  // conv3x3 as above with K = 64: 4 weight tiles of 16 kernels, each in 2 pieces of 8 rows (a
+  // piece: fill 80, compute 584, ping-pong time max(584, (80 + 100 + 584) / 2) = 584).
+  const LayerConfig L = conv("c", 16, 16, 16, 64, 3, 1, 1);
+  HardwareConfig hw;
+  hw.compute.units = 3;
+  LayerTilingPlan plan = make_plan(L, hw, 16, 8, 8);
+  REQUIRE(plan.pieces == 2);
+  // One slot: every tile waits for its slowest unit, ceil(2 / 3) = 1 piece: 4 x 584.
+  CHECK(estimate_mapping(L, hw, plan).compute == 4 * 584);
+  // Two slots: the busiest unit takes ceil(2 x 4 / 3) = 3 of the layer's 8 pieces, spread over
+  // 4 tiles, ceil(3 x 584 / 4) = 438 a tile; the slot bound (584 + 72 weights) / 2 = 328 is
+  // lower.
+  plan.weight_buffers = 2;
+  CHECK(estimate_mapping(L, hw, plan).compute == 4 * 438);
+  // At 4 B/cycle: fill 2560 / 4 = 640, a piece max(584, (640 + 100 + 584) / 2) = 662, weights
+  // 2304 / 4 = 576. Spread ceil(3 x 662 / 4) = 497, slot bound ceil((662 + 576) / 2) = 619:
+  // tile t + 2 waits for tile t's slot, so 619 a tile.
+  hw.dram.bytes_per_cycle = 4;
+  CHECK(estimate_mapping(L, hw, plan).compute == 4 * 619);
+  // One unit: both pieces of each tile on it, 2 x 662.
+  hw.compute.units = 1;
+  CHECK(estimate_mapping(L, hw, plan).compute == 4 * 2 * 662);
+}
+
 TEST_CASE("the cost mapper's choice is never estimated slower than the greedy tiling", "[mapper]") {
   for (uint32_t kib : {128u, 1024u, 4096u}) {
     HardwareConfig hw;
