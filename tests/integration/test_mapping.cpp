@@ -100,19 +100,23 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the compiler's estimate of ResNet-18, ResNet-50 and MobileNetV2 never rises for one step "
-    "more cache, bandwidth, units or array on the 4x4x4x4 grid, nor a decoder layer's for a "
-    "larger array",
+    "the compiler's estimate of ResNet-18 never rises for one step more cache, bandwidth, units "
+    "or array on the 4x4x4x4 grid, nor ResNet-50's and MobileNetV2's on 2x2x2x4 of it, "
+    "nor a decoder layer's for a larger array",
     "[monotone][estimator]") {
   // Each mapping a smaller machine may choose is a candidate on a larger one
   // (k-tiles in multiples of 8 as well as of the array's rows: a 64-row
   // array keeps the 48-kernel tiles of a 48-row one), so the cheapest
   // estimate cannot rise. The decoder layer's array axis at 512 KiB and
   // 64 B/cycle is where multiples of the rows alone rose by 26 % (simulated).
+  // The larger networks take part of the grid (every array, the ends of the
+  // other axes) so that the test stays short under the sanitizers;
+  // docs/performance.md gives the whole grid's counts.
+  const std::vector<std::vector<uint32_t>> part = {{128, 4096}, {8, 64}, {1, 4}, kAxes[3]};
   const std::vector<std::pair<std::string, std::vector<std::vector<uint32_t>>>> grids = {
       {"resnet18", kAxes},
-      {"resnet50", kAxes},
-      {"mobilenet_v2", kAxes},
+      {"resnet50", part},
+      {"mobilenet_v2", part},
       {"tinyllama_layer", {{512}, {64}, {2, 4}, kAxes[3]}},
   };
   for (const auto& [network, axes] : grids) {
