@@ -305,7 +305,7 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
   const uint32_t sw = col_stride(L), dh = dil_h(L), dw = dil_w(L);
   // The stage's input rows minus the zero point, once, as int16 (exact: 9 bits).
   // With input channel tiles a pixel holds `channels` channels from c_first.
-  const uint32_t channels = L.tile_channels(k_count);
+  const uint64_t channels = L.tile_pixel_bytes(k_count);
   const uint64_t c_first = L.tile_channel_begin(in.k_begin);
   const uint64_t row_len = uint64_t(L.padded_w()) * channels;
   const int64_t lo = int64_t(row_begin) * L.stride - L.padding - piece_rows.begin;

@@ -198,7 +198,7 @@ void LoadEngine::count_mode_figures(const Instruction& in) {
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const int64_t real_rows = std::min<int64_t>(rows.end, L.H) - std::max<int64_t>(rows.begin, 0);
   // Each mode reads the channels the tile holds (its k-tile's, with input channel tiles).
-  const uint64_t pixel = L.input_channel_tiles ? L.tile_channels(in.k_count()) : L.pixel_bytes();
+  const uint64_t pixel = L.tile_pixel_bytes(in.k_count());
   const uint64_t SC = uint64_t(L.S) * pixel;
   const uint64_t host_row = uint64_t(L.out_w) * L.R * SC;  // one output row's im2col rows
   const uint64_t mec_row = uint64_t(L.out_w) * SC;         // one padded row across the strips
@@ -220,9 +220,9 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   // ceil(C/b) words side by side, as the array reads them (docs/binary.md).
   // Input channel tiles: the tile's pixels hold only the k-tile's groups'
   // channels [c0, c0 + channels), each pixel's run its own bus segment.
-  const uint32_t c0 = L.tile_channel_begin(in.k_begin), channels = L.tile_channels(in.k_count());
+  const uint64_t c0 = L.tile_channel_begin(in.k_begin), channels = L.tile_pixel_bytes(in.k_count());
   const uint64_t padded_row = L.tile_row_bytes(in.k_count());
-  const uint64_t dram_row = uint64_t(L.W) * (L.input_channel_tiles ? channels : L.pixel_bytes());
+  const uint64_t dram_row = uint64_t(L.W) * channels;
   const bool planar = !L.binary && L.input_layout == TensorLayout::Nchw;
   ByteTile& half = cache->input_half(in.unit, in.half);
   half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end}, uint32_t(rows.count()),
@@ -270,7 +270,7 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     // NHWC rows are one run; packed rows one run per word group; NCHW rows one
     // run per channel plane, unless they are whole planes (which abut).
     const uint64_t segments = L.binary                    ? L.groups()
-                              : L.input_channel_tiles     ? std::max<uint64_t>(1, real_rows * L.W)
+                              : L.input_channel_tiles     ? real_rows * L.W
                               : planar && real_rows < L.H ? L.C
                                                           : 1;
     const uint64_t ready =

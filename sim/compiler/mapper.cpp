@@ -46,8 +46,7 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   const bool channel_tiles = plan.input_channel_tiles;
   const uint64_t channels = piece_channels(L, k_count, channel_tiles);
   const auto input_bytes = [&](uint32_t out_rows) {
-    return piece_bytes(L, out_rows, k_count, access, channel_tiles) -
-           uint64_t(out_rows) * L.out_w() * k_count * 4;
+    return piece_input_bytes(L, out_rows, k_count, access, channel_tiles);
   };
   const uint64_t tile_row_bytes = input_bytes(1) / window_h(L);
   const auto input_rows = [&](uint32_t out_rows) {

@@ -56,9 +56,9 @@ uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint
 }
 
 bool can_tile_input_channels(const LayerConfig& L, const HardwareConfig& hw) {
-  return L.quantized && L.groups > 1 && !L.is_binary() && L.dtype == DataType::Int8 &&
-         L.input_layout == TensorLayout::Nhwc && L.access_on(hw) == LoadAccess::Im2col &&
-         hw.loop_order == LoopOrder::WeightStationary && hw.dataflow != Dataflow::Broadcast;
+  return L.quantized && L.groups > 1 && !L.is_binary() && L.input_layout == TensorLayout::Nhwc &&
+         L.access_on(hw) == LoadAccess::Im2col && hw.loop_order == LoopOrder::WeightStationary &&
+         hw.dataflow != Dataflow::Broadcast;
 }
 
 uint64_t piece_channels(const LayerConfig& L, uint32_t k_tile, bool input_channel_tiles) {
@@ -67,24 +67,26 @@ uint64_t piece_channels(const LayerConfig& L, uint32_t k_tile, bool input_channe
   return uint64_t(k_tile) / (L.K / L.groups) * L.group_channels();
 }
 
-uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadAccess access,
-                     bool input_channel_tiles) {
-  // The input part follows LayerDescriptor::tile_row_bytes and tile_rows_for.
+uint64_t piece_input_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadAccess access,
+                           bool input_channel_tiles) {
+  // Follows LayerDescriptor::tile_row_bytes and tile_rows_for.
   const uint64_t SC = uint64_t(L.S) * L.C;
-  uint64_t input = 0;
   switch (L.is_binary() ? LoadAccess::Im2col : access) {
     case LoadAccess::Im2col:
-      input = input_rows_needed(L, rows) * (uint64_t(L.W) + pad_l(L) + pad_r(L)) *
-              piece_channels(L, k_tile, input_channel_tiles);
       break;
     case LoadAccess::Mec:
-      input = input_rows_needed(L, rows) * L.out_w() * SC;
-      break;
+      return input_rows_needed(L, rows) * L.out_w() * SC;
     case LoadAccess::HostIm2col:
-      input = uint64_t(rows) * L.out_w() * L.R * SC;
-      break;
+      return uint64_t(rows) * L.out_w() * L.R * SC;
   }
-  return input + uint64_t(rows) * L.out_w() * k_tile * 4;
+  return input_rows_needed(L, rows) * (uint64_t(L.W) + pad_l(L) + pad_r(L)) *
+         piece_channels(L, k_tile, input_channel_tiles);
+}
+
+uint64_t piece_bytes(const LayerConfig& L, uint32_t rows, uint32_t k_tile, LoadAccess access,
+                     bool input_channel_tiles) {
+  return piece_input_bytes(L, rows, k_tile, access, input_channel_tiles) +
+         uint64_t(rows) * L.out_w() * k_tile * 4;
 }
 
 uint64_t tiling_kernel_bytes(const LayerConfig& L) {

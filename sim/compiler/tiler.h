@@ -112,10 +112,13 @@ uint64_t dense_array_cycles(const LayerConfig& layer, const HardwareConfig& hw, 
                             uint32_t k_begin, uint32_t k_count);
 
 // Bytes of one half needed by a piece of `rows` output rows with `k_tile`
-// output channels: its input rows (padded width; with input_channel_tiles
-// only the k-tile's groups' channels) plus its int32 results.
+// output channels: its input rows (piece_input_bytes) plus its int32 results.
 uint64_t piece_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_tile,
                      LoadAccess access = LoadAccess::Im2col, bool input_channel_tiles = false);
+// The input part: its input rows (padded width; with input_channel_tiles only
+// the k-tile's groups' channels), or the lowered rows of host_im2col and mec.
+uint64_t piece_input_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_tile,
+                           LoadAccess access, bool input_channel_tiles);
 // The input channels a piece of a k-tile of `k_tile` kernels holds per pixel.
 uint64_t piece_channels(const LayerConfig& layer, uint32_t k_tile, bool input_channel_tiles);
 

@@ -174,16 +174,17 @@ struct LayerDescriptor {
   // output row's OW im2col rows (host_im2col).
   uint64_t tile_row_bytes() const;
   // The input channels in the tile of kernels [k_begin, k_begin + k_count):
-  // the first, and how many (all C unless input_channel_tiles).
+  // the first, and the bytes of one pixel (pixel_bytes() unless input_channel_tiles).
   uint32_t tile_channel_begin(uint32_t k_begin) const {
     return input_channel_tiles ? k_begin / (K / conv_groups) * group_channels() : 0;
   }
-  uint32_t tile_channels(uint32_t k_count) const {
-    return input_channel_tiles ? k_count / (K / conv_groups) * group_channels() : C;
+  uint64_t tile_pixel_bytes(uint32_t k_count) const {
+    return input_channel_tiles ? uint64_t(k_count) / (K / conv_groups) * group_channels()
+                               : pixel_bytes();
   }
   // tile_row_bytes() for the tile of k_count kernels.
   uint64_t tile_row_bytes(uint32_t k_count) const {
-    return input_channel_tiles ? uint64_t(padded_w()) * tile_channels(k_count) : tile_row_bytes();
+    return input_channel_tiles ? padded_w() * tile_pixel_bytes(k_count) : tile_row_bytes();
   }
   // The weight slot a LoadWeights or Compute of kernels from k_begin uses:
   // its tile's index (k_begin / k_tile) modulo weight_buffers.

@@ -402,10 +402,7 @@ TEST_CASE(
       std::string(NPUSIM_SOURCE_DIR) + "/tests/data/transformer/decode_p32_d4.json";
   const std::string program = test::temp_dir() + "/shared_weights.program.jsonl";
   REQUIRE(test::run_cli("compile " + net + " -o " + program).exit_code == 0);
-  std::ifstream in(program);
-  std::vector<nlohmann::json> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-  in.close();
+  std::vector<nlohmann::json> lines = test::read_json_lines(program);
   uint64_t up_address = 0;
   for (const nlohmann::json& j : lines)
     if (j.value("name", "") == "prefill.l0.up" && j.contains("weights_address"))
@@ -419,17 +416,15 @@ TEST_CASE(
       edited = true;
     }
   REQUIRE(edited);
-  std::ofstream out(program, std::ios::trunc);
-  for (const nlohmann::json& j : lines) out << j.dump() << '\n';
-  out.close();
-  const test::CliResult r = test::run_cli("run --program " + program + " -q");
+  const std::string shared = test::write_json_lines("shared_weights.edited.jsonl", lines);
+  const test::CliResult r = test::run_cli("run --program " + shared + " -q");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("operators prefill.l0.up and step1.l0.gate share "
                                     "weights_address " +
                                     std::to_string(up_address) + " but their weights differ"));
   // Timing only draws no weights: the gate's kernel counts in the program are not the up
   // projection's that the shared region holds, and the message gives both.
-  const test::CliResult t = test::run_cli("run --program " + program + " --timing-only -q");
+  const test::CliResult t = test::run_cli("run --program " + shared + " --timing-only -q");
   CHECK(t.exit_code == 2);
   CHECK_THAT(t.err, Catch::Contains("layer step1.l0.gate: the program's kernel stream (format "));
   CHECK_THAT(t.err, Catch::Contains(" non-zero coefficients in 96 kernels) does not match the "
