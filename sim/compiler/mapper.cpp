@@ -1,8 +1,10 @@
 #include "sim/compiler/mapper.h"
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "models/cost_model.h"
 #include "sim/compiler/vector_estimate.h"
@@ -132,19 +134,37 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   const uint64_t pieces = uint64_t(L.N) * n_pieces;
   const uint64_t per_unit = ceil_div(pieces, hw.compute.units);
   const bool pingpong = hw.buffering == Buffering::PingPong;
-  // The busiest unit's time on one tile's pieces, `piece_cycles` each: with
-  // one weight slot every tile waits for its slowest unit, ceil(pieces /
-  // units) pieces. With two slots a unit runs on into the next tile, and the
-  // emitter deals a layer's pieces round-robin across its tiles, so the
-  // busiest unit takes ceil(pieces x tiles / units) of the layer's pieces;
+  // The busiest unit's time on one tile's pieces: with one weight slot every
+  // tile waits for its slowest unit, unit 0 of the round-robin, which takes
+  // ceil(pieces / units) pieces and as many of the longer (full) ones as any
+  // unit. With two slots a unit runs on into the next tile: the emitter deals
+  // the layer's pieces round-robin, tile after tile, so the busiest unit is
+  // the one whose pieces over the whole layer take longest (a unit may take
+  // the same longer piece of every tile), a tile's share of it each tile;
   // but tile t + 2's weights wait for tile t's last piece, so two tiles take
   // at least one tile's slowest unit plus one weight load.
   const uint64_t k_tiles = ceil_div(L.K, plan.k_tile);
-  const uint64_t per_unit_in_layer = ceil_div(pieces * k_tiles, hw.compute.units);
-  const auto unit_share = [&](uint64_t piece_cycles, uint64_t weight_cycles) {
-    const uint64_t slowest = per_unit * piece_cycles;
-    if (plan.weight_buffers < 2 || hw.compute.units == 1) return slowest;
-    const uint64_t spread = ceil_div(per_unit_in_layer * piece_cycles, k_tiles);
+  const uint32_t units = hw.compute.units;
+  const uint64_t full_per_unit = std::min(per_unit, ceil_div(uint64_t(L.N) * full_pieces, units));
+  // Each unit's full and shorter pieces over the layer, counted over one
+  // period of the deal (lcm(pieces, units) pieces) and scaled.
+  std::vector<std::pair<uint64_t, uint64_t>> layer_pieces_of_unit;
+  if (plan.weight_buffers > 1 && units > 1) {
+    layer_pieces_of_unit.assign(units, {0, 0});
+    const uint64_t dealt = pieces * k_tiles, period = std::lcm(pieces, uint64_t(units));
+    const uint64_t periods = dealt / period, rest = dealt % period;
+    for (uint64_t g = 0; g < std::min(period, dealt); ++g) {
+      auto& [full, last] = layer_pieces_of_unit[g % units];
+      (g % n_pieces < full_pieces ? full : last) += periods + (g < rest ? 1 : 0);
+    }
+  }
+  const auto unit_share = [&](uint64_t full_piece, uint64_t last_piece, uint64_t weight_cycles) {
+    const uint64_t slowest = full_per_unit * full_piece + (per_unit - full_per_unit) * last_piece;
+    if (layer_pieces_of_unit.empty()) return slowest;
+    uint64_t busiest = 0;
+    for (const auto& [full, last] : layer_pieces_of_unit)
+      busiest = std::max(busiest, full * full_piece + last * last_piece);
+    const uint64_t spread = ceil_div(busiest, k_tiles);
     return std::min(slowest, std::max(spread, ceil_div(slowest + weight_cycles, 2)));
   };
   // LoadParams: the layer's parameters first, or each tile's with its weights.
@@ -158,14 +178,18 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     t.weights =
         cost::dram_data_cycles(hw.dram, 1, k_count * tiling_kernel_bytes(L)) +
         (plan.params_per_tile ? cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8) : 0);
-    // The busiest unit: its share of the pieces (the last, shorter piece
-    // counted as full), each waiting for its own load when single-buffered.
+    // The busiest unit: its share of the pieces (the shorter ones at their
+    // own cycles), each waiting for its own load when single-buffered.
     // With two halves, piece i + 2's load starts when piece i's compute
     // ends, so a unit finishes at best one piece per (load + latency +
     // compute) / 2 cycles.
-    const uint64_t cycle = full.fill_bus + latency + full.compute;
-    t.compute =
-        unit_share(pingpong ? std::max(full.compute, ceil_div(cycle, 2)) : cycle, t.weights);
+    const auto piece_cycles = [&](const PieceCost& piece) {
+      const uint64_t cycle = piece.fill_bus + latency + piece.compute;
+      // With two halves the load of piece i + 2 starts with piece i's
+      // store and shares the bus with it.
+      return pingpong ? std::max(piece.compute, ceil_div(cycle + piece.store_bus, 2)) : cycle;
+    };
+    t.compute = unit_share(piece_cycles(full), piece_cycles(last), t.weights);
     t.bus = uint64_t(L.N) * (uint64_t(full_pieces) * (full.load_bus + full.store_bus) +
                              uint64_t(last_count) * (last.load_bus + last.store_bus));
     // The weight tile is loaded alone (single-buffered, or the layer's first

@@ -192,7 +192,8 @@ TEST_CASE(
     "its tiles, bounded by a slot's reuse, worked by hand",
     "[mapper]") {
   // conv3x3 as above with K = 64: 4 weight tiles of 16 kernels, each in 2 pieces of 8 rows (a
-  // piece: fill 80, compute 584, ping-pong time max(584, (80 + 100 + 584) / 2) = 584).
+  // piece: fill 80, compute 584, store 128 pixels of 16 B, each a 64 B burst, 256 bus cycles;
+  // ping-pong time max(584, (80 + 256 + 100 + 584) / 2) = 584).
   const LayerConfig L = conv("c", 16, 16, 16, 64, 3, 1, 1);
   HardwareConfig hw;
   hw.compute.units = 3;
@@ -205,14 +206,54 @@ TEST_CASE(
   // lower.
   plan.weight_buffers = 2;
   CHECK(estimate_mapping(L, hw, plan).compute == 4 * 438);
-  // At 4 B/cycle: fill 2560 / 4 = 640, a piece max(584, (640 + 100 + 584) / 2) = 662, weights
-  // 2304 / 4 = 576. Spread ceil(3 x 662 / 4) = 497, slot bound ceil((662 + 576) / 2) = 619:
-  // tile t + 2 waits for tile t's slot, so 619 a tile.
+  // At 4 B/cycle: fill 2560 / 4 = 640, store 128 x 64 / 4 = 2048, a piece max(584, (640 + 2048
+  // + 100 + 584) / 2) = 1686, weights 2304 / 4 = 576. The units take 3, 3 and 2 of the 8 pieces:
+  // spread ceil(3 x 1686 / 4) = 1265, over the slot bound ceil((1686 + 576) / 2) = 1131.
   hw.dram.bytes_per_cycle = 4;
-  CHECK(estimate_mapping(L, hw, plan).compute == 4 * 619);
-  // One unit: both pieces of each tile on it, 2 x 662.
+  CHECK(estimate_mapping(L, hw, plan).compute == 4 * 1265);
+  // One unit: both pieces of each tile on it, 2 x 1686.
   hw.compute.units = 1;
-  CHECK(estimate_mapping(L, hw, plan).compute == 4 * 2 * 662);
+  CHECK(estimate_mapping(L, hw, plan).compute == 4 * 2 * 1686);
+  // With 64 channels the slot bound wins: weights 16 x 576 / 4 = 2304, fill 10240 / 4 = 2560,
+  // array 576 x 4 passes + 8 = 2312, store 2048, a piece max(2312, (2560 + 2048 + 100 + 2312) /
+  // 2) = 3510; spread ceil(3 x 3510 / 4) = 2633, slot bound ceil((3510 + 2304) / 2) = 2907.
+  const LayerConfig wide = conv("w", 64, 16, 16, 64, 3, 1, 1);
+  hw.compute.units = 3;
+  plan = make_plan(wide, hw, 16, 8, 8);
+  plan.weight_buffers = 2;
+  CHECK(estimate_mapping(wide, hw, plan).compute == 4 * 2907);
+}
+
+TEST_CASE(
+    "the estimate charges a shorter piece its own array time and finds the unit the "
+    "round-robin deals the longer pieces, worked by hand on a 32x16 array",
+    "[mapper]") {
+  // conv3x3, C 16, 16x16, pad 1, on 32 rows x 16 columns; 16 output rows in 3 equal pieces:
+  // 6, 5, 5 rows. Full piece: 96 pixels, 6 passes, array 144 x 6 + 8 = 872; fill 8 input rows
+  // x 256 B / 32 = 64; store 1536 / 32 = 48; ping-pong time max(872, (64 + 48 + 100 + 872) / 2)
+  // = 872. Shorter piece: 80 pixels, 5 passes, 728; fill 56, store 40; time 728.
+  HardwareConfig hw;
+  hw.compute.array_cols = 16;
+  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  LayerTilingPlan plan = make_plan(L, hw, 16, 6, 6);
+  REQUIRE(plan.pieces == 3);
+  // One unit: 872 + 2 x 728 = 2328 (every piece as long as the first would be 2616).
+  CHECK(estimate_mapping(L, hw, plan).compute == 2328);
+  // Three units, one piece each: the slowest unit has the 6-row piece.
+  hw.compute.units = 3;
+  CHECK(estimate_mapping(L, hw, plan).compute == 872);
+  // K = 48 in 3 tiles of 16 with two weight slots (72 cycles of weights a tile). Three units:
+  // the deal gives unit 0 piece 0 of every tile, 3 x 872, a tile's share 872 (the mean piece
+  // would say 776).
+  const LayerConfig K48 = conv("k", 16, 16, 16, 48, 3, 1, 1);
+  plan = make_plan(K48, hw, 16, 6, 6);
+  plan.weight_buffers = 2;
+  CHECK(estimate_mapping(K48, hw, plan).compute == 3 * 872);
+  // Two units: unit 0 takes deals 0, 2, 4, 6, 8 = pieces 0, 2, 1, 0, 2 (2 x 872 + 3 x 728 =
+  // 3928), unit 1 pieces 1, 0, 2, 1 (3056); ceil(3928 / 3) = 1310 a tile, under the slowest
+  // unit's 872 + 728 = 1600 and over the slot bound ceil((1600 + 72) / 2) = 836.
+  hw.compute.units = 2;
+  CHECK(estimate_mapping(K48, hw, plan).compute == 3 * 1310);
 }
 
 TEST_CASE("the cost mapper's choice is never estimated slower than the greedy tiling", "[mapper]") {
