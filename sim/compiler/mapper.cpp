@@ -181,12 +181,11 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     // The busiest unit: its share of the pieces (the shorter ones at their
     // own cycles), each waiting for its own load when single-buffered.
     // With two halves, piece i + 2's load starts when piece i's compute
-    // ends, so a unit finishes at best one piece per (load + latency +
+    // ends, the moment piece i's store starts, and shares the bus with it,
+    // so a unit finishes at best one piece per (load + store + latency +
     // compute) / 2 cycles.
     const auto piece_cycles = [&](const PieceCost& piece) {
       const uint64_t cycle = piece.fill_bus + latency + piece.compute;
-      // With two halves the load of piece i + 2 starts with piece i's
-      // store and shares the bus with it.
       return pingpong ? std::max(piece.compute, ceil_div(cycle + piece.store_bus, 2)) : cycle;
     };
     t.compute = unit_share(piece_cycles(full), piece_cycles(last), t.weights);

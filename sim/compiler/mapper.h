@@ -2,7 +2,7 @@
 // compute stage holds the most rows the accumulator takes) by cost. It
 // enumerates the candidates that fit the cache partition (seed 003: the
 // minimum piece count N, and any larger N, the pieces staying equal; k-tiles
-// in multiples of the array rows and K itself, smaller ones only when
+// in multiples of the array rows or of 8 and K itself, smaller ones only when
 // nothing else fits), each also with two weight slots when two tiles fit the
 // weight region (compiler.weight_buffers auto), and keeps the one with the
 // fewest estimated cycles. The estimate models the program the emitter
