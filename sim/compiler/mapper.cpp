@@ -194,8 +194,12 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     // The weight tile is loaded alone (single-buffered, or the layer's first
     // tile) or partly behind the previous tile's compute (two slots), then
     // the pieces stream: compute-bound after the first fill, or bus-bound.
+    // The pieces' port cycles, and the weight tile's own write into the cache.
+    const uint64_t weight_bytes =
+        uint64_t(k_count) * tiling_kernel_bytes(L) + (plan.params_per_tile ? k_count * 8 : 0);
     const uint64_t ports =
-        uint64_t(L.N) * (uint64_t(full_pieces) * full.ports + uint64_t(last_count) * last.ports);
+        uint64_t(L.N) * (uint64_t(full_pieces) * full.ports + uint64_t(last_count) * last.ports) +
+        cost::cache_access_cycles(hw.cache, weight_bytes);
     // The busiest unit's first piece waits for the first pieces of the units
     // before it too: their input loads share the bus, one after another.
     const uint64_t fill = std::min<uint64_t>(hw.compute.units, pieces) * full.fill_bus;
