@@ -2,6 +2,7 @@
 // next to a run. Every derived figure comes from report_figures.cpp.
 #include "sim/report/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -137,12 +138,17 @@ nlohmann::json make_report_json(const RunSummary& s) {
   // (docs/mapping.md#estimator-error): signed per layer, the median of the
   // absolute errors for the run.
   const Counter& layer_cycles = st.get("layer.cycles");
-  std::vector<double> abs_errors;
-  const auto estimate_error = [&](uint32_t i) -> std::optional<double> {
-    const uint64_t estimate = s.tiling[i].estimate_cycles, simulated = layer_cycles.at(i);
+  std::vector<double> abs_errors, abs_errors_added;
+  const auto relative_error = [&](uint32_t i, uint64_t simulated) -> std::optional<double> {
+    const uint64_t estimate = s.tiling[i].estimate_cycles;
     if (estimate == 0 || simulated == 0) return std::nullopt;
     return (double(estimate) - double(simulated)) / double(simulated);
   };
+  // The cycles each layer adds to the run: its finish minus the latest
+  // finish of the layers before it (0 when it ends earlier). Spans overlap;
+  // these do not, and they sum to the latest finish.
+  const Counter& finish = st.get("layer.finish_cycle");
+  uint64_t latest_finish = 0;
   nlohmann::json layers = nlohmann::json::array();
   for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
     const LayerConfig& l = s.network->layers[i];
@@ -152,10 +158,15 @@ nlohmann::json make_report_json(const RunSummary& s) {
     j["shape"] = shape_json(l);
     j["input"] = input_source(*s.network, i);
     j["tiling"] = tiling_json(s.tiling[i]);
-    if (const std::optional<double> error = estimate_error(i)) {
+    const uint64_t added = finish.at(i) > latest_finish ? finish.at(i) - latest_finish : 0;
+    latest_finish = std::max(latest_finish, finish.at(i));
+    j["added_cycles"] = added;
+    if (const std::optional<double> error = relative_error(i, layer_cycles.at(i))) {
       j["tiling"]["estimate_error"] = *error;
       abs_errors.push_back(std::fabs(*error));
     }
+    if (const std::optional<double> error = relative_error(i, added))
+      abs_errors_added.push_back(std::fabs(*error));
     j["check"] = check_json(s.checks[i]);
     j["bound"] = layer_bound(s, i);
     nlohmann::json layer_counters = nlohmann::json::object();
@@ -165,7 +176,9 @@ nlohmann::json make_report_json(const RunSummary& s) {
   }
 
   if (!abs_errors.empty())
-    totals["estimator"] = {{"layers", abs_errors.size()}, {"median_abs_error", median(abs_errors)}};
+    totals["estimator"] = {{"layers", abs_errors.size()},
+                           {"median_abs_error", median(abs_errors)},
+                           {"median_abs_error_added", median(abs_errors_added)}};
 
   const RunProvenance& p = s.provenance;
   nlohmann::json report = {{"schema_version", kReportSchemaVersion},

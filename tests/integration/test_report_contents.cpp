@@ -1,10 +1,15 @@
 // What report.json records of a run (issue 22, item 5): the version, the
 // command line and the effective configuration; and every counter a run
 // declares is documented in docs/reports.md.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -65,4 +70,37 @@ TEST_CASE("every counter of an int8 network and of a graph run is documented in 
       CHECK(doc.find("`" + item.key() + "`") != std::string::npos);
     }
   }
+}
+
+TEST_CASE(
+    "report.json gives each layer the cycles it adds past the latest earlier finish, which sum "
+    "to the run's cycles, and the estimator's median error against them",
+    "[report][estimator]") {
+  // resnet18_full: a graph with residual branches. (The engines run instructions in program
+  // order, so here every layer finishes after the ones before it; the running maximum keeps
+  // the figures summing to the run's cycles if one did not.)
+  const std::string workload =
+      std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/resnet18_full.json";
+  const nlohmann::json r = npusim::test::run_report("run --timing-only " + workload);
+  uint64_t latest = 0, sum = 0;
+  std::vector<double> errors;
+  for (const auto& layer : r.at("layers")) {
+    INFO(layer.at("name").get<std::string>());
+    const uint64_t finish = layer.at("counters").at("layer.finish_cycle").get<uint64_t>();
+    const uint64_t expected = finish > latest ? finish - latest : 0;
+    latest = std::max(latest, finish);
+    CHECK(layer.at("added_cycles").get<uint64_t>() == expected);
+    CHECK(expected <= layer.at("cycles").get<uint64_t>());
+    sum += expected;
+    const uint64_t estimate = layer.at("tiling").at("estimate_cycles").get<uint64_t>();
+    if (estimate != 0 && expected != 0)
+      errors.push_back(std::fabs((double(estimate) - double(expected)) / double(expected)));
+  }
+  CHECK(sum == r.at("totals").at("cycles").get<uint64_t>());
+  REQUIRE(errors.size() > 1);
+  std::sort(errors.begin(), errors.end());
+  const size_t mid = errors.size() / 2;
+  const double median = errors.size() % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
+  CHECK(r.at("totals").at("estimator").at("median_abs_error_added").get<double>() ==
+        Approx(median).epsilon(1e-12));
 }
