@@ -31,7 +31,7 @@ void print_partition(const CachePartition& part, const HardwareConfig& hw) {
 }
 
 // A mapping in words, for the lines that compare two.
-std::string describe(const LayerTilingPlan& p) {
+std::string mapping_in_words(const LayerTilingPlan& p) {
   return "k_tile " + std::to_string(p.k_tile) + ", " + std::to_string(p.pieces) + " pieces of " +
          std::to_string(p.rows_per_piece) + " rows, stages of " +
          std::to_string(p.rows_per_compute_stage) + " rows, " +
@@ -157,12 +157,12 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
   if (plan_layer(L, hw, part, bits).fits) {
     const size_t rank = size_t(std::find(order.begin(), order.end(), size_t(0)) - order.begin());
     std::printf("greedy mapping (%s): rank %zu, %llu cycles\n",
-                describe(candidates[0].plan).c_str(), rank + 1,
+                mapping_in_words(candidates[0].plan).c_str(), rank + 1,
                 (unsigned long long)candidates[0].estimate.total);
   }
   std::printf("%s: rank 1 (%s), the fewest estimated cycles, %llu\n",
               hw.mapper == Mapper::Cost ? "chosen" : "the cost mapper would choose",
-              describe(best.plan).c_str(), (unsigned long long)best.estimate.total);
+              mapping_in_words(best.plan).c_str(), (unsigned long long)best.estimate.total);
   size_t ties = 0;
   while (ties + 1 < order.size() &&
          candidates[order[ties + 1]].estimate.total == best.estimate.total)
@@ -173,7 +173,7 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
     const MappingCandidate& next = candidates[order[ties + 1]];
     std::printf(
         "  runner-up: rank %zu (%s), %llu cycles, +%.1f %%: weight_load %s, array %s, bus %s\n",
-        ties + 2, describe(next.plan).c_str(), (unsigned long long)next.estimate.total,
+        ties + 2, mapping_in_words(next.plan).c_str(), (unsigned long long)next.estimate.total,
         100.0 * double(next.estimate.total - best.estimate.total) / double(best.estimate.total),
         signed_cycles(next.estimate.weights, best.estimate.weights).c_str(),
         signed_cycles(next.estimate.compute, best.estimate.compute).c_str(),

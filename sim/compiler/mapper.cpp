@@ -175,9 +175,11 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   const auto tile = [&](const PieceCost& full, const PieceCost& last, uint32_t k_count,
                         uint64_t hidden) {
     MappingEstimate t;
-    t.weights =
-        cost::dram_data_cycles(hw.dram, 1, k_count * tiling_kernel_bytes(L)) +
-        (plan.params_per_tile ? cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8) : 0);
+    // The tile's kernels and, loaded with them, its channels' parameters.
+    const uint64_t kernel_bytes = uint64_t(k_count) * tiling_kernel_bytes(L);
+    const uint64_t param_bytes = plan.params_per_tile ? uint64_t(k_count) * 8 : 0;
+    t.weights = cost::dram_data_cycles(hw.dram, 1, kernel_bytes) +
+                (param_bytes > 0 ? cost::dram_data_cycles(hw.dram, 1, param_bytes) : 0);
     // The busiest unit: its share of the pieces (the shorter ones at their
     // own cycles), each waiting for its own load when single-buffered.
     // With two halves, piece i + 2's load starts when piece i's compute
@@ -191,18 +193,16 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     t.compute = unit_share(piece_cycles(full), piece_cycles(last), t.weights);
     t.bus = uint64_t(L.N) * (uint64_t(full_pieces) * (full.load_bus + full.store_bus) +
                              uint64_t(last_count) * (last.load_bus + last.store_bus));
-    // The weight tile is loaded alone (single-buffered, or the layer's first
-    // tile) or partly behind the previous tile's compute (two slots), then
-    // the pieces stream: compute-bound after the first fill, or bus-bound.
     // The pieces' port cycles, and the weight tile's own write into the cache.
-    const uint64_t weight_bytes =
-        uint64_t(k_count) * tiling_kernel_bytes(L) + (plan.params_per_tile ? k_count * 8 : 0);
     const uint64_t ports =
         uint64_t(L.N) * (uint64_t(full_pieces) * full.ports + uint64_t(last_count) * last.ports) +
-        cost::cache_access_cycles(hw.cache, weight_bytes);
+        cost::cache_access_cycles(hw.cache, kernel_bytes + param_bytes);
     // The busiest unit's first piece waits for the first pieces of the units
     // before it too: their input loads share the bus, one after another.
     const uint64_t fill = std::min<uint64_t>(hw.compute.units, pieces) * full.fill_bus;
+    // The weight tile is loaded alone (single-buffered, or the layer's first
+    // tile) or partly behind the previous tile's compute (two slots), then
+    // the pieces stream: compute-bound after the first fill, or bus-bound.
     t.total = cost::prefetched_tile_cycles(t.weights, hidden, fill, t.compute, t.bus, ports,
                                            cost::cache_parallel_accesses(hw.cache), latency);
     return t;
