@@ -227,13 +227,18 @@ uint64_t ComputeEngine::array_cycles(const LayerDescriptor& L, const Instruction
     return cost::broadcast_stage_cycles(hw_.compute, pixels, counts, kernels);
   // compute.fold "stages": the stage's columns split into the groups with the
   // fewest passes for its whole tile (prefixes of it keep that fold).
-  if (hw_.fold == ArrayFold::Stages && (!L.quantized || L.conv_groups == 1))
-    return cost::folded_stage_cycles(hw_.compute, pixels, counts, kernels,
-                                     cost::stage_fold(hw_.compute, pixels, in.k_count()));
+  if (hw_.fold == ArrayFold::Stages && (!L.quantized || L.conv_groups == 1)) {
+    const cost::StageFold f = cost::stage_fold(hw_, pixels, in.k_count(), L.kernel_coefficients());
+    return cost::folded_stage_cycles(hw_.compute, pixels, counts, kernels, f.fold, f.split);
+  }
   // Lockstep; with every coefficient counted this is cost::compute_stage_cycles.
   if (!L.quantized) return cost::zero_skip_stage_cycles(hw_.compute, pixels, counts, kernels);
+  // The split follows the whole tile, so a prefix of it (weight groups still
+  // arriving) keeps the tile's split.
   if (L.op == OpKind::MatMul)
-    return cost::matmul_stage_cycles(hw_.compute, pixels, counts, kernels);
+    return cost::matmul_stage_cycles(
+        hw_.compute, pixels, counts, kernels,
+        cost::coefficient_split(hw_, cost::matmul_fold(hw_.compute, pixels), in.k_count()));
   return cost::grouped_stage_cycles(hw_.compute, pixels, counts, in.k_begin, kernels,
                                     L.K / L.conv_groups);
 }

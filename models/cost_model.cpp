@@ -80,30 +80,54 @@ uint64_t zero_skip_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
 }
 
 uint64_t folded_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
-                             const uint32_t* nonzeros, uint32_t k_count, uint32_t fold) {
+                             const uint32_t* nonzeros, uint32_t k_count, uint32_t fold,
+                             uint32_t split) {
   const uint64_t lockstep = uint64_t(compute.array_rows) * fold;
   uint64_t coefficient_passes = 0;
   for (uint64_t g = 0; g < k_count; g += lockstep) {
     const uint64_t end = std::min<uint64_t>(k_count, g + lockstep);
-    coefficient_passes += *std::max_element(nonzeros + g, nonzeros + end);
+    coefficient_passes += ceil_div(*std::max_element(nonzeros + g, nonzeros + end), split);
   }
-  return coefficient_passes * ceil_div(pixels, compute.array_cols / fold);
+  return coefficient_passes * ceil_div(pixels, compute.array_cols / fold) +
+         split_tree_cycles(split);
 }
 
 uint64_t uniform_folded_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
-                                     uint64_t coefficients, uint32_t k_count, uint32_t fold) {
-  return ceil_div(k_count, uint64_t(compute.array_rows) * fold) * coefficients *
-         ceil_div(pixels, compute.array_cols / fold);
+                                     uint64_t coefficients, uint32_t k_count, uint32_t fold,
+                                     uint32_t split) {
+  return ceil_div(k_count, uint64_t(compute.array_rows) * fold) * ceil_div(coefficients, split) *
+             ceil_div(pixels, compute.array_cols / fold) +
+         split_tree_cycles(split);
 }
 
-uint32_t stage_fold(const ComputeConfig& compute, uint64_t pixels, uint32_t k_count) {
-  uint32_t best = 1;
-  uint64_t best_passes = UINT64_MAX;
+uint32_t coefficient_split(const HardwareConfig& hw, uint32_t fold, uint64_t tile_k) {
+  if (hw.spare_fold_groups == SpareFoldGroups::Idle || hw.data_registers != DataRegisters::InPlace)
+    return 1;
+  const uint64_t kernel_groups =
+      std::min<uint64_t>(fold, ceil_div(std::max<uint64_t>(tile_k, 1), hw.compute.array_rows));
+  return uint32_t(fold / kernel_groups);
+}
+
+uint64_t split_tree_cycles(uint32_t split) {
+  uint64_t depth = 0;
+  while ((uint64_t(1) << depth) < split) ++depth;
+  return depth;
+}
+
+StageFold stage_fold(const HardwareConfig& hw, uint64_t pixels, uint32_t k_count,
+                     uint64_t coefficients) {
+  const ComputeConfig& compute = hw.compute;
+  StageFold best;
+  uint64_t best_cycles = UINT64_MAX;
   for (uint32_t f = 1; f <= compute.array_cols; ++f) {
-    const uint64_t passes = ceil_div(k_count, uint64_t(compute.array_rows) * f) *
-                            ceil_div(pixels, compute.array_cols / f);
-    if (passes < best_passes) best = f, best_passes = passes;
-    if (uint64_t(compute.array_rows) * f >= k_count) break;  // more groups than kernels
+    const uint32_t split = coefficient_split(hw, f, k_count);
+    const uint64_t cycles =
+        uniform_folded_stage_cycles(compute, pixels, coefficients, k_count, f, split);
+    if (cycles < best_cycles) best = {f, split}, best_cycles = cycles;
+    // More groups than kernels gain only by splitting coefficients.
+    if (uint64_t(compute.array_rows) * f >= k_count && split == 1 &&
+        hw.spare_fold_groups == SpareFoldGroups::Idle)
+      break;
   }
   return best;
 }
@@ -122,17 +146,14 @@ uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
   return cycles;
 }
 
+uint32_t matmul_fold(const ComputeConfig& compute, uint64_t rows_m) {
+  return uint32_t(compute.array_cols / std::min<uint64_t>(rows_m, compute.array_cols));
+}
+
 uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
-                             const uint32_t* nonzeros, uint32_t k_count) {
-  const uint64_t fold = compute.array_cols / std::min<uint64_t>(rows_m, compute.array_cols);
-  const uint64_t lockstep = uint64_t(compute.array_rows) * fold;
-  const uint64_t cols_per_fold = compute.array_cols / fold;
-  uint64_t coefficient_passes = 0;
-  for (uint64_t g = 0; g < k_count; g += lockstep) {
-    const uint64_t end = std::min<uint64_t>(k_count, g + lockstep);
-    coefficient_passes += *std::max_element(nonzeros + g, nonzeros + end);
-  }
-  return coefficient_passes * ceil_div(rows_m, cols_per_fold);
+                             const uint32_t* nonzeros, uint32_t k_count, uint32_t split) {
+  return folded_stage_cycles(compute, rows_m, nonzeros, k_count, matmul_fold(compute, rows_m),
+                             split);
 }
 
 uint64_t uniform_grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
@@ -149,10 +170,9 @@ uint64_t uniform_grouped_stage_cycles(const ComputeConfig& compute, uint64_t pix
 }
 
 uint64_t uniform_matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
-                                     uint64_t coefficients, uint32_t k_count) {
-  const uint64_t fold = compute.array_cols / std::min<uint64_t>(rows_m, compute.array_cols);
-  const uint64_t lockstep = uint64_t(compute.array_rows) * fold;
-  return ceil_div(k_count, lockstep) * coefficients * ceil_div(rows_m, compute.array_cols / fold);
+                                     uint64_t coefficients, uint32_t k_count, uint32_t split) {
+  return uniform_folded_stage_cycles(compute, rows_m, coefficients, k_count,
+                                     matmul_fold(compute, rows_m), split);
 }
 
 uint64_t uniform_broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,

@@ -71,8 +71,27 @@ uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
 //   fold = floor(cols / min(M, cols)); lockstep = rows * fold
 //   sum over blocks of `lockstep` features of max nonzeros * ceil(M / floor(cols / fold))
 // With M >= cols (fold 1) this equals zero_skip_stage_cycles with pixels = M.
+//
+// `split` (coefficient_split below): when the tile's kernels leave column
+// groups spare, each kernel's non-zero coefficients are dealt round-robin to
+// `split` groups, which add their partial sums in an adder tree as the stage
+// ends: a lockstep block takes ceil(max nonzeros / split) passes, and the
+// stage ceil(log2(split)) more cycles (split_tree_cycles). split 1: no split.
 uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
-                             const uint32_t* nonzeros, uint32_t k_count);
+                             const uint32_t* nonzeros, uint32_t k_count, uint32_t split = 1);
+// The matmul's fold: floor(cols / min(M, cols)).
+uint32_t matmul_fold(const ComputeConfig& compute, uint64_t rows_m);
+
+// How many column groups share each kernel of a tile of `tile_k` kernels on a
+// fold of `fold` groups (compute.spare_fold_groups "split_coefficients";
+// docs/timing.md#coefficient-split): the tile's kernels need
+// b = min(fold, ceil(tile_k / rows)) groups, and the rest split coefficients:
+//   split = floor(fold / b)
+// 1 when spare groups stay idle (compute.spare_fold_groups "idle") or with
+// seed 001's data register sets, whose bursts feed every group the same pixels.
+uint32_t coefficient_split(const HardwareConfig& hw, uint32_t fold, uint64_t tile_k);
+// The adder tree that sums `split` partial sums: ceil(log2(split)) cycles.
+uint64_t split_tree_cycles(uint32_t split);
 
 // A lockstep stage on a folded array (compute.fold "stages",
 // docs/timing.md#folded-stages): the columns split into `fold` groups of
@@ -80,17 +99,29 @@ uint64_t matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
 // the same pixels, so rows * fold kernels move in lockstep:
 //   sum over blocks of rows*fold kernels of max nonzeros * ceil(pixels / floor(cols / fold))
 // fold 1 is zero_skip_stage_cycles; the matmul's fold is matmul_stage_cycles.
+// With a coefficient split s (as for the matmul): ceil(max nonzeros / s) per
+// block, plus split_tree_cycles(s).
 uint64_t folded_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
-                             const uint32_t* nonzeros, uint32_t k_count, uint32_t fold);
+                             const uint32_t* nonzeros, uint32_t k_count, uint32_t fold,
+                             uint32_t split = 1);
 // Its closed form when every kernel applies `coefficients`:
-//   ceil(k_count / (rows * fold)) * coefficients * ceil(pixels / floor(cols / fold))
+//   ceil(k_count / (rows * fold)) * ceil(coefficients / split)
+//     * ceil(pixels / floor(cols / fold)) + split_tree_cycles(split)
 uint64_t uniform_folded_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
-                                     uint64_t coefficients, uint32_t k_count, uint32_t fold);
-// The fold a stage of `pixels` pixels and `k_count` kernels takes: the f in
-// 1 .. array_cols with the fewest dense passes
-//   ceil(k_count / (rows * f)) * ceil(pixels / floor(cols / f)),
-// the smallest such f on a tie (1 when folding gains nothing).
-uint32_t stage_fold(const ComputeConfig& compute, uint64_t pixels, uint32_t k_count);
+                                     uint64_t coefficients, uint32_t k_count, uint32_t fold,
+                                     uint32_t split = 1);
+// The fold a stage of `pixels` pixels and a tile of `k_count` kernels of
+// `coefficients` each takes: the f in 1 .. array_cols with the fewest dense
+// cycles (uniform_folded_stage_cycles with split = coefficient_split(hw, f,
+// k_count)), the smallest such f on a tie (1 when folding gains nothing).
+// Without a split that is the f with the fewest passes
+//   ceil(k_count / (rows * f)) * ceil(pixels / floor(cols / f)).
+struct StageFold {
+  uint32_t fold = 1;
+  uint32_t split = 1;
+};
+StageFold stage_fold(const HardwareConfig& hw, uint64_t pixels, uint32_t k_count,
+                     uint64_t coefficients);
 
 // Seed 002's broadcast dataflow (compute.dataflow "broadcast"): the engine
 // applies one coefficient at a time to the stage's whole input tile, every
@@ -109,14 +140,15 @@ uint64_t broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
 //            * coefficients * ceil(pixels / cols)
 //     where the tile's runs are `first` kernels up to a group's end, `full`
 //     whole groups and `last` kernels of the group it ends in;
-//   matmul: ceil(k_count / (rows * fold)) * coefficients * ceil(M / floor(cols / fold));
+//   matmul: ceil(k_count / (rows * fold)) * ceil(coefficients / split)
+//           * ceil(M / floor(cols / fold)) + split_tree_cycles(split);
 //   broadcast: k_count * coefficients * ceil(pixels / (rows * cols)).
 // Each equals its general formula with every count = coefficients (tested).
 uint64_t uniform_grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                       uint64_t coefficients, uint32_t k_begin, uint32_t k_count,
                                       uint32_t kernels_per_group);
 uint64_t uniform_matmul_stage_cycles(const ComputeConfig& compute, uint64_t rows_m,
-                                     uint64_t coefficients, uint32_t k_count);
+                                     uint64_t coefficients, uint32_t k_count, uint32_t split = 1);
 uint64_t uniform_broadcast_stage_cycles(const ComputeConfig& compute, uint64_t pixels,
                                         uint64_t coefficients, uint32_t k_count);
 

@@ -37,9 +37,11 @@ uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint
   // compute.fold "stages" (as ComputeEngine::array_cycles): lockstep stages
   // of one group fold their columns.
   if (hw.fold == ArrayFold::Stages && hw.dataflow != Dataflow::Broadcast &&
-      (!L.quantized || L.groups == 1))
-    return cost::uniform_folded_stage_cycles(hw.compute, pixels, coefficients, k_count,
-                                             cost::stage_fold(hw.compute, pixels, k_count));
+      (!L.quantized || L.groups == 1)) {
+    const cost::StageFold f = cost::stage_fold(hw, pixels, k_count, coefficients);
+    return cost::uniform_folded_stage_cycles(hw.compute, pixels, coefficients, k_count, f.fold,
+                                             f.split);
+  }
   // Plain layers first: they need no per-kernel counts (the mapper calls
   // this for every stage of every candidate).
   if (hw.dataflow != Dataflow::Broadcast && !L.quantized)
@@ -50,7 +52,9 @@ uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint
   if (hw.dataflow == Dataflow::Broadcast)
     return cost::uniform_broadcast_stage_cycles(hw.compute, pixels, coefficients, k_count);
   if (L.op == OpKind::MatMul)
-    return cost::uniform_matmul_stage_cycles(hw.compute, pixels, coefficients, k_count);
+    return cost::uniform_matmul_stage_cycles(
+        hw.compute, pixels, coefficients, k_count,
+        cost::coefficient_split(hw, cost::matmul_fold(hw.compute, pixels), k_count));
   return cost::uniform_grouped_stage_cycles(hw.compute, pixels, coefficients, k_begin, k_count,
                                             L.K / L.groups);
 }

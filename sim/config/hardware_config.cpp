@@ -168,6 +168,11 @@ const std::vector<HardwareParam>& hardware_params() {
         "array_rows kernels: a matmul's few rows only, or any stage where that takes fewer "
         "passes (docs/timing.md#folded-stages)"));
     t.push_back(choice_param(
+        "compute.spare_fold_groups", &H::spare_fold_groups,
+        {SpareFoldGroups::SplitCoefficients, SpareFoldGroups::Idle},
+        "What a fold's column groups left over by a short k-tile do: split each kernel's "
+        "coefficients and add the partial sums, or stay idle (docs/timing.md#coefficient-split)"));
+    t.push_back(choice_param(
         "compute.data_registers", &H::data_registers,
         {DataRegisters::InPlace, DataRegisters::Double, DataRegisters::Single},
         "Seed 001's data register sets: the array reads the input tile in place, or fetch_ml "
@@ -321,6 +326,9 @@ const char* to_string(ComputeMode m) { return m == ComputeMode::ZeroSkip ? "zero
 
 const char* to_string(Dataflow d) { return d == Dataflow::Lockstep ? "lockstep" : "broadcast"; }
 const char* to_string(ArrayFold f) { return f == ArrayFold::Matmul ? "matmul" : "stages"; }
+const char* to_string(SpareFoldGroups s) {
+  return s == SpareFoldGroups::SplitCoefficients ? "split_coefficients" : "idle";
+}
 
 const char* to_string(Requantiser r) {
   return r == Requantiser::Float32 ? "float32" : "fixed_point";

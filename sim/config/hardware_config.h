@@ -23,6 +23,12 @@ enum class Dataflow { Lockstep, Broadcast };
 // matmul's rows fewer than the columns (matmul, the default), or any stage
 // where that takes fewer passes (stages; docs/timing.md#folded-stages).
 enum class ArrayFold { Matmul, Stages };
+// What a fold's column groups do when a tile has too few kernels to fill them
+// (a batch-1 matmul's short k-tiles): share each kernel, its coefficients dealt
+// to them and their partial sums added (split_coefficients, the default;
+// docs/timing.md#coefficient-split), or stay idle (seed 002's array, one
+// kernel per row).
+enum class SpareFoldGroups { SplitCoefficients, Idle };
 // Seed 001: how the input reaches the array as a lowered (unrolled) matrix
 // (docs/address-generator.md): generated on the fly from the input (im2col),
 // materialised by the host as im2col rows (host_im2col) or as the MEC strips.
@@ -155,6 +161,7 @@ struct HardwareConfig {
   ComputeMode compute_mode = ComputeMode::ZeroSkip;
   Dataflow dataflow = Dataflow::Lockstep;
   ArrayFold fold = ArrayFold::Matmul;
+  SpareFoldGroups spare_fold_groups = SpareFoldGroups::SplitCoefficients;
   LoadAccess load_access = LoadAccess::Im2col;
   Requantiser requantiser = Requantiser::Float32;
   Mapper mapper = Mapper::Cost;
@@ -185,6 +192,7 @@ const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
 const char* to_string(Dataflow d);
 const char* to_string(ArrayFold f);
+const char* to_string(SpareFoldGroups s);
 const char* to_string(Requantiser r);
 const char* to_string(LoadAccess a);
 const char* to_string(Mapper m);

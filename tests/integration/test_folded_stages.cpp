@@ -54,3 +54,54 @@ TEST_CASE("compute.fold stages beside data register sets is refused naming the k
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("/compute/fold") && Contains("data_registers"));
 }
+
+TEST_CASE(
+    "spare fold groups split a batch-1 FC's coefficients: graph_traps' fc takes 15 dense array "
+    "cycles instead of 44 and stays bit-exact, and resnet50_full's fc keeps over 90 % of the "
+    "columns busy",
+    "[fold][mapping]") {
+  const std::string traps =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/golden/workloads/graph_traps.json";
+  const auto fc_of = [](const json& report) {
+    for (const json& layer : report.at("layers"))
+      if (layer.at("name") == "fc") return layer;
+    FAIL("no layer fc");
+    return json();
+  };
+  // fc: 37 features of 36 coefficients, M = 1, one k-tile of 37, on 32x32 (8 fill cycles).
+  // Fold 32; the 37 kernels need 2 groups of 32 rows, so each kernel's coefficients split
+  // 16 ways: ceil(36 / 16) = 3 passes + a tree of 4 + 8 = 15. Idle groups: 36 + 8 = 44.
+  const json split = npusim::test::run_report("run " + traps);
+  const json idle =
+      npusim::test::run_report("run " + traps + " --set compute.spare_fold_groups=\"idle\"");
+  for (const json* report : {&split, &idle})
+    for (const json& layer : report->at("layers")) {
+      INFO(layer.at("name").get<std::string>());
+      CHECK(layer.at("check").at("match").get<bool>());
+    }
+  REQUIRE(fc_of(split).at("tiling").at("k_tile") == 37);
+  CHECK(fc_of(split).at("counters").at("compute.dense_work_cycles") == 15);
+  CHECK(fc_of(idle).at("counters").at("compute.dense_work_cycles") == 44);
+
+  // resnet50_full's fc (2048 -> 1000): whatever k-tile t the mapper picks, each tile of
+  // k kernels (the last one the rest) needs b = ceil(k / 32) groups of rows and splits
+  // s = floor(32 / b) ways: ceil(2048 / s) passes + ceil(log2 s) + 8 fill, with b * s of the
+  // 32 columns busy in its passes.
+  const json full = npusim::test::run_report("run --timing-only " + std::string(NPUSIM_SOURCE_DIR) +
+                                             "/configs/networks/resnet50_full.json");
+  const json& fc = fc_of(full);
+  const uint64_t t = fc.at("tiling").at("k_tile").get<uint64_t>();
+  uint64_t cycles = 0, passes = 0, busy_column_passes = 0;
+  for (uint64_t k0 = 0; k0 < 1000; k0 += t) {
+    const uint64_t k = std::min<uint64_t>(t, 1000 - k0), b = (k + 31) / 32, s = 32 / b;
+    uint64_t tree = 0;
+    while ((uint64_t(1) << tree) < s) ++tree;
+    const uint64_t p = (2048 + s - 1) / s;
+    cycles += p + tree + 8;
+    passes += p;
+    busy_column_passes += b * s * p;
+  }
+  INFO("k-tile " << t);
+  CHECK(fc.at("counters").at("compute.dense_work_cycles").get<uint64_t>() == cycles);
+  CHECK(double(busy_column_passes) / double(32 * passes) >= 0.90);
+}

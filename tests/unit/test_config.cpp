@@ -49,7 +49,8 @@ TEST_CASE("unknown keys are rejected with the nearest valid key", "[config]") {
   CHECK_CONFIG_ERROR(
       e, "/compute/arary_rows",
       "one of the keys units, array_rows, array_cols, pipeline_latency_cycles, "
-      "mode, dataflow, fold, data_registers, register_fetch_bytes_per_cycle, accumulator_kib",
+      "mode, dataflow, fold, spare_fold_groups, data_registers, register_fetch_bytes_per_cycle, "
+      "accumulator_kib",
       "unknown key \"arary_rows\"");
   CHECK(e.hint() == "array_rows");
   CHECK(e.file() == "hw.json");

@@ -38,6 +38,13 @@ ComputeConfig array(uint32_t rows, uint32_t cols) {
   return c;
 }
 
+HardwareConfig machine(uint32_t rows, uint32_t cols, SpareFoldGroups spare) {
+  HardwareConfig hw;
+  hw.compute = array(rows, cols);
+  hw.spare_fold_groups = spare;
+  return hw;
+}
+
 }  // namespace
 
 TEST_CASE("ceil_div rounds up", "[cost]") {
@@ -245,8 +252,9 @@ TEST_CASE("uniform stage formulas equal the per-kernel ones when every kernel ha
             CHECK(
                 cost::uniform_grouped_stage_cycles(c, pixels, 7, k_begin, k_count, per_group) ==
                 cost::grouped_stage_cycles(c, pixels, counts.data(), k_begin, k_count, per_group));
-            CHECK(cost::uniform_matmul_stage_cycles(c, pixels, 7, k_count) ==
-                  cost::matmul_stage_cycles(c, pixels, counts.data(), k_count));
+            for (uint32_t split : {1u, 3u})
+              CHECK(cost::uniform_matmul_stage_cycles(c, pixels, 7, k_count, split) ==
+                    cost::matmul_stage_cycles(c, pixels, counts.data(), k_count, split));
             CHECK(cost::uniform_broadcast_stage_cycles(c, pixels, 7, k_count) ==
                   cost::broadcast_stage_cycles(c, pixels, counts.data(), k_count));
           }
@@ -278,15 +286,18 @@ TEST_CASE(
     "folded stage: the columns split into the groups with the fewest passes, worked by hand on "
     "32x32 and 16x24 against 24x16",
     "[cost]") {
+  const auto idle = [](uint32_t rows, uint32_t cols) {
+    return machine(rows, cols, SpareFoldGroups::Idle);
+  };
   // 49 pixels (7x7) and 256 kernels on 32x32, passes ceil(256 / 32f) * ceil(49 / floor(32 / f)):
   // f 1: 8 x 2 = 16, 2: 4 x 4 = 16, 3: 3 x 5 = 15, 4: 2 x 7 = 14, 5: 2 x 9 = 18, 8: 1 x 13 = 13.
-  CHECK(cost::stage_fold(array(32, 32), 49, 256) == 8);
+  CHECK(cost::stage_fold(idle(32, 32), 49, 256, 9).fold == 8);
   // 30 pixels, 40 kernels on 16 rows x 24 columns: f 1: 3 x 2 = 6, 2: 2 x 3 = 6, 3: 1 x 4 = 4.
-  CHECK(cost::stage_fold(array(16, 24), 30, 40) == 3);
+  CHECK(cost::stage_fold(idle(16, 24), 30, 40, 9).fold == 3);
   // On 24 rows x 16 columns: f 1: 2 x 2 = 4, f 2: 1 x 4 = 4; the tie keeps 1.
-  CHECK(cost::stage_fold(array(24, 16), 30, 40) == 1);
+  CHECK(cost::stage_fold(idle(24, 16), 30, 40, 9).fold == 1);
   // Full passes gain nothing: 64 pixels, 64 kernels on 32x32.
-  CHECK(cost::stage_fold(array(32, 32), 64, 64) == 1);
+  CHECK(cost::stage_fold(idle(32, 32), 64, 64, 9).fold == 1);
   // Per-kernel counts 1..7 over 40 kernels: fold 3 on 16x24 takes all 40 in one block of 48
   // (max 7) over ceil(30 / 8) = 4 passes: 28; fold 1 is the zero-skip formula.
   uint32_t nz[40];
@@ -304,6 +315,52 @@ TEST_CASE(
   for (uint32_t& n : sixteen) n = 16;
   CHECK(cost::folded_stage_cycles(array(4, 8), 3, sixteen, 40, 2) ==
         cost::matmul_stage_cycles(array(4, 8), 3, sixteen, 40));
+}
+
+TEST_CASE(
+    "coefficient split: a short k-tile's spare fold groups share its kernels' coefficients, "
+    "worked by hand on 2x12 against 12x2 and on 32x32",
+    "[cost]") {
+  const HardwareConfig wide = machine(2, 12, SpareFoldGroups::SplitCoefficients);
+  const HardwareConfig tall = machine(12, 2, SpareFoldGroups::SplitCoefficients);
+  // A batch-1 matmul (M = 1), 3 kernels of 16 coefficients. On 2 rows x 12 columns the fold
+  // has 12 groups; the 3 kernels need ceil(3 / 2) = 2, so each kernel's coefficients split
+  // floor(12 / 2) = 6 ways: ceil(16 / 6) = 3 passes + a tree of ceil(log2 6) = 3 = 6 cycles.
+  CHECK(cost::coefficient_split(wide, cost::matmul_fold(wide.compute, 1), 3) == 6);
+  CHECK(cost::split_tree_cycles(6) == 3);
+  CHECK(cost::uniform_matmul_stage_cycles(wide.compute, 1, 16, 3, 6) == 6);
+  // On 12 rows x 2 columns: fold 2, one group holds the 3 kernels, split 2:
+  // ceil(16 / 2) = 8 passes + 1 = 9.
+  CHECK(cost::coefficient_split(tall, cost::matmul_fold(tall.compute, 1), 3) == 2);
+  CHECK(cost::uniform_matmul_stage_cycles(tall.compute, 1, 16, 3, 2) == 9);
+  // Zero-skip: non-zeros 5, 16, 7 dealt 6 ways: the densest takes ceil(16 / 6) = 3 passes.
+  const uint32_t nz[3] = {5, 16, 7};
+  CHECK(cost::matmul_stage_cycles(wide.compute, 1, nz, 3, 6) == 3 + 3);
+  // Idle spare groups, or seed 001's data registers, keep split 1 (the plain fold: 16 cycles).
+  CHECK(cost::coefficient_split(machine(2, 12, SpareFoldGroups::Idle), 12, 3) == 1);
+  HardwareConfig registers = wide;
+  registers.data_registers = DataRegisters::Double;
+  CHECK(cost::coefficient_split(registers, 12, 3) == 1);
+  CHECK(cost::matmul_stage_cycles(wide.compute, 1, nz, 3, 1) == 16);
+  // ResNet-50's FC on 32x32: a k-tile of 64 of its 1000 features, 2048 coefficients each.
+  // Fold 32, 2 groups of kernels, split 16: 128 passes + a tree of 4 = 132 cycles, where idle
+  // groups take 2048: 64 x 2048 MACs / (132 x 1024) = 97 % of the array.
+  const HardwareConfig a32 = machine(32, 32, SpareFoldGroups::SplitCoefficients);
+  CHECK(cost::coefficient_split(a32, 32, 64) == 16);
+  CHECK(cost::uniform_matmul_stage_cycles(a32.compute, 1, 2048, 64, 16) == 132);
+  // A split of a tile with more kernels than the fold holds never happens: 1100 kernels need
+  // all 32 groups.
+  CHECK(cost::coefficient_split(a32, 32, 1100) == 1);
+  // Folded stages may split too: 49 pixels (7x7), 256 kernels of 1024 coefficients on 32x32.
+  // Without a split fold 8 is best (13 passes x 1024 = 13,312); with one, fold 16 gives each
+  // of the 8 kernel groups 2 groups of 2 columns (25 x 512 + 1 = 12,801) and fold 32 each 4
+  // groups of one column: 49 x 256 + 2 = 12,546, the fewest (folds 24..31: split 3, 49 x 342 + 2).
+  const cost::StageFold f = cost::stage_fold(a32, 49, 256, 1024);
+  CHECK(f.fold == 32);
+  CHECK(f.split == 4);
+  CHECK(cost::uniform_folded_stage_cycles(a32.compute, 49, 1024, 256, 32, 4) == 12546);
+  CHECK(cost::uniform_folded_stage_cycles(a32.compute, 49, 1024, 256, 16, 2) == 12801);
+  CHECK(cost::stage_fold(machine(32, 32, SpareFoldGroups::Idle), 49, 256, 1024).fold == 8);
 }
 
 TEST_CASE("vector stage: element operations over the lanes, rounded up", "[cost]") {
