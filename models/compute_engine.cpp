@@ -225,9 +225,10 @@ uint64_t ComputeEngine::array_cycles(const LayerDescriptor& L, const Instruction
   if (kernels == UINT32_MAX) kernels = in.k_count();
   if (hw_.dataflow == Dataflow::Broadcast)
     return cost::broadcast_stage_cycles(hw_.compute, pixels, counts, kernels);
-  // compute.fold "stages": the stage's columns split into the groups with the
-  // fewest passes for its whole tile (prefixes of it keep that fold).
-  if (hw_.fold == ArrayFold::Stages && (!L.quantized || L.conv_groups == 1)) {
+  // Folded stages (compute.fold "stages", or "auto" without data register
+  // sets): the stage's columns split into the groups with the fewest cycles
+  // for its whole tile (prefixes of it keep that fold and split).
+  if (folds_stages(hw_) && (!L.quantized || L.conv_groups == 1)) {
     const cost::StageFold f = cost::stage_fold(hw_, pixels, in.k_count(), L.kernel_coefficients());
     return cost::folded_stage_cycles(hw_.compute, pixels, counts, kernels, f.fold, f.split);
   }

@@ -1,6 +1,7 @@
 #include "models/cost_model.h"
 
 #include <algorithm>
+#include <array>
 
 namespace npusim::cost {
 
@@ -114,22 +115,63 @@ uint64_t split_tree_cycles(uint32_t split) {
   return depth;
 }
 
-StageFold stage_fold(const HardwareConfig& hw, uint64_t pixels, uint32_t k_count,
-                     uint64_t coefficients) {
+namespace {
+
+StageFold search_stage_fold(const HardwareConfig& hw, uint64_t pixels, uint32_t k_count,
+                            uint64_t coefficients) {
   const ComputeConfig& compute = hw.compute;
   StageFold best;
   uint64_t best_cycles = UINT64_MAX;
+  // No fold beats every multiplier busy: stop once one reaches that.
+  const uint64_t all_busy = ceil_div(uint64_t(k_count) * pixels * coefficients,
+                                     uint64_t(compute.array_rows) * compute.array_cols);
   for (uint32_t f = 1; f <= compute.array_cols; ++f) {
     const uint32_t split = coefficient_split(hw, f, k_count);
     const uint64_t cycles =
         uniform_folded_stage_cycles(compute, pixels, coefficients, k_count, f, split);
     if (cycles < best_cycles) best = {f, split}, best_cycles = cycles;
-    // More groups than kernels gain only by splitting coefficients.
-    if (uint64_t(compute.array_rows) * f >= k_count && split == 1 &&
-        hw.spare_fold_groups == SpareFoldGroups::Idle)
-      break;
+    if (best_cycles <= all_busy) break;
+    if (uint64_t(compute.array_rows) * f >= k_count) {
+      // More groups than kernels gain only by splitting coefficients, and
+      // among the folds of one split the fewest groups have the most columns.
+      if (coefficient_split(hw, compute.array_cols, k_count) == 1) break;
+      const uint32_t kernel_groups = uint32_t(ceil_div(k_count, compute.array_rows));
+      f = (split + 1) * kernel_groups - 1;
+    }
   }
   return best;
+}
+
+}  // namespace
+
+StageFold stage_fold(const HardwareConfig& hw, uint64_t pixels, uint32_t k_count,
+                     uint64_t coefficients) {
+  // The mapper asks for the same few shapes once per candidate: a small
+  // direct-mapped memo of the search (per thread, so no locking) keeps it
+  // from dominating a network's mapping search.
+  struct Entry {
+    uint64_t pixels = 0, coefficients = 0;
+    uint32_t k_count = 0, rows = 0, cols = 0;
+    bool split_allowed = false;
+    StageFold fold;
+  };
+  static thread_local std::array<Entry, 4096> memo;
+  // The search reads the array's shape and whether coefficients may split.
+  const bool split_allowed = hw.spare_fold_groups == SpareFoldGroups::SplitCoefficients &&
+                             hw.data_registers == DataRegisters::InPlace;
+  const uint64_t hash = (pixels * 0x9E3779B97F4A7C15ull) ^ (coefficients * 0xC2B2AE3D27D4EB4Full) ^
+                        (uint64_t(k_count) * 0x165667B19E3779F9ull) ^
+                        (uint64_t(hw.compute.array_rows) << 20) ^ hw.compute.array_cols ^
+                        (uint64_t(split_allowed) << 40);
+  Entry& e = memo[(hash ^ (hash >> 29)) % memo.size()];
+  if (e.rows != 0 && e.pixels == pixels && e.coefficients == coefficients && e.k_count == k_count &&
+      e.rows == hw.compute.array_rows && e.cols == hw.compute.array_cols &&
+      e.split_allowed == split_allowed)
+    return e.fold;
+  const StageFold fold = search_stage_fold(hw, pixels, k_count, coefficients);
+  e = Entry{pixels,        coefficients, k_count, hw.compute.array_rows, hw.compute.array_cols,
+            split_allowed, fold};
+  return fold;
 }
 
 uint64_t grouped_stage_cycles(const ComputeConfig& compute, uint64_t pixels,

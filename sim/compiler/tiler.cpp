@@ -34,10 +34,9 @@ uint64_t dense_array_cycles(const LayerConfig& L, const HardwareConfig& hw, uint
     return cost::binary_stage_cycles(hw.compute, pixels, k_count, uint64_t(L.R) * L.S,
                                      ceil_div(L.C, L.binary.bits));
   const uint64_t coefficients = uint64_t(L.R) * L.S * L.group_channels();
-  // compute.fold "stages" (as ComputeEngine::array_cycles): lockstep stages
-  // of one group fold their columns.
-  if (hw.fold == ArrayFold::Stages && hw.dataflow != Dataflow::Broadcast &&
-      (!L.quantized || L.groups == 1)) {
+  // Folded stages (as ComputeEngine::array_cycles): lockstep stages of one
+  // group fold their columns.
+  if (folds_stages(hw) && hw.dataflow != Dataflow::Broadcast && (!L.quantized || L.groups == 1)) {
     const cost::StageFold f = cost::stage_fold(hw, pixels, k_count, coefficients);
     return cost::uniform_folded_stage_cycles(hw.compute, pixels, coefficients, k_count, f.fold,
                                              f.split);

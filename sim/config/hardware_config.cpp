@@ -163,10 +163,11 @@ const std::vector<HardwareParam>& hardware_params() {
         "How the array applies coefficients: each row its own kernel's, rows in lockstep; or "
         "seed 002's broadcast of one coefficient to all rows x cols multipliers"));
     t.push_back(choice_param(
-        "compute.fold", &H::fold, {ArrayFold::Matmul, ArrayFold::Stages},
+        "compute.fold", &H::fold, {ArrayFold::Auto, ArrayFold::Stages, ArrayFold::Matmul},
         "Which lockstep stages split the array's columns into groups, each with its own "
-        "array_rows kernels: a matmul's few rows only, or any stage where that takes fewer "
-        "passes (docs/timing.md#folded-stages)"));
+        "array_rows kernels: any stage where that takes fewer cycles, or a matmul's few rows "
+        "only; auto: stages, or matmul beside data_registers other than in_place "
+        "(docs/timing.md#folded-stages)"));
     t.push_back(choice_param(
         "compute.spare_fold_groups", &H::spare_fold_groups,
         {SpareFoldGroups::SplitCoefficients, SpareFoldGroups::Idle},
@@ -325,7 +326,14 @@ const char* to_string(Buffering b) { return b == Buffering::PingPong ? "pingpong
 const char* to_string(ComputeMode m) { return m == ComputeMode::ZeroSkip ? "zero_skip" : "dense"; }
 
 const char* to_string(Dataflow d) { return d == Dataflow::Lockstep ? "lockstep" : "broadcast"; }
-const char* to_string(ArrayFold f) { return f == ArrayFold::Matmul ? "matmul" : "stages"; }
+const char* to_string(ArrayFold f) {
+  return f == ArrayFold::Matmul ? "matmul" : f == ArrayFold::Stages ? "stages" : "auto";
+}
+
+bool folds_stages(const HardwareConfig& hw) {
+  return hw.fold == ArrayFold::Stages ||
+         (hw.fold == ArrayFold::Auto && hw.data_registers == DataRegisters::InPlace);
+}
 const char* to_string(SpareFoldGroups s) {
   return s == SpareFoldGroups::SplitCoefficients ? "split_coefficients" : "idle";
 }
@@ -399,6 +407,7 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
                "\"feature_stationary\"");
   // Seed 001's register sets fetch a pass's pixels for every array row: a
   // folded pass would need other rows' pixels (register_fed_stage_cycles).
+  // ("auto" folds stages only without them.)
   if (hw.fold == ArrayFold::Stages && hw.data_registers != DataRegisters::InPlace)
     sections.at("compute")->fail("fold",
                                  "\"matmul\" with data_registers \"" +

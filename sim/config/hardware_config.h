@@ -19,10 +19,12 @@ enum class ComputeMode { ZeroSkip, Dense };
 // broadcast to every multiplier over the stage's output pixels.
 enum class Dataflow { Lockstep, Broadcast };
 // Which lockstep stages may split the array's columns into groups that each
-// take their own array_rows kernels (cost::folded_stage_cycles): only a
-// matmul's rows fewer than the columns (matmul, the default), or any stage
-// where that takes fewer passes (stages; docs/timing.md#folded-stages).
-enum class ArrayFold { Matmul, Stages };
+// take their own array_rows kernels (cost::folded_stage_cycles): any stage
+// where that takes fewer cycles (stages; docs/timing.md#folded-stages), or
+// only a matmul's rows fewer than the columns (matmul). Auto, the default:
+// stages, or matmul beside seed 001's data register sets, which cannot feed a
+// folded stage (folds_stages).
+enum class ArrayFold { Matmul, Stages, Auto };
 // What a fold's column groups do when a tile has too few kernels to fill them
 // (a batch-1 matmul's short k-tiles): share each kernel, its coefficients dealt
 // to them and their partial sums added (split_coefficients, the default;
@@ -160,7 +162,7 @@ struct HardwareConfig {
   SchedulerPolicy policy = SchedulerPolicy::Strict;
   ComputeMode compute_mode = ComputeMode::ZeroSkip;
   Dataflow dataflow = Dataflow::Lockstep;
-  ArrayFold fold = ArrayFold::Matmul;
+  ArrayFold fold = ArrayFold::Auto;
   SpareFoldGroups spare_fold_groups = SpareFoldGroups::SplitCoefficients;
   LoadAccess load_access = LoadAccess::Im2col;
   Requantiser requantiser = Requantiser::Float32;
@@ -192,6 +194,9 @@ const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
 const char* to_string(Dataflow d);
 const char* to_string(ArrayFold f);
+// Whether every lockstep stage may fold (compute.fold stages, or auto without
+// data register sets).
+bool folds_stages(const HardwareConfig& hw);
 const char* to_string(SpareFoldGroups s);
 const char* to_string(Requantiser r);
 const char* to_string(LoadAccess a);

@@ -1,7 +1,9 @@
-// compute.fold "stages" (docs/timing.md#folded-stages): ResNet-50's 1x1
-// layers with K >= 1024 keep the array over 90 % busy (87 % and 76 % with
-// the matmul-only fold), the run stays bit-exact and takes fewer cycles, and
-// the option is refused beside seed 001's data register sets.
+// Folded stages (compute.fold "auto", the default, or "stages";
+// docs/timing.md#folded-stages): ResNet-50's 1x1 layers with K >= 1024 keep
+// the array over 90 % busy (87 % and 76 % with the matmul-only fold), the run
+// stays bit-exact and takes fewer cycles, and "stages" is refused beside seed
+// 001's data register sets. The coefficient split (#coefficient-split) of a
+// batch-1 FC, against its hand-worked cycles.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,12 +25,13 @@ double array_use(const json& layer) {
 }  // namespace
 
 TEST_CASE(
-    "folded stages keep ResNet-50's 1x1 layers with K >= 1024 over 90 % of the array, bit-exact "
-    "and in fewer cycles than the matmul-only fold",
+    "by default folded stages keep ResNet-50's 1x1 layers with K >= 1024 over 90 % of the array, "
+    "bit-exact and in fewer cycles than the matmul-only fold",
     "[fold][mapping]") {
   const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/resnet50.json";
-  const json folded = npusim::test::run_report("run " + net + " --set compute.fold=\"stages\"");
-  const json plain = npusim::test::run_report("run " + net + " --timing-only");
+  const json folded = npusim::test::run_report("run " + net);
+  const json plain =
+      npusim::test::run_report("run " + net + " --timing-only --set compute.fold=\"matmul\"");
   REQUIRE(folded.at("layers").size() == 53);
   int wide = 0;
   for (size_t l = 0; l < folded.at("layers").size(); ++l) {
@@ -104,4 +107,26 @@ TEST_CASE(
   INFO("k-tile " << t);
   CHECK(fc.at("counters").at("compute.dense_work_cycles").get<uint64_t>() == cycles);
   CHECK(double(busy_column_passes) / double(32 * passes) >= 0.90);
+}
+
+TEST_CASE(
+    "compute.fold auto folds a 7x7 layer's stages with the tile read in place and only matmuls "
+    "beside data register sets, bit-exact either way",
+    "[fold][config]") {
+  const std::string layer = npusim::test::write_temp_file(
+      "late7x7.json",
+      R"({"type": "conv2d", "name": "late", "N": 1, "C": 64, "H": 7, "W": 7, "K": 256,
+          "R": 1, "S": 1, "relu": false, "requant": {"scale": 3, "shift": 10}, "seed": 5})");
+  const auto dense_work = [&](const std::string& sets) {
+    const json r = npusim::test::run_report("run " + layer + sets);
+    const json& l = r.at("layers")[0];
+    CHECK(l.at("check").at("match").get<bool>());
+    return l.at("counters").at("compute.dense_work_cycles").get<uint64_t>();
+  };
+  // 49 pixels against 256 kernels: unfolded, 2 passes of 32 columns with 15 of them idle.
+  const uint64_t in_place = dense_work("");
+  CHECK(in_place < dense_work(" --set compute.fold=\"matmul\""));
+  CHECK(in_place == dense_work(" --set compute.fold=\"stages\""));
+  const std::string registers = " --set compute.data_registers=\"double\"";
+  CHECK(dense_work(registers) == dense_work(registers + " --set compute.fold=\"matmul\""));
 }

@@ -194,7 +194,7 @@ TEST_CASE("an injected one-cycle timing change is caught and --bless accepts it"
   const auto suite = [&](int fill) {
     return manifest({case_json(
         "one_cycle", layer,
-        R"(, "set": ["compiler.mapper=greedy", "compiler.pieces=greedy", "store.batch_bytes=4096",
+        R"(, "set": ["compute.fold=matmul", "compiler.mapper=greedy", "compiler.pieces=greedy", "store.batch_bytes=4096",
                      "compute.pipeline_latency_cycles=)" +
             std::to_string(fill) + "\"]")});
   };

@@ -17,7 +17,7 @@ const char* kLayer = R"({"type":"conv2d","name":"tiny","C":64,"H":4,"W":16,"K":3
 std::unique_ptr<RunResult> run_tiny(const char* policy) {
   const std::string hw_json = std::string(R"({"cache":{"size_kib":16,"port_bytes_per_cycle":256,
       "banks":16,"bank_bytes_per_cycle":32,"ports":2},
-      "compute":{"accumulator_kib":2,"pipeline_latency_cycles":8},
+      "compute":{"accumulator_kib":2,"pipeline_latency_cycles":8,"fold":"matmul"},
       "store":{"batch_bytes":512},
       "dram":{"bytes_per_cycle":32,"latency_cycles":100,"burst_bytes":64},
       "scheduler":{"policy":")") +

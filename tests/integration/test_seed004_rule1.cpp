@@ -43,7 +43,7 @@ std::unique_ptr<RunResult> run(const std::string& compute_start) {
   const HardwareConfig hw = parse_hardware_config(
       nlohmann::json::parse(R"({"cache":{"port_bytes_per_cycle":256,"banks":16,
         "bank_bytes_per_cycle":32,"ports":2},
-        "compute":{"mode":"dense","pipeline_latency_cycles":8},
+        "compute":{"mode":"dense","pipeline_latency_cycles":8,"fold":"matmul"},
         "compiler":{"mapper":"greedy"},
         "dram":{"bytes_per_cycle":16,"latency_cycles":100,"burst_bytes":64},
         "scheduler":{"policy":"early","compute_start":")" +

@@ -361,6 +361,27 @@ TEST_CASE(
   CHECK(cost::uniform_folded_stage_cycles(a32.compute, 49, 1024, 256, 32, 4) == 12546);
   CHECK(cost::uniform_folded_stage_cycles(a32.compute, 49, 1024, 256, 16, 2) == 12801);
   CHECK(cost::stage_fold(machine(32, 32, SpareFoldGroups::Idle), 49, 256, 1024).fold == 8);
+  // stage_fold skips the folds that cannot win; it answers as trying every f in 1 .. cols.
+  for (const auto spare : {SpareFoldGroups::SplitCoefficients, SpareFoldGroups::Idle})
+    for (const auto& [rows, cols] :
+         {std::pair{4u, 8u}, {5u, 3u}, {32u, 32u}, {16u, 64u}, {48u, 48u}})
+      for (uint32_t k : {1u, 3u, 20u, 64u, 97u, 300u})
+        for (uint64_t pixels : {1u, 5u, 22u, 49u, 200u})
+          for (uint64_t c : {9u, 64u, 2048u}) {
+            const HardwareConfig hw = machine(rows, cols, spare);
+            cost::StageFold brute;
+            uint64_t fewest = UINT64_MAX;
+            for (uint32_t f = 1; f <= cols; ++f) {
+              const uint32_t s = cost::coefficient_split(hw, f, k);
+              const uint64_t cycles =
+                  cost::uniform_folded_stage_cycles(hw.compute, pixels, c, k, f, s);
+              if (cycles < fewest) brute = {f, s}, fewest = cycles;
+            }
+            const cost::StageFold fast = cost::stage_fold(hw, pixels, k, c);
+            INFO(rows << "x" << cols << " k " << k << " pixels " << pixels << " c " << c);
+            CHECK(fast.fold == brute.fold);
+            CHECK(fast.split == brute.split);
+          }
 }
 
 TEST_CASE("vector stage: element operations over the lanes, rounded up", "[cost]") {

@@ -84,6 +84,7 @@ TEST_CASE(
   // 4 + 1856 + 1820 + 612 = 4292.
   const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
   HardwareConfig hw;
+  hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
   hw.compute.array_rows = 8;
   hw.compute.array_cols = 24;
   LayerTilingPlan plan = make_plan(L, hw, 8, 16, 16);
@@ -165,6 +166,7 @@ TEST_CASE("the estimate on a non-square 8x24 array charges ceil(16/8) x 144 x ce
   // Array 2 x 144 x 11 + 8 = 3176; 4 + 72 + max(128 + 100 + 3176, 356) + 356 = 3836.
   const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
   HardwareConfig hw;
+  hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
   hw.compute.array_rows = 8;
   hw.compute.array_cols = 24;
   const MappingEstimate e = estimate_mapping(L, hw, make_plan(L, hw, 16, 16, 16));
@@ -333,6 +335,7 @@ TEST_CASE(
     "and kind, worked by hand",
     "[mapper]") {
   HardwareConfig hw;
+  hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
   hw.compute.array_rows = 4;
   hw.compute.array_cols = 3;
   LayerConfig g;  // grouped: K = 8 in 4 groups of 2 kernels, 2 channels each, 3x3

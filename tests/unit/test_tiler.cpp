@@ -328,6 +328,7 @@ TEST_CASE("seed 003: the batch-upload threshold follows from the ratio of bus an
   // 16 * 16 = 256 B of results: the array writes 256/72 B a cycle.
   // Bus 32 B/cycle: threshold 32 * 72 = 2304 B = 9 rows (ratio 32 / (256/72) = 9).
   HardwareConfig hw = hardware(1024, 1);
+  hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
   hw.store.batch_bytes = 0;
   const LayerConfig L = conv16();
   const LayerTilingPlan plan = make_plan(L, hw, 16, 16, 16);
