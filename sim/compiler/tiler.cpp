@@ -228,8 +228,16 @@ LayerTilingPlan make_plan(const LayerConfig& L, const HardwareConfig& hw, uint32
       hw.store.batch_bytes != 0
           ? hw.store.batch_bytes
           : cost::upload_threshold_bytes(hw.dram, dense_array_cycles(L, hw, L.out_w(), 0, k_tile));
-  plan.rows_per_store_batch = static_cast<uint32_t>(
-      std::clamp<uint64_t>(ceil_div(threshold, row_out_bytes), 1, plan.rows_per_piece));
+  // A derived batch holds at least a compute stage (store.batch_floor): a
+  // stage's rows become valid together when it ends, so smaller batches start
+  // no earlier and each pays its own DRAM latency (they do leave the bus to
+  // loads between them). store.batch_bytes, when set, is taken as given.
+  const uint64_t fewest_rows =
+      hw.store.batch_bytes == 0 && hw.store_batch_floor == StoreBatchFloor::ComputeStage
+          ? std::max<uint32_t>(1, rows_per_compute_stage)
+          : 1;
+  plan.rows_per_store_batch = static_cast<uint32_t>(std::clamp<uint64_t>(
+      std::max(ceil_div(threshold, row_out_bytes), fewest_rows), 1, plan.rows_per_piece));
   plan.fits = true;
   return plan;
 }

@@ -217,6 +217,12 @@ const std::vector<HardwareParam>& hardware_params() {
                            "Results leave in batches of at least this many bytes (whole rows); "
                            "0: seed 003's threshold from the ratio of the bus and array rates "
                            "(docs/timing.md#store-batch)"));
+    t.push_back(choice_param(
+        "store.batch_floor", &H::store_batch_floor,
+        {StoreBatchFloor::ComputeStage, StoreBatchFloor::Row},
+        "The least a batch from seed 003's threshold holds: a compute stage's rows, or one row "
+        "(the threshold alone); store.batch_bytes, when set, is taken as given "
+        "(docs/timing.md#store-batch)"));
     t.push_back(choice_param("store.requantiser", &H::requantiser,
                              {Requantiser::Float32, Requantiser::FixedPoint},
                              "How graph operators' int32 sums are requantised: float32 as ONNX "
@@ -336,6 +342,10 @@ bool folds_stages(const HardwareConfig& hw) {
 }
 const char* to_string(SpareFoldGroups s) {
   return s == SpareFoldGroups::SplitCoefficients ? "split_coefficients" : "idle";
+}
+
+const char* to_string(StoreBatchFloor f) {
+  return f == StoreBatchFloor::ComputeStage ? "compute_stage" : "row";
 }
 
 const char* to_string(Requantiser r) {

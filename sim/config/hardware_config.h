@@ -38,6 +38,10 @@ enum class LoadAccess { Im2col, HostIm2col, Mec };
 // How the store requantises a graph operator's int32 sums (docs/graphs.md#requantisers):
 // float32 as ONNX Runtime does, or an integer multiplier and shift.
 enum class Requantiser { Float32, FixedPoint };
+// The least a store batch derived from seed 003's threshold holds
+// (docs/timing.md#store-batch): a compute stage's rows (compute_stage, the
+// default), or one row (row: the seed's threshold alone).
+enum class StoreBatchFloor { ComputeStage, Row };
 // How the compiler picks each layer's mapping (docs/mapping.md): the cheapest
 // candidate by the analytic estimate, or the largest tile that fits (greedy).
 enum class Mapper { Cost, Greedy };
@@ -166,6 +170,7 @@ struct HardwareConfig {
   SpareFoldGroups spare_fold_groups = SpareFoldGroups::SplitCoefficients;
   LoadAccess load_access = LoadAccess::Im2col;
   Requantiser requantiser = Requantiser::Float32;
+  StoreBatchFloor store_batch_floor = StoreBatchFloor::ComputeStage;
   Mapper mapper = Mapper::Cost;
   PieceSplit pieces = PieceSplit::Equal;
   ComputeStart compute_start = ComputeStart::Unit;
@@ -199,6 +204,7 @@ const char* to_string(ArrayFold f);
 bool folds_stages(const HardwareConfig& hw);
 const char* to_string(SpareFoldGroups s);
 const char* to_string(Requantiser r);
+const char* to_string(StoreBatchFloor f);
 const char* to_string(LoadAccess a);
 const char* to_string(Mapper m);
 const char* to_string(PieceSplit p);

@@ -321,8 +321,11 @@ TEST_CASE("seed 003: N equal pieces, sizes differing by at most one row, and N >
   CHECK(one.rows_per_piece == 16);
 }
 
-TEST_CASE("seed 003: the batch-upload threshold follows from the ratio of bus and array rates",
-          "[tiler][seed003]") {
+TEST_CASE(
+    "seed 003: the batch-upload threshold follows from the ratio of bus and array rates, and a "
+    "derived batch holds at least a compute stage",
+    "[tiler][seed003]") {
+  // Compute stages of one row, so the threshold alone sets the batch.
   // conv16, one k-tile of 16 on a 32x32 array: one output row (16 pixels)
   // costs ceil(16/32) * 72 * ceil(16/32) = 72 array cycles and holds
   // 16 * 16 = 256 B of results: the array writes 256/72 B a cycle.
@@ -331,28 +334,38 @@ TEST_CASE("seed 003: the batch-upload threshold follows from the ratio of bus an
   hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
   hw.store.batch_bytes = 0;
   const LayerConfig L = conv16();
-  const LayerTilingPlan plan = make_plan(L, hw, 16, 16, 16);
+  const LayerTilingPlan plan = make_plan(L, hw, 16, 16, 1);
   CHECK(plan.rows_per_store_batch == 9);
   // Bus 8 B/cycle: 8 * 72 = 576 B -> ceil(576 / 256) = 3 rows.
   hw.dram.bytes_per_cycle = 8;
-  CHECK(make_plan(L, hw, 16, 16, 16).rows_per_store_batch == 3);
+  CHECK(make_plan(L, hw, 16, 16, 1).rows_per_store_batch == 3);
   // An 8x8 array (columns 8): a row is ceil(16/8) = 2 kernel groups x 72 x
   // ceil(16/8) = 2 pixel groups = 288 cycles; bus 8 B/cycle: 2304 B = 9 rows.
   hw.compute.array_rows = 8, hw.compute.array_cols = 8;
-  CHECK(make_plan(L, hw, 16, 16, 16).rows_per_store_batch == 9);
+  CHECK(make_plan(L, hw, 16, 16, 1).rows_per_store_batch == 9);
   // Rows and columns tell apart: 16 rows x 4 cols: 1 x 72 x 4 = 288 -> 9 rows;
   // 4 rows x 16 cols: 4 x 72 x 1 = 288 -> 9 too, so use k_tile 4 (64 B a row):
   // 16x4: 1 x 72 x 4 = 288 cycles -> 2304 / 64 = 36 rows, clamped to 16;
   // 4x16 with k_tile 4: 1 x 72 x 1 = 72 -> 576 / 64 = 9 rows.
   hw.compute.array_rows = 16, hw.compute.array_cols = 4;
-  CHECK(make_plan(L, hw, 4, 16, 16).rows_per_store_batch == 16);
+  CHECK(make_plan(L, hw, 4, 16, 1).rows_per_store_batch == 16);
   hw.compute.array_rows = 4, hw.compute.array_cols = 16;
-  CHECK(make_plan(L, hw, 4, 16, 16).rows_per_store_batch == 9);
+  CHECK(make_plan(L, hw, 4, 16, 1).rows_per_store_batch == 9);
   // store.batch_bytes overrides: 1000 B -> ceil(1000 / 64) = 16 rows.
   hw.store.batch_bytes = 1000;
-  CHECK(make_plan(L, hw, 4, 16, 16).rows_per_store_batch == 16);
+  CHECK(make_plan(L, hw, 4, 16, 1).rows_per_store_batch == 16);
   hw.store.batch_bytes = 100;
-  CHECK(make_plan(L, hw, 4, 16, 16).rows_per_store_batch == 2);
+  CHECK(make_plan(L, hw, 4, 16, 1).rows_per_store_batch == 2);
+  // A batch set by store.batch_bytes is taken as given beside stages of 12 rows; a derived
+  // one (9 rows, above) grows to the stage's 12, whose rows are valid only when it ends.
+  CHECK(make_plan(L, hw, 4, 16, 12).rows_per_store_batch == 2);
+  hw.store.batch_bytes = 0;
+  CHECK(make_plan(L, hw, 4, 16, 1).rows_per_store_batch == 9);
+  CHECK(make_plan(L, hw, 4, 16, 12).rows_per_store_batch == 12);
+  CHECK(make_plan(L, hw, 4, 16, 6).rows_per_store_batch == 9);
+  // store.batch_floor "row": seed 003's threshold alone, 9 rows beside stages of 12.
+  hw.store_batch_floor = StoreBatchFloor::Row;
+  CHECK(make_plan(L, hw, 4, 16, 12).rows_per_store_batch == 9);
 }
 
 TEST_CASE("plan_layer: k-tiles limited by the weight region are equal", "[tiler]") {
