@@ -102,8 +102,7 @@ uint64_t uniform_folded_stage_cycles(const ComputeConfig& compute, uint64_t pixe
 }
 
 uint32_t coefficient_split(const HardwareConfig& hw, uint32_t fold, uint64_t tile_k) {
-  if (hw.spare_fold_groups == SpareFoldGroups::Idle || hw.data_registers != DataRegisters::InPlace)
-    return 1;
+  if (!splits_coefficients(hw)) return 1;
   const uint64_t kernel_groups =
       std::min<uint64_t>(fold, ceil_div(std::max<uint64_t>(tile_k, 1), hw.compute.array_rows));
   return uint32_t(fold / kernel_groups);
@@ -157,8 +156,7 @@ StageFold stage_fold(const HardwareConfig& hw, uint64_t pixels, uint32_t k_count
   };
   static thread_local std::array<Entry, 4096> memo;
   // The search reads the array's shape and whether coefficients may split.
-  const bool split_allowed = hw.spare_fold_groups == SpareFoldGroups::SplitCoefficients &&
-                             hw.data_registers == DataRegisters::InPlace;
+  const bool split_allowed = splits_coefficients(hw);
   const uint64_t hash = (pixels * 0x9E3779B97F4A7C15ull) ^ (coefficients * 0xC2B2AE3D27D4EB4Full) ^
                         (uint64_t(k_count) * 0x165667B19E3779F9ull) ^
                         (uint64_t(hw.compute.array_rows) << 20) ^ hw.compute.array_cols ^

@@ -234,7 +234,7 @@ LayerTilingPlan make_plan(const LayerConfig& L, const HardwareConfig& hw, uint32
   // loads between them). store.batch_bytes, when set, is taken as given.
   const uint64_t fewest_rows =
       hw.store.batch_bytes == 0 && hw.store_batch_floor == StoreBatchFloor::ComputeStage
-          ? std::max<uint32_t>(1, rows_per_compute_stage)
+          ? rows_per_compute_stage
           : 1;
   plan.rows_per_store_batch = static_cast<uint32_t>(std::clamp<uint64_t>(
       std::max(ceil_div(threshold, row_out_bytes), fewest_rows), 1, plan.rows_per_piece));

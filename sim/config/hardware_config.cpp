@@ -340,6 +340,12 @@ bool folds_stages(const HardwareConfig& hw) {
   return hw.fold == ArrayFold::Stages ||
          (hw.fold == ArrayFold::Auto && hw.data_registers == DataRegisters::InPlace);
 }
+
+bool splits_coefficients(const HardwareConfig& hw) {
+  return hw.spare_fold_groups == SpareFoldGroups::SplitCoefficients &&
+         hw.data_registers == DataRegisters::InPlace;
+}
+
 const char* to_string(SpareFoldGroups s) {
   return s == SpareFoldGroups::SplitCoefficients ? "split_coefficients" : "idle";
 }

@@ -202,6 +202,9 @@ const char* to_string(ArrayFold f);
 // Whether every lockstep stage may fold (compute.fold stages, or auto without
 // data register sets).
 bool folds_stages(const HardwareConfig& hw);
+// Whether a fold's spare column groups may split coefficients
+// (compute.spare_fold_groups split_coefficients, with the tile read in place).
+bool splits_coefficients(const HardwareConfig& hw);
 const char* to_string(SpareFoldGroups s);
 const char* to_string(Requantiser r);
 const char* to_string(StoreBatchFloor f);
