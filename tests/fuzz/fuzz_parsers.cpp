@@ -25,14 +25,24 @@
 
 namespace {
 
-// Parsers that take a path get the bytes through one scratch file per process.
+// Parsers that take a path get the bytes through one scratch file per process
+// and suffix, removed when the fuzzer exits (libFuzzer ends with exit()).
+struct ScratchFile {
+  std::string path;
+  explicit ScratchFile(const std::string& suffix)
+      : path((std::filesystem::temp_directory_path() /
+              ("npusim-fuzz-" + std::to_string(::getpid()) + suffix))
+                 .string()) {}
+  ~ScratchFile() { std::remove(path.c_str()); }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+};
+
 std::string scratch_file(const std::string& suffix, const uint8_t* data, size_t size) {
-  static const std::string path = (std::filesystem::temp_directory_path() /
-                                   ("npusim-fuzz-" + std::to_string(::getpid()) + suffix))
-                                      .string();
-  std::ofstream(path, std::ios::binary | std::ios::trunc)
+  static const ScratchFile scratch(suffix);  // one suffix per target binary
+  std::ofstream(scratch.path, std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-  return path;
+  return scratch.path;
 }
 
 void run_one(const uint8_t* data, size_t size) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,15 +22,31 @@ ConfigError workload_error(const nlohmann::json& j) {
   return config_error_from([&] { parse_workload(j, "net.json"); });
 }
 
+namespace {
+
+// The per-process scratch folder, removed when the test binary exits: ctest starts
+// one process per test case, so a folder left behind by each one adds up to
+// gigabytes. NPUSIM_KEEP_TEST_FILES=1 keeps it for a failure's post-mortem.
+struct ScratchFolder {
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("npusim-test-" + std::to_string(::getpid())))
+          .string();
+  ScratchFolder() { std::filesystem::create_directories(path); }
+  ~ScratchFolder() {
+    const char* keep = std::getenv("NPUSIM_KEEP_TEST_FILES");
+    if (keep != nullptr && std::string(keep) == "1") return;
+    std::error_code ignored;  // a destructor at exit must not throw
+    std::filesystem::remove_all(path, ignored);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+};
+
+}  // namespace
+
 std::string temp_dir() {
-  static const std::string dir = [] {
-    std::string d =
-        (std::filesystem::temp_directory_path() / ("npusim-test-" + std::to_string(::getpid())))
-            .string();
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
+  static const ScratchFolder folder;
+  return folder.path;
 }
 
 std::string write_temp_file(const std::string& name, const std::string& text) {
