@@ -7,7 +7,7 @@
 namespace npusim {
 namespace {
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+using cost::ceil_div;
 
 uint64_t input_rows_needed(const LayerConfig& L, uint32_t out_rows) {
   return uint64_t(out_rows - 1) * L.stride + window_h(L);

@@ -10,6 +10,11 @@
 
 namespace npusim {
 
+// Limits on workload numbers, shared by every workload parser: a typo must not
+// become a multi-GiB allocation.
+constexpr uint64_t kMaxDim = 65536;  // any one dimension
+constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
+
 // The product of `factors`, or UINT64_MAX when it does not fit in 64 bits
 // (so any limit check against it fails).
 inline uint64_t saturating_product(std::initializer_list<uint64_t> factors) {

@@ -18,13 +18,11 @@ namespace {
 
 using nlohmann::json;
 
-constexpr uint64_t kMaxDim = 65536;
 // A concat's inputs, or a batch_matmul's a and its blocks of b: a decode
 // step's attention reads the prefill's keys and one block per step before it.
 constexpr size_t kMaxBlocks = 4098;
 constexpr uint64_t kMaxOperators = 65536;  // a 22-layer decoder, prefill + 128 steps: 51,000
 constexpr uint64_t kMaxTensorElements = uint64_t(256) << 20;
-constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
 
 // What a parsed tensor looks like to its consumers.
 struct TensorInfo {

@@ -1,13 +1,9 @@
 #include "sim/config/sequence_config.h"
 
+#include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
 
 namespace npusim {
-namespace {
-
-constexpr uint64_t kMaxDim = 65536;
-
-}  // namespace
 
 void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<SequenceOperand>& in,
                              const FailInput& fail_shape) {

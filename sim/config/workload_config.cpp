@@ -24,13 +24,11 @@ namespace {
 using nlohmann::json;
 
 // Limits that keep a typo from becoming a multi-GiB allocation.
-constexpr uint64_t kMaxDim = 65536;
 constexpr uint64_t kMaxTensorBytes = uint64_t(256) << 20;  // 256 MiB, int8 tensors
 constexpr uint64_t kMaxLayers = 4096;
 constexpr uint64_t kMaxInt8Taps = (uint64_t(1) << 17) - 1;  // as reference_conv.cpp
 constexpr uint64_t kMaxScale = 65535;
 constexpr uint64_t kMaxShift = 31;
-constexpr uint64_t kMaxSeed = std::numeric_limits<uint64_t>::max();
 struct NpyKey {
   const char* key;
   std::string LayerConfig::*field;

@@ -9,18 +9,18 @@
 namespace npusim::reference {
 namespace {
 
-[[noreturn]] void bad(const std::string& what) {
+[[noreturn]] void bad_binary_conv(const std::string& what) {
   throw std::invalid_argument("reference::binary_conv: " + what);
 }
 
 void check_pm1(const TensorI8& t, const char* name) {
-  if (t.shape.size() != 4) bad(std::string(name) + " must be 4-d");
+  if (t.shape.size() != 4) bad_binary_conv(std::string(name) + " must be 4-d");
   if (t.data.size() != TensorI8::element_count(t.shape))
-    bad(std::string(name) + " data size does not match its shape");
+    bad_binary_conv(std::string(name) + " data size does not match its shape");
   for (uint64_t i = 0; i < t.data.size(); ++i) {
     if (t.data[i] != 1 && t.data[i] != -1)
-      bad(std::string(name) + " element " + std::to_string(i) + " is " + std::to_string(t.data[i]) +
-          ", not -1 or +1");
+      bad_binary_conv(std::string(name) + " element " + std::to_string(i) + " is " +
+                      std::to_string(t.data[i]) + ", not -1 or +1");
   }
 }
 
@@ -43,12 +43,12 @@ TensorI32 binary_conv_dot(const TensorI8& input, const TensorI8& weights,
   check_pm1(weights, "weights");
   const uint32_t N = input.shape[0], H = input.shape[1], W = input.shape[2], C = input.shape[3];
   const uint32_t K = weights.shape[0], R = weights.shape[1], S = weights.shape[2];
-  if (weights.shape[3] != C) bad("weights and input channel counts differ");
-  if (p.stride == 0) bad("stride must be >= 1");
-  if (R == 0 || S == 0) bad("kernel must be at least 1x1");
+  if (weights.shape[3] != C) bad_binary_conv("weights and input channel counts differ");
+  if (p.stride == 0) bad_binary_conv("stride must be >= 1");
+  if (R == 0 || S == 0) bad_binary_conv("kernel must be at least 1x1");
   const uint64_t padded_h = uint64_t(H) + 2 * uint64_t(p.padding);
   const uint64_t padded_w = uint64_t(W) + 2 * uint64_t(p.padding);
-  if (padded_h < R || padded_w < S) bad("kernel is larger than the padded input");
+  if (padded_h < R || padded_w < S) bad_binary_conv("kernel is larger than the padded input");
 
   const uint32_t Ho = uint32_t((padded_h - R) / p.stride + 1);
   const uint32_t Wo = uint32_t((padded_w - S) / p.stride + 1);
@@ -89,12 +89,13 @@ TensorI32 binary_conv_dot(const TensorI8& input, const TensorI8& weights,
 TensorI8 conv2d_binary(const TensorI8& input, const TensorI8& weights, const BinaryConvParams& p) {
   const uint32_t K = weights.shape.size() == 4 ? weights.shape[0] : 0;
   if (p.threshold.size() != K)
-    bad("threshold has " + std::to_string(p.threshold.size()) +
-        " entries, expected K=" + std::to_string(K));
+    bad_binary_conv("threshold has " + std::to_string(p.threshold.size()) +
+                    " entries, expected K=" + std::to_string(K));
   if (p.flip.size() != K)
-    bad("flip has " + std::to_string(p.flip.size()) + " entries, expected K=" + std::to_string(K));
+    bad_binary_conv("flip has " + std::to_string(p.flip.size()) +
+                    " entries, expected K=" + std::to_string(K));
   for (uint8_t f : p.flip)
-    if (f > 1) bad("every flip must be 0 or 1");
+    if (f > 1) bad_binary_conv("every flip must be 0 or 1");
   const TensorI32 dot = binary_conv_dot(input, weights, p);
   TensorI8 out(dot.shape);
   for (uint64_t i = 0; i < dot.data.size(); ++i) {

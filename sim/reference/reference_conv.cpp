@@ -26,7 +26,7 @@ namespace {
 constexpr uint64_t kMaxTaps = (uint64_t(1) << 17) - 1;
 constexpr uint32_t kMaxShift = 62;
 
-[[noreturn]] void bad(const std::string& what) {
+[[noreturn]] void bad_int8_conv(const std::string& what) {
   throw std::invalid_argument("reference::conv2d_int8: " + what);
 }
 
@@ -83,40 +83,41 @@ struct Geometry {
 // Checks the arguments (throwing std::invalid_argument naming what is wrong) and derives the
 // output shape.
 Geometry check_and_size(const TensorI8& input, const TensorI8& weights, const ConvParams& p) {
-  if (input.shape.size() != 4) bad("input must be 4-d N,H,W,C, got shape " + dims(input.shape));
+  if (input.shape.size() != 4)
+    bad_int8_conv("input must be 4-d N,H,W,C, got shape " + dims(input.shape));
   if (weights.shape.size() != 4)
-    bad("weights must be 4-d K,R,S,C, got shape " + dims(weights.shape));
+    bad_int8_conv("weights must be 4-d K,R,S,C, got shape " + dims(weights.shape));
   if (input.data.size() != TensorI8::element_count(input.shape))
-    bad("input data size does not match its shape " + dims(input.shape));
+    bad_int8_conv("input data size does not match its shape " + dims(input.shape));
   if (weights.data.size() != TensorI8::element_count(weights.shape))
-    bad("weights data size does not match its shape " + dims(weights.shape));
+    bad_int8_conv("weights data size does not match its shape " + dims(weights.shape));
 
   Geometry g{};
   g.N = input.shape[0], g.H = input.shape[1], g.W = input.shape[2], g.C = input.shape[3];
   g.K = weights.shape[0], g.R = weights.shape[1], g.S = weights.shape[2];
   if (weights.shape[3] != g.C)
-    bad("weights channel count " + std::to_string(weights.shape[3]) +
-        " does not match input channel count " + std::to_string(g.C));
+    bad_int8_conv("weights channel count " + std::to_string(weights.shape[3]) +
+                  " does not match input channel count " + std::to_string(g.C));
   if (p.bias.size() != g.K)
-    bad("bias has " + std::to_string(p.bias.size()) +
-        " entries, expected K=" + std::to_string(g.K));
+    bad_int8_conv("bias has " + std::to_string(p.bias.size()) +
+                  " entries, expected K=" + std::to_string(g.K));
   if (p.scale.size() != g.K)
-    bad("scale has " + std::to_string(p.scale.size()) +
-        " entries, expected K=" + std::to_string(g.K));
+    bad_int8_conv("scale has " + std::to_string(p.scale.size()) +
+                  " entries, expected K=" + std::to_string(g.K));
   for (int32_t s : p.scale)
-    if (s < 1) bad("every scale must be >= 1, found " + std::to_string(s));
-  if (p.shift > kMaxShift) bad("shift must be <= 62, got " + std::to_string(p.shift));
-  if (p.stride == 0) bad("stride must be >= 1");
-  if (g.R == 0 || g.S == 0) bad("kernel must be at least 1x1");
+    if (s < 1) bad_int8_conv("every scale must be >= 1, found " + std::to_string(s));
+  if (p.shift > kMaxShift) bad_int8_conv("shift must be <= 62, got " + std::to_string(p.shift));
+  if (p.stride == 0) bad_int8_conv("stride must be >= 1");
+  if (g.R == 0 || g.S == 0) bad_int8_conv("kernel must be at least 1x1");
   const uint64_t padded_h = uint64_t(g.H) + 2 * uint64_t(p.padding);
   const uint64_t padded_w = uint64_t(g.W) + 2 * uint64_t(p.padding);
   if (padded_h < g.R || padded_w < g.S)
-    bad("kernel " + std::to_string(g.R) + "x" + std::to_string(g.S) +
-        " is larger than the padded input " + std::to_string(padded_h) + "x" +
-        std::to_string(padded_w));
+    bad_int8_conv("kernel " + std::to_string(g.R) + "x" + std::to_string(g.S) +
+                  " is larger than the padded input " + std::to_string(padded_h) + "x" +
+                  std::to_string(padded_w));
   if (uint64_t(g.C) * g.R * g.S > kMaxTaps)
-    bad("C*R*S = " + std::to_string(uint64_t(g.C) * g.R * g.S) +
-        " could overflow the int32 accumulator");
+    bad_int8_conv("C*R*S = " + std::to_string(uint64_t(g.C) * g.R * g.S) +
+                  " could overflow the int32 accumulator");
   g.Ho = uint32_t((padded_h - g.R) / p.stride + 1);
   g.Wo = uint32_t((padded_w - g.S) / p.stride + 1);
   g.pad = p.padding, g.stride = p.stride;

@@ -13,14 +13,6 @@ namespace {
 
 namespace q = reference::qops;
 
-q::ElemType elem(QuantType t) {
-  return t == QuantType::Uint8  ? q::ElemType::Uint8
-         : t == QuantType::Int8 ? q::ElemType::Int8
-                                : q::ElemType::Int32;
-}
-
-q::Quant quant(const TensorQuant& t) { return {{t.scale}, {t.zero_point}}; }
-
 int32_t byte_value(int8_t b, QuantType t) {
   return t == QuantType::Uint8 ? int32_t(uint8_t(b)) : int32_t(b);
 }
@@ -29,14 +21,14 @@ int32_t byte_value(int8_t b, QuantType t) {
 // channels-first values (N,C,H,W, or OIHW).
 q::QTensor channels_first(const TensorI8& t, QuantType type) {
   const TensorI8 moved = nhwc_to_nchw(t);
-  q::QTensor r{moved.shape, std::vector<int32_t>(moved.size()), elem(type)};
+  q::QTensor r{moved.shape, std::vector<int32_t>(moved.size()), qops_elem_type(type)};
   for (uint64_t i = 0; i < moved.size(); ++i) r.data[i] = byte_value(moved.data[i], type);
   return r;
 }
 
 q::QTensor nhwc_values_to_nchw(const TensorI32& t, QuantType type) {
   TensorI32 moved = nhwc_to_nchw(t);
-  return {std::move(moved.shape), std::move(moved.data), elem(type)};
+  return {std::move(moved.shape), std::move(moved.data), qops_elem_type(type)};
 }
 
 TensorI32 nchw_to_nhwc_values(const q::QTensor& r) {
@@ -90,7 +82,7 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
     const q::QTensor a{{N * H * W, C}, nchw_to_nhwc_values(x).data, x.type};
     q::QTensor b;
     b.shape = {C, L.K};
-    b.type = elem(oq.weight_type);
+    b.type = qops_elem_type(oq.weight_type);
     b.data.resize(uint64_t(C) * L.K);
     for (uint32_t k = 0; k < L.K; ++k)
       for (uint32_t c = 0; c < C; ++c)
@@ -102,8 +94,8 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
       if (!bias.empty())
         for (uint64_t i = 0; i < y.data.size(); ++i) y.data[i] += bias[i % L.K];
     } else {
-      y = q::qlinear_matmul(a, quant(oq.inputs[0]), b, weight_quant(oq), bias, quant(oq.output),
-                            elem(oq.output.type), clamp);
+      y = q::qlinear_matmul(a, qops_quant(oq.inputs[0]), b, weight_quant(oq), bias,
+                            qops_quant(oq.output), qops_elem_type(oq.output.type), clamp);
     }
     TensorI32 out({N, H, W, L.K});  // rows are NHWC pixels already
     out.data = std::move(y.data);
@@ -124,8 +116,9 @@ TensorI32 run_array_op(const LayerConfig& L, const LayerData& d, const q::QTenso
     return fixed_point ? fixed_point_outputs(nchw_to_nhwc_values(y), oq, L.K)
                        : nchw_to_nhwc_values(y);
   }
-  return nchw_to_nhwc_values(q::qlinear_conv(x, quant(oq.inputs[0]), w, weight_quant(oq), bias,
-                                             quant(oq.output), elem(oq.output.type), a, clamp));
+  return nchw_to_nhwc_values(q::qlinear_conv(x, qops_quant(oq.inputs[0]), w, weight_quant(oq), bias,
+                                             qops_quant(oq.output), qops_elem_type(oq.output.type),
+                                             a, clamp));
 }
 
 q::PoolAttrs pool_attrs(const LayerConfig& L) {
@@ -175,7 +168,7 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
                        ? nhwc_values_to_nchw(outputs[size_t(s.op)], oq.inputs[i].type)
                        : channels_first(graph_inputs[size_t(s.graph_input)], oq.inputs[i].type));
     }
-    const q::ElemType y_type = elem(oq.output.type);
+    const q::ElemType y_type = qops_elem_type(oq.output.type);
     switch (L.op) {
       case OpKind::Conv:
       case OpKind::MatMul:
@@ -189,22 +182,22 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
         break;
       case OpKind::AveragePool:
         outputs.push_back(nchw_to_nhwc_values(q::qlinear_average_pool(
-            xs[0], quant(oq.inputs[0]), quant(oq.output), y_type, pool_attrs(L))));
+            xs[0], qops_quant(oq.inputs[0]), qops_quant(oq.output), y_type, pool_attrs(L))));
         break;
       case OpKind::GlobalAveragePool:
-        outputs.push_back(nchw_to_nhwc_values(
-            q::qlinear_global_average_pool(xs[0], quant(oq.inputs[0]), quant(oq.output), y_type)));
+        outputs.push_back(nchw_to_nhwc_values(q::qlinear_global_average_pool(
+            xs[0], qops_quant(oq.inputs[0]), qops_quant(oq.output), y_type)));
         break;
       case OpKind::Add:
         outputs.push_back(nchw_to_nhwc_values(
-            q::qlinear_add(xs[0], quant(oq.inputs[0]), xs[1], quant(oq.inputs[1]), quant(oq.output),
-                           y_type, q::Clamp{oq.clamp_lo, oq.clamp_hi})));
+            q::qlinear_add(xs[0], qops_quant(oq.inputs[0]), xs[1], qops_quant(oq.inputs[1]),
+                           qops_quant(oq.output), y_type, q::Clamp{oq.clamp_lo, oq.clamp_hi})));
         break;
       case OpKind::Concat: {
         std::vector<q::Quant> qs;
-        for (const TensorQuant& t : oq.inputs) qs.push_back(quant(t));
+        for (const TensorQuant& t : oq.inputs) qs.push_back(qops_quant(t));
         outputs.push_back(
-            nchw_to_nhwc_values(q::qlinear_concat(xs, qs, quant(oq.output), y_type, 1)));
+            nchw_to_nhwc_values(q::qlinear_concat(xs, qs, qops_quant(oq.output), y_type, 1)));
         break;
       }
       default:

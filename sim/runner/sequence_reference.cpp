@@ -5,17 +5,18 @@
 #include "sim/reference/qsequence.h"
 
 namespace npusim {
-namespace {
 
 namespace q = reference::qops;
 
-q::ElemType elem(QuantType t) {
+q::ElemType qops_elem_type(QuantType t) {
   return t == QuantType::Uint8  ? q::ElemType::Uint8
          : t == QuantType::Int8 ? q::ElemType::Int8
                                 : q::ElemType::Int32;
 }
 
-q::Quant quant(const TensorQuant& t) { return {{t.scale}, {t.zero_point}}; }
+q::Quant qops_quant(const TensorQuant& t) { return {{t.scale}, {t.zero_point}}; }
+
+namespace {
 
 // Pixels (N*H*W) x channels of an NHWC tensor.
 uint64_t pixels_of(const TensorI32& t) { return t.size() / t.shape[3]; }
@@ -25,7 +26,7 @@ uint64_t pixels_of(const TensorI32& t) { return t.size() / t.shape[3]; }
 q::QTensor split_heads(const TensorI32& t, uint32_t groups, QuantType type) {
   const uint64_t M = pixels_of(t);
   const uint32_t C = t.shape[3], D = C / groups;
-  q::QTensor r{{groups, uint32_t(M), D}, std::vector<int32_t>(t.size()), elem(type)};
+  q::QTensor r{{groups, uint32_t(M), D}, std::vector<int32_t>(t.size()), qops_elem_type(type)};
   for (uint32_t g = 0; g < groups; ++g)
     for (uint64_t m = 0; m < M; ++m)
       for (uint32_t j = 0; j < D; ++j)
@@ -83,8 +84,8 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
   }
   const OpQuant& oq = L.quant;
   const TensorI32& x = *inputs[0];
-  const q::ElemType y_type = elem(oq.output.type);
-  const q::Quant xq = quant(oq.inputs[0]), yq = quant(oq.output);
+  const q::ElemType y_type = qops_elem_type(oq.output.type);
+  const q::Quant xq = qops_quant(oq.inputs[0]), yq = qops_quant(oq.output);
   switch (L.op) {
     case OpKind::BatchMatMul: {
       // The second operand's blocks of tokens, one after another.
@@ -98,7 +99,7 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
       const q::QTensor bt = L.seq.transpose_b
                                 ? split_heads_transposed(b, L.seq.kv_heads, oq.inputs[1].type)
                                 : split_heads(b, L.seq.kv_heads, oq.inputs[1].type);
-      return merge_heads(q::batch_matmul(a, xq, bt, quant(oq.inputs[1]), yq, y_type), x);
+      return merge_heads(q::batch_matmul(a, xq, bt, qops_quant(oq.inputs[1]), yq, y_type), x);
     }
     case OpKind::Softmax:
       return merge_heads(
@@ -110,12 +111,13 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
                          x);
     case OpKind::LayerNorm:
     case OpKind::RmsNorm: {
-      const q::QTensor rows{{uint32_t(pixels_of(x)), x.shape[3]}, x.data, elem(oq.inputs[0].type)};
+      const q::QTensor rows{
+          {uint32_t(pixels_of(x)), x.shape[3]}, x.data, qops_elem_type(oq.inputs[0].type)};
       std::vector<int32_t> gamma;
       for (int8_t w : data.weights.data)
         gamma.push_back(oq.weight_type == QuantType::Uint8 ? int32_t(uint8_t(w)) : int32_t(w));
       const q::Quant gq{{oq.weight_scale[0]}, {oq.weight_zero_point[0]}};
-      const q::QTensor y = q::normalize(rows, xq, gamma, elem(oq.weight_type), gq,
+      const q::QTensor y = q::normalize(rows, xq, gamma, qops_elem_type(oq.weight_type), gq,
                                         oq.bias ? data.bias : std::vector<int32_t>{}, L.seq.epsilon,
                                         L.op == OpKind::RmsNorm, yq, y_type);
       TensorI32 out(x.shape);
@@ -125,11 +127,12 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
     case OpKind::Gelu:
     case OpKind::Silu:
     case OpKind::Mul: {
-      const q::QTensor a{{uint32_t(x.size())}, x.data, elem(oq.inputs[0].type)};
+      const q::QTensor a{{uint32_t(x.size())}, x.data, qops_elem_type(oq.inputs[0].type)};
       q::QTensor y;
       if (L.op == OpKind::Mul) {
-        const q::QTensor b{{uint32_t(x.size())}, inputs[1]->data, elem(oq.inputs[1].type)};
-        y = q::mul(a, xq, b, quant(oq.inputs[1]), yq, y_type);
+        const q::QTensor b{
+            {uint32_t(x.size())}, inputs[1]->data, qops_elem_type(oq.inputs[1].type)};
+        y = q::mul(a, xq, b, qops_quant(oq.inputs[1]), yq, y_type);
       } else {
         y = q::activation(a, xq, L.op == OpKind::Gelu ? q::Activation::Gelu : q::Activation::Silu,
                           yq, y_type);

@@ -7,10 +7,16 @@
 #include <vector>
 
 #include "sim/config/workload_config.h"
+#include "sim/reference/qops.h"
 #include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"
 
 namespace npusim {
+
+// A graph tensor's element type and quantisation in the reference's terms
+// (the graph and sequence checks both hand tensors to sim/reference/qops.h).
+reference::qops::ElemType qops_elem_type(QuantType t);
+reference::qops::Quant qops_quant(const TensorQuant& t);
 
 // Operator L's expected N,H,W,K values from its inputs' N,H,W,C values.
 TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
