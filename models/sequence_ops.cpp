@@ -13,7 +13,7 @@ namespace {
 
 using vector_ops::InputView;
 
-int8_t requantise(int64_t acc, float multiplier, const TensorQuant& y) {
+int8_t requantise_to_int8(int64_t acc, float multiplier, const TensorQuant& y) {
   const int64_t clamped = std::min<int64_t>(std::max<int64_t>(acc, INT32_MIN), INT32_MAX);
   return int8_t(requantise_float32(int32_t(clamped), multiplier, y.zero_point, quant_min(y.type),
                                    quant_max(y.type)));
@@ -42,7 +42,8 @@ void softmax_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8
       for (uint32_t j = 0; j < n; ++j) {
         const uint64_t p =
             j < valid ? (uint64_t(table[uint32_t(top - x.value(base + j))]) << 16) / sum : 0;
-        out[uint64_t(ow) * L.K + uint64_t(h) * n + j] = requantise(int64_t(p), multiplier, y);
+        out[uint64_t(ow) * L.K + uint64_t(h) * n + j] =
+            requantise_to_int8(int64_t(p), multiplier, y);
       }
     }
 }
@@ -86,7 +87,7 @@ void norm_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, const i
       const int32_t gamma =
           (g_unsigned ? int32_t(uint8_t(int8_t(raw))) : int32_t(int8_t(raw))) - g_zp;
       const int64_t acc = int64_t(gamma) * z + (L.quant.bias ? param(params, c, 0) : 0);
-      out[uint64_t(ow) * L.K + c] = requantise(acc, multiplier, L.quant.output);
+      out[uint64_t(ow) * L.K + c] = requantise_to_int8(acc, multiplier, L.quant.output);
     }
   }
 }
@@ -116,7 +117,7 @@ void mul_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t*
   for (uint64_t i = 0; i < count; ++i) {
     const int64_t a = in[0].value(first + i) - in[0].quant.zero_point;
     const int64_t b = in[1].value(first + i) - in[1].quant.zero_point;
-    out[i] = requantise(a * b, multiplier, L.quant.output);
+    out[i] = requantise_to_int8(a * b, multiplier, L.quant.output);
   }
 }
 
@@ -137,8 +138,8 @@ void rope_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t*
     for (uint32_t i = 0; i < half; ++i) {
       const uint64_t lo = row + uint64_t(h) * dim + i, hi = lo + half;
       const int64_t a = x.value(lo) - x.quant.zero_point, b = x.value(hi) - x.quant.zero_point;
-      out[lo - row] = requantise(a * cosines[i] - b * sines[i], multiplier, L.quant.output);
-      out[hi - row] = requantise(b * cosines[i] + a * sines[i], multiplier, L.quant.output);
+      out[lo - row] = requantise_to_int8(a * cosines[i] - b * sines[i], multiplier, L.quant.output);
+      out[hi - row] = requantise_to_int8(b * cosines[i] + a * sines[i], multiplier, L.quant.output);
     }
 }
 

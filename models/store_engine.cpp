@@ -12,7 +12,7 @@ namespace npusim {
 namespace {
 
 // The hardware's requantiser: 64-bit product, round half up, saturate, ReLU.
-int8_t requantise(int32_t sum, int32_t bias, int32_t scale, uint32_t shift, bool relu) {
+int8_t requantise_sum(int32_t sum, int32_t bias, int32_t scale, uint32_t shift, bool relu) {
   int64_t v = (int64_t(sum) + bias) * scale;
   if (shift > 0) v = (v + (int64_t(1) << (shift - 1))) >> shift;
   v = std::min<int64_t>(127, std::max<int64_t>(relu ? 0 : -128, v));
@@ -120,7 +120,7 @@ uint64_t StoreEngine::store(const Instruction& in) {
       const int32_t* first_params = params.row(first_param);
       const uint64_t params_step = params.row_elements();
       const auto value = [&](int32_t sum, const int32_t* p) {
-        return binary ? binarise(sum, p[0], p[1]) : requantise(sum, p[0], p[1], shift, relu);
+        return binary ? binarise(sum, p[0], p[1]) : requantise_sum(sum, p[0], p[1], shift, relu);
       };
       // Whole bytes (NHWC or NCHW): the generator places a pixel's first
       // channel and the others follow at its channel step.

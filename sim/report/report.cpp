@@ -69,14 +69,6 @@ nlohmann::json check_json(const LayerCheck& c) {
       {"checked", c.checked}, {"match", c.match}, {"mismatch", c.mismatch}, {"digest", c.digest}};
 }
 
-// CSV quoting (RFC 4180): only fields holding a separator, quote or newline.
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char ch : v) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
 std::string csv_number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9g", v);  // exact enough, and no exponent for cycle counts
@@ -109,6 +101,14 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 }  // namespace
+
+// CSV quoting (RFC 4180): only fields holding a separator, quote or newline.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char ch : v) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
 
 nlohmann::json area_json(const HardwareConfig& hw) {
   const AreaEstimate area = estimate_area(hw);

@@ -137,8 +137,8 @@ uint64_t csv_uint(const std::string& text, const std::string& file, size_t line,
   return value;
 }
 
-double csv_number(const std::string& text, const std::string& file, size_t line,
-                  const std::string& column) {
+double parse_csv_number(const std::string& text, const std::string& file, size_t line,
+                        const std::string& column) {
   char* end = nullptr;
   const double value = text.empty() || std::isspace(static_cast<unsigned char>(text[0]))
                            ? -1.0
@@ -199,8 +199,8 @@ std::vector<DiffLayer> read_layers_csv(const std::string& file) {
     for (const char* name : kShapeColumns)
       l.shape += (l.shape.empty() ? "" : " ") + std::string(name) + "=" + cell(name);
     l.figures.cycles = csv_uint(cell("cycles"), file, rec.line, "cycles");
-    l.figures.hw_mac_util = csv_number(cell("hw_mac_util"), file, rec.line, "hw_mac_util");
-    l.figures.energy_uj = csv_number(cell("energy_uj"), file, rec.line, "energy_uj");
+    l.figures.hw_mac_util = parse_csv_number(cell("hw_mac_util"), file, rec.line, "hw_mac_util");
+    l.figures.energy_uj = parse_csv_number(cell("energy_uj"), file, rec.line, "energy_uj");
     l.figures.dram_bytes = csv_uint(cell("dram.read_bytes"), file, rec.line, "dram.read_bytes") +
                            csv_uint(cell("dram.write_bytes"), file, rec.line, "dram.write_bytes");
     layers.push_back(l);
@@ -285,8 +285,9 @@ std::string pad_right(const std::string& s, size_t width) {
 
 // `first`, then `units` separated by spaces on lines of at most `width`
 // columns (a unit is never split); later lines start with `indent`.
-void print_wrapped(std::ostream& out, const std::string& first,
-                   const std::vector<std::string>& units, size_t width, const std::string& indent) {
+void print_units_wrapped(std::ostream& out, const std::string& first,
+                         const std::vector<std::string>& units, size_t width,
+                         const std::string& indent) {
   std::string line = first;
   bool line_has_unit = false;
   for (const std::string& unit : units) {
@@ -348,13 +349,6 @@ Cells figure_cells(const DiffFigures& a, const DiffFigures& b) {
           short_number(a.energy_uj),
           short_number(b.energy_uj),
           ratio_text(diff_ratio(a.energy_uj, b.energy_uj))};
-}
-
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char ch : v) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
 }
 
 std::string csv_double(double v) { return printf_text("%.9g", v); }
@@ -497,17 +491,17 @@ void print_run_diff(std::ostream& out, const DiffRun& a, const DiffRun& b, const
        {std::make_tuple("A", &label_a, &a), std::make_tuple("B", &label_b, &b)}) {
     const std::string head = *label == letter ? letter : std::string(letter) + " (" + *label + ")";
     out << head << ": " << run->dir << '\n';
-    print_wrapped(out, "  workload ",
-                  words(run->workload + " (" + layer_count(run->layers.size()) + ")"), kPageWidth,
-                  "    ");
-    print_wrapped(out, "  ", words(hardware_summary(run->hardware)), kPageWidth, "    ");
+    print_units_wrapped(out, "  workload ",
+                        words(run->workload + " (" + layer_count(run->layers.size()) + ")"),
+                        kPageWidth, "    ");
+    print_units_wrapped(out, "  ", words(hardware_summary(run->hardware)), kPageWidth, "    ");
   }
   if (d.hardware_changes.empty())
     out << "hardware: the same in both runs\n";
   else
-    print_wrapped(out, "hardware A -> B: ", list_units(d.hardware_changes), kPageWidth, "  ");
+    print_units_wrapped(out, "hardware A -> B: ", list_units(d.hardware_changes), kPageWidth, "  ");
   for (const std::string& w : diff_warnings(a, b, d))
-    print_wrapped(out, "warning: ", words(w), kPageWidth, "  ");
+    print_units_wrapped(out, "warning: ", words(w), kPageWidth, "  ");
   out << '\n';
 
   // Cells first, then the widths they need.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "sim/report/report.h"
 #include "sim/sweep/pareto.h"
 
 namespace npusim::sweep {
@@ -97,13 +98,6 @@ PointResult result_from_report(const json& report) {
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("report.json lacks a field the sweep reads: ") + e.what());
   }
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string q = "\"";
-  for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 namespace {

@@ -52,7 +52,4 @@ std::vector<std::size_t> pareto_indices(const SweepSpec& spec, const std::vector
 // rename, so a reader (or a crash) never sees a half-written file.
 void write_file_atomically(const std::string& path, const std::string& text);
 
-// One CSV field, quoted (RFC 4180) when it holds a comma, quote or newline.
-std::string csv_field(const std::string& text);
-
 }  // namespace npusim::sweep

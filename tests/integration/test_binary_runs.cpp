@@ -17,7 +17,8 @@ using npusim::test::workload;
 namespace {
 
 // The cycle counts below follow the greedy tiling (compiler.mapper=greedy).
-std::unique_ptr<RunResult> run(const std::string& workload_json, const std::string& hw = "{}") {
+std::unique_ptr<RunResult> binary_runs_run(const std::string& workload_json,
+                                           const std::string& hw = "{}") {
   RunOptions options;
   options.progress = false;
   HardwareConfig config = parse_hardware_config(nlohmann::json::parse(hw), "<test>");
@@ -69,7 +70,7 @@ TEST_CASE(
                       bits + R"(,"padding":"minus_one","batch_norm":{"seed":4})");
     }
   }
-  const auto r = run(R"({"name":"sweep","layers":[)" + layers + "]}");
+  const auto r = binary_runs_run(R"({"name":"sweep","layers":[)" + layers + "]}");
   REQUIRE(r->network.layers.size() == 40);
   for (size_t l = 1; l < r->network.chained.size(); ++l) REQUIRE_FALSE(r->network.chained[l]);
   require_bit_exact(*r);
@@ -79,12 +80,12 @@ TEST_CASE("binary layers with k-tiles and several pieces", "[binary][e2e]") {
   // A 32 KiB cache: a's kernels (200 x 9 x 12 B) exceed the 16 KiB weight
   // region, so a gets two k-tiles of whole 64-channel words (its consumer
   // b's format), and one output row per piece.
-  const auto r = run(R"({"name":"tiles","layers":[
+  const auto r = binary_runs_run(R"({"name":"tiles","layers":[
       {"name":"a","C":70,"H":10,"W":8,"K":200,"R":3,"S":3,"padding":1,"dtype":"binary",
        "binary":{"batch_norm":{"seed":8}}},
       {"name":"b","C":200,"H":10,"W":8,"K":40,"R":3,"S":3,"stride":2,"padding":1,
        "dtype":"binary","binary":{"bits":64,"padding":"plus_one"}}]})",
-                     R"({"cache":{"size_kib":32}})");
+                                 R"({"cache":{"size_kib":32}})");
   REQUIRE(r->program.layers[0].k_tile < 200);
   CHECK(r->program.layers[0].k_tile % 64 == 0);
   CHECK(r->program.layers[0].rows_per_piece < 10);
@@ -92,7 +93,7 @@ TEST_CASE("binary layers with k-tiles and several pieces", "[binary][e2e]") {
 }
 
 TEST_CASE("mixed network int8 -> binary -> binary -> int8 is bit-exact", "[binary][e2e]") {
-  const auto r = run(R"({"name":"mixed","seed":5,"layers":[
+  const auto r = binary_runs_run(R"({"name":"mixed","seed":5,"layers":[
       {"name":"stem","C":3,"H":12,"W":12,"K":40,"R":3,"S":3,"padding":1,"relu":false},
       {"name":"b1","C":40,"H":12,"W":12,"K":33,"R":3,"S":3,"padding":1,"dtype":"binary",
        "binary":{"batch_norm":{"seed":1}}},
@@ -114,7 +115,8 @@ TEST_CASE("compute cycles of a binary layer follow cost::binary_stage_cycles", "
   // b = 32, a 32x32 array: ceil(40/32) = 2 row groups * 9 taps * ceil(100/32)
   // = 4 words * ceil(64/32) = 2 pixel steps = 144 cycles, plus the 8-cycle
   // pipeline fill = 152. The int8 layer would take 2 * 900 * 2 + 8 = 3608.
-  const auto r = run(R"({"type":"conv2d","name":"b","C":100,"H":8,"W":8,"K":40,"R":3,"S":3,
+  const auto r =
+      binary_runs_run(R"({"type":"conv2d","name":"b","C":100,"H":8,"W":8,"K":40,"R":3,"S":3,
                          "padding":1,"dtype":"binary"})");
   require_bit_exact(*r);
   CHECK(r->stats->get("compute.instructions").total() == 1);

@@ -15,12 +15,12 @@ namespace {
 
 const std::string kConv3x3 = std::string(NPUSIM_SOURCE_DIR) + "/configs/layers/conv3x3.json";
 
-nlohmann::json run(const std::string& access, const std::string& sets) {
+nlohmann::json data_registers_run(const std::string& access, const std::string& sets) {
   return run_report("run " + kConv3x3 + " --set load.access=" + access +
                     " --set compute.data_registers=" + sets);
 }
 
-uint64_t counter(const nlohmann::json& report, const std::string& name) {
+uint64_t data_registers_counter(const nlohmann::json& report, const std::string& name) {
   return report.at("layers")[0].at("counters").at(name).get<uint64_t>();
 }
 
@@ -39,18 +39,18 @@ TEST_CASE(
   // and a pass of 16 in 72, so a single set waits 36,864 / 32 = 1,152 cycles.
   for (const std::string access : {"im2col", "mec", "host_im2col"}) {
     INFO(access);
-    const nlohmann::json in_place = run(access, "in_place");
-    const nlohmann::json single = run(access, "single");
-    const nlohmann::json twin = run(access, "double");
+    const nlohmann::json in_place = data_registers_run(access, "in_place");
+    const nlohmann::json single = data_registers_run(access, "single");
+    const nlohmann::json twin = data_registers_run(access, "double");
     for (const nlohmann::json* r : {&in_place, &single, &twin})
       CHECK(r->at("layers")[0].at("check").at("match") == true);
-    CHECK(counter(in_place, "compute.register_fetch_bytes") == 0);
-    CHECK(counter(in_place, "compute.register_stall_cycles") == 0);
-    CHECK(counter(single, "compute.register_fetch_bytes") == 36864);
-    CHECK(counter(twin, "compute.register_fetch_bytes") == 36864);
-    CHECK(counter(single, "compute.register_stall_cycles") == 1152);
+    CHECK(data_registers_counter(in_place, "compute.register_fetch_bytes") == 0);
+    CHECK(data_registers_counter(in_place, "compute.register_stall_cycles") == 0);
+    CHECK(data_registers_counter(single, "compute.register_fetch_bytes") == 36864);
+    CHECK(data_registers_counter(twin, "compute.register_fetch_bytes") == 36864);
+    CHECK(data_registers_counter(single, "compute.register_stall_cycles") == 1152);
     // Double: a burst per stage shows (72 or 144 cycles), the rest overlap.
-    const uint64_t hidden = counter(twin, "compute.register_stall_cycles");
+    const uint64_t hidden = data_registers_counter(twin, "compute.register_stall_cycles");
     CHECK(hidden >= 72);
     CHECK(hidden < 1152);
     CHECK(cycles(in_place) <= cycles(twin));

@@ -10,7 +10,7 @@ using namespace npusim;
 
 namespace {
 
-const char* kChain = R"({"name":"chain","layers":[
+const char* kFaultInjectionChain = R"({"name":"chain","layers":[
     {"name":"a","C":16,"H":16,"W":16,"K":32,"R":3,"S":3,"padding":1},
     {"name":"b","C":32,"H":16,"W":16,"K":16,"R":3,"S":3,"padding":1}]})";
 
@@ -20,7 +20,7 @@ RunOutcome run_edited(const std::function<void(Program&)>& edit, const char* hw_
   options.edit_program = edit;
   HardwareConfig hw = parse_hardware_config(nlohmann::json::parse(hw_json), "<test>");
   hw.mapper = Mapper::Greedy;  // the edits below expect the greedy tiling's pieces
-  return run_network(test::workload(kChain), hw, options)->outcome;
+  return run_network(test::workload(kFaultInjectionChain), hw, options)->outcome;
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ using npusim::test::write_temp_file;
 
 namespace {
 
-const std::string kSource = NPUSIM_SOURCE_DIR;
+const std::string kGpuCommandSource = NPUSIM_SOURCE_DIR;
 
 // True (after printing the skip line) when no device can run the kernels.
 bool skipped_without_device() {
@@ -40,7 +40,8 @@ TEST_CASE("npusim gpu lists its options", "[gpu][cli]") {
 }
 
 TEST_CASE("npusim gpu without a CUDA device exits 3 and says why", "[gpu][cli]") {
-  const auto r = run_cli("gpu " + kSource + "/configs/layers/conv1x1.json -q --repeats 3");
+  const auto r =
+      run_cli("gpu " + kGpuCommandSource + "/configs/layers/conv1x1.json -q --repeats 3");
   std::string why;
   if (npusim::gpu::cuda_device_count(why) > 0) {
     // A device is present: the same command must run and match instead.
@@ -66,11 +67,13 @@ TEST_CASE("npusim gpu rejects bad input with exit 2 like npusim run", "[gpu][cli
   const auto r = run_cli("gpu " + bad);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("colour"));
-  const auto missing = run_cli("gpu " + kSource + "/configs/layers/conv1x1.json --repeats 0");
+  const auto missing =
+      run_cli("gpu " + kGpuCommandSource + "/configs/layers/conv1x1.json --repeats 0");
   CHECK(missing.exit_code == 2);
-  const auto hw = run_cli("gpu " + kSource + "/configs/layers/conv1x1.json --set nope=1");
+  const auto hw = run_cli("gpu " + kGpuCommandSource + "/configs/layers/conv1x1.json --set nope=1");
   CHECK(hw.exit_code == 2);
-  const auto tiling = run_cli("gpu " + kSource + "/configs/layers/conv1x1.json --tiling widest");
+  const auto tiling =
+      run_cli("gpu " + kGpuCommandSource + "/configs/layers/conv1x1.json --tiling widest");
   CHECK(tiling.exit_code == 2);
   CHECK_THAT(tiling.err, Catch::Contains("--tiling"));
 }

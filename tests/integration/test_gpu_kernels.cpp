@@ -19,7 +19,7 @@ using namespace npusim::gpu;
 
 namespace {
 
-bool skipped_without_device() {
+bool gpu_kernels_skipped_without_device() {
   std::string why;
   if (cuda_device_count(why) > 0) return false;
   std::printf("SKIPPED: no CUDA device (%s)\n", why.c_str());
@@ -39,7 +39,7 @@ const test::GpuGeometry kGeometries[] = {{9, 7, 1, 1, 0}, {19, 21, 3, 1, 1}, {23
 }  // namespace
 
 TEST_CASE("GPU binary kernel equals the reference and the host emulation", "[gpu][device]") {
-  if (skipped_without_device()) return;
+  if (gpu_kernels_skipped_without_device()) return;
   const DeviceInfo dev = open_device(0);
   uint64_t seed = 1;
   for (const test::GpuGeometry& geo : kGeometries)
@@ -72,7 +72,7 @@ TEST_CASE("GPU binary kernel equals the reference and the host emulation", "[gpu
 }
 
 TEST_CASE("GPU int8 kernel equals the reference requantisation", "[gpu][device]") {
-  if (skipped_without_device()) return;
+  if (gpu_kernels_skipped_without_device()) return;
   const DeviceInfo dev = open_device(0);
   uint64_t seed = 500;
   for (const test::GpuGeometry& geo : kGeometries)
@@ -92,7 +92,7 @@ TEST_CASE("GPU int8 kernel equals the reference requantisation", "[gpu][device]"
 }
 
 TEST_CASE("GPU float kernel sums equal the reference dot on +-1 values", "[gpu][device]") {
-  if (skipped_without_device()) return;
+  if (gpu_kernels_skipped_without_device()) return;
   const DeviceInfo dev = open_device(0);
   uint64_t seed = 900;
   for (const test::GpuGeometry& geo : kGeometries)

@@ -17,19 +17,19 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const std::string kRoot = NPUSIM_SOURCE_DIR;
+const std::string kGraphProgramReplayRoot = NPUSIM_SOURCE_DIR;
 
 std::string file_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(f)), {});
 }
 
-uint64_t total_cycles(const std::string& out_dir) {
+uint64_t graph_program_replay_total_cycles(const std::string& out_dir) {
   return nlohmann::json::parse(file_text(out_dir + "/report.json"))["totals"]["cycles"]
       .get<uint64_t>();
 }
 
-const char* kGraph = R"({
+const char* kGraphProgramReplayGraph = R"({
   "name": "replayed",
   "inputs": [{"name": "x", "shape": [1, 4, 12, 10], "dtype": "uint8", "scale": 0.02, "zero_point": 128}],
   "operators": [
@@ -49,7 +49,7 @@ const char* kGraph = R"({
 TEST_CASE("graph replay: a compiled graph program replays with the same cycles and outputs",
           "[graph][trace]") {
   const std::string dir = test::temp_dir() + "/graph_replay";
-  const std::string graph = test::write_temp_file("replayed.json", kGraph);
+  const std::string graph = test::write_temp_file("replayed.json", kGraphProgramReplayGraph);
   const std::string hw = "--set cache.size_kib=96";  // several pieces per conv
   REQUIRE(test::run_cli("compile " + graph + " " + hw + " -o " + dir + "/p.jsonl").exit_code == 0);
   const test::CliResult direct =
@@ -60,7 +60,8 @@ TEST_CASE("graph replay: a compiled graph program replays with the same cycles a
   REQUIRE(direct.exit_code == 0);
   REQUIRE(replay.exit_code == 0);
   CHECK_THAT(replay.out, Contains("bit-exact vs reference (4 layers)"));
-  CHECK(total_cycles(dir + "/replay") == total_cycles(dir + "/direct"));
+  CHECK(graph_program_replay_total_cycles(dir + "/replay") ==
+        graph_program_replay_total_cycles(dir + "/direct"));
   const std::string y = file_text(dir + "/replay/mp.output.npy");
   CHECK_FALSE(y.empty());
   CHECK(y == file_text(dir + "/direct/mp.output.npy"));
@@ -73,7 +74,7 @@ TEST_CASE(
   // tests/data/transformer/decode_p8_d2_b2.json: 2 sequences, so every projection is a
   // [2, C, T, 1] matmul the program describes as [1, C, 2T, 1].
   const std::string dir = test::temp_dir() + "/batch_replay";
-  const std::string net = kRoot + "/tests/data/transformer/decode_p8_d2_b2.json";
+  const std::string net = kGraphProgramReplayRoot + "/tests/data/transformer/decode_p8_d2_b2.json";
   REQUIRE(test::run_cli("compile " + net + " -o " + dir + "/p.jsonl").exit_code == 0);
   const std::string program = file_text(dir + "/p.jsonl");
   CHECK_THAT(program, Contains(R"("name":"prefill.l0.q","operator":"matmul","N":1,"C":64,"H":16)"));
@@ -84,7 +85,8 @@ TEST_CASE(
   REQUIRE(direct.exit_code == 0);
   REQUIRE(replay.exit_code == 0);
   CHECK_THAT(replay.out, Contains("bit-exact vs reference (54 layers)"));
-  CHECK(total_cycles(dir + "/replay") == total_cycles(dir + "/direct"));
+  CHECK(graph_program_replay_total_cycles(dir + "/replay") ==
+        graph_program_replay_total_cycles(dir + "/direct"));
 }
 
 TEST_CASE(
@@ -97,8 +99,9 @@ TEST_CASE(
   }
   namespace fs = std::filesystem;
   const std::string dir = test::temp_dir() + "/onnx_replay";
-  REQUIRE(std::system(
-              (kRoot + "/tools/gen-onnx-models " + dir + "/models ops > /dev/null").c_str()) == 0);
+  REQUIRE(std::system((kGraphProgramReplayRoot + "/tools/gen-onnx-models " + dir +
+                       "/models ops > /dev/null")
+                          .c_str()) == 0);
   const std::string model = dir + "/models/ops.onnx";
   REQUIRE(test::run_cli("compile " + model + " -o " + dir + "/progs/ops.jsonl").exit_code == 0);
   const std::string header = file_text(dir + "/progs/ops.jsonl");
@@ -113,7 +116,8 @@ TEST_CASE(
   INFO(direct.out << direct.err << replay.out << replay.err);
   REQUIRE(direct.exit_code == 0);
   REQUIRE(replay.exit_code == 0);
-  CHECK(total_cycles(dir + "/replay") == total_cycles(dir + "/direct"));
+  CHECK(graph_program_replay_total_cycles(dir + "/replay") ==
+        graph_program_replay_total_cycles(dir + "/direct"));
   // Outputs in the model's dtype and shape, as a direct run writes them.
   const std::string y = file_text(dir + "/replay/y.npy");
   CHECK_FALSE(y.empty());

@@ -28,7 +28,7 @@ const char* kDepthwise = R"({"name": "dw64",
                  "weights": {"dtype": "int8", "scale": 0.01},
                  "out": {"dtype": "uint8", "scale": 0.1, "zero_point": 3}}]})";
 
-uint64_t counter(const json& report, const char* name) {
+uint64_t input_channel_tiles_counter(const json& report, const char* name) {
   return report.at("layers")[0].at("counters").at(name).get<uint64_t>();
 }
 
@@ -50,12 +50,13 @@ TEST_CASE(
   REQUIRE(tiling.at("pieces") == 6);
   // Per k-tile the six one-row pieces load rows {0,1}, {0..2} .. {3..5}, {4,5}: 16 real rows
   // (padding rows are not loaded) of 40 pixels x 8 channels; 8 k-tiles.
-  CHECK(counter(tiled, "load.input_dram_bytes") == 8 * 16 * 40 * 8);
+  CHECK(input_channel_tiles_counter(tiled, "load.input_dram_bytes") == 8 * 16 * 40 * 8);
   // On the bus each pixel's 8 B is one 64 B burst; the weights are 8 tiles of 8 x 9 B (a 128 B
   // segment each) and the parameters 64 x 8 B.
-  CHECK(counter(tiled, "dram.read_bytes") == 8 * 16 * 40 * 64 + 8 * 128 + 64 * 8);
+  CHECK(input_channel_tiles_counter(tiled, "dram.read_bytes") ==
+        8 * 16 * 40 * 64 + 8 * 128 + 64 * 8);
   // The largest input tile: 3 padded rows of 42 pixels x 8 channels.
-  CHECK(counter(tiled, "load.footprint_im2col_bytes") == 3 * 42 * 8);
+  CHECK(input_channel_tiles_counter(tiled, "load.footprint_im2col_bytes") == 3 * 42 * 8);
   // 64 KiB: whole-channel rows fit, and the mapper loads them.
   const json whole = npusim::test::run_report("run " + net + " --set cache.size_kib=64");
   CHECK_FALSE(whole.at("layers")[0].at("tiling").value("input_channel_tiles", false));

@@ -17,7 +17,7 @@ using namespace npusim;
 namespace {
 
 // a: NCHW in, NCHW out; b: NCHW in, NHWC out; c: NHWC in, NCHW out.
-const char* kChain = R"({"name":"layouts","layers":[
+const char* kLayoutsChain = R"({"name":"layouts","layers":[
   {"name":"a","C":8,"H":10,"W":10,"K":16,"R":3,"S":3,"padding":1,
    "input_layout":"nchw","output_layout":"nchw"},
   {"name":"b","C":16,"H":10,"W":10,"K":24,"R":3,"S":3,"stride":2,"padding":1},
@@ -26,8 +26,8 @@ const char* kChain = R"({"name":"layouts","layers":[
 // Runs `workload` (JSON text) through the CLI (one simulation per process)
 // and returns report.json; requires a completed run whose every layer matched
 // the reference and whose cycles respect the bounds.
-nlohmann::json run(const std::string& name, const std::string& workload,
-                   const std::string& options = "") {
+nlohmann::json layouts_run(const std::string& name, const std::string& workload,
+                           const std::string& options = "") {
   const std::string path = test::write_temp_file(name + ".json", workload);
   const nlohmann::json report = test::run_report("run " + path + " " + options);
   for (const nlohmann::json& layer : report.at("layers")) {
@@ -39,19 +39,19 @@ nlohmann::json run(const std::string& name, const std::string& workload,
   return report;
 }
 
-uint64_t counter(const nlohmann::json& report, const char* name) {
+uint64_t layouts_counter(const nlohmann::json& report, const char* name) {
   return report.at("layers")[0].at("counters").at(name).get<uint64_t>();
 }
 
-uint64_t cycles(const nlohmann::json& report) { return report.at("totals").at("cycles"); }
+uint64_t layouts_cycles(const nlohmann::json& report) { return report.at("totals").at("cycles"); }
 
 }  // namespace
 
 TEST_CASE("NCHW and NHWC layers chain bit-exactly in every access mode", "[layout][e2e]") {
-  const NetworkConfig net = test::workload(kChain);
+  const NetworkConfig net = test::workload(kLayoutsChain);
   REQUIRE(net.layers[1].input_layout == TensorLayout::Nchw);
   REQUIRE(net.layers[2].input_layout == TensorLayout::Nhwc);
-  std::string all_nhwc = kChain;
+  std::string all_nhwc = kLayoutsChain;
   for (const char* key : {R"(,
    "input_layout":"nchw","output_layout":"nchw")",
                           R"(,"output_layout":"nchw")"}) {
@@ -59,10 +59,11 @@ TEST_CASE("NCHW and NHWC layers chain bit-exactly in every access mode", "[layou
     REQUIRE(at != std::string::npos);
     all_nhwc.erase(at, std::string(key).size());
   }
-  const nlohmann::json reference = run("all_nhwc", all_nhwc);
+  const nlohmann::json reference = layouts_run("all_nhwc", all_nhwc);
   for (const char* access : {"im2col", "host_im2col", "mec"}) {
     INFO("load.access " << access);
-    const nlohmann::json r = run("layouts", kChain, std::string("--set load.access=") + access);
+    const nlohmann::json r =
+        layouts_run("layouts", kLayoutsChain, std::string("--set load.access=") + access);
     // The digest is of each output's NHWC view, whatever its layout in DRAM.
     for (size_t l = 0; l < 3; ++l)
       CHECK(r.at("layers")[l].at("check").at("digest") ==
@@ -80,7 +81,7 @@ TEST_CASE("binary layers read and write next to NCHW int8 layers", "[layout][bin
   const NetworkConfig net = test::workload(mixed);
   REQUIRE(output_bits_of(net, 0) == 32);
   REQUIRE(net.layers[2].input_layout == TensorLayout::Nchw);
-  CHECK(run("mixed", mixed).at("layers").size() == 3);
+  CHECK(layouts_run("mixed", mixed).at("layers").size() == 3);
 }
 
 TEST_CASE("NCHW stores cost one burst-rounded run per channel plane", "[layout][e2e]") {
@@ -92,22 +93,24 @@ TEST_CASE("NCHW stores cost one burst-rounded run per channel plane", "[layout][
   const std::string layer = R"({"type":"conv2d","name":"wide","C":8,"H":20,"W":20,"K":64,
     "R":1,"S":1)";
   const std::string hw = "--set store.batch_bytes=1024 --set compiler.pieces=greedy";
-  const nlohmann::json nhwc = run("wide", layer + "}", hw);
-  const nlohmann::json nchw = run("wide_nchw", layer + R"(,"output_layout":"nchw"})", hw);
-  CHECK(counter(nhwc, "store.batches") == 20);
-  CHECK(counter(nchw, "store.batches") == 20);
-  CHECK(counter(nhwc, "dram.write_bytes") == 20 * 1280);
-  CHECK(counter(nchw, "dram.write_bytes") == 20 * 64 * 64);
-  CHECK(cycles(nchw) > cycles(nhwc));
+  const nlohmann::json nhwc = layouts_run("wide", layer + "}", hw);
+  const nlohmann::json nchw = layouts_run("wide_nchw", layer + R"(,"output_layout":"nchw"})", hw);
+  CHECK(layouts_counter(nhwc, "store.batches") == 20);
+  CHECK(layouts_counter(nchw, "store.batches") == 20);
+  CHECK(layouts_counter(nhwc, "dram.write_bytes") == 20 * 1280);
+  CHECK(layouts_counter(nchw, "dram.write_bytes") == 20 * 64 * 64);
+  CHECK(layouts_cycles(nchw) > layouts_cycles(nhwc));
 
   // A whole image in one batch (one greedy piece) is whole planes: one run either way.
   const std::string small = R"({"type":"conv2d","name":"small","C":8,"H":4,"W":4,"K":16,
     "R":1,"S":1)";
-  const nlohmann::json whole_nhwc = run("small", small + "}", hw);
-  const nlohmann::json whole_nchw = run("small_nchw", small + R"(,"output_layout":"nchw"})", hw);
-  CHECK(counter(whole_nchw, "dram.write_bytes") == 4 * 4 * 16);
-  CHECK(counter(whole_nchw, "dram.write_bytes") == counter(whole_nhwc, "dram.write_bytes"));
-  CHECK(cycles(whole_nchw) == cycles(whole_nhwc));
+  const nlohmann::json whole_nhwc = layouts_run("small", small + "}", hw);
+  const nlohmann::json whole_nchw =
+      layouts_run("small_nchw", small + R"(,"output_layout":"nchw"})", hw);
+  CHECK(layouts_counter(whole_nchw, "dram.write_bytes") == 4 * 4 * 16);
+  CHECK(layouts_counter(whole_nchw, "dram.write_bytes") ==
+        layouts_counter(whole_nhwc, "dram.write_bytes"));
+  CHECK(layouts_cycles(whole_nchw) == layouts_cycles(whole_nhwc));
 }
 
 TEST_CASE("an NCHW input is read one run per channel plane", "[layout][e2e]") {
@@ -117,15 +120,16 @@ TEST_CASE("an NCHW input is read one run per channel plane", "[layout][e2e]") {
   const std::string layer = R"({"type":"conv2d","name":"in","C":4,"H":16,"W":16,"K":8,
     "R":3,"S":3,"padding":1)";
   const std::string hw = "--set cache.size_kib=4";
-  const nlohmann::json nhwc = run("in", layer + "}", hw);
-  const nlohmann::json nchw = run("in_nchw", layer + R"(,"input_layout":"nchw"})", hw);
-  CHECK(counter(nchw, "load.input_dram_bytes") == counter(nhwc, "load.input_dram_bytes"));
-  CHECK(counter(nchw, "dram.read_bytes") > counter(nhwc, "dram.read_bytes"));
+  const nlohmann::json nhwc = layouts_run("in", layer + "}", hw);
+  const nlohmann::json nchw = layouts_run("in_nchw", layer + R"(,"input_layout":"nchw"})", hw);
+  CHECK(layouts_counter(nchw, "load.input_dram_bytes") ==
+        layouts_counter(nhwc, "load.input_dram_bytes"));
+  CHECK(layouts_counter(nchw, "dram.read_bytes") > layouts_counter(nhwc, "dram.read_bytes"));
 }
 
 TEST_CASE("a compiled NCHW program replays, and its layouts must match the workload",
           "[layout][programs]") {
-  const std::string workload = test::write_temp_file("layouts.json", kChain);
+  const std::string workload = test::write_temp_file("layouts.json", kLayoutsChain);
   const std::string program = test::temp_dir() + "/layouts.jsonl";
   REQUIRE(test::run_cli("compile " + workload + " -o " + program).exit_code == 0);
   const auto replay = test::run_cli("run -q --program " + program);

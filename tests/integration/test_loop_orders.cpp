@@ -11,8 +11,8 @@ using npusim::test::run_report;
 
 namespace {
 
-nlohmann::json run(const std::string& workload, const std::string& order, const std::string& policy,
-                   const std::string& extra = "") {
+nlohmann::json loop_orders_run(const std::string& workload, const std::string& order,
+                               const std::string& policy, const std::string& extra = "") {
   return run_report("run " + std::string(NPUSIM_SOURCE_DIR) + "/" + workload +
                     " --set compiler.loop_order=" + order + " --set scheduler.policy=" + policy +
                     extra);
@@ -28,9 +28,9 @@ TEST_CASE(
   for (const std::string workload :
        {"configs/networks/tiny3.json", "configs/layers/conv1x1.json"}) {
     INFO(workload);
-    const nlohmann::json ws = run(workload, "weight_stationary", "strict", small);
-    const nlohmann::json fs = run(workload, "feature_stationary", "strict", small);
-    const nlohmann::json fs_early = run(workload, "feature_stationary", "early", small);
+    const nlohmann::json ws = loop_orders_run(workload, "weight_stationary", "strict", small);
+    const nlohmann::json fs = loop_orders_run(workload, "feature_stationary", "strict", small);
+    const nlohmann::json fs_early = loop_orders_run(workload, "feature_stationary", "early", small);
     for (const nlohmann::json* r : {&ws, &fs, &fs_early})
       for (const auto& layer : r->at("layers")) CHECK(layer.at("check").at("match") == true);
     CHECK(fs_early.at("totals").at("cycles").get<uint64_t>() <=

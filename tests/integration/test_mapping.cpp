@@ -45,7 +45,7 @@ std::string sets(const Point& p) {
          " --set compute.array_cols=" + std::to_string(p[3]);
 }
 
-uint64_t cycles(const Point& p) {
+uint64_t mapping_cycles(const Point& p) {
   const nlohmann::json r = run_report("run -q --timing-only " + std::string(NPUSIM_SOURCE_DIR) +
                                       "/configs/networks/resnet18.json" + sets(p));
   return r.at("totals").at("cycles").get<uint64_t>();
@@ -92,7 +92,7 @@ TEST_CASE(
   std::map<Point, uint64_t> grid;
   for_each_step(kAxes, [&](const Point& less, const Point& more) {
     for (const Point& p : {less, more})
-      if (!grid.count(p)) grid[p] = cycles(p);
+      if (!grid.count(p)) grid[p] = mapping_cycles(p);
     INFO("less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
     INFO("more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
     CHECK(double(grid.at(more)) <= double(grid.at(less)) * (1 + kTolerance));

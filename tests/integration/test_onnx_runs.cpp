@@ -20,19 +20,20 @@ using namespace npusim;
 
 namespace {
 
-const std::string kRoot = NPUSIM_SOURCE_DIR;
+const std::string kOnnxRunsRoot = NPUSIM_SOURCE_DIR;
 
 // Writes the named models into a fresh folder; "" when python3-onnx is missing.
 std::string generate(const std::string& names) {
   if (std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) return "";
   const std::string dir = test::temp_dir() + "/onnx";
-  const std::string cmd = kRoot + "/tools/gen-onnx-models " + dir + " " + names + " > /dev/null";
+  const std::string cmd =
+      kOnnxRunsRoot + "/tools/gen-onnx-models " + dir + " " + names + " > /dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
   return dir;
 }
 
 bool have_ort() {
-  return std::filesystem::exists(kRoot + "/tools/ort/node_modules/onnxruntime-node") &&
+  return std::filesystem::exists(kOnnxRunsRoot + "/tools/ort/node_modules/onnxruntime-node") &&
          std::system("node --version > /dev/null 2>&1") == 0;
 }
 
@@ -125,8 +126,9 @@ TEST_CASE(
   }
   for (const char* model :
        {"ops", "relu_clip", "torch_reshape", "s8_defaults", "transpose_layouts", "mobilenet_v2"}) {
-    const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model + ".onnx --npusim " +
-                            NPUSIM_BINARY + " > " + test::temp_dir() + "/cmp.txt 2>&1";
+    const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + dir + "/" + model +
+                            ".onnx --npusim " + NPUSIM_BINARY + " > " + test::temp_dir() +
+                            "/cmp.txt 2>&1";
     const int status = std::system(cmd.c_str());
     std::ifstream f(test::temp_dir() + "/cmp.txt");
     const std::string text((std::istreambuf_iterator<char>(f)), {});
@@ -150,7 +152,7 @@ TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's 
     const test::CliResult r = test::run_cli("run " + dir + "/" + model + ".onnx -q");
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference"));
-    const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model +
+    const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + dir + "/" + model +
                             ".onnx --levels all --npusim " + NPUSIM_BINARY + " > " +
                             test::temp_dir() + "/cmpq.txt 2>&1";
     const int status = std::system(cmd.c_str());
@@ -213,11 +215,12 @@ TEST_CASE(
   for (const char* model : {"mobilenet_v2", "resnet18"}) {
     const std::string path = dir + "/" + model + ".onnx";
     const std::string gen =
-        kRoot + "/tools/gen-torch-qdq " + path + " --model " + model + " > /dev/null 2>&1";
+        kOnnxRunsRoot + "/tools/gen-torch-qdq " + path + " --model " + model + " > /dev/null 2>&1";
     REQUIRE(std::system(gen.c_str()) == 0);
     // ONNX Runtime with its graph optimisations (it then fuses QDQ into integer kernels).
-    const std::string cmd = kRoot + "/tools/ort-compare " + path + " --levels all --npusim " +
-                            NPUSIM_BINARY + " > " + dir + "/cmp.txt 2>&1";
+    const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + path +
+                            " --levels all --npusim " + NPUSIM_BINARY + " > " + dir +
+                            "/cmp.txt 2>&1";
     const int status = std::system(cmd.c_str());
     std::ifstream f(dir + "/cmp.txt");
     const std::string text((std::istreambuf_iterator<char>(f)), {});
@@ -242,7 +245,7 @@ TEST_CASE(
     return;
   }
   for (const char* model : {"resnet50", "resnet50_qdq"}) {
-    const std::string cmd = kRoot + "/tools/ort-compare " + dir + "/" + model +
+    const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + dir + "/" + model +
                             ".onnx --levels all --npusim " + NPUSIM_BINARY + " > " +
                             test::temp_dir() + "/cmp.txt 2>&1";
     const int status = std::system(cmd.c_str());
@@ -286,8 +289,8 @@ TEST_CASE(
   std::filesystem::create_directories(dir);
   const std::string model = dir + "/block.onnx", x = dir + "/x.npy";
   // The input the generator calibrated the scales on (seeded values would saturate some).
-  REQUIRE(std::system((kRoot + "/tools/gen-onnx-transformer " + model + " --save-input " + x +
-                       " > /dev/null")
+  REQUIRE(std::system((kOnnxRunsRoot + "/tools/gen-onnx-transformer " + model + " --save-input " +
+                       x + " > /dev/null")
                           .c_str()) == 0);
   // T = 16 tokens, F = 64 features, 4 heads of 16: the heads are views, no node moves data.
   const OnnxModel m = import_onnx(model, {});
@@ -319,7 +322,7 @@ TEST_CASE(
   }
   // ONNX Runtime evaluates softmax and layer normalisation in float, npusim in its integer
   // numerics (docs/onnx.md#transformer-blocks): at most 3 LSB apart on this block.
-  const std::string cmd = kRoot + "/tools/ort-compare " + model +
+  const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + model +
                           " --levels all,disabled --tolerance 3 --npusim " + NPUSIM_BINARY +
                           " --input x=" + x + " > " + dir + "/cmp.txt 2>&1";
   const int status = std::system(cmd.c_str());
@@ -334,9 +337,9 @@ TEST_CASE(
   CHECK(levels == 2);
   // Not bit-exact, so a tolerance of 0 fails, and without --tolerance the comparison is exact.
   for (const std::string option : {" --tolerance 0", ""}) {
-    const std::string exact = kRoot + "/tools/ort-compare " + model + " --levels all --npusim " +
-                              NPUSIM_BINARY + " --input x=" + x + option + " > " + dir +
-                              "/exact.txt 2>&1";
+    const std::string exact = kOnnxRunsRoot + "/tools/ort-compare " + model +
+                              " --levels all --npusim " + NPUSIM_BINARY + " --input x=" + x +
+                              option + " > " + dir + "/exact.txt 2>&1";
     const int exact_status = std::system(exact.c_str());
     std::ifstream e(dir + "/exact.txt");
     const std::string exact_text((std::istreambuf_iterator<char>(e)), {});

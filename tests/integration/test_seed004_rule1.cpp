@@ -27,7 +27,8 @@ using namespace npusim;
 
 namespace {
 
-const char* kLayer = R"({"type":"conv2d","name":"one","C":64,"H":1,"W":16,"K":64,"R":1,"S":1})";
+const char* kSeed004Rule1Layer =
+    R"({"type":"conv2d","name":"one","C":64,"H":1,"W":16,"K":64,"R":1,"S":1})";
 
 // Swaps instructions a and a + 1 (neither depends on the other), renumbering.
 void swap_adjacent(Program& p, uint32_t a) {
@@ -39,7 +40,7 @@ void swap_adjacent(Program& p, uint32_t a) {
       if (d.producer == a || d.producer == a + 1) d.producer = d.producer == a ? a + 1 : a;
 }
 
-std::unique_ptr<RunResult> run(const std::string& compute_start) {
+std::unique_ptr<RunResult> seed004_rule1_run(const std::string& compute_start) {
   const HardwareConfig hw = parse_hardware_config(
       nlohmann::json::parse(R"({"cache":{"port_bytes_per_cycle":256,"banks":16,
         "bank_bytes_per_cycle":32,"ports":2},
@@ -59,7 +60,7 @@ std::unique_ptr<RunResult> run(const std::string& compute_start) {
     REQUIRE(p.instructions[3].op == Opcode::LoadInput);
     swap_adjacent(p, 2);  // features first
   };
-  auto r = run_network(test::workload(kLayer), hw, options);
+  auto r = run_network(test::workload(kSeed004Rule1Layer), hw, options);
   INFO(r->outcome.message);
   REQUIRE(r->ok());
   return r;
@@ -78,7 +79,7 @@ TEST_CASE(
     "seed 004 rule 1 end to end: kernel groups start as their weights arrive, "
     "hand-computed",
     "[scheduler][seed004]") {
-  const auto r = run("unit");
+  const auto r = seed004_rule1_run("unit");
   const auto [begin, end] = compute_slice(*r);
   CHECK(begin == 324);
   CHECK(end == 516);
@@ -88,7 +89,7 @@ TEST_CASE(
     "seed 004 rule 1 end to end: compute_start tile waits for the whole weight tile, "
     "hand-computed",
     "[scheduler][seed004]") {
-  const auto r = run("tile");
+  const auto r = seed004_rule1_run("tile");
   const auto [begin, end] = compute_slice(*r);
   CHECK(begin == 452);
   CHECK(end == 588);

@@ -26,7 +26,7 @@ using npusim::test::write_temp_file;
 
 namespace {
 
-const std::string kSource = NPUSIM_SOURCE_DIR;
+const std::string kSweepSource = NPUSIM_SOURCE_DIR;
 
 using Row = std::map<std::string, std::string>;  // column -> value
 
@@ -73,7 +73,7 @@ std::string sweep_file(const std::string& name, const std::string& body) {
   return write_temp_file(name + ".json", "{\"name\": \"" + name + "\", " + body + "}");
 }
 
-std::string slurp(const std::string& path) {
+std::string sweep_slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -94,7 +94,7 @@ pid_t start_sweep(const std::string& args, const std::string& log) {
   const std::string command = std::string(NPUSIM_BINARY) + " sweep " + args + " >" + log +
                               " 2>&1 </dev/null & echo $! >" + pidfile;
   REQUIRE(std::system(command.c_str()) == 0);
-  return static_cast<pid_t>(std::stol(slurp(pidfile)));
+  return static_cast<pid_t>(std::stol(sweep_slurp(pidfile)));
 }
 
 // Waits for `pid` (not our child: polls) to disappear.
@@ -123,7 +123,7 @@ void check_same_results(const std::map<std::string, Row>& a, const std::map<std:
 
 TEST_CASE("a sweep writes one row per point and the Pareto front and each point report",
           "[sweep]") {
-  const std::string spec = sweep_file("grid", R"("workload": ")" + kSource +
+  const std::string spec = sweep_file("grid", R"("workload": ")" + kSweepSource +
                                                   R"(/configs/networks/tiny3.json",
       "parameters": [{"pointer": "/cache/size_kib", "values": [64, 256]},
                      {"pointer": "/compute/array_rows", "values": [8, 16, 32]}],
@@ -153,7 +153,7 @@ TEST_CASE("a sweep writes one row per point and the Pareto front and each point 
     CHECK(fs::exists(out + "/points/" + id + "/log"));
     // The energy column is the point's report figure (docs/energy.md).
     const nlohmann::json report =
-        nlohmann::json::parse(slurp(out + "/points/" + id + "/report.json"));
+        nlohmann::json::parse(sweep_slurp(out + "/points/" + id + "/report.json"));
     CHECK(std::stod(row.at("energy_uj")) ==
           Approx(report.at("totals").at("energy_uj").get<double>()));
     CHECK(std::stod(row.at("energy_uj")) > 0);
@@ -171,10 +171,10 @@ TEST_CASE(
   // configs/sweeps/resnet18_area.json as shipped (its parameters, constraint
   // and objectives), with tiny3 instead of ResNet-18 to keep the test fast.
   nlohmann::json spec =
-      nlohmann::json::parse(slurp(kSource + "/configs/sweeps/resnet18_area.json"));
+      nlohmann::json::parse(sweep_slurp(kSweepSource + "/configs/sweeps/resnet18_area.json"));
   REQUIRE(spec.at("objectives") == nlohmann::json({"cycles", "energy_uj", "area_mm2"}));
-  spec["base_hw"] = kSource + "/configs/hw/default.json";
-  spec["workload"] = kSource + "/configs/networks/tiny3.json";
+  spec["base_hw"] = kSweepSource + "/configs/hw/default.json";
+  spec["workload"] = kSweepSource + "/configs/networks/tiny3.json";
   const std::string file = write_temp_file("area_sweep.json", spec.dump());
   const std::string out = temp_dir() + "/area_sweep";
   const auto r = run_cli("sweep " + file + " --out " + out + " -j 2 -q");
@@ -187,7 +187,7 @@ TEST_CASE(
     ++ok;
     // The area column is the point's report figure (docs/area.md).
     const nlohmann::json report =
-        nlohmann::json::parse(slurp(out + "/points/" + id + "/report.json"));
+        nlohmann::json::parse(sweep_slurp(out + "/points/" + id + "/report.json"));
     CHECK(std::stod(row.at("area_mm2")) == Approx(report.at("area").at("total_mm2").get<double>()));
   }
   CHECK(ok == 20);  // 4 square arrays x 5 cache sizes
@@ -200,7 +200,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a failing point is recorded with its log and the sweep goes on", "[sweep]") {
-  const std::string spec = sweep_file("failing", R"("workload": ")" + kSource +
+  const std::string spec = sweep_file("failing", R"("workload": ")" + kSweepSource +
                                                      R"(/configs/networks/tiny3.json",
       "parameters": [{"pointer": "/cache/size_kib", "values": [1, 64, 128]}])");
   const std::string out = temp_dir() + "/failing";
@@ -217,7 +217,7 @@ TEST_CASE("a failing point is recorded with its log and the sweep goes on", "[sw
     }
     CHECK(row.at("status") == "failed");
     CHECK_THAT(row.at("reason"), Catch::Contains("exit 2") && Catch::Contains("does not fit"));
-    CHECK_THAT(slurp(out + "/points/" + id + "/log"), Catch::Contains("does not fit"));
+    CHECK_THAT(sweep_slurp(out + "/points/" + id + "/log"), Catch::Contains("does not fit"));
     CHECK(!fs::exists(out + "/points/" + id + "/report.json"));
   }
   CHECK(ok == 2);
@@ -238,7 +238,7 @@ TEST_CASE("a point past --timeout-s is killed and recorded as timeout", "[sweep]
 TEST_CASE(
     "an interrupted sweep resumes with every point once and the values of an uninterrupted one",
     "[sweep]") {
-  const std::string spec = sweep_file("resume", R"("workload": ")" + kSource +
+  const std::string spec = sweep_file("resume", R"("workload": ")" + kSweepSource +
                                                     R"(/configs/networks/resnet18.json",
       "parameters": [{"pointer": "/cache/size_kib",
                       "range": {"start": 512, "stop": 2048, "step": 128}}])");  // 13 points
@@ -254,8 +254,8 @@ TEST_CASE(
   ::kill(pid, SIGINT);
   wait_gone(pid);
   const std::size_t after_int = finished_points(out);
-  INFO(slurp(temp_dir() + "/resume1.log"));
-  CHECK_THAT(slurp(temp_dir() + "/resume1.log"), Catch::Contains("interrupted"));
+  INFO(sweep_slurp(temp_dir() + "/resume1.log"));
+  CHECK_THAT(sweep_slurp(temp_dir() + "/resume1.log"), Catch::Contains("interrupted"));
   CHECK(after_int >= 2);
   CHECK(after_int < 13);
   CHECK(read_csv(out + "/results.csv").size() == 13);  // the table is whole at every moment
@@ -285,7 +285,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a timing-only sweep point has the cycles of the functional run", "[sweep]") {
-  const std::string body = R"("workload": ")" + kSource + R"(/configs/networks/tiny3.json",
+  const std::string body = R"("workload": ")" + kSweepSource + R"(/configs/networks/tiny3.json",
       "parameters": [{"pointer": "/cache/size_kib", "values": [96]},
                      {"pointer": "/scheduler/policy", "values": ["early"]}], "timing_only": )";
   const std::string out_t = temp_dir() + "/mode-timing", out_f = temp_dir() + "/mode-full";
@@ -310,7 +310,7 @@ TEST_CASE("bad sweep files and options exit 2 naming file and pointer", "[sweep]
                         Catch::Contains("did you mean \"cache.size_kib\""));
   CHECK(run_cli("sweep " + bad + " --backend pbs").exit_code == 2);
   const auto dry =
-      run_cli("sweep " + kSource + "/configs/sweeps/resnet18_array_cache.json --dry-run");
+      run_cli("sweep " + kSweepSource + "/configs/sweeps/resnet18_array_cache.json --dry-run");
   CHECK(dry.exit_code == 0);
   CHECK_THAT(dry.out, Catch::StartsWith("id,compute.array_rows,compute.array_cols,cache.size_kib"));
 }
@@ -328,7 +328,7 @@ TEST_CASE(
   const auto r = run_cli("sweep " + spec + " --out " + out + " -q");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  std::istringstream csv(slurp(out + "/results.csv"));
+  std::istringstream csv(sweep_slurp(out + "/results.csv"));
   std::string header, line;
   std::getline(csv, header);
   const auto column = [&](const std::string& name) {
@@ -347,7 +347,7 @@ TEST_CASE(
     std::istringstream l(line);
     for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
     const nlohmann::json report =
-        nlohmann::json::parse(slurp(out + "/points/" + cells[size_t(id)] + "/report.json"));
+        nlohmann::json::parse(sweep_slurp(out + "/points/" + cells[size_t(id)] + "/report.json"));
     INFO(line);
     CHECK(report.at("decoder").at("sequences") == std::stoi(cells[size_t(batch)]));
     CHECK(std::stod(cells[size_t(tokens)]) ==
@@ -361,7 +361,7 @@ TEST_CASE(
 }
 
 TEST_CASE("every shipped sweep file parses and expands (--dry-run)", "[sweep]") {
-  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/configs/sweeps")) {
+  for (const auto& entry : std::filesystem::directory_iterator(kSweepSource + "/configs/sweeps")) {
     INFO(entry.path().string());
     const auto dry = run_cli("sweep " + entry.path().string() + " --dry-run");
     INFO(dry.err);
@@ -374,7 +374,7 @@ TEST_CASE("every shipped sweep runs to the end with each point ok or pruned by i
           "[sweep][shipped]") {
   // Issue 18: a compiler that cannot map a point fails it; every shipped example must map.
   size_t sweeps = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/configs/sweeps")) {
+  for (const auto& entry : std::filesystem::directory_iterator(kSweepSource + "/configs/sweeps")) {
     const std::string name = entry.path().stem().string();
     const std::string out = temp_dir() + "/shipped_" + name;
     std::filesystem::remove_all(out);
@@ -383,7 +383,7 @@ TEST_CASE("every shipped sweep runs to the end with each point ok or pruned by i
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains(", 0 failed in this run"));
     // Every row's status: ok, or pruned by the sweep's own constraint before it ran.
-    std::istringstream csv(slurp(out + "/results.csv"));
+    std::istringstream csv(sweep_slurp(out + "/results.csv"));
     std::string line;
     std::getline(csv, line);
     size_t rows = 0, ok = 0;
@@ -402,11 +402,11 @@ TEST_CASE("every shipped sweep runs to the end with each point ok or pruned by i
 
 TEST_CASE("the Slurm backend runs a sweep on a one-node cluster", "[sweep][slurm]") {
   const std::string log = temp_dir() + "/slurm.log";
-  const std::string command = "NPUSIM=" + std::string(NPUSIM_BINARY) + " " + kSource +
+  const std::string command = "NPUSIM=" + std::string(NPUSIM_BINARY) + " " + kSweepSource +
                               "/tools/slurm-test-cluster >" + log + " 2>&1";
   const int status = std::system(command.c_str());
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  const std::string output = slurp(log);
+  const std::string output = sweep_slurp(log);
   if (rc == 77) {
     const auto at = output.find("SKIPPED:");
     const std::string why = output.substr(at == std::string::npos ? 0 : at);

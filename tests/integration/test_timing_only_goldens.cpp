@@ -16,9 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kGolden = std::string(NPUSIM_SOURCE_DIR) + "/tests/golden";
+const std::string kGoldenDir = std::string(NPUSIM_SOURCE_DIR) + "/tests/golden";
 
-nlohmann::json read_json(const std::string& path) {
+nlohmann::json timing_only_goldens_read_json(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -38,7 +38,7 @@ TEST_CASE(
     "every functional golden case run with --timing-only gives exactly its golden's cycles and "
     "counters",
     "[regress][timing_only]") {
-  const nlohmann::json manifest = read_json(kGolden + "/manifest.json");
+  const nlohmann::json manifest = timing_only_goldens_read_json(kGoldenDir + "/manifest.json");
   const std::string suite = temp_dir() + "/timing-only-goldens";
   fs::remove_all(suite);
   fs::create_directories(suite + "/goldens");
@@ -46,12 +46,13 @@ TEST_CASE(
   for (nlohmann::json c : manifest["cases"]) {
     if (has_arg(c, "--timing-only")) continue;
     const std::string name = c["name"];
-    nlohmann::json golden = read_json(kGolden + "/goldens/" + name + ".json");
+    nlohmann::json golden =
+        timing_only_goldens_read_json(kGoldenDir + "/goldens/" + name + ".json");
     golden["timing_only"] = true;
     for (auto& layer : golden["layers"]) layer["digest"] = nullptr;
     std::ofstream(suite + "/goldens/" + name + ".json") << golden.dump(2) << "\n";
     for (const char* key : {"workload", "hw"})
-      if (c.contains(key)) c[key] = kGolden + "/" + c[key].get<std::string>();
+      if (c.contains(key)) c[key] = kGoldenDir + "/" + c[key].get<std::string>();
     c["args"].push_back("--timing-only");
     c.erase("tolerance");  // exactly, whatever the functional case allows
     cases.push_back(c);
@@ -63,7 +64,7 @@ TEST_CASE(
   const auto r = run_cli("regress " + suite + " -j 2 --out " + out);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  const nlohmann::json summary = read_json(out + "/summary.json");
+  const nlohmann::json summary = timing_only_goldens_read_json(out + "/summary.json");
   CHECK(summary["cases"].size() == cases.size());
   for (const auto& c : summary["cases"]) {
     INFO(c["name"]);

@@ -14,9 +14,12 @@ using namespace npusim;
 
 namespace {
 
-HardwareConfig default_hw() { return parse_hardware_config(nlohmann::json::object(), "<test>"); }
+HardwareConfig transformer_runs_default_hw() {
+  return parse_hardware_config(nlohmann::json::object(), "<test>");
+}
 
-std::unique_ptr<RunResult> run_exact(const NetworkConfig& net, const HardwareConfig& hw) {
+std::unique_ptr<RunResult> transformer_runs_run_exact(const NetworkConfig& net,
+                                                      const HardwareConfig& hw) {
   RunOptions options;
   options.progress = false;
   auto r = run_network(net, hw, options);
@@ -80,17 +83,17 @@ TEST_CASE("transformer: a decoder layer with GQA, rope, causal softmax and SwiGL
           "[transformer]") {
   const NetworkConfig net = test::workload(kDecoderLayer);
   REQUIRE(net.layers.size() == 20);
-  run_exact(net, default_hw());
+  transformer_runs_run_exact(net, transformer_runs_default_hw());
 }
 
 TEST_CASE("transformer: bit-exact in small pieces with single buffering and the early policy",
           "[transformer]") {
-  HardwareConfig hw = default_hw();
+  HardwareConfig hw = transformer_runs_default_hw();
   hw.cache.size_kib = 16;
   hw.vector.buffer_kib = 1;
   hw.buffering = Buffering::Single;
   hw.policy = SchedulerPolicy::Early;
-  const auto r = run_exact(test::workload(kDecoderLayer), hw);
+  const auto r = transformer_runs_run_exact(test::workload(kDecoderLayer), hw);
   CHECK(r->stats->get("vector.instructions").at(7) > 1);  // the softmax ran in several pieces
 }
 
@@ -99,7 +102,7 @@ TEST_CASE("transformer: one BERT-base encoder layer at sequence 128 runs bit-exa
   const NetworkConfig net =
       load_workload(NPUSIM_SOURCE_DIR "/configs/networks/bert_base_1layer.json");
   REQUIRE(net.layers.size() == 14);
-  run_exact(net, default_hw());
+  transformer_runs_run_exact(net, transformer_runs_default_hw());
 }
 
 TEST_CASE("transformer: a BERT file whose head count does not divide the hidden size exits 2",
@@ -126,7 +129,7 @@ TEST_CASE(
   const NetworkConfig net =
       load_workload(NPUSIM_SOURCE_DIR "/tests/data/transformer/decode_p32_d4.json");
   REQUIRE(net.layers.size() == 5 * 18);
-  const auto r = run_exact(net, default_hw());
+  const auto r = transformer_runs_run_exact(net, transformer_runs_default_hw());
   const Counter& read = r->stats->get("load.operand_bytes");
   const Counter& written = r->stats->get("dram.write_bytes");
   const uint64_t kv_row = 2 * 16;  // kv_heads x dim bytes of one token's keys (or values)

@@ -17,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kRoot = NPUSIM_SOURCE_DIR;
+const std::string kVectorChannelTilesRoot = NPUSIM_SOURCE_DIR;
 
 // Two int8 inputs of 40 channels x 1 x 16 pixels, added: one output row of k
 // channels holds 16 x k B of each input and 16 x k B of output, 48k B.
@@ -27,7 +27,7 @@ const char* kAdd = R"({"name": "add40",
   "operators": [{"name": "sum", "op": "add", "inputs": ["a", "b"], "output": "y",
                  "out": {"dtype": "int8", "scale": 0.07}}]})";
 
-uint64_t counter(const json& report, const char* name) {
+uint64_t vector_channel_tiles_counter(const json& report, const char* name) {
   return report.at("layers")[0].at("counters").at(name).get<uint64_t>();
 }
 
@@ -45,14 +45,14 @@ TEST_CASE(
   // 2 KiB: the whole row (1920 B), one instruction: 640 B of each input in one segment
   // (20 cycles each), 640 B out (20 cycles), lanes ceil(16 x 40 x 2 / 32) + 4 = 44.
   const json whole = npusim::test::run_report("run " + net + " --set vector.buffer_kib=2");
-  CHECK(counter(split, "vector.instructions") == 2);
-  CHECK(counter(split, "dram.read_bytes") == 2 * 2 * 1024);
-  CHECK(counter(split, "dram.write_bytes") == 2 * 1024);
-  CHECK(counter(split, "vector.work_cycles") == 2 * 24);
-  CHECK(counter(whole, "vector.instructions") == 1);
-  CHECK(counter(whole, "dram.read_bytes") == 2 * 640);
-  CHECK(counter(whole, "dram.write_bytes") == 640);
-  CHECK(counter(whole, "vector.work_cycles") == 44);
+  CHECK(vector_channel_tiles_counter(split, "vector.instructions") == 2);
+  CHECK(vector_channel_tiles_counter(split, "dram.read_bytes") == 2 * 2 * 1024);
+  CHECK(vector_channel_tiles_counter(split, "dram.write_bytes") == 2 * 1024);
+  CHECK(vector_channel_tiles_counter(split, "vector.work_cycles") == 2 * 24);
+  CHECK(vector_channel_tiles_counter(whole, "vector.instructions") == 1);
+  CHECK(vector_channel_tiles_counter(whole, "dram.read_bytes") == 2 * 640);
+  CHECK(vector_channel_tiles_counter(whole, "dram.write_bytes") == 640);
+  CHECK(vector_channel_tiles_counter(whole, "vector.work_cycles") == 44);
   // One instruction after the other: reads (2 x 32 bus cycles), latency 100, lanes 24, write
   // 32; the last write reaches memory 100 cycles later. Whole: 2 x 20 + 100 + 44 + 20 + 100.
   CHECK(split.at("totals").at("cycles").get<uint64_t>() == 2 * (64 + 100 + 24 + 32) + 100);
@@ -113,8 +113,8 @@ TEST_CASE(
     "whole ResNet-50 and ResNet-18 graphs compile from 64 KiB with a smaller vector region and "
     "run bit-exact, and ResNet-18's is refused at 36 KiB naming 37",
     "[vector_tiling][graph][network][small_cache]") {
-  const std::string r50 = kRoot + "/configs/networks/resnet50_full.json";
-  const std::string r18 = kRoot + "/configs/networks/resnet18_full.json";
+  const std::string r50 = kVectorChannelTilesRoot + "/configs/networks/resnet50_full.json";
+  const std::string r18 = kVectorChannelTilesRoot + "/configs/networks/resnet18_full.json";
   const npusim::test::CliResult explain =
       npusim::test::run_cli("compile " + r50 + " --set cache.size_kib=64 --explain-mapping");
   REQUIRE(explain.exit_code == 0);
@@ -144,7 +144,7 @@ TEST_CASE(
   // Before the vector region could shrink, 100 KiB took 74 M cycles and 128 KiB 24 M against
   // 121 KiB's 15 M; without parameters per tile beside a smaller region, 128 KiB took 4.7 M
   // against 121 KiB's 4.3 M.
-  const std::string net = kRoot + "/configs/networks/resnet18_full.json";
+  const std::string net = kVectorChannelTilesRoot + "/configs/networks/resnet18_full.json";
   uint64_t previous = UINT64_MAX;
   uint32_t previous_kib = 0;
   for (const uint32_t kib : {100u, 121u, 128u, 135u, 192u, 256u, 512u}) {

@@ -32,7 +32,7 @@ const char* kPair28 = R"({"name":"pair28","layers":[
 
 std::string pair_file() { return test::write_temp_file("pair.json", kPair); }
 
-uint64_t cycles(const std::string& args) {
+uint64_t weight_buffers_cycles(const std::string& args) {
   return run_report("run -q --timing-only " + args).at("totals").at("cycles").get<uint64_t>();
 }
 
@@ -66,11 +66,11 @@ TEST_CASE(
     "array, and keep early <= strict and pingpong <= single",
     "[weight_buffers]") {
   const std::string w = pair_file();
-  const uint64_t single = cycles(w + " --set compiler.weight_buffers=single");
-  const uint64_t strict_pp = cycles(w + " --policy strict --buffering pingpong");
-  const uint64_t early_pp = cycles(w + " --policy early --buffering pingpong");
-  const uint64_t strict_single = cycles(w + " --policy strict --buffering single");
-  const uint64_t early_single = cycles(w + " --policy early --buffering single");
+  const uint64_t single = weight_buffers_cycles(w + " --set compiler.weight_buffers=single");
+  const uint64_t strict_pp = weight_buffers_cycles(w + " --policy strict --buffering pingpong");
+  const uint64_t early_pp = weight_buffers_cycles(w + " --policy early --buffering pingpong");
+  const uint64_t strict_single = weight_buffers_cycles(w + " --policy strict --buffering single");
+  const uint64_t early_single = weight_buffers_cycles(w + " --policy early --buffering single");
   INFO("one weight tile " << single << "; two slots: strict/pingpong " << strict_pp
                           << ", early/pingpong " << early_pp << ", strict/single " << strict_single
                           << ", early/single " << early_single);

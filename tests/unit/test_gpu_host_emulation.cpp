@@ -29,7 +29,7 @@ DeviceLimits filled_device() {
   return d;
 }
 
-TensorI8 random_pm1(std::vector<uint32_t> shape, uint64_t seed) {
+TensorI8 gpu_host_emulation_random_pm1(std::vector<uint32_t> shape, uint64_t seed) {
   TensorI8 t(std::move(shape));
   SeededRandom rng(seed);
   for (int8_t& v : t.data) v = rng.uniform(0, 1) ? 1 : -1;
@@ -72,8 +72,8 @@ TEST_CASE("host emulation of the binary kernel equals the reference packed bit f
         for (uint32_t bits : {32u, 64u}) {
           ++seed;
           const uint32_t K = bits == 32 ? 40 : 70;  // a partial last output group
-          const TensorI8 in = random_pm1({2, geo.h, geo.w, C}, seed * 3);
-          const TensorI8 w = random_pm1({K, geo.rs, geo.rs, C}, seed * 3 + 1);
+          const TensorI8 in = gpu_host_emulation_random_pm1({2, geo.h, geo.w, C}, seed * 3);
+          const TensorI8 w = gpu_host_emulation_random_pm1({K, geo.rs, geo.rs, C}, seed * 3 + 1);
           const reference::BinaryConvParams rp =
               binary_params(K, C * geo.rs * geo.rs, geo, pad, seed * 3 + 2);
           // The expected output, packed: unused high bits of the last group are 0.
@@ -109,8 +109,8 @@ TEST_CASE("host emulation: the kernel's masked XOR-popcount dot equals the refer
     for (uint32_t C : {31u, 33u, 100u}) {
       for (reference::BinaryPadding pad : test::kGpuPads) {
         ++seed;
-        const TensorI8 in = random_pm1({1, geo.h, geo.w, C}, seed);
-        const TensorI8 w = random_pm1({37, geo.rs, geo.rs, C}, seed + 7);
+        const TensorI8 in = gpu_host_emulation_random_pm1({1, geo.h, geo.w, C}, seed);
+        const TensorI8 w = gpu_host_emulation_random_pm1({37, geo.rs, geo.rs, C}, seed + 7);
         const reference::BinaryConvParams rp = binary_params(37, C, geo, pad, seed);
         const TensorI32 dot = reference::binary_conv_dot(in, w, rp);
         const ConvShape shape = test::shape_of(in, w, geo);
@@ -166,8 +166,8 @@ TEST_CASE("host emulation of the int8 kernel on +-1 values binarises like the re
   for (const test::GpuGeometry& geo : kGeometries) {
     for (reference::BinaryPadding pad : test::kGpuPads) {
       ++seed;
-      const TensorI8 in = random_pm1({1, geo.h, geo.w, 33}, seed);
-      const TensorI8 w = random_pm1({50, geo.rs, geo.rs, 33}, seed + 1);
+      const TensorI8 in = gpu_host_emulation_random_pm1({1, geo.h, geo.w, 33}, seed);
+      const TensorI8 w = gpu_host_emulation_random_pm1({50, geo.rs, geo.rs, 33}, seed + 1);
       const reference::BinaryConvParams rp =
           binary_params(50, 33 * geo.rs * geo.rs, geo, pad, seed);
       const DirectParams dp{DirectEpilogue::Binarize,

@@ -22,7 +22,7 @@ json quant(const char* dtype = "uint8", double scale = 0.05, int zp = 0) {
   return {{"dtype", dtype}, {"scale", scale}, {"zero_point", zp}};
 }
 
-json conv(const char* name, const char* in, const char* out, int K = 16) {
+json graph_config_conv(const char* name, const char* in, const char* out, int K = 16) {
   return {{"name", name},   {"op", "conv"},
           {"inputs", {in}}, {"output", out},
           {"K", K},         {"kernel", 3},
@@ -35,7 +35,7 @@ json graph(json ops) { return {{"inputs", {input()}}, {"operators", std::move(op
 }  // namespace
 
 TEST_CASE("graph: operators get their ONNX geometry, quantisation and producers", "[graph]") {
-  json dw = conv("dw", "a", "b", 16);
+  json dw = graph_config_conv("dw", "a", "b", 16);
   dw["group"] = 16;
   dw["stride"] = {2, 1};
   dw["pads"] = {0, 1, 2, 3};
@@ -47,7 +47,8 @@ TEST_CASE("graph: operators get their ONNX geometry, quantisation and producers"
               {"inputs", {"b", "b"}},
               {"output", "c"},
               {"out", quant("uint8", 0.1, 3)}};
-  const NetworkConfig net = parse_workload(graph({conv("c1", "x", "a"), dw, add}), "g.json");
+  const NetworkConfig net =
+      parse_workload(graph({graph_config_conv("c1", "x", "a"), dw, add}), "g.json");
   REQUIRE(net.is_graph());
   REQUIRE(net.layers.size() == 3);
   const LayerConfig& L = net.layers[1];
@@ -79,7 +80,8 @@ TEST_CASE("graph: operators get their ONNX geometry, quantisation and producers"
 TEST_CASE("graph: a tensor read before an operator produces it is an error at that input",
           "[graph]") {
   // A later producer (or a cycle: c1 reads b, which c2 makes from a, which c1 makes).
-  const ConfigError e = test::workload_error(graph({conv("c1", "b", "a"), conv("c2", "a", "b")}));
+  const ConfigError e = test::workload_error(
+      graph({graph_config_conv("c1", "b", "a"), graph_config_conv("c2", "a", "b")}));
   CHECK(e.file() == "net.json");
   CHECK(e.pointer() == "/operators/0/inputs/0");
   CHECK_THAT(e.found(), Catch::Contains("\"b\""));
@@ -88,14 +90,14 @@ TEST_CASE("graph: a tensor read before an operator produces it is an error at th
 TEST_CASE("graph: an add of two shapes is an error naming the second input", "[graph]") {
   json add = {
       {"name", "sum"}, {"op", "add"}, {"inputs", {"a", "x"}}, {"output", "c"}, {"out", quant()}};
-  const ConfigError e = test::workload_error(graph({conv("c1", "x", "a"), add}));
+  const ConfigError e = test::workload_error(graph({graph_config_conv("c1", "x", "a"), add}));
   CHECK(e.pointer() == "/operators/1/inputs/1");
   CHECK_THAT(e.found(), Catch::Contains("[1, 8, 10, 12]"));
   CHECK_THAT(e.expected(), Catch::Contains("[1, 16, 10, 12]"));
 }
 
 TEST_CASE("graph: an unknown operator is an error suggesting the nearest one", "[graph]") {
-  json op = conv("c1", "x", "a");
+  json op = graph_config_conv("c1", "x", "a");
   op["op"] = "maxpol";
   const ConfigError e = test::workload_error(graph({op}));
   CHECK(e.pointer() == "/operators/0/op");
@@ -104,33 +106,33 @@ TEST_CASE("graph: an unknown operator is an error suggesting the nearest one", "
 
 TEST_CASE("graph: zero points outside the dtype and bad scales are errors at their keys",
           "[graph]") {
-  json op = conv("c1", "x", "a");
+  json op = graph_config_conv("c1", "x", "a");
   op["out"]["zero_point"] = 256;  // uint8 is 0..255
   ConfigError e = test::workload_error(graph({op}));
   CHECK(e.pointer() == "/operators/0/out/zero_point");
   CHECK_THAT(e.expected(), Catch::Contains("0..255"));
 
-  op = conv("c1", "x", "a");
+  op = graph_config_conv("c1", "x", "a");
   op["weights"]["zero_point"] = -129;
   e = test::workload_error(graph({op}));
   CHECK(e.pointer() == "/operators/0/weights/zero_point");
 
   for (const json& bad : {json(0.0), json(-1.0), json("0.5"), json(1e300)}) {
-    op = conv("c1", "x", "a");
+    op = graph_config_conv("c1", "x", "a");
     op["out"]["scale"] = bad;
     e = test::workload_error(graph({op}));
     CHECK(e.pointer() == "/operators/0/out/scale");
     CHECK_THAT(e.expected(), Catch::Contains("positive finite"));
   }
-  json in = graph({conv("c1", "x", "a")});
+  json in = graph({graph_config_conv("c1", "x", "a")});
   in["inputs"][0]["scale"] = -0.5;
   CHECK(test::workload_error(in).pointer() == "/inputs/0/scale");
 }
 
 TEST_CASE("graph: ONNX type rules: an int32 tensor feeds nothing, add keeps one type", "[graph]") {
-  json raw = conv("c1", "x", "a");
+  json raw = graph_config_conv("c1", "x", "a");
   raw["out"] = {{"dtype", "int32"}};
-  ConfigError e = test::workload_error(graph({raw, conv("c2", "a", "b")}));
+  ConfigError e = test::workload_error(graph({raw, graph_config_conv("c2", "a", "b")}));
   CHECK(e.pointer() == "/operators/1/inputs/0");
   CHECK_THAT(e.found(), Catch::Contains("int32"));
 
@@ -139,18 +141,20 @@ TEST_CASE("graph: ONNX type rules: an int32 tensor feeds nothing, add keeps one 
               {"inputs", {"a", "a"}},
               {"output", "c"},
               {"out", quant("int8")}};
-  e = test::workload_error(graph({conv("c1", "x", "a"), add}));
+  e = test::workload_error(graph({graph_config_conv("c1", "x", "a"), add}));
   CHECK(e.pointer() == "/operators/1/inputs/0");
   CHECK_THAT(e.expected(), Catch::Contains("int8"));
 }
 
 TEST_CASE("graph: groups must divide C and K, and names must be unique", "[graph]") {
-  json op = conv("c1", "x", "a", 16);
+  json op = graph_config_conv("c1", "x", "a", 16);
   op["group"] = 3;  // C = 8
   CHECK(test::workload_error(graph({op})).pointer() == "/operators/0/group");
-  ConfigError e = test::workload_error(graph({conv("c1", "x", "a"), conv("c1", "a", "b")}));
+  ConfigError e = test::workload_error(
+      graph({graph_config_conv("c1", "x", "a"), graph_config_conv("c1", "a", "b")}));
   CHECK(e.pointer() == "/operators/1/name");
-  e = test::workload_error(graph({conv("c1", "x", "a"), conv("c2", "a", "a")}));
+  e = test::workload_error(
+      graph({graph_config_conv("c1", "x", "a"), graph_config_conv("c2", "a", "a")}));
   CHECK(e.pointer() == "/operators/1/output");
 }
 
@@ -165,15 +169,16 @@ TEST_CASE(
     "graph: decoder passes: each operator's pass key is read, and a missing, out-of-order or "
     "negative pass is an error at its operator",
     "[graph]") {
-  json a = conv("c1", "x", "a"), b = conv("c2", "a", "b"), c = conv("c3", "b", "c");
+  json a = graph_config_conv("c1", "x", "a"), b = graph_config_conv("c2", "a", "b"),
+       c = graph_config_conv("c3", "b", "c");
   SECTION("passes 0, 1, 1 are read; no key means no passes") {
     a["pass"] = 0, b["pass"] = 1, c["pass"] = 1;
     const NetworkConfig net = parse_workload(graph({a, b, c}), "g.json");
     CHECK(net.layers[0].pass == 0);
     CHECK(net.layers[1].pass == 1);
     CHECK(net.layers[2].pass == 1);
-    const NetworkConfig plain =
-        parse_workload(graph({conv("c1", "x", "a"), conv("c2", "a", "b")}), "g.json");
+    const NetworkConfig plain = parse_workload(
+        graph({graph_config_conv("c1", "x", "a"), graph_config_conv("c2", "a", "b")}), "g.json");
     CHECK(plain.layers[0].pass == -1);
     CHECK(plain.layers[1].pass == -1);
   }

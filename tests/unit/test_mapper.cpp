@@ -16,8 +16,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-LayerConfig conv(const std::string& name, uint32_t C, uint32_t H, uint32_t W, uint32_t K,
-                 uint32_t R, uint32_t stride, uint32_t padding) {
+LayerConfig mapper_conv(const std::string& name, uint32_t C, uint32_t H, uint32_t W, uint32_t K,
+                        uint32_t R, uint32_t stride, uint32_t padding) {
   LayerConfig L;
   L.name = name;
   L.C = C, L.H = H, L.W = W, L.K = K, L.R = R, L.S = R;
@@ -82,7 +82,7 @@ TEST_CASE(
   // Single: 4 + 2 x 1856 + 612 = 4328. Double: tile 1 hides its 36 behind
   // min(1 piece, 2 halves) x 1592: max(1820, 740 + 36, 314) = 1820, so
   // 4 + 1856 + 1820 + 612 = 4292.
-  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  const LayerConfig L = mapper_conv("c", 16, 16, 16, 16, 3, 1, 1);
   HardwareConfig hw;
   hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
   hw.compute.array_rows = 8;
@@ -105,7 +105,7 @@ TEST_CASE(
     "[mapper]") {
   // 512 kernels of 3x3x512 = 4608 B; a 512 KiB region holds 113 of them, so
   // single tiles up to 96 and double-buffered ones up to 56 (multiples of 32: 32).
-  const LayerConfig L = conv("l4", 512, 7, 7, 512, 3, 1, 1);
+  const LayerConfig L = mapper_conv("l4", 512, 7, 7, 512, 3, 1, 1);
   HardwareConfig hw;
   const NetworkConfig net = network({L});
   const CachePartition part = partition_cache(net, hw);
@@ -143,7 +143,7 @@ TEST_CASE(
   // cache read 256; drain 256 + 100; ports 81 (18 padded rows x 288 B
   // written) + 108 + 256 + 256 = 701 over 2 ports.
   // 4 + 72 + max(128 + 100 + 1160, 100 + 256, 100 + 351) + 356 = 1820.
-  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  const LayerConfig L = mapper_conv("c", 16, 16, 16, 16, 3, 1, 1);
   HardwareConfig hw;
   const LayerTilingPlan plan = make_plan(L, hw, 16, 16, 16);
   const MappingEstimate e = estimate_mapping(L, hw, plan);
@@ -164,7 +164,7 @@ TEST_CASE(
 TEST_CASE("the estimate on a non-square 8x24 array charges ceil(16/8) x 144 x ceil(256/24)",
           "[mapper]") {
   // Array 2 x 144 x 11 + 8 = 3176; 4 + 72 + max(128 + 100 + 3176, 356) + 356 = 3836.
-  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  const LayerConfig L = mapper_conv("c", 16, 16, 16, 16, 3, 1, 1);
   HardwareConfig hw;
   hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
   hw.compute.array_rows = 8;
@@ -184,7 +184,7 @@ TEST_CASE(
   // 2048 B = 64 bus, cache read 128, drain 128 + 100; ports 45 + 81 + 128 +
   // 128 = 382. Tile: 72 + max(2 x 80 + 100 + 584, 100 + 2 x 144, 100 + 382)
   // = 916; total 4 + 916 + 228 = 1148 (one load as the fill: 1068).
-  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  const LayerConfig L = mapper_conv("c", 16, 16, 16, 16, 3, 1, 1);
   HardwareConfig hw;
   hw.compute.units = 2;
   const LayerTilingPlan plan = make_plan(L, hw, 16, 8, 8);
@@ -206,7 +206,7 @@ TEST_CASE(
   // conv3x3 as above with K = 64: 4 weight tiles of 16 kernels, each in 2 pieces of 8 rows (a
   // piece: fill 80, compute 584, store 128 pixels of 16 B, each a 64 B burst, 256 bus cycles;
   // ping-pong time max(584, (80 + 256 + 100 + 584) / 2) = 584).
-  const LayerConfig L = conv("c", 16, 16, 16, 64, 3, 1, 1);
+  const LayerConfig L = mapper_conv("c", 16, 16, 16, 64, 3, 1, 1);
   HardwareConfig hw;
   hw.compute.units = 3;
   LayerTilingPlan plan = make_plan(L, hw, 16, 8, 8);
@@ -229,7 +229,7 @@ TEST_CASE(
   // With 64 channels the slot bound wins: weights 16 x 576 / 4 = 2304, fill 10240 / 4 = 2560,
   // array 576 x 4 passes + 8 = 2312, store 2048, a piece max(2312, (2560 + 2048 + 100 + 2312) /
   // 2) = 3510; spread ceil(3 x 3510 / 4) = 2633, slot bound ceil((3510 + 2304) / 2) = 2907.
-  const LayerConfig wide = conv("w", 64, 16, 16, 64, 3, 1, 1);
+  const LayerConfig wide = mapper_conv("w", 64, 16, 16, 64, 3, 1, 1);
   hw.compute.units = 3;
   plan = make_plan(wide, hw, 16, 8, 8);
   plan.weight_buffers = 2;
@@ -246,7 +246,7 @@ TEST_CASE(
   // = 872. Shorter piece: 80 pixels, 5 passes, 728; fill 56, store 40; time 728.
   HardwareConfig hw;
   hw.compute.array_cols = 16;
-  const LayerConfig L = conv("c", 16, 16, 16, 16, 3, 1, 1);
+  const LayerConfig L = mapper_conv("c", 16, 16, 16, 16, 3, 1, 1);
   LayerTilingPlan plan = make_plan(L, hw, 16, 6, 6);
   REQUIRE(plan.pieces == 3);
   // One unit: 872 + 2 x 728 = 2328 (every piece as long as the first would be 2616).
@@ -257,7 +257,7 @@ TEST_CASE(
   // K = 48 in 3 tiles of 16 with two weight slots (72 cycles of weights a tile). Three units:
   // the deal gives unit 0 piece 0 of every tile, 3 x 872, a tile's share 872 (the mean piece
   // would say 776).
-  const LayerConfig K48 = conv("k", 16, 16, 16, 48, 3, 1, 1);
+  const LayerConfig K48 = mapper_conv("k", 16, 16, 16, 48, 3, 1, 1);
   plan = make_plan(K48, hw, 16, 6, 6);
   plan.weight_buffers = 2;
   CHECK(estimate_mapping(K48, hw, plan).compute == 3 * 872);
@@ -274,9 +274,9 @@ TEST_CASE("the cost mapper's choice is never estimated slower than the greedy ti
     hw.cache.size_kib = kib;
     hw.compute.array_rows = 64;
     hw.compute.array_cols = 64;
-    const std::vector<LayerConfig> layers = {conv("conv1", 3, 224, 224, 64, 7, 2, 3),
-                                             conv("l2", 64, 56, 56, 128, 3, 2, 1),
-                                             conv("l4", 256, 14, 14, 512, 3, 2, 1)};
+    const std::vector<LayerConfig> layers = {mapper_conv("conv1", 3, 224, 224, 64, 7, 2, 3),
+                                             mapper_conv("l2", 64, 56, 56, 128, 3, 2, 1),
+                                             mapper_conv("l4", 256, 14, 14, 512, 3, 2, 1)};
     const NetworkConfig net = network(layers);
     const CachePartition part = partition_cache(net, hw);
     for (const LayerConfig& L : layers) {
@@ -293,10 +293,10 @@ TEST_CASE("the cost mapper's choice is never estimated slower than the greedy ti
 TEST_CASE("a layer whose largest k-tile overflows a half fits by a smaller k-tile", "[mapper]") {
   // ResNet's conv1 at 128 KiB: one output row of 64 int32 sums is 28672 B, a
   // half 28672 B, so the greedy tiling fails; 32 channels (14336 B) fit.
-  const LayerConfig L = conv("conv1", 3, 224, 224, 64, 7, 2, 3);
+  const LayerConfig L = mapper_conv("conv1", 3, 224, 224, 64, 7, 2, 3);
   HardwareConfig hw;
   hw.cache.size_kib = 128;
-  const NetworkConfig net = network({L, conv("big", 512, 7, 7, 512, 3, 1, 1)});
+  const NetworkConfig net = network({L, mapper_conv("big", 512, 7, 7, 512, 3, 1, 1)});
   const CachePartition part = partition_cache(net, hw);
   CHECK_FALSE(plan_layer(L, hw, part).fits);
   const LayerTilingPlan plan = choose_mapping(L, hw, part);
@@ -309,7 +309,7 @@ TEST_CASE("a layer whose largest k-tile overflows a half fits by a smaller k-til
 
 TEST_CASE("a layer that cannot fit names itself, the smallest cache that fits and the key",
           "[mapper]") {
-  const NetworkConfig net = network({conv("wide", 256, 32, 32, 64, 3, 1, 1)});
+  const NetworkConfig net = network({mapper_conv("wide", 256, 32, 32, 64, 3, 1, 1)});
   HardwareConfig hw;
   hw.cache.size_kib = 8;
   std::string message;

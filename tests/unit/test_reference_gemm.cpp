@@ -37,7 +37,7 @@ class Rng {
 
 // Sets each supported level in turn and restores the automatic choice at the end.
 template <typename Body>
-void at_every_level(Body body) {
+void reference_gemm_at_every_level(Body body) {
   const GemmLevel automatic = gemm_level();
   for (GemmLevel level : supported_gemm_levels()) {
     set_gemm_level(level);
@@ -59,7 +59,7 @@ std::vector<int64_t> naive_gemm(const GemmS16& g, size_t out_size) {
   return out;
 }
 
-TensorI8 random_tensor(Rng& rng, std::vector<uint32_t> shape, int extreme_percent) {
+TensorI8 reference_gemm_random_tensor(Rng& rng, std::vector<uint32_t> shape, int extreme_percent) {
   TensorI8 t(std::move(shape));
   for (int8_t& v : t.data)
     v = int8_t(rng.range(0, 99) < extreme_percent ? (rng.range(0, 1) ? -128 : 127)
@@ -87,7 +87,7 @@ TEST_CASE(
     "row strides past J and both output layouts",
     "[reference][gemm]") {
   Rng rng(19);
-  at_every_level([&] {
+  reference_gemm_at_every_level([&] {
     for (int i = 0; i < 300; ++i) {
       const size_t P = size_t(rng.range(1, 9)), K = size_t(rng.range(1, 11));
       const size_t J = size_t(rng.range(0, 3) == 0 ? rng.range(1, 7) : rng.range(1, 300));
@@ -113,7 +113,7 @@ TEST_CASE(
     "gemm_s16 is exact at every level on sums of -128 x -128 products just below the int32 "
     "limit and of 255 x -255 products just above its lower limit",
     "[reference][gemm]") {
-  at_every_level([] {
+  reference_gemm_at_every_level([] {
     // 131071 products of 16384: 2147467264, 16383 below INT32_MAX. 3 x 5 outputs so that
     // every block shape (2 x 4, 1 x 4, 2 x 1, 1 x 1) meets the long sum.
     const size_t J = 131071;
@@ -135,7 +135,7 @@ TEST_CASE(
     "random layers with odd channels, strides, paddings past the kernel and N up to 3",
     "[reference][gemm]") {
   Rng rng(2026);
-  at_every_level([&] {
+  reference_gemm_at_every_level([&] {
     int multi_panel = 0;
     for (int i = 0; i < 120; ++i) {
       const uint32_t N = uint32_t(rng.range(1, 3)), C = uint32_t(rng.range(1, 40));
@@ -146,8 +146,8 @@ TEST_CASE(
       if (rng.range(0, 9) == 0) H = uint32_t(rng.range(30, 60)), W = uint32_t(rng.range(30, 60));
       H = std::max(H, R > 2 * padding ? R - 2 * padding : 1);
       W = std::max(W, S > 2 * padding ? S - 2 * padding : 1);
-      const TensorI8 in = random_tensor(rng, {N, H, W, C}, 20);
-      const TensorI8 w = random_tensor(rng, {K, R, S, C}, 20);
+      const TensorI8 in = reference_gemm_random_tensor(rng, {N, H, W, C}, 20);
+      const TensorI8 w = reference_gemm_random_tensor(rng, {K, R, S, C}, 20);
       ConvParams p;
       p.stride = stride;
       p.padding = padding;
@@ -176,7 +176,7 @@ TEST_CASE(
     "conv2d_int8 sums 131071 taps of -128 x -128 to 2147467264 at every level, as the direct "
     "loops do",
     "[reference][gemm]") {
-  at_every_level([] {
+  reference_gemm_at_every_level([] {
     // A 1x1 convolution over C = 131071 (the most taps allowed), two pixels, two kernels: the
     // second kernel's +127 weights make -16256 per tap, -2130690176 in all.
     const uint32_t C = 131071;

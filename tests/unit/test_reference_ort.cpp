@@ -39,7 +39,7 @@ ElemType elem_type(const std::string& s) {
   throw std::runtime_error("unsupported dtype " + s);
 }
 
-const json& input(const json& c, const std::string& name) {
+const json& reference_ort_input(const json& c, const std::string& name) {
   if (!c.at("inputs").contains(name)) throw std::runtime_error("missing input " + name);
   return c.at("inputs").at(name);
 }
@@ -60,13 +60,13 @@ std::vector<float> floats(const json& t) {
   return v;
 }
 
-Quant quant(const json& c, const std::string& prefix) {
-  return {floats(input(c, prefix + "_scale")),
-          input(c, prefix + "_zero_point").at("data").get<std::vector<int32_t>>()};
+Quant reference_ort_quant(const json& c, const std::string& prefix) {
+  return {floats(reference_ort_input(c, prefix + "_scale")),
+          reference_ort_input(c, prefix + "_zero_point").at("data").get<std::vector<int32_t>>()};
 }
 
 ElemType zp_type(const json& c, const std::string& prefix) {
-  return elem_type(input(c, prefix + "_zero_point").at("dtype").get<std::string>());
+  return elem_type(reference_ort_input(c, prefix + "_zero_point").at("dtype").get<std::string>());
 }
 
 std::vector<uint32_t> attr_u32(const json& c, const std::string& name, size_t n) {
@@ -104,51 +104,58 @@ PoolAttrs pool_attrs(const json& c) {
 }
 
 std::vector<int32_t> ints_or_empty(const json& c, const std::string& name) {
-  return c.at("inputs").contains(name) ? input(c, name).at("data").get<std::vector<int32_t>>()
-                                       : std::vector<int32_t>{};
+  return c.at("inputs").contains(name)
+             ? reference_ort_input(c, name).at("data").get<std::vector<int32_t>>()
+             : std::vector<int32_t>{};
 }
 
 // Runs one case through the reference.
 QTensor run_reference(const json& c) {
   const std::string op = c.at("op");
   if (op == "QLinearConv")
-    return qlinear_conv(tensor(input(c, "x")), quant(c, "x"), tensor(input(c, "w")), quant(c, "w"),
-                        ints_or_empty(c, "bias"), quant(c, "y"), zp_type(c, "y"), conv_attrs(c));
+    return qlinear_conv(tensor(reference_ort_input(c, "x")), reference_ort_quant(c, "x"),
+                        tensor(reference_ort_input(c, "w")), reference_ort_quant(c, "w"),
+                        ints_or_empty(c, "bias"), reference_ort_quant(c, "y"), zp_type(c, "y"),
+                        conv_attrs(c));
   if (op == "ConvInteger")
-    return conv_integer(tensor(input(c, "x")),
-                        input(c, "x_zero_point").at("data").at(0).get<int32_t>(),
-                        tensor(input(c, "w")), ints_or_empty(c, "w_zero_point"), conv_attrs(c));
+    return conv_integer(tensor(reference_ort_input(c, "x")),
+                        reference_ort_input(c, "x_zero_point").at("data").at(0).get<int32_t>(),
+                        tensor(reference_ort_input(c, "w")), ints_or_empty(c, "w_zero_point"),
+                        conv_attrs(c));
   if (op == "MatMulInteger")
-    return matmul_integer(tensor(input(c, "a")),
-                          input(c, "a_zero_point").at("data").at(0).get<int32_t>(),
-                          tensor(input(c, "b")), ints_or_empty(c, "b_zero_point"));
+    return matmul_integer(tensor(reference_ort_input(c, "a")),
+                          reference_ort_input(c, "a_zero_point").at("data").at(0).get<int32_t>(),
+                          tensor(reference_ort_input(c, "b")), ints_or_empty(c, "b_zero_point"));
   if (op == "QLinearMatMul" || op == "QGemm") {
     if (op == "QGemm" && c.at("attributes").value("alpha", 1.0) != 1.0)
       throw std::runtime_error("QGemm with alpha != 1 has no reference");
-    return qlinear_matmul(tensor(input(c, "a")), quant(c, "a"), tensor(input(c, "b")),
-                          quant(c, "b"), ints_or_empty(c, "bias"), quant(c, "y"), zp_type(c, "y"));
+    return qlinear_matmul(tensor(reference_ort_input(c, "a")), reference_ort_quant(c, "a"),
+                          tensor(reference_ort_input(c, "b")), reference_ort_quant(c, "b"),
+                          ints_or_empty(c, "bias"), reference_ort_quant(c, "y"), zp_type(c, "y"));
   }
-  if (op == "MaxPool") return max_pool(tensor(input(c, "x")), pool_attrs(c));
+  if (op == "MaxPool") return max_pool(tensor(reference_ort_input(c, "x")), pool_attrs(c));
   if (op == "QLinearAveragePool")
-    return qlinear_average_pool(tensor(input(c, "x")), quant(c, "x"), quant(c, "y"),
-                                zp_type(c, "y"), pool_attrs(c));
+    return qlinear_average_pool(tensor(reference_ort_input(c, "x")), reference_ort_quant(c, "x"),
+                                reference_ort_quant(c, "y"), zp_type(c, "y"), pool_attrs(c));
   if (op == "QLinearGlobalAveragePool") {
     if (c.at("attributes").value("channels_last", 0) != 0)
       throw std::runtime_error("channels_last inputs have no reference");
-    return qlinear_global_average_pool(tensor(input(c, "x")), quant(c, "x"), quant(c, "y"),
+    return qlinear_global_average_pool(tensor(reference_ort_input(c, "x")),
+                                       reference_ort_quant(c, "x"), reference_ort_quant(c, "y"),
                                        zp_type(c, "y"));
   }
   if (op == "QLinearAdd")
-    return qlinear_add(tensor(input(c, "a")), quant(c, "a"), tensor(input(c, "b")), quant(c, "b"),
-                       quant(c, "y"), zp_type(c, "y"));
+    return qlinear_add(tensor(reference_ort_input(c, "a")), reference_ort_quant(c, "a"),
+                       tensor(reference_ort_input(c, "b")), reference_ort_quant(c, "b"),
+                       reference_ort_quant(c, "y"), zp_type(c, "y"));
   if (op == "QLinearConcat") {
     std::vector<QTensor> xs;
     std::vector<Quant> qs;
     for (int i = 0; c.at("inputs").contains("x" + std::to_string(i)); ++i) {
-      xs.push_back(tensor(input(c, "x" + std::to_string(i))));
-      qs.push_back(quant(c, "x" + std::to_string(i)));
+      xs.push_back(tensor(reference_ort_input(c, "x" + std::to_string(i))));
+      qs.push_back(reference_ort_quant(c, "x" + std::to_string(i)));
     }
-    return qlinear_concat(xs, qs, quant(c, "y"), zp_type(c, "y"),
+    return qlinear_concat(xs, qs, reference_ort_quant(c, "y"), zp_type(c, "y"),
                           c.at("attributes").at("axis").get<uint32_t>());
   }
   throw std::runtime_error("no reference for op " + op);

@@ -20,7 +20,7 @@ namespace {
 
 SweepSpec spec_from(const std::string& text) { return parse_sweep(json::parse(text), "s.json"); }
 
-std::string error_of(const std::string& text) {
+std::string sweep_expansion_error_of(const std::string& text) {
   try {
     make_plan(spec_from(text));
   } catch (const ConfigError& e) {
@@ -150,31 +150,35 @@ TEST_CASE("map_unit covers every integer of the range and the ends", "[sweep]") 
 }
 
 TEST_CASE("bad sweep files name the file and the JSON pointer", "[sweep]") {
-  CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/compute/array_rows", "valuez": [1]}]})"),
+  CHECK_THAT(sweep_expansion_error_of(
+                 R"({"parameters": [{"pointer": "/compute/array_rows", "valuez": [1]}]})"),
              Catch::Contains("s.json") && Catch::Contains("/parameters/0"));
-  CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/compute/array_rows", "values": [8]}],
+  CHECK_THAT(sweep_expansion_error_of(
+                 R"({"parameters": [{"pointer": "/compute/array_rows", "values": [8]}],
                           "sede": 3})"),
              Catch::Contains("/sede") && Catch::Contains("did you mean \"seed\""));
-  CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/compute/array_rows",
+  CHECK_THAT(sweep_expansion_error_of(R"({"parameters": [{"pointer": "/compute/array_rows",
                           "values": [8, 2000]}]})"),
              Catch::Contains("/parameters/0/values") && Catch::Contains("/compute/array_rows") &&
                  Catch::Contains("2000"));
-  CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/cache/size_kib",
+  CHECK_THAT(sweep_expansion_error_of(R"({"parameters": [{"pointer": "/cache/size_kib",
                           "range": {"start": 8, "stop": 4, "step": 1}}]})"),
              Catch::Contains("/parameters/0/range/stop"));
-  CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/cache/size_kib",
+  CHECK_THAT(sweep_expansion_error_of(R"({"parameters": [{"pointer": "/cache/size_kib",
                           "sample": {"kind": "latin", "min": 1, "max": 4}}], "samples": 3})"),
              Catch::Contains("/parameters/0/sample/kind"));
-  CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/cache/size_kib",
+  CHECK_THAT(sweep_expansion_error_of(R"({"parameters": [{"pointer": "/cache/size_kib",
                           "sample": {"kind": "random", "min": 1, "max": 4}}]})"),
              Catch::Contains("/samples"));
-  CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/cache/size_kib", "values": [8]}],
+  CHECK_THAT(
+      sweep_expansion_error_of(R"({"parameters": [{"pointer": "/cache/size_kib", "values": [8]}],
                           "objectives": ["cycles", "area"]})"),
-             Catch::Contains("/objectives/1"));
-  CHECK_THAT(error_of(R"({"parameters": []})"), Catch::Contains("/parameters"));
-  CHECK_THAT(error_of(R"({"parameters": [{"pointer": "/cache/size_kib", "values": [8]},
+      Catch::Contains("/objectives/1"));
+  CHECK_THAT(sweep_expansion_error_of(R"({"parameters": []})"), Catch::Contains("/parameters"));
+  CHECK_THAT(
+      sweep_expansion_error_of(R"({"parameters": [{"pointer": "/cache/size_kib", "values": [8]},
                           {"pointer": "cache.size_kib", "values": [16]}]})"),
-             Catch::Contains("/parameters/1/pointer"));
+      Catch::Contains("/parameters/1/pointer"));
 }
 
 TEST_CASE("a missing ONNX model as a sweep workload is an error at /workload, not one per point",

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/report/report.h"
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/results.h"
 
@@ -73,8 +74,8 @@ TEST_CASE("results.csv has one row per point with every parameter and the metric
                                   "50,150,2.5,3.25,1048576,1024,0,0,0,0.1,\n"));
   CHECK_THAT(csv, Catch::Contains(
                       "00000000000000bb,32,\"a,b\",timeout,,,,,,,,,,,,,,,,timeout after 5 s\n"));
-  CHECK(csv_field("plain text") == "plain text");
-  CHECK(csv_field("x,\"y\"") == "\"x,\"\"y\"\"\"");
+  CHECK(npusim::csv_field("plain text") == "plain text");
+  CHECK(npusim::csv_field("x,\"y\"") == "\"x,\"\"y\"\"\"");
 }
 
 TEST_CASE("metrics come from report.json", "[sweep]") {

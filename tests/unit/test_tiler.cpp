@@ -38,8 +38,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-LayerConfig layer(const std::string& name, uint32_t C, uint32_t H, uint32_t W, uint32_t K,
-                  uint32_t R, uint32_t S, uint32_t stride, uint32_t padding, uint32_t N = 1) {
+LayerConfig tiler_layer(const std::string& name, uint32_t C, uint32_t H, uint32_t W, uint32_t K,
+                        uint32_t R, uint32_t S, uint32_t stride, uint32_t padding, uint32_t N = 1) {
   LayerConfig L;
   L.name = name;
   L.N = N, L.C = C, L.H = H, L.W = W, L.K = K, L.R = R, L.S = S;
@@ -49,7 +49,7 @@ LayerConfig layer(const std::string& name, uint32_t C, uint32_t H, uint32_t W, u
   return L;
 }
 
-NetworkConfig network(std::vector<LayerConfig> layers, std::vector<bool> chained = {}) {
+NetworkConfig tiler_network(std::vector<LayerConfig> layers, std::vector<bool> chained = {}) {
   NetworkConfig net;
   net.name = "test";
   net.layers = std::move(layers);
@@ -74,7 +74,7 @@ HardwareConfig hardware(uint32_t cache_kib, uint32_t units = 1) {
 // 8x16x16 input, 16 3x3 kernels, padding 1: a 16x16x16 output.
 // weights 16*3*3*8 = 1152 B; kernel 72 B; padded width 18;
 // piece_bytes(r, 16) = (r+2)*18*8 + r*16*16*4 = 1168 r + 288.
-LayerConfig conv16(uint32_t N = 1) { return layer("conv16", 8, 16, 16, 16, 3, 3, 1, 1, N); }
+LayerConfig conv16(uint32_t N = 1) { return tiler_layer("conv16", 8, 16, 16, 16, 3, 3, 1, 1, N); }
 
 std::vector<const Instruction*> of(const Program& p, Opcode op, uint32_t layer_index) {
   std::vector<const Instruction*> out;
@@ -107,12 +107,13 @@ using Rows = std::vector<std::pair<uint32_t, uint32_t>>;
 // Two chained layers:
 //   a: C4 8x8 -> K8, 3x3 pad 1: out 8x8x8, weights 8*9*4 = 288 B, kernel 36 B
 //   b: C8 8x8 -> K4, 3x3 pad 1: out 8x8x4, weights 4*9*8 = 288 B, kernel 72 B
-NetworkConfig chain(bool chained = true) {
-  return network({layer("a", 4, 8, 8, 8, 3, 3, 1, 1), layer("b", 8, 8, 8, 4, 3, 3, 1, 1)},
-                 {false, chained});
+NetworkConfig tiler_chain(bool chained = true) {
+  return tiler_network(
+      {tiler_layer("a", 4, 8, 8, 8, 3, 3, 1, 1), tiler_layer("b", 8, 8, 8, 4, 3, 3, 1, 1)},
+      {false, chained});
 }
 
-// Partition of chain() on a cache of `kib`: weight region min(kib*512, 288) = 288,
+// Partition of tiler_chain() on a cache of `kib`: weight region min(kib*512, 288) = 288,
 // params 2 * 8 * 8 = 128, used 416.
 //   2 KiB, 1 unit:  free 2048 - 416 = 1632, half 816
 //   4 KiB, 2 units: free 4096 - 416 = 3680, per unit 1840, half 920
@@ -140,19 +141,19 @@ TEST_CASE("piece_bytes counts input rows at padded width plus int32 results", "[
   CHECK(piece_bytes(conv16(), 6, 8) == 4224);   // 8*144 + 6*16*8*4 = 1152 + 3072
   // Stride 2, 3x3, pad 1 on 4x16x16: out 8x8; 3 output rows need (3-1)*2+3 = 7 input rows:
   // 7*18*4 + 3*8*8*4 = 504 + 768 = 1272.
-  const LayerConfig s2 = layer("s2", 4, 16, 16, 8, 3, 3, 2, 1);
+  const LayerConfig s2 = tiler_layer("s2", 4, 16, 16, 8, 3, 3, 2, 1);
   REQUIRE(s2.out_h() == 8);
   CHECK(piece_bytes(s2, 3, 8) == 1272);
   CHECK(piece_bytes(s2, 1, 8) == 472);  // 3*72 + 256
   // 1x1 stride 2, no padding, 16x8x8: out 4x4; 2 rows need 1*2+1 = 3 input rows:
   // 3*8*16 + 2*4*4*4 = 384 + 128 = 512.
-  const LayerConfig p = layer("p", 16, 8, 8, 4, 1, 1, 2, 0);
+  const LayerConfig p = tiler_layer("p", 16, 8, 8, 4, 1, 1, 2, 0);
   REQUIRE(p.out_h() == 4);
   CHECK(piece_bytes(p, 2, 4) == 512);
 }
 
 TEST_CASE("partition_cache: weight and params regions, then halves per unit", "[tiler]") {
-  const NetworkConfig net = network({conv16()});
+  const NetworkConfig net = tiler_network({conv16()});
   // 16 KiB = 16384 B; weights 1152 (< 8192); params 2*16*8 = 256; free 16384 - 1408 = 14976.
   CachePartition p = partition_cache(net, hardware(16, 1));
   CHECK(p.weight_region_bytes == 1152);
@@ -174,7 +175,8 @@ TEST_CASE("partition_cache: weight and params regions, then halves per unit", "[
   // The largest weights and the largest K may come from different layers:
   // conv16 weights 1152 (K 16); 1x1 layer 4 -> 64: weights 256, K 64.
   // weights 1152, params 2*64*8 = 1024, free 16384 - 2176 = 14208, half 7104.
-  const NetworkConfig two = network({conv16(), layer("wide_k", 4, 16, 16, 64, 1, 1, 1, 0)});
+  const NetworkConfig two =
+      tiler_network({conv16(), tiler_layer("wide_k", 4, 16, 16, 64, 1, 1, 1, 0)});
   p = partition_cache(two, hardware(16, 1));
   CHECK(p.weight_region_bytes == 1152);
   CHECK(p.params_region_bytes == 1024);
@@ -190,7 +192,7 @@ TEST_CASE(
     "[tiler]") {
   // conv16: 3x3x8 kernels of 72 B, K 16, weights 1152; big: 3x3x16 kernels of 144 B, K 64,
   // weights 9216. 4 KiB: weight region min(2048, 9216) = 2048.
-  const NetworkConfig net = network({conv16(), layer("big", 16, 8, 8, 64, 3, 3, 1, 1)});
+  const NetworkConfig net = tiler_network({conv16(), tiler_layer("big", 16, 8, 8, 64, 3, 3, 1, 1)});
   const CachePartition whole = partition_cache(net, hardware(4, 1));
   CHECK_FALSE(whole.params_per_tile);
   CHECK(whole.weight_region_bytes == 2048);
@@ -221,7 +223,7 @@ TEST_CASE("plan_layer: greedy pieces that fit a half, stage sizes", "[tiler]") {
   HardwareConfig hw = hardware(16, 1);
   hw.compute.accumulator_kib = 2;  // 2048 B
   hw.store.batch_bytes = 1000;
-  const CachePartition part = partition_cache(network({L}), hw);
+  const CachePartition part = partition_cache(tiler_network({L}), hw);
   REQUIRE(part.half_bytes == 7488);
   const LayerTilingPlan plan = plan_layer(L, hw, part);
   REQUIRE(plan.fits);
@@ -244,7 +246,7 @@ TEST_CASE("plan_layer: greedy pieces that fit a half, stage sizes", "[tiler]") {
   // Two units: half 3744; 1168 r + 288: r = 2 -> 2624 fits, r = 3 -> 3792 does not.
   // pieces 16/2 = 8 of 2 rows; stage sizes clamp to the piece: min(2, 2), min(3, 2).
   hw.compute.units = 2;
-  const LayerTilingPlan two = plan_layer(L, hw, partition_cache(network({L}), hw));
+  const LayerTilingPlan two = plan_layer(L, hw, partition_cache(tiler_network({L}), hw));
   REQUIRE(two.fits);
   CHECK(two.pieces == 8);
   CHECK(two.rows_per_piece == 2);
@@ -253,7 +255,7 @@ TEST_CASE("plan_layer: greedy pieces that fit a half, stage sizes", "[tiler]") {
 
   // Three units: half 2496; r = 1 -> 1456 fits, r = 2 -> 2624 does not: 16 pieces of 1 row.
   hw.compute.units = 3;
-  const LayerTilingPlan three = plan_layer(L, hw, partition_cache(network({L}), hw));
+  const LayerTilingPlan three = plan_layer(L, hw, partition_cache(tiler_network({L}), hw));
   REQUIRE(three.fits);
   CHECK(three.pieces == 16);
   CHECK(three.rows_per_piece == 1);
@@ -263,7 +265,7 @@ TEST_CASE("plan_layer: greedy pieces that fit a half, stage sizes", "[tiler]") {
   // Default accumulator (64 KiB) and batch (4096): 65536/1024 = 64 and ceil(4096/256) = 16 rows,
   // both clamped to the 6-row piece.
   const HardwareConfig big = hardware(16, 1);
-  const LayerTilingPlan clamped = plan_layer(L, big, partition_cache(network({L}), big));
+  const LayerTilingPlan clamped = plan_layer(L, big, partition_cache(tiler_network({L}), big));
   CHECK(clamped.rows_per_piece == 6);
   CHECK(clamped.rows_per_compute_stage == 6);
   CHECK(clamped.rows_per_store_batch == 6);
@@ -297,12 +299,12 @@ TEST_CASE("seed 003: N equal pieces, sizes differing by at most one row, and N >
   HardwareConfig hw = hardware(16, 1);
   hw.pieces = PieceSplit::Equal;
   const LayerConfig L = conv16();
-  const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(network({L}), hw));
+  const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(tiler_network({L}), hw));
   REQUIRE(plan.fits);
   CHECK(plan.pieces == 3);
   CHECK(plan.rows_per_piece == 6);
   // The emitted pieces: [0,6) [6,11) [11,16).
-  const Program p = compile_network(network({L}), hw);
+  const Program p = compile_network(tiler_network({L}), hw);
   CHECK(rows_of(of(p, Opcode::LoadInput, 0)) == Rows{{0, 6}, {6, 11}, {11, 16}});
   CHECK(rows_of(of(p, Opcode::Store, 0)) == Rows{{0, 6}, {6, 11}, {11, 16}});
 
@@ -313,10 +315,11 @@ TEST_CASE("seed 003: N equal pieces, sizes differing by at most one row, and N >
     h.pieces = PieceSplit::Equal;
     return h;
   }();
-  const LayerTilingPlan two = plan_layer(L, big, partition_cache(network({L}), big));
+  const LayerTilingPlan two = plan_layer(L, big, partition_cache(tiler_network({L}), big));
   CHECK(two.pieces == 2);
   CHECK(two.rows_per_piece == 8);
-  const LayerTilingPlan one = plan_layer(L, hardware(1024, 1), partition_cache(network({L}), big));
+  const LayerTilingPlan one =
+      plan_layer(L, hardware(1024, 1), partition_cache(tiler_network({L}), big));
   CHECK(one.pieces == 1);
   CHECK(one.rows_per_piece == 16);
 }
@@ -372,9 +375,9 @@ TEST_CASE("plan_layer: k-tiles limited by the weight region are equal", "[tiler]
   // C8 4x4 -> K40, 3x3 pad 1: out 4x4; weights 40*72 = 2880 B, padded width 6.
   // 4 KiB: weight region min(2048, 2880) = 2048, params 2*40*8 = 640,
   // free 4096 - 2688 = 1408, half 704.
-  const LayerConfig L = layer("wide", 8, 4, 4, 40, 3, 3, 1, 1);
+  const LayerConfig L = tiler_layer("wide", 8, 4, 4, 40, 3, 3, 1, 1);
   const HardwareConfig hw = hardware(4, 1);
-  const CachePartition part = partition_cache(network({L}), hw);
+  const CachePartition part = partition_cache(tiler_network({L}), hw);
   REQUIRE(part.weight_region_bytes == 2048);
   REQUIRE(part.half_bytes == 704);
   const LayerTilingPlan plan = plan_layer(L, hw, part);
@@ -394,10 +397,10 @@ TEST_CASE("plan_layer: k-tiles limited by the weight region are equal", "[tiler]
 TEST_CASE("plan_layer: k-tiles limited by the accumulator", "[tiler]") {
   // C8 8x8 -> K40, 3x3 pad 1: out 8x8. 8 KiB: weight region 2880 (< 4096), params 640,
   // free 8192 - 3520 = 4672, half 2336. Accumulator 1 KiB = 1024 B.
-  const LayerConfig L = layer("acc", 8, 8, 8, 40, 3, 3, 1, 1);
+  const LayerConfig L = tiler_layer("acc", 8, 8, 8, 40, 3, 3, 1, 1);
   HardwareConfig hw = hardware(8, 1);
   hw.compute.accumulator_kib = 1;
-  const CachePartition part = partition_cache(network({L}), hw);
+  const CachePartition part = partition_cache(tiler_network({L}), hw);
   REQUIRE(part.half_bytes == 2336);
   const LayerTilingPlan plan = plan_layer(L, hw, part);
   REQUIRE(plan.fits);
@@ -417,9 +420,9 @@ TEST_CASE("plan_layer: a layer that does not fit says what is too big", "[tiler]
   SECTION("one output row does not fit a half") {
     // C8 8x8 -> K40, 3x3 pad 1 on 4 KiB: region 2048, params 640, half (4096-2688)/2 = 704.
     // k_tile 20 (as above); piece_bytes(1, 20) = 3*10*8 + 8*20*4 = 240 + 640 = 880 > 704.
-    const LayerConfig L = layer("big_rows", 8, 8, 8, 40, 3, 3, 1, 1);
+    const LayerConfig L = tiler_layer("big_rows", 8, 8, 8, 40, 3, 3, 1, 1);
     const HardwareConfig hw = hardware(4, 1);
-    const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(network({L}), hw));
+    const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(tiler_network({L}), hw));
     CHECK_FALSE(plan.fits);
     CHECK_THAT(plan.why, Contains("one output row needs 880 B"));
     CHECK_THAT(plan.why, Contains("ping-pong half holds 704 B"));
@@ -427,30 +430,30 @@ TEST_CASE("plan_layer: a layer that does not fit says what is too big", "[tiler]
   }
   SECTION("one kernel does not fit the weight region") {
     // C64, 3x3: kernel 576 B; 1 KiB cache -> weight region min(512, 4*576) = 512.
-    const LayerConfig L = layer("big_kernel", 64, 4, 4, 4, 3, 3, 1, 1);
+    const LayerConfig L = tiler_layer("big_kernel", 64, 4, 4, 4, 3, 3, 1, 1);
     const HardwareConfig hw = hardware(1, 1);
-    const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(network({L}), hw));
+    const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(tiler_network({L}), hw));
     CHECK_FALSE(plan.fits);
     CHECK_THAT(plan.why, Contains("one kernel (576 B) exceeds the weight region (512 B)"));
   }
   SECTION("one output row of sums does not fit the accumulator") {
     // 1x1 on a 300-wide row: 300*4 = 1200 B of int32 sums > 1 KiB accumulator.
-    const LayerConfig L = layer("wide_row", 1, 3, 300, 1, 1, 1, 1, 0);
+    const LayerConfig L = tiler_layer("wide_row", 1, 3, 300, 1, 1, 1, 1, 0);
     HardwareConfig hw = hardware(64, 1);
     hw.compute.accumulator_kib = 1;
-    const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(network({L}), hw));
+    const LayerTilingPlan plan = plan_layer(L, hw, partition_cache(tiler_network({L}), hw));
     CHECK_FALSE(plan.fits);
     CHECK_THAT(plan.why, Contains("(1200 B) exceeds the accumulator"));
     CHECK_THAT(plan.why, Contains("compute.accumulator_kib"));
   }
   SECTION("compile_network names the layer") {
-    const NetworkConfig net = network({layer("big_kernel", 64, 4, 4, 4, 3, 3, 1, 1)});
+    const NetworkConfig net = tiler_network({tiler_layer("big_kernel", 64, 4, 4, 4, 3, 3, 1, 1)});
     CHECK_THROWS_AS(compile_network(net, hardware(1, 1)), CompileError);
     CHECK_THROWS_WITH(compile_network(net, hardware(1, 1)),
                       Contains("layer big_kernel does not fit: one kernel (576 B)"));
   }
   SECTION("an empty network is an error") {
-    CHECK_THROWS_WITH(compile_network(network({}), hardware(16, 1)),
+    CHECK_THROWS_WITH(compile_network(tiler_network({}), hardware(16, 1)),
                       Contains("network has no layers"));
   }
 }
@@ -462,7 +465,7 @@ TEST_CASE("compile_network: a single layer's pieces and stage counts", "[tiler]"
   hw.compute.accumulator_kib = 2;
   hw.store.batch_bytes = 1000;
   hw.compute.array_rows = 8;
-  const Program p = compile_network(network({conv16(2)}), hw);
+  const Program p = compile_network(tiler_network({conv16(2)}), hw);
   // 1 AGU_INIT + 1 params + 1 weights + 2 images * 3 pieces * (load, compute, store) = 21.
   REQUIRE(p.instructions.size() == 21);
   REQUIRE(p.layers.size() == 1);
@@ -504,7 +507,7 @@ TEST_CASE(
   // conv16 on 16 KiB: one k-tile of 16, three pieces (see the plan_layer test).
   HardwareConfig hw = hardware(16, 1);
   hw.input_loads = InputLoads::AfterWeights;
-  const Program p = compile_network(network({conv16()}), hw);
+  const Program p = compile_network(tiler_network({conv16()}), hw);
   const auto weights = of(p, Opcode::LoadWeights, 0);
   const auto loads = of(p, Opcode::LoadInput, 0);
   REQUIRE(!weights.empty());
@@ -518,7 +521,7 @@ TEST_CASE(
   }
   // By default (any_time) no input load depends on a weight load.
   hw.input_loads = InputLoads::AnyTime;
-  const Program q = compile_network(network({conv16()}), hw);
+  const Program q = compile_network(tiler_network({conv16()}), hw);
   for (const Instruction* load : of(q, Opcode::LoadInput, 0))
     for (const Instruction* w : of(q, Opcode::LoadWeights, 0))
       CHECK(deps_of(*load, DependencyKind::Data).count(w->id) == 0);
@@ -526,8 +529,8 @@ TEST_CASE(
 
 TEST_CASE("compile_network: k-tiles reload weights after the last compute", "[tiler]") {
   // The "wide" layer on 4 KiB: 2 k-tiles of 20 channels, 4 one-row pieces each.
-  const Program p =
-      compile_network(network({layer("wide", 8, 4, 4, 40, 3, 3, 1, 1)}), hardware(4, 1));
+  const Program p = compile_network(tiler_network({tiler_layer("wide", 8, 4, 4, 40, 3, 3, 1, 1)}),
+                                    hardware(4, 1));
   const auto weights = of(p, Opcode::LoadWeights, 0);
   const auto computes = of(p, Opcode::Compute, 0);
   REQUIRE(weights.size() == 2);
@@ -548,7 +551,7 @@ TEST_CASE("compile_network: k-tiles reload weights after the last compute", "[ti
 }
 
 TEST_CASE("compile_network: two chained layers", "[tiler]") {
-  const Program p = compile_network(chain(), chain_hw());
+  const Program p = compile_network(tiler_chain(), chain_hw());
   REQUIRE(p.layers.size() == 2);
   CHECK(p.layers[0].half_bytes == 816);
   CHECK(p.layers[1].input_from_layer == 0);
@@ -627,7 +630,7 @@ TEST_CASE("compile_network: two chained layers", "[tiler]") {
 }
 
 TEST_CASE("compile_network: an unchained second layer has no memory dependencies", "[tiler]") {
-  const Program p = compile_network(chain(false), chain_hw());
+  const Program p = compile_network(tiler_chain(false), chain_hw());
   CHECK(p.layers[1].input_from_layer == -1);
   CHECK(p.layers[1].input_address != p.layers[0].output_address);
   for (const Instruction& in : p.instructions) CHECK(deps_of(in, DependencyKind::Memory).empty());
@@ -635,7 +638,7 @@ TEST_CASE("compile_network: an unchained second layer has no memory dependencies
 
 TEST_CASE("compile_network: halves and units", "[tiler]") {
   SECTION("ping-pong alternates halves on one unit, across layers") {
-    const Program p = compile_network(chain(), chain_hw(1, Buffering::PingPong));
+    const Program p = compile_network(tiler_chain(), chain_hw(1, Buffering::PingPong));
     // a's 4 pieces: 0 1 0 1; b's 3 continue the unit's alternation: 0 1 0.
     std::vector<uint32_t> halves;
     for (const Instruction& in : p.instructions)
@@ -656,7 +659,7 @@ TEST_CASE("compile_network: halves and units", "[tiler]") {
     CHECK(deps_of(*loads[3], DependencyKind::BufferSpace) == std::set<uint32_t>{computes[1]->id});
   }
   SECTION("single buffering uses half 0 only and serialises on it") {
-    const Program p = compile_network(chain(), chain_hw(1, Buffering::Single));
+    const Program p = compile_network(tiler_chain(), chain_hw(1, Buffering::Single));
     CHECK(p.instructions.size() == 27);  // same tiling as ping-pong
     for (const Instruction& in : p.instructions)
       if (in.op == Opcode::LoadInput || in.op == Opcode::Compute || in.op == Opcode::Store)
@@ -673,7 +676,7 @@ TEST_CASE("compile_network: halves and units", "[tiler]") {
   }
   SECTION("two units take pieces round-robin, each alternating its own halves") {
     // 4 KiB, 2 units: half 920, same pieces as 1 unit on 2 KiB (see chain_hw).
-    const Program p = compile_network(chain(), chain_hw(2, Buffering::PingPong));
+    const Program p = compile_network(tiler_chain(), chain_hw(2, Buffering::PingPong));
     REQUIRE(p.instructions.size() == 27);
     CHECK(p.layers[0].half_bytes == 920);
     std::vector<uint32_t> units, halves;
@@ -694,7 +697,7 @@ TEST_CASE("compile_network: halves and units", "[tiler]") {
 }
 
 TEST_CASE("validate_program rejects malformed programs", "[tiler]") {
-  const Program good = compile_network(chain(), chain_hw());
+  const Program good = compile_network(tiler_chain(), chain_hw());
   REQUIRE_NOTHROW(validate_program(good));
   // Instruction #5 is a's first compute (0, 1 the two AGU_INITs, 2 params, 3 weights,
   // 4 load, 5 compute, 6 store).
@@ -751,7 +754,7 @@ TEST_CASE("validate_program rejects malformed programs", "[tiler]") {
 
 TEST_CASE("compile_network: AGU_INITs configure each layer's fetches (seed 001)", "[tiler][agu]") {
   SECTION("ping-pong: two register sets, the next layer's written while this one streams") {
-    const Program p = compile_network(chain(), chain_hw());
+    const Program p = compile_network(tiler_chain(), chain_hw());
     const auto inits_a = of(p, Opcode::AguInit, 0), inits_b = of(p, Opcode::AguInit, 1);
     REQUIRE(inits_a.size() == 1);
     REQUIRE(inits_b.size() == 1);
@@ -768,7 +771,7 @@ TEST_CASE("compile_network: AGU_INITs configure each layer's fetches (seed 001)"
               std::set<uint32_t>{of(p, Opcode::AguInit, l)[0]->id});
   }
   SECTION("a third layer reuses set 0 once the first layer's stream has ended") {
-    NetworkConfig net = chain();
+    NetworkConfig net = tiler_chain();
     LayerConfig third = net.layers[1];
     third.name = "c";
     third.C = third.K;
@@ -785,7 +788,7 @@ TEST_CASE("compile_network: AGU_INITs configure each layer's fetches (seed 001)"
           std::set<uint32_t>{loads_a.back()->id});
   }
   SECTION("single buffering: one set, written just before the layer's first fetch") {
-    const Program p = compile_network(chain(), chain_hw(1, Buffering::Single));
+    const Program p = compile_network(tiler_chain(), chain_hw(1, Buffering::Single));
     const auto init_b = of(p, Opcode::AguInit, 1);
     REQUIRE(init_b.size() == 1);
     CHECK(init_b[0]->half == 0);
@@ -875,7 +878,8 @@ TEST_CASE(
   // The "wide" layer on 4 KiB: 2 k-tiles of 20 channels, 4 one-row pieces.
   HardwareConfig hw = hardware(4, 1);
   hw.loop_order = LoopOrder::FeatureStationary;
-  const Program p = compile_network(network({layer("wide", 8, 4, 4, 40, 3, 3, 1, 1)}), hw);
+  const Program p =
+      compile_network(tiler_network({tiler_layer("wide", 8, 4, 4, 40, 3, 3, 1, 1)}), hw);
   const auto loads = of(p, Opcode::LoadInput, 0);
   const auto weights = of(p, Opcode::LoadWeights, 0);
   const auto computes = of(p, Opcode::Compute, 0);
@@ -895,7 +899,7 @@ TEST_CASE(
     CHECK(computes[i]->half == load->half);
   }
   // One weight tile (conv16, three pieces): the weights load once, after the first piece's rows.
-  const Program one = compile_network(network({conv16()}), [] {
+  const Program one = compile_network(tiler_network({conv16()}), [] {
     HardwareConfig h = hardware(16, 1);
     h.loop_order = LoopOrder::FeatureStationary;
     return h;

@@ -35,7 +35,7 @@ struct Compiled {
   std::vector<std::string> lines;  // the written file, one entry per line
 };
 
-Compiled compiled() {
+Compiled trace_io_compiled() {
   Compiled c;
   c.net = test::workload(kNetwork);
   c.hw.cache.size_kib = 4;
@@ -48,7 +48,7 @@ Compiled compiled() {
   return c;
 }
 
-std::string join(const std::vector<std::string>& lines) {
+std::string trace_io_join(const std::vector<std::string>& lines) {
   std::string text;
   for (const auto& line : lines) text += line + "\n";
   return text;
@@ -59,14 +59,14 @@ size_t instruction_line(const Compiled& c, uint32_t id) { return 1 + c.program.l
 
 // Parses one line, lets `edit` change it, and writes it back.
 template <class Edit>
-void edit_line(std::vector<std::string>& lines, size_t index, Edit edit) {
+void trace_io_edit_line(std::vector<std::string>& lines, size_t index, Edit edit) {
   json j = json::parse(lines.at(index));
   edit(j);
   lines[index] = j.dump();
 }
 
-ConfigError read_error(const std::string& name, const std::vector<std::string>& lines) {
-  const std::string path = test::write_temp_file(name, join(lines));
+ConfigError trace_io_read_error(const std::string& name, const std::vector<std::string>& lines) {
+  const std::string path = test::write_temp_file(name, trace_io_join(lines));
   try {
     read_program_jsonl(path);
   } catch (const ConfigError& e) {
@@ -133,11 +133,11 @@ uint32_t find_instruction(const Program& p, Opcode op, size_t deps = 0) {
 }  // namespace
 
 TEST_CASE("trace: a compiled program round-trips exactly", "[trace]") {
-  const Compiled c = compiled();
+  const Compiled c = trace_io_compiled();
   REQUIRE(c.program.layers.size() == 2);
   REQUIRE(c.program.instructions.size() > 10);
   REQUIRE(c.lines.size() == 1 + 2 + c.program.instructions.size());
-  const std::string path = test::write_temp_file("roundtrip.jsonl", join(c.lines));
+  const std::string path = test::write_temp_file("roundtrip.jsonl", trace_io_join(c.lines));
   const ProgramFile file = read_program_jsonl(path);
   check_same(c.program, file.program);
   CHECK(file.workload == to_json(c.net));
@@ -146,11 +146,11 @@ TEST_CASE("trace: a compiled program round-trips exactly", "[trace]") {
   // Writing what was read gives the same bytes.
   std::ostringstream again;
   write_program_jsonl(again, file.program, file.workload, file.hardware, file.network.is_graph());
-  CHECK(again.str() == join(c.lines));
+  CHECK(again.str() == trace_io_join(c.lines));
 }
 
 TEST_CASE("trace: instruction lines are human-readable", "[trace]") {
-  const Compiled c = compiled();
+  const Compiled c = trace_io_compiled();
   const uint32_t id = find_instruction(c.program, Opcode::Compute, 2);
   const std::string& line = c.lines[instruction_line(c, id)];
   CHECK_THAT(line, Contains("{\"id\": " + std::to_string(id) + ", \"op\": \"compute\""));
@@ -164,111 +164,113 @@ TEST_CASE("trace: instruction lines are human-readable", "[trace]") {
 }
 
 TEST_CASE("trace: comments and blank lines are allowed, errors count physical lines", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   c.lines.insert(c.lines.begin(), "# a hand-edited program");
   c.lines.insert(c.lines.begin() + 2, "");
   c.lines.insert(c.lines.begin() + 3, "   # layers follow");
-  const std::string path = test::write_temp_file("comments.jsonl", join(c.lines));
+  const std::string path = test::write_temp_file("comments.jsonl", trace_io_join(c.lines));
   check_same(c.program, read_program_jsonl(path).program);
 
   // Instruction 0 is now on line index 3 + 1 + 2 (comments, header, layers).
-  edit_line(c.lines, 6, [](json& j) { j["stages"] = "many"; });
-  check_at(read_error("comments_bad.jsonl", c.lines), "comments_bad.jsonl", 6, "/stages");
+  trace_io_edit_line(c.lines, 6, [](json& j) { j["stages"] = "many"; });
+  check_at(trace_io_read_error("comments_bad.jsonl", c.lines), "comments_bad.jsonl", 6, "/stages");
 }
 
 TEST_CASE("trace: a dependency on a later instruction names file:line and pointer", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   const uint32_t id = find_instruction(c.program, Opcode::Compute, 2);
   const size_t index = instruction_line(c, id);
-  edit_line(c.lines, index, [&](json& j) { j["deps"][1]["on"] = id + 2; });
-  const ConfigError e = read_error("later.jsonl", c.lines);
+  trace_io_edit_line(c.lines, index, [&](json& j) { j["deps"][1]["on"] = id + 2; });
+  const ConfigError e = trace_io_read_error("later.jsonl", c.lines);
   check_at(e, "later.jsonl", index, "/deps/1/on");
   CHECK_THAT(e.found(), Contains("instruction #" + std::to_string(id) + " depends on #" +
                                  std::to_string(id + 2) + ", which comes later"));
   CHECK_THAT(e.what(), Contains("dependencies must point to earlier instructions"));
 
   // On itself.
-  edit_line(c.lines, index, [&](json& j) { j["deps"][1]["on"] = id; });
-  CHECK_THAT(read_error("self.jsonl", c.lines).found(), Contains("depends on itself"));
+  trace_io_edit_line(c.lines, index, [&](json& j) { j["deps"][1]["on"] = id; });
+  CHECK_THAT(trace_io_read_error("self.jsonl", c.lines).found(), Contains("depends on itself"));
 }
 
 TEST_CASE("trace: a dependency on a missing instruction", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   const uint32_t id = find_instruction(c.program, Opcode::Store, 1);
   const size_t index = instruction_line(c, id);
-  edit_line(c.lines, index, [](json& j) { j["deps"][0]["on"] = 99999; });
-  const ConfigError e = read_error("missing.jsonl", c.lines);
+  trace_io_edit_line(c.lines, index, [](json& j) { j["deps"][0]["on"] = 99999; });
+  const ConfigError e = trace_io_read_error("missing.jsonl", c.lines);
   check_at(e, "missing.jsonl", index, "/deps/0/on");
   CHECK_THAT(e.found(), Contains("no instruction #99999"));
 }
 
 TEST_CASE("trace: unknown keys are rejected with the nearest key", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   const size_t index = instruction_line(c, 1);
-  edit_line(c.lines, index, [](json& j) {
+  trace_io_edit_line(c.lines, index, [](json& j) {
     j["stagse"] = j["stages"];
     j.erase("stages");
   });
-  const ConfigError e = read_error("unknown.jsonl", c.lines);
+  const ConfigError e = trace_io_read_error("unknown.jsonl", c.lines);
   check_at(e, "unknown.jsonl", index, "/stagse");
   CHECK(e.hint() == "stages");
   CHECK_THAT(e.what(), Contains("did you mean \"stages\"?"));
 
   // In a layer line and in a dependency too.
-  Compiled d = compiled();
-  edit_line(d.lines, 2, [](json& j) { j["paddng"] = 1; });
-  const ConfigError layer = read_error("unknown_layer.jsonl", d.lines);
+  Compiled d = trace_io_compiled();
+  trace_io_edit_line(d.lines, 2, [](json& j) { j["paddng"] = 1; });
+  const ConfigError layer = trace_io_read_error("unknown_layer.jsonl", d.lines);
   check_at(layer, "unknown_layer.jsonl", 2, "/paddng");
   CHECK(layer.hint() == "padding");
-  Compiled f = compiled();
+  Compiled f = trace_io_compiled();
   const size_t dep_line = instruction_line(f, find_instruction(f.program, Opcode::Compute, 1));
-  edit_line(f.lines, dep_line, [](json& j) { j["deps"][0]["knd"] = "data"; });
-  check_at(read_error("unknown_dep.jsonl", f.lines), "unknown_dep.jsonl", dep_line, "/deps/0/knd");
+  trace_io_edit_line(f.lines, dep_line, [](json& j) { j["deps"][0]["knd"] = "data"; });
+  check_at(trace_io_read_error("unknown_dep.jsonl", f.lines), "unknown_dep.jsonl", dep_line,
+           "/deps/0/knd");
 }
 
 TEST_CASE("trace: a bad op name is rejected with a suggestion", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   const uint32_t id = find_instruction(c.program, Opcode::Compute);
   const size_t index = instruction_line(c, id);
-  edit_line(c.lines, index, [](json& j) { j["op"] = "compte"; });
-  const ConfigError e = read_error("op.jsonl", c.lines);
+  trace_io_edit_line(c.lines, index, [](json& j) { j["op"] = "compte"; });
+  const ConfigError e = trace_io_read_error("op.jsonl", c.lines);
   check_at(e, "op.jsonl", index, "/op");
   CHECK(e.hint() == "compute");
   CHECK_THAT(e.expected(), Contains("\"load_weights\""));
 }
 
 TEST_CASE("trace: a value of the wrong type", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   const size_t index = instruction_line(c, 2);
-  edit_line(c.lines, index, [](json& j) { j["unit"] = "0"; });
-  const ConfigError e = read_error("type.jsonl", c.lines);
+  trace_io_edit_line(c.lines, index, [](json& j) { j["unit"] = "0"; });
+  const ConfigError e = trace_io_read_error("type.jsonl", c.lines);
   check_at(e, "type.jsonl", index, "/unit");
   CHECK(e.found() == "string \"0\"");
 
-  Compiled d = compiled();
-  edit_line(d.lines, instruction_line(d, 2), [](json& j) { j["k"] = 8; });
-  check_at(read_error("type_k.jsonl", d.lines), "type_k.jsonl", instruction_line(d, 2), "/k");
+  Compiled d = trace_io_compiled();
+  trace_io_edit_line(d.lines, instruction_line(d, 2), [](json& j) { j["k"] = 8; });
+  check_at(trace_io_read_error("type_k.jsonl", d.lines), "type_k.jsonl", instruction_line(d, 2),
+           "/k");
 }
 
 TEST_CASE("trace: ids must be 0, 1, 2, ... in order", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   std::swap(c.lines[instruction_line(c, 3)], c.lines[instruction_line(c, 4)]);
-  const ConfigError e = read_error("order.jsonl", c.lines);
+  const ConfigError e = trace_io_read_error("order.jsonl", c.lines);
   check_at(e, "order.jsonl", instruction_line(c, 3), "/id");
   CHECK_THAT(e.expected(), Contains("3"));
   CHECK(e.found() == "number 4");
 }
 
 TEST_CASE("trace: out-of-range values are errors at their pointer", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   const uint32_t id = find_instruction(c.program, Opcode::LoadInput);
   const size_t index = instruction_line(c, id);
   const uint32_t K = c.program.layers[0].K;
 
   auto bad = [&](const char* name, auto edit, const std::string& pointer) {
     std::vector<std::string> lines = c.lines;
-    edit_line(lines, index, edit);
-    const ConfigError e = read_error(name, lines);
+    trace_io_edit_line(lines, index, edit);
+    const ConfigError e = trace_io_read_error(name, lines);
     check_at(e, name, index, pointer);
     return e;
   };
@@ -316,68 +318,71 @@ TEST_CASE("trace: out-of-range values are errors at their pointer", "[trace]") {
 }
 
 TEST_CASE("trace: layer lines are checked and come first, numbered in order", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   SECTION("out_h must match the shape") {
-    edit_line(c.lines, 1, [](json& j) { j["out_h"] = 7; });
-    check_at(read_error("out_h.jsonl", c.lines), "out_h.jsonl", 1, "/out_h");
+    trace_io_edit_line(c.lines, 1, [](json& j) { j["out_h"] = 7; });
+    check_at(trace_io_read_error("out_h.jsonl", c.lines), "out_h.jsonl", 1, "/out_h");
   }
   SECTION("layers are numbered 0, 1, ...") {
-    edit_line(c.lines, 2, [](json& j) { j["layer"] = 5; });
-    check_at(read_error("layer_no.jsonl", c.lines), "layer_no.jsonl", 2, "/layer");
+    trace_io_edit_line(c.lines, 2, [](json& j) { j["layer"] = 5; });
+    check_at(trace_io_read_error("layer_no.jsonl", c.lines), "layer_no.jsonl", 2, "/layer");
   }
   SECTION("a layer line after an instruction line") {
     c.lines.push_back(c.lines[2]);
-    check_at(read_error("late_layer.jsonl", c.lines), "late_layer.jsonl", c.lines.size() - 1, "");
+    check_at(trace_io_read_error("late_layer.jsonl", c.lines), "late_layer.jsonl",
+             c.lines.size() - 1, "");
   }
   SECTION("a layer that disagrees with the header's workload") {
-    edit_line(c.lines, 1, [](json& j) { j["shift"] = 3; });
-    const ConfigError e = read_error("workload.jsonl", c.lines);
+    trace_io_edit_line(c.lines, 1, [](json& j) { j["shift"] = 3; });
+    const ConfigError e = trace_io_read_error("workload.jsonl", c.lines);
     check_at(e, "workload.jsonl", 1, "/shift");
     CHECK_THAT(e.expected(), Contains("header's workload"));
   }
   SECTION("a tensor outside DRAM") {
-    edit_line(c.lines, 2, [&](json& j) { j["output_address"] = c.program.dram_bytes; });
-    check_at(read_error("dram.jsonl", c.lines), "dram.jsonl", 2, "/output_address");
+    trace_io_edit_line(c.lines, 2, [&](json& j) { j["output_address"] = c.program.dram_bytes; });
+    check_at(trace_io_read_error("dram.jsonl", c.lines), "dram.jsonl", 2, "/output_address");
   }
   SECTION("a layout the header's workload does not have") {
-    edit_line(c.lines, 1, [](json& j) { j["output_layout"] = "nchw"; });
-    const ConfigError e = read_error("layout.jsonl", c.lines);
+    trace_io_edit_line(c.lines, 1, [](json& j) { j["output_layout"] = "nchw"; });
+    const ConfigError e = trace_io_read_error("layout.jsonl", c.lines);
     check_at(e, "layout.jsonl", 1, "/output_layout");
     CHECK(e.found() == "nchw");
   }
   SECTION("an input layout on a binary layer, an output layout on a packed output") {
-    edit_line(c.lines, 1,
-              [](json& j) { j["dtype"] = "binary", j["bits"] = 32, j["input_layout"] = "nhwc"; });
-    check_at(read_error("binary_layout.jsonl", c.lines), "binary_layout.jsonl", 1, "/input_layout");
-    edit_line(c.lines, 1, [](json& j) {
+    trace_io_edit_line(c.lines, 1, [](json& j) {
+      j["dtype"] = "binary", j["bits"] = 32, j["input_layout"] = "nhwc";
+    });
+    check_at(trace_io_read_error("binary_layout.jsonl", c.lines), "binary_layout.jsonl", 1,
+             "/input_layout");
+    trace_io_edit_line(c.lines, 1, [](json& j) {
       j.erase("dtype"), j.erase("bits"), j.erase("input_layout");
       j["output_bits"] = 32, j["output_layout"] = "nhwc";
     });
-    const ConfigError e = read_error("packed_layout.jsonl", c.lines);
+    const ConfigError e = trace_io_read_error("packed_layout.jsonl", c.lines);
     check_at(e, "packed_layout.jsonl", 1, "/output_layout");
     CHECK_THAT(e.expected(), Contains("the output is packed"));
   }
 }
 
 TEST_CASE("trace: header and syntax errors", "[trace]") {
-  Compiled c = compiled();
+  Compiled c = trace_io_compiled();
   SECTION("bad hardware in the header points inside it") {
-    edit_line(c.lines, 0, [](json& j) { j["hardware"]["compute"]["units"] = 0; });
-    check_at(read_error("hw.jsonl", c.lines), "hw.jsonl", 0, "/hardware/compute/units");
+    trace_io_edit_line(c.lines, 0, [](json& j) { j["hardware"]["compute"]["units"] = 0; });
+    check_at(trace_io_read_error("hw.jsonl", c.lines), "hw.jsonl", 0, "/hardware/compute/units");
   }
   SECTION("wrong format version") {
-    edit_line(c.lines, 0, [](json& j) { j["npusim_program"] = 1; });
-    const ConfigError e = read_error("version.jsonl", c.lines);
+    trace_io_edit_line(c.lines, 0, [](json& j) { j["npusim_program"] = 1; });
+    const ConfigError e = trace_io_read_error("version.jsonl", c.lines);
     check_at(e, "version.jsonl", 0, "/npusim_program");
     CHECK_THAT(e.what(), Contains("predate agu_init"));
   }
   SECTION("no header") {
     c.lines.erase(c.lines.begin());
-    check_at(read_error("noheader.jsonl", c.lines), "noheader.jsonl", 0, "");
+    check_at(trace_io_read_error("noheader.jsonl", c.lines), "noheader.jsonl", 0, "");
   }
   SECTION("a line that is not JSON") {
     c.lines[5] = "{\"id\": 2, \"op\": ";
-    const ConfigError e = read_error("syntax.jsonl", c.lines);
+    const ConfigError e = trace_io_read_error("syntax.jsonl", c.lines);
     check_at(e, "syntax.jsonl", 5, "");
     CHECK_THAT(e.found(), Contains("column"));
   }
@@ -387,16 +392,16 @@ TEST_CASE("trace: header and syntax errors", "[trace]") {
 }
 
 TEST_CASE("trace: a layer line's weight_buffers is read back, and must be 1 or 2", "[trace]") {
-  Compiled c = compiled();
-  edit_line(c.lines, 1, [](json& j) { j["weight_buffers"] = 2; });
-  const std::string path = test::write_temp_file("weight_buffers.jsonl", join(c.lines));
+  Compiled c = trace_io_compiled();
+  trace_io_edit_line(c.lines, 1, [](json& j) { j["weight_buffers"] = 2; });
+  const std::string path = test::write_temp_file("weight_buffers.jsonl", trace_io_join(c.lines));
   const ProgramFile file = read_program_jsonl(path);
   CHECK(file.program.layers[0].weight_buffers == 2);
   CHECK(file.program.layers[1].weight_buffers == 1);  // absent: one tile
   std::ostringstream again;
   write_program_jsonl(again, file.program, file.workload, file.hardware, file.network.is_graph());
   CHECK_THAT(again.str(), Contains("\"weight_buffers\": 2"));
-  edit_line(c.lines, 1, [](json& j) { j["weight_buffers"] = 3; });
-  check_at(read_error("weight_buffers_bad.jsonl", c.lines), "weight_buffers_bad.jsonl", 1,
+  trace_io_edit_line(c.lines, 1, [](json& j) { j["weight_buffers"] = 3; });
+  check_at(trace_io_read_error("weight_buffers_bad.jsonl", c.lines), "weight_buffers_bad.jsonl", 1,
            "/weight_buffers");
 }

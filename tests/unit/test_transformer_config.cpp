@@ -10,7 +10,7 @@ using nlohmann::json;
 
 namespace {
 
-json quant(const char* dtype = "int8", double scale = 0.05, int zp = 0) {
+json transformer_config_quant(const char* dtype = "int8", double scale = 0.05, int zp = 0) {
   return {{"dtype", dtype}, {"scale", scale}, {"zero_point", zp}};
 }
 
@@ -23,8 +23,10 @@ json attention(json scores) {
 }
 
 json scores() {
-  return {{"name", "s"}, {"op", "batch_matmul"}, {"inputs", {"q", "k"}}, {"output", "s"},
-          {"heads", 8},  {"kv_heads", 2},        {"transpose_b", true},  {"out", quant()}};
+  return {{"name", "s"},          {"op", "batch_matmul"},
+          {"inputs", {"q", "k"}}, {"output", "s"},
+          {"heads", 8},           {"kv_heads", 2},
+          {"transpose_b", true},  {"out", transformer_config_quant()}};
 }
 
 }  // namespace
@@ -76,7 +78,7 @@ TEST_CASE("transformer: a causal softmax over fewer keys than queries names caus
                             {"output", "p"},
                             {"heads", 8},
                             {"causal", true},
-                            {"out", quant("uint8", 1.0 / 256)}});
+                            {"out", transformer_config_quant("uint8", 1.0 / 256)}});
   const ConfigError e = test::workload_error(j);
   CHECK(e.pointer() == "/operators/1/causal");
 }
@@ -88,21 +90,24 @@ TEST_CASE("transformer: rope over an odd head dim names heads", "[graph]") {
                      {"inputs", {"q"}},
                      {"output", "r"},
                      {"heads", 16},  // 64 / 16 = 4: even, fine
-                     {"out", quant()}},
+                     {"out", transformer_config_quant()}},
                     {{"name", "r2"},
                      {"op", "rope"},
                      {"inputs", {"k"}},
                      {"output", "r2"},
                      {"heads", 16},  // 16 / 16 = 1: odd
-                     {"out", quant()}}};
+                     {"out", transformer_config_quant()}}};
   const ConfigError e = test::workload_error(j);
   CHECK(e.pointer() == "/operators/1/heads");
 }
 
 TEST_CASE("transformer: a layernorm without gamma quantisation names weights", "[graph]") {
   json j = attention(scores());
-  j["operators"] = {
-      {{"name", "n"}, {"op", "layernorm"}, {"inputs", {"q"}}, {"output", "n"}, {"out", quant()}}};
+  j["operators"] = {{{"name", "n"},
+                     {"op", "layernorm"},
+                     {"inputs", {"q"}},
+                     {"output", "n"},
+                     {"out", transformer_config_quant()}}};
   const ConfigError e = test::workload_error(j);
   CHECK(e.pointer() == "/operators/0/weights");
 }

@@ -114,7 +114,7 @@ TEST_CASE(
   // last rows 107..111 (1120); lanes ceil(3 x 56 x 64 x 9 / 32) + 4 = 3028 (2 rows: 2020);
   // writes 3 x 56 x 64 B = 336 cycles (2 rows: 224).
   const LayerDescriptor pool = op(0);
-  CHECK(estimate_vector_operator(pool, hw, 65536) ==
-        (1344 + 100 + 3028 + 336) + 17 * (1568 + 100 + 3028 + 336) + (1120 + 100 + 2020 + 224) +
-            100);
+  CHECK(estimate_vector_operator(pool, hw, 65536) == (1344 + 100 + 3028 + 336) +
+                                                         17 * (1568 + 100 + 3028 + 336) +
+                                                         (1120 + 100 + 2020 + 224) + 100);
 }

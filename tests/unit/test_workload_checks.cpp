@@ -21,11 +21,11 @@ using npusim::test::config_error_from;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
+bool workload_checks_contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-json layer(uint32_t C, uint32_t H, uint32_t K, uint32_t R) {
+json workload_checks_layer(uint32_t C, uint32_t H, uint32_t K, uint32_t R) {
   return {{"type", "conv2d"}, {"C", C}, {"H", H}, {"W", H}, {"K", K}, {"R", R}, {"S", R}};
 }
 
@@ -35,20 +35,20 @@ TEST_CASE("an int8 layer past 131071 taps is rejected at parse time, one below i
           "[robustness][config]") {
   // 14564 * 3 * 3 = 131076 taps: an int32 accumulator could overflow.
   const ConfigError e =
-      config_error_from([] { parse_workload(layer(14564, 3, 1, 3), "long.json"); });
+      config_error_from([] { parse_workload(workload_checks_layer(14564, 3, 1, 3), "long.json"); });
   CHECK(e.file() == "long.json");
-  CHECK(contains(e.expected(), "C*R*S <= 131071"));
+  CHECK(workload_checks_contains(e.expected(), "C*R*S <= 131071"));
   CHECK(e.found() == "14564*3*3 = 131076 taps");
   // 14563 * 9 = 131067 taps: accepted.
-  CHECK(parse_workload(layer(14563, 3, 1, 3), "ok.json").layers.size() == 1);
+  CHECK(parse_workload(workload_checks_layer(14563, 3, 1, 3), "ok.json").layers.size() == 1);
   // Binary layers accumulate popcounts, not int8 products: no such limit.
-  json binary = layer(14564, 3, 1, 3);
+  json binary = workload_checks_layer(14564, 3, 1, 3);
   binary["dtype"] = "binary";
   CHECK_NOTHROW(parse_workload(binary, "binary.json"));
 }
 
 TEST_CASE("an explicit input_npy wins over a shape that would chain", "[robustness][config]") {
-  json second = layer(8, 8, 8, 3);
+  json second = workload_checks_layer(8, 8, 8, 3);
   second["padding"] = 1;
   second["name"] = "second";
   json first = second;
@@ -61,14 +61,15 @@ TEST_CASE("an explicit input_npy wins over a shape that would chain", "[robustne
   CHECK(input_source(chained, 1) == "chained from first");
   const NetworkConfig explicit_input = parse_workload(named, "net.json");
   CHECK_FALSE(explicit_input.chained[1]);
-  CHECK(contains(input_source(explicit_input, 1), "x.npy"));
+  CHECK(workload_checks_contains(input_source(explicit_input, 1), "x.npy"));
   CHECK(explicit_input.warnings.empty());  // the user chose the input: nothing to warn about
   CHECK(input_source(explicit_input, 0) == "random");
 }
 
 TEST_CASE("layers that do not chain are named in one warning with both shapes",
           "[robustness][config]") {
-  json a = layer(3, 8, 4, 3), b = layer(16, 6, 8, 3), c = layer(5, 4, 8, 1);
+  json a = workload_checks_layer(3, 8, 4, 3), b = workload_checks_layer(16, 6, 8, 3),
+       c = workload_checks_layer(5, 4, 8, 1);
   a["name"] = "a";
   b["name"] = "b";  // reads 16 channels; a writes 4
   c["name"] = "c";  // reads 5 channels; b writes 8
@@ -76,11 +77,11 @@ TEST_CASE("layers that do not chain are named in one warning with both shapes",
   REQUIRE(net.warnings.size() == 1);
   const std::string& w = net.warnings[0];
   INFO(w);
-  CHECK(contains(w, "layer b reads N,H,W,C = 1x6x6x16"));
-  CHECK(contains(w, "the layer before it, a, writes 1x6x6x4"));
-  CHECK(contains(w, "so do 1 more layers (c)"));
+  CHECK(workload_checks_contains(w, "layer b reads N,H,W,C = 1x6x6x16"));
+  CHECK(workload_checks_contains(w, "the layer before it, a, writes 1x6x6x4"));
+  CHECK(workload_checks_contains(w, "so do 1 more layers (c)"));
   // A chained network gives no warning.
-  json d = layer(4, 6, 8, 3);
+  json d = workload_checks_layer(4, 6, 8, 3);
   d["name"] = "d";
   CHECK(parse_workload({{"layers", {a, d}}}, "net.json").warnings.empty());
 }
@@ -96,7 +97,7 @@ TEST_CASE("a SCALE-Sim ninth cell is the column stride even under an eight-colum
       [&] { parse_scalesim_topology(header + "l1, 9, 9, 3, 3, 4, 8, 2, 1,\n", "t.csv"); });
   CHECK(e.file() == "t.csv:2");
   CHECK(e.pointer() == "/column 9 (stride width)");
-  CHECK(contains(e.expected(), "the same stride as Strides"));
+  CHECK(workload_checks_contains(e.expected(), "the same stride as Strides"));
   // A note after the strides (not a number) is still ignored.
   CHECK_NOTHROW(parse_scalesim_topology(header + "l1, 9, 9, 3, 3, 4, 8, 2, first,\n", "t.csv"));
 }
@@ -113,13 +114,13 @@ TEST_CASE("SCALE-Sim depthwise rows and rounded-up output sizes are warned about
                                                     "t.csv");
   std::string depthwise, rounded;
   for (const std::string& w : net.warnings) {
-    if (contains(w, "depthwise")) depthwise = w;
-    if (contains(w, "rounds the output size up")) rounded = w;
+    if (workload_checks_contains(w, "depthwise")) depthwise = w;
+    if (workload_checks_contains(w, "rounds the output size up")) rounded = w;
   }
   INFO(depthwise << "\n" << rounded);
-  CHECK(contains(depthwise, ": Conv_DP"));
-  CHECK(contains(rounded, ": odd"));
-  CHECK_FALSE(contains(rounded, "even"));
+  CHECK(workload_checks_contains(depthwise, ": Conv_DP"));
+  CHECK(workload_checks_contains(rounded, ": odd"));
+  CHECK_FALSE(workload_checks_contains(rounded, "even"));
 }
 
 TEST_CASE("a SCALE-Sim file of more than 4096 layer rows is rejected at the row past the limit",
@@ -128,12 +129,12 @@ TEST_CASE("a SCALE-Sim file of more than 4096 layer rows is rejected at the row 
   for (int i = 0; i < 4097; ++i) text += "l" + std::to_string(i) + ", 8, 8, 3, 3, 4, 8, 1,\n";
   const ConfigError e = config_error_from([&] { parse_scalesim_topology(text, "big.csv"); });
   CHECK(e.file() == "big.csv:4098");
-  CHECK(contains(e.expected(), "at most 4096 layer rows"));
+  CHECK(workload_checks_contains(e.expected(), "at most 4096 layer rows"));
 }
 
 TEST_CASE("a program with a store deleted or duplicated fails validation naming the row",
           "[robustness][programs]") {
-  json l = layer(8, 8, 8, 3);
+  json l = workload_checks_layer(8, 8, 8, 3);
   l["padding"] = 1;
   l["name"] = "only";
   const HardwareConfig hw;
@@ -152,8 +153,8 @@ TEST_CASE("a program with a store deleted or duplicated fails validation naming 
     FAIL("a program missing a store passed validation");
   } catch (const std::runtime_error& e) {
     INFO(e.what());
-    CHECK(contains(e.what(), "layer 0 (only)"));
-    CHECK(contains(e.what(), "write 0 channels, not K = 8"));
+    CHECK(workload_checks_contains(e.what(), "layer 0 (only)"));
+    CHECK(workload_checks_contains(e.what(), "write 0 channels, not K = 8"));
   }
 
   Program twice = compiled;  // the last store repeated
