@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "sim/report/area.h"
+#include "sim/report/csv.h"
 #include "sim/report/report_figures.h"
 #include "sim/stats/median.h"
 
@@ -101,14 +102,6 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 }  // namespace
-
-// CSV quoting (RFC 4180): only fields holding a separator, quote or newline.
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char ch : v) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
 
 nlohmann::json area_json(const HardwareConfig& hw) {
   const AreaEstimate area = estimate_area(hw);

@@ -88,9 +88,6 @@ nlohmann::json make_report_json(const RunSummary& s);
 // run-level object, since the same silicon runs every layer.
 nlohmann::json area_json(const HardwareConfig& hw);
 void write_layer_csv(std::ostream& out, const RunSummary& s);
-// One CSV field, quoted (RFC 4180) only when it holds a separator, quote or
-// newline (layers.csv, npusim diff's CSV, a sweep's results.csv).
-std::string csv_field(const std::string& v);
 // Writes report.json, layers.csv, stats.json, stats.txt, hw.resolved.json and
 // workload.resolved.json into `dir` (created if missing). Throws on I/O error.
 void write_report_files(const std::string& dir, const RunSummary& s);

@@ -13,7 +13,7 @@
 
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
-#include "sim/report/report.h"
+#include "sim/report/csv.h"
 
 namespace npusim {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "sim/report/report.h"
+#include "sim/report/csv.h"
 #include "sim/sweep/pareto.h"
 
 namespace npusim::sweep {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/report/report.h"
+#include "sim/report/csv.h"
 #include "sim/sweep/pareto.h"
 #include "sim/sweep/results.h"
 
