@@ -8,5 +8,8 @@ namespace npusim {
 
 // One CSV field, quoted only when it holds a separator, quote or newline.
 std::string csv_field(const std::string& v);
+// A number as CSV text: nine significant digits, exact enough, and no exponent
+// for cycle counts.
+std::string csv_number(double v);
 
 }  // namespace npusim

@@ -70,12 +70,6 @@ nlohmann::json check_json(const LayerCheck& c) {
       {"checked", c.checked}, {"match", c.match}, {"mismatch", c.mismatch}, {"digest", c.digest}};
 }
 
-std::string csv_number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);  // exact enough, and no exponent for cycle counts
-  return buf;
-}
-
 // Time to first token, each decode step, their mean and tokens per second.
 nlohmann::json decoder_json(const HardwareConfig& hw, const DecoderFigures& d) {
   nlohmann::json steps = nlohmann::json::array();

@@ -351,20 +351,18 @@ Cells figure_cells(const DiffFigures& a, const DiffFigures& b) {
           ratio_text(diff_ratio(a.energy_uj, b.energy_uj))};
 }
 
-std::string csv_double(double v) { return printf_text("%.9g", v); }
-
 std::string csv_ratio(double a, double b) {
   const std::optional<double> r = diff_ratio(a, b);
-  return r ? csv_double(*r) : "";
+  return r ? csv_number(*r) : "";
 }
 
 std::string csv_figures(const DiffFigures& a, const DiffFigures& b) {
   return std::to_string(a.cycles) + "," + std::to_string(b.cycles) + "," +
-         csv_ratio(double(a.cycles), double(b.cycles)) + "," + csv_double(a.hw_mac_util) + "," +
-         csv_double(b.hw_mac_util) + "," + csv_ratio(a.hw_mac_util, b.hw_mac_util) + "," +
+         csv_ratio(double(a.cycles), double(b.cycles)) + "," + csv_number(a.hw_mac_util) + "," +
+         csv_number(b.hw_mac_util) + "," + csv_ratio(a.hw_mac_util, b.hw_mac_util) + "," +
          std::to_string(a.dram_bytes) + "," + std::to_string(b.dram_bytes) + "," +
-         csv_ratio(double(a.dram_bytes), double(b.dram_bytes)) + "," + csv_double(a.energy_uj) +
-         "," + csv_double(b.energy_uj) + "," + csv_ratio(a.energy_uj, b.energy_uj);
+         csv_ratio(double(a.dram_bytes), double(b.dram_bytes)) + "," + csv_number(a.energy_uj) +
+         "," + csv_number(b.energy_uj) + "," + csv_ratio(a.energy_uj, b.energy_uj);
 }
 
 }  // namespace

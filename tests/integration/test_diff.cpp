@@ -11,6 +11,7 @@
 
 #include "tests/support/test_support.h"
 
+using npusim::test::read_text_file;
 using npusim::test::run_cli;
 using npusim::test::temp_dir;
 using npusim::test::write_temp_file;
@@ -19,13 +20,6 @@ namespace {
 
 const std::string kSource = NPUSIM_SOURCE_DIR;
 const std::string kWorkload = kSource + "/configs/networks/tiny3.json";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
@@ -46,7 +40,7 @@ std::string run_into(const std::string& name, const std::string& hw) {
 
 // The shipped default hardware with an array of `rows` x `cols`, as a file.
 std::string hardware_file(uint32_t rows, uint32_t cols) {
-  nlohmann::json hw = nlohmann::json::parse(slurp(kSource + "/configs/hw/default.json"));
+  nlohmann::json hw = nlohmann::json::parse(read_text_file(kSource + "/configs/hw/default.json"));
   hw["name"] = "array" + std::to_string(rows) + "x" + std::to_string(cols);
   hw["compute"]["array_rows"] = rows;
   hw["compute"]["array_cols"] = cols;
@@ -65,8 +59,8 @@ TEST_CASE("diff of runs on 32x32 and 16x16 arrays: its total row equals their re
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
 
-  const auto report_a = nlohmann::json::parse(slurp(a + "/report.json"));
-  const auto report_b = nlohmann::json::parse(slurp(b + "/report.json"));
+  const auto report_a = nlohmann::json::parse(read_text_file(a + "/report.json"));
+  const auto report_b = nlohmann::json::parse(read_text_file(b + "/report.json"));
   const auto& ta = report_a.at("totals");
   const auto& tb = report_b.at("totals");
   const uint64_t cycles_a = ta.at("cycles"), cycles_b = tb.at("cycles");
@@ -96,7 +90,7 @@ TEST_CASE("diff of runs on 32x32 and 16x16 arrays: its total row equals their re
   CHECK_THAT(r.out, !Catch::Contains("warning"));
 
   // The CSV's total row, at full precision.
-  const auto rows = split(slurp(csv), '\n');
+  const auto rows = split(read_text_file(csv), '\n');
   REQUIRE(rows.size() == 2 + report_a.at("layers").size());
   const auto header = split(rows.front(), ',');
   const auto values = split(rows.back(), ',');
@@ -136,7 +130,7 @@ TEST_CASE("diff of bad run folders exits 2 with an error naming the file, never 
     const std::string bad = temp_dir() + "/diff_no_cycles";
     std::filesystem::remove_all(bad);
     std::filesystem::copy(good, bad);
-    std::string text = slurp(bad + "/layers.csv");
+    std::string text = read_text_file(bad + "/layers.csv");
     text.replace(text.find(",cycles,"), 8, ",cycle_count,");
     std::ofstream(bad + "/layers.csv") << text;
     const auto r = run_cli("diff " + good + " " + bad);
@@ -146,11 +140,11 @@ TEST_CASE("diff of bad run folders exits 2 with an error naming the file, never 
     CHECK(r.out.empty());
   }
   SECTION("--csv into a run folder is refused and leaves its files alone") {
-    const std::string before = slurp(good + "/layers.csv");
+    const std::string before = read_text_file(good + "/layers.csv");
     const auto r = run_cli("diff " + good + " " + good + " --csv " + good + "/layers.csv");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("expected a file outside the run folders"));
-    CHECK(slurp(good + "/layers.csv") == before);
+    CHECK(read_text_file(good + "/layers.csv") == before);
   }
   SECTION("--labels that are not two names") {
     const auto r = run_cli("diff " + good + " " + good + " --labels onlyone");

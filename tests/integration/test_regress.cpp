@@ -10,6 +10,7 @@
 
 #include "tests/support/test_support.h"
 
+using npusim::test::read_text_file;
 using npusim::test::run_cli;
 using npusim::test::temp_dir;
 namespace fs = std::filesystem;
@@ -17,13 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kGolden = std::string(NPUSIM_SOURCE_DIR) + "/tests/golden";
-
-std::string regress_slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A fresh suite folder holding `manifest` (JSON text); returns its path.
 std::string make_suite(const std::string& name, const std::string& manifest) {
@@ -50,7 +44,7 @@ std::string manifest(const std::vector<std::string>& cases) {
 
 // The report without its wall time, which is the one field allowed to vary.
 nlohmann::json stable_report(const std::string& path) {
-  nlohmann::json j = nlohmann::json::parse(regress_slurp(path));
+  nlohmann::json j = nlohmann::json::parse(read_text_file(path));
   j.erase("wall_seconds");
   j.erase("command_line");  // names each run's own --out folder
   return j;
@@ -109,7 +103,7 @@ TEST_CASE("the project's golden suite passes", "[regress]") {
   const auto r = run_cli("regress " + kGolden + " -j 2 --out " + out);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  const nlohmann::json summary = nlohmann::json::parse(regress_slurp(out + "/summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(read_text_file(out + "/summary.json"));
   CHECK(summary["cases"].size() >= 25);
   for (const auto& c : summary["cases"]) {
     INFO(c["name"]);
@@ -127,19 +121,19 @@ TEST_CASE("regress results are identical run to run and with -j 1 or -j 2", "[re
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
   }
-  const std::string first = regress_slurp(base + "/a/summary.json");
+  const std::string first = read_text_file(base + "/a/summary.json");
   CHECK(!first.empty());
-  CHECK(regress_slurp(base + "/b/summary.json") == first);
-  CHECK(regress_slurp(base + "/c/summary.json") == first);
+  CHECK(read_text_file(base + "/b/summary.json") == first);
+  CHECK(read_text_file(base + "/c/summary.json") == first);
   size_t compared = 0;
   for (const auto& entry : fs::directory_iterator(base + "/a")) {
     if (!entry.is_directory()) continue;
     const std::string name = entry.path().filename().string();
     INFO("case " << name);
-    const std::string result = regress_slurp(entry.path().string() + "/result.json");
+    const std::string result = read_text_file(entry.path().string() + "/result.json");
     CHECK(!result.empty());
     for (const char* other : {"/b/", "/c/"}) {
-      CHECK(regress_slurp(base + other + name + "/result.json") == result);
+      CHECK(read_text_file(base + other + name + "/result.json") == result);
       // Everything the run reported (all counters, every layer), not only the golden fields.
       CHECK(stable_report(base + other + name + "/run/report.json") ==
             stable_report(entry.path().string() + "/run/report.json"));
@@ -163,13 +157,13 @@ TEST_CASE("a broken case is reported failed with its log kept, the others still 
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Catch::Contains("4 cases: 2 pass, 0 changed, 2 failed, 0 new"));
   CHECK_THAT(line_of(r.out, "bad_hw "), Catch::Matches("bad_hw +failed .*exit 2: bad input.*"));
-  const std::string log = regress_slurp(dir + "/.regress-out/bad_hw/log.txt");
+  const std::string log = read_text_file(dir + "/.regress-out/bad_hw/log.txt");
   CHECK_THAT(log, Catch::Contains("/compute/arary_rows"));
   CHECK_THAT(log, Catch::Contains("$ "));  // the command line it ran
   CHECK(fs::exists(dir + "/.regress-out/missing_workload/log.txt"));
   CHECK(!fs::exists(dir + "/goldens/bad_hw.json"));  // failed cases are never blessed
   CHECK(fs::exists(dir + "/goldens/good_too.json"));
-  CHECK(regress_slurp(dir + "/.regress-out/.gitignore") == "*\n");
+  CHECK(read_text_file(dir + "/.regress-out/.gitignore") == "*\n");
 }
 
 TEST_CASE("a case that runs past its timeout is killed and reported failed", "[regress]") {
@@ -216,7 +210,7 @@ TEST_CASE("an injected one-cycle timing change is caught and --bless accepts it"
   const auto blessed = run_cli("regress " + dir + " --bless");
   CHECK(blessed.exit_code == 0);
   CHECK_THAT(blessed.out, Catch::Contains("golden rewritten"));
-  CHECK(nlohmann::json::parse(regress_slurp(dir + "/goldens/one_cycle.json"))["cycles"] == 242);
+  CHECK(nlohmann::json::parse(read_text_file(dir + "/goldens/one_cycle.json"))["cycles"] == 242);
   CHECK(run_cli("regress " + dir).exit_code == 0);
 }
 
@@ -260,7 +254,7 @@ TEST_CASE("the JUnit XML is well formed and counts every status", "[regress]") {
   const auto r = run_cli("regress " + dir + " -j 2 --junit " + xml_path);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
-  const std::string xml = regress_slurp(xml_path);
+  const std::string xml = read_text_file(xml_path);
   std::string why;
   INFO(xml);
   CHECK(well_formed_xml(xml, why));

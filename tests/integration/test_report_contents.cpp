@@ -5,27 +5,15 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "tests/support/test_support.h"
 
+using npusim::test::read_text_file;
 using npusim::test::run_cli;
 using npusim::test::temp_dir;
-
-namespace {
-
-std::string report_contents_slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
 
 TEST_CASE(
     "report.json names the version, the command line, the overrides and the hardware they give",
@@ -36,7 +24,7 @@ TEST_CASE(
                          " --set compute.array_rows=16 --policy early --out " + out);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  const auto report = nlohmann::json::parse(report_contents_slurp(out + "/report.json"));
+  const auto report = nlohmann::json::parse(read_text_file(out + "/report.json"));
   CHECK(report["npusim_version"] == NPUSIM_VERSION);
   CHECK_THAT(report["command_line"].get<std::string>(),
              Catch::StartsWith("npusim run -q --timing-only") &&
@@ -55,8 +43,7 @@ TEST_CASE(
 
 TEST_CASE("every counter of an int8 network and of a graph run is documented in docs/reports.md",
           "[report][cli]") {
-  const std::string doc =
-      report_contents_slurp(std::string(NPUSIM_SOURCE_DIR) + "/docs/reports.md");
+  const std::string doc = read_text_file(std::string(NPUSIM_SOURCE_DIR) + "/docs/reports.md");
   REQUIRE(!doc.empty());
   for (const char* workload : {"tiny3.json", "resnet18_full.json"}) {
     const std::string out = temp_dir() + "/counters_" + workload;
@@ -64,7 +51,7 @@ TEST_CASE("every counter of an int8 network and of a graph run is documented in 
                            "/configs/networks/" + workload + " --out " + out);
     INFO(workload << "\n" << r.err);
     REQUIRE(r.exit_code == 0);
-    const auto stats = nlohmann::json::parse(report_contents_slurp(out + "/stats.json"));
+    const auto stats = nlohmann::json::parse(read_text_file(out + "/stats.json"));
     REQUIRE(stats.size() > 30);
     for (const auto& item : stats.items()) {
       INFO(item.key());

@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "tests/support/test_support.h"
 
+using npusim::test::read_text_file;
 using npusim::test::run_cli;
 using npusim::test::temp_dir;
 using npusim::test::write_temp_file;
@@ -19,13 +19,6 @@ namespace {
 
 const char* kSmallLayer =
     R"({"type":"conv2d","name":"small","C":8,"H":8,"W":8,"K":8,"R":3,"S":3,"padding":1})";
-
-std::string robustness_cli_slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -88,8 +81,8 @@ TEST_CASE("an output file that is also an input is refused, and the input is kep
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--out"));
   }
-  CHECK(robustness_cli_slurp(layer) == kSmallLayer);
-  CHECK(robustness_cli_slurp(hw) == R"({"name": "mine"})");
+  CHECK(read_text_file(layer) == kSmallLayer);
+  CHECK(read_text_file(hw) == R"({"name": "mine"})");
 }
 
 TEST_CASE("each --set takes one value and leaves the workload positional", "[robustness][cli]") {
@@ -213,7 +206,7 @@ TEST_CASE("a layer that does not chain is warned about and report.json says wher
   CHECK_THAT(r.err, Catch::Contains("layer b reads N,H,W,C = 1x8x8x16 but the layer before it, a, "
                                     "writes 1x8x8x4") &&
                         Catch::Contains("b reads seeded random input"));
-  const std::string report = robustness_cli_slurp(out + "/report.json");
+  const std::string report = read_text_file(out + "/report.json");
   CHECK_THAT(report, Catch::Contains("\"input\": \"random\"") &&
                          Catch::Contains("\"input\": \"chained from b\""));
 }

@@ -20,6 +20,7 @@
 #include "tests/support/test_support.h"
 
 namespace fs = std::filesystem;
+using npusim::test::read_text_file;
 using npusim::test::run_cli;
 using npusim::test::temp_dir;
 using npusim::test::write_temp_file;
@@ -73,13 +74,6 @@ std::string sweep_file(const std::string& name, const std::string& body) {
   return write_temp_file(name + ".json", "{\"name\": \"" + name + "\", " + body + "}");
 }
 
-std::string sweep_slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::size_t finished_points(const std::string& dir) {
   std::size_t n = 0;
   if (!fs::exists(dir + "/points")) return 0;
@@ -94,7 +88,7 @@ pid_t start_sweep(const std::string& args, const std::string& log) {
   const std::string command = std::string(NPUSIM_BINARY) + " sweep " + args + " >" + log +
                               " 2>&1 </dev/null & echo $! >" + pidfile;
   REQUIRE(std::system(command.c_str()) == 0);
-  return static_cast<pid_t>(std::stol(sweep_slurp(pidfile)));
+  return static_cast<pid_t>(std::stol(read_text_file(pidfile)));
 }
 
 // Waits for `pid` (not our child: polls) to disappear.
@@ -153,7 +147,7 @@ TEST_CASE("a sweep writes one row per point and the Pareto front and each point 
     CHECK(fs::exists(out + "/points/" + id + "/log"));
     // The energy column is the point's report figure (docs/energy.md).
     const nlohmann::json report =
-        nlohmann::json::parse(sweep_slurp(out + "/points/" + id + "/report.json"));
+        nlohmann::json::parse(read_text_file(out + "/points/" + id + "/report.json"));
     CHECK(std::stod(row.at("energy_uj")) ==
           Approx(report.at("totals").at("energy_uj").get<double>()));
     CHECK(std::stod(row.at("energy_uj")) > 0);
@@ -171,7 +165,7 @@ TEST_CASE(
   // configs/sweeps/resnet18_area.json as shipped (its parameters, constraint
   // and objectives), with tiny3 instead of ResNet-18 to keep the test fast.
   nlohmann::json spec =
-      nlohmann::json::parse(sweep_slurp(kSweepSource + "/configs/sweeps/resnet18_area.json"));
+      nlohmann::json::parse(read_text_file(kSweepSource + "/configs/sweeps/resnet18_area.json"));
   REQUIRE(spec.at("objectives") == nlohmann::json({"cycles", "energy_uj", "area_mm2"}));
   spec["base_hw"] = kSweepSource + "/configs/hw/default.json";
   spec["workload"] = kSweepSource + "/configs/networks/tiny3.json";
@@ -187,7 +181,7 @@ TEST_CASE(
     ++ok;
     // The area column is the point's report figure (docs/area.md).
     const nlohmann::json report =
-        nlohmann::json::parse(sweep_slurp(out + "/points/" + id + "/report.json"));
+        nlohmann::json::parse(read_text_file(out + "/points/" + id + "/report.json"));
     CHECK(std::stod(row.at("area_mm2")) == Approx(report.at("area").at("total_mm2").get<double>()));
   }
   CHECK(ok == 20);  // 4 square arrays x 5 cache sizes
@@ -217,7 +211,7 @@ TEST_CASE("a failing point is recorded with its log and the sweep goes on", "[sw
     }
     CHECK(row.at("status") == "failed");
     CHECK_THAT(row.at("reason"), Catch::Contains("exit 2") && Catch::Contains("does not fit"));
-    CHECK_THAT(sweep_slurp(out + "/points/" + id + "/log"), Catch::Contains("does not fit"));
+    CHECK_THAT(read_text_file(out + "/points/" + id + "/log"), Catch::Contains("does not fit"));
     CHECK(!fs::exists(out + "/points/" + id + "/report.json"));
   }
   CHECK(ok == 2);
@@ -254,8 +248,8 @@ TEST_CASE(
   ::kill(pid, SIGINT);
   wait_gone(pid);
   const std::size_t after_int = finished_points(out);
-  INFO(sweep_slurp(temp_dir() + "/resume1.log"));
-  CHECK_THAT(sweep_slurp(temp_dir() + "/resume1.log"), Catch::Contains("interrupted"));
+  INFO(read_text_file(temp_dir() + "/resume1.log"));
+  CHECK_THAT(read_text_file(temp_dir() + "/resume1.log"), Catch::Contains("interrupted"));
   CHECK(after_int >= 2);
   CHECK(after_int < 13);
   CHECK(read_csv(out + "/results.csv").size() == 13);  // the table is whole at every moment
@@ -328,7 +322,7 @@ TEST_CASE(
   const auto r = run_cli("sweep " + spec + " --out " + out + " -q");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  std::istringstream csv(sweep_slurp(out + "/results.csv"));
+  std::istringstream csv(read_text_file(out + "/results.csv"));
   std::string header, line;
   std::getline(csv, header);
   const auto column = [&](const std::string& name) {
@@ -346,8 +340,8 @@ TEST_CASE(
     std::vector<std::string> cells;
     std::istringstream l(line);
     for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
-    const nlohmann::json report =
-        nlohmann::json::parse(sweep_slurp(out + "/points/" + cells[size_t(id)] + "/report.json"));
+    const nlohmann::json report = nlohmann::json::parse(
+        read_text_file(out + "/points/" + cells[size_t(id)] + "/report.json"));
     INFO(line);
     CHECK(report.at("decoder").at("sequences") == std::stoi(cells[size_t(batch)]));
     CHECK(std::stod(cells[size_t(tokens)]) ==
@@ -383,7 +377,7 @@ TEST_CASE("every shipped sweep runs to the end with each point ok or pruned by i
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains(", 0 failed in this run"));
     // Every row's status: ok, or pruned by the sweep's own constraint before it ran.
-    std::istringstream csv(sweep_slurp(out + "/results.csv"));
+    std::istringstream csv(read_text_file(out + "/results.csv"));
     std::string line;
     std::getline(csv, line);
     size_t rows = 0, ok = 0;
@@ -406,7 +400,7 @@ TEST_CASE("the Slurm backend runs a sweep on a one-node cluster", "[sweep][slurm
                               "/tools/slurm-test-cluster >" + log + " 2>&1";
   const int status = std::system(command.c_str());
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  const std::string output = sweep_slurp(log);
+  const std::string output = read_text_file(log);
   if (rc == 77) {
     const auto at = output.find("SKIPPED:");
     const std::string why = output.substr(at == std::string::npos ? 0 : at);

@@ -68,7 +68,7 @@ std::string write_json_lines(const std::string& name, const std::vector<nlohmann
   return write_temp_file(name, text);
 }
 
-static std::string read_whole_file(const std::string& path) {
+std::string read_text_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -82,8 +82,8 @@ CliResult run_cli(const std::string& args) {
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_whole_file(out);
-  r.err = read_whole_file(err);
+  r.out = read_text_file(out);
+  r.err = read_text_file(err);
   return r;
 }
 
@@ -93,7 +93,7 @@ nlohmann::json run_report(const std::string& args) {
   const CliResult r = run_cli(args + " -q --out " + dir);
   INFO("npusim " << args << "\nstderr:\n" << r.err);
   REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(read_whole_file(dir + "/report.json"));
+  return nlohmann::json::parse(read_text_file(dir + "/report.json"));
 }
 
 void check_invariants(const RunResult& r) {

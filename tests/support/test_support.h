@@ -47,6 +47,8 @@ CliResult run_cli(const std::string& args);
 // Writes `text` to a fresh file under the test temp folder; returns its path.
 std::string write_temp_file(const std::string& name, const std::string& text);
 std::string temp_dir();
+// The whole of a text file ("" when it cannot be read).
+std::string read_text_file(const std::string& path);
 
 // A JSON-lines file (a program) as one value per line, and back into a fresh temp file.
 std::vector<nlohmann::json> read_json_lines(const std::string& path);
