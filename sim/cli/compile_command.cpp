@@ -12,11 +12,26 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/explain_mapping.h"
 #include "sim/cli/workload_options.h"
+#include "sim/compiler/mapper.h"
 #include "sim/program/trace_io.h"
 #include "sim/runner/runner.h"
+#include "sim/runner/unit_choice.h"
 
 namespace npusim::cli {
 namespace {
+
+UnitChoice units_in_use(const NetworkConfig& net, const HardwareConfig& hw) {
+  if (!chooses_units_by_simulation(hw)) return {};
+  spdlog::info("choosing the compute units in use: simulating {} unit counts (timing only)",
+               unit_counts(hw).size());
+  UnitChoice c = choose_units_by_simulation(net, hw);
+  std::string tried;
+  for (const UnitTrial& t : c.trials)
+    tried += (tried.empty() ? "" : ", ") + std::to_string(t.units) + ": " +
+             (t.ok ? std::to_string(t.cycles) + " cycles" : "failed (" + t.failure + ")");
+  if (c.units != 0) spdlog::info("{} of {} units in use ({})", c.units, hw.compute.units, tried);
+  return c;
+}
 
 struct CompileArguments {
   WorkloadOptions in;
@@ -27,8 +42,12 @@ struct CompileArguments {
 };
 
 int compile(const CompileArguments& a) {
-  const HardwareConfig hw = resolve_hardware(a.in);
+  const HardwareConfig given = resolve_hardware(a.in);
   const NetworkConfig net = resolve_workload(a.in);
+  // The units in use as `run` settles them, so the program written (and the
+  // mapping explained) is the one `run` would simulate; the header records
+  // the count as compiler.units.
+  const HardwareConfig hw = with_units(given, units_in_use(net, given));
   if (!a.explain_layer.empty()) return explain_layer(net, hw, a.explain_layer, a.candidates);
   if (a.explain_mapping) return explain_mapping(net, hw);
   const Program program = compile_for_workload(net, hw);

@@ -325,6 +325,13 @@ std::string mapping_signature(const LayerConfig& L, uint32_t output_bits) {
   return k.str();
 }
 
+std::vector<uint32_t> unit_counts(const HardwareConfig& hw) {
+  std::vector<uint32_t> units;
+  for (uint32_t u = hw.compute.units; u >= 1; --u)
+    if (u + 8 > hw.compute.units || (u & (u - 1)) == 0) units.push_back(u);
+  return units;
+}
+
 CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw,
                                 std::unordered_map<std::string, LayerTilingPlan>* mappings) {
   const auto all_fit = [&](const CachePartition& part) {
@@ -352,20 +359,24 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   const CachePartition seed003 = partition_cache(net, hw);
   // When nothing fits, the partition the compile error speaks of: seed 003's
   // with the smallest vector region, the most room the array layers had.
-  const CachePartition none_fits = partition_cache(net, hw, 2, 0, false, vector_shares.back());
+  const CachePartition none_fits =
+      partition_cache(net, hw, 2, hw.compiler.units, false, vector_shares.back());
   // The greedy mapper shrinks the vector region only when no partition with
   // all of it fits every array layer.
   if (hw.mapper == Mapper::Greedy) {
     for (const uint32_t vector_share : vector_shares) {
-      const CachePartition first = partition_cache(net, hw, 2, 0, false, vector_share);
+      const CachePartition first =
+          partition_cache(net, hw, 2, hw.compiler.units, false, vector_share);
       if (all_fit(first)) return first;
       for (uint32_t share = 4; share <= kMaxWeightShare; share *= 2) {
-        const CachePartition part = partition_cache(net, hw, share, 0, false, vector_share);
+        const CachePartition part =
+            partition_cache(net, hw, share, hw.compiler.units, false, vector_share);
         if (all_fit(part)) return part;
       }
       // Last, parameters tile by tile: banks for a weight tile, not a layer.
       for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
-        const CachePartition part = partition_cache(net, hw, share, 0, true, vector_share);
+        const CachePartition part =
+            partition_cache(net, hw, share, hw.compiler.units, true, vector_share);
         if (all_fit(part)) return part;
       }
     }
@@ -375,9 +386,8 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   // fewest estimated cycles over the network's operators wins (seed 003's
   // partition on a tie). A machine with more units or cache can always
   // leave some idle, so it has every choice a smaller one has.
-  std::vector<uint32_t> units;
-  for (uint32_t u = hw.compute.units; u >= 1; --u)
-    if (u + 8 > hw.compute.units || (u & (u - 1)) == 0) units.push_back(u);
+  const std::vector<uint32_t> units =
+      hw.compiler.units != 0 ? std::vector<uint32_t>{hw.compiler.units} : unit_counts(hw);
   CachePartition best = seed003;
   uint64_t best_cycles = UINT64_MAX;
   // Per signature, the first candidate with the fewest cycles (choose_mapping's pick) and its

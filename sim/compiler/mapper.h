@@ -84,6 +84,11 @@ std::string mapping_signature(const LayerConfig& L, uint32_t output_bits);
 // With the cost mapper, `mappings` (when given) gets the chosen partition's
 // mapping of each signature, as choose_mapping would give it, since finding
 // the partition costed them all.
+// The unit counts the cost mapper weighs when compiler.units is 0, most
+// first: every count down to 1 when compute.units <= 8, else the counts above
+// compute.units - 8 and the powers of two.
+std::vector<uint32_t> unit_counts(const HardwareConfig& hw);
+
 CachePartition choose_partition(
     const NetworkConfig& net, const HardwareConfig& hw,
     std::unordered_map<std::string, LayerTilingPlan>* mappings = nullptr);

@@ -305,6 +305,17 @@ const std::vector<HardwareParam>& hardware_params() {
                              "The cost mapper may give the weight region two slots so the next "
                              "weight tile loads while the current one computes, or keeps one "
                              "tile (docs/mapping.md#weight-double-buffering)"));
+    t.push_back(uint_param("compiler.units", &H::compiler, &CompilerConfig::units, "", 0, 64,
+                           "Compute units the cost mapper gives pieces to, at most "
+                           "compute.units; 0: it chooses the count "
+                           "(docs/mapping.md#the-partition-and-the-units-in-use)"));
+    t.push_back(choice_param(
+        "compiler.units_chosen_by", &H::units_chosen_by,
+        {UnitsChosenBy::Simulation, UnitsChosenBy::Estimate},
+        "How the cost mapper chooses the units in use when compiler.units is 0: simulate each "
+        "count's best partition (timing only) and keep the fastest, so one more unit never "
+        "takes more cycles; or the fewest estimated cycles alone "
+        "(docs/mapping.md#units-chosen-by-simulation)"));
     t.push_back(choice_param("scheduler.compute_start", &H::compute_start,
                              {ComputeStart::Unit, ComputeStart::Tile},
                              "Seed 004 rule 1 under the early policy: a compute starts with the "
@@ -378,6 +389,10 @@ const char* to_string(LoopOrder o) {
   return o == LoopOrder::WeightStationary ? "weight_stationary" : "feature_stationary";
 }
 
+const char* to_string(UnitsChosenBy u) {
+  return u == UnitsChosenBy::Simulation ? "simulation" : "estimate";
+}
+
 const char* to_string(DataRegisters d) {
   return d == DataRegisters::InPlace  ? "in_place"
          : d == DataRegisters::Double ? "double"
@@ -430,6 +445,12 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
                                      std::string(to_string(hw.data_registers)) +
                                      "\" (folded stages read the tile in place)",
                                  "\"stages\"");
+  if (hw.compiler.units > hw.compute.units)
+    sections.at("compiler")
+        ->fail("units",
+               "0 .. compute.units = " + std::to_string(hw.compute.units) +
+                   " (the compiler gives pieces to at most the units the hardware has)",
+               std::to_string(hw.compiler.units));
   if (hw.cache.kv_kib >= hw.cache.size_kib)
     sections.at("cache")->fail("kv_kib",
                                "less than cache.size_kib = " + std::to_string(hw.cache.size_kib) +

@@ -75,6 +75,11 @@ enum class LoopOrder { WeightStationary, FeatureStationary };
 // into a register set, one set loading while the array multiplies the other
 // (`double`, the seed's streaming) or one set, fetch then multiply (`single`).
 enum class DataRegisters { InPlace, Double, Single };
+// How the cost mapper settles how many compute units a network's pieces use
+// (docs/mapping.md#units-chosen-by-simulation): simulate, timing only, the
+// best partition of each count and keep the fastest (`simulation`), or take
+// the count of the partition with the fewest estimated cycles (`estimate`).
+enum class UnitsChosenBy { Simulation, Estimate };
 
 struct ComputeConfig {
   uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
@@ -146,6 +151,13 @@ struct VectorConfig {
   uint32_t special_per_cycle = 4;
 };
 
+// What the compiler is told rather than left to choose.
+struct CompilerConfig {
+  // Compute units the cost mapper gives pieces to; 0: it chooses (every count
+  // from 1 to compute.units, compiler.units_chosen_by says how).
+  uint32_t units = 0;
+};
+
 struct StoreConfig {
   // Seed 003: results leave in batches of at least this many bytes; 0: the
   // threshold follows from the ratio of the two rates (cost::upload_threshold_bytes).
@@ -160,6 +172,7 @@ struct HardwareConfig {
   DramConfig dram;
   StoreConfig store;
   VectorConfig vector;
+  CompilerConfig compiler;
   EnergyConfig energy;
   AreaConfig area;
   Buffering buffering = Buffering::PingPong;
@@ -178,6 +191,7 @@ struct HardwareConfig {
   WeightBuffers weight_buffers = WeightBuffers::Auto;
   DataRegisters data_registers = DataRegisters::InPlace;
   LoopOrder loop_order = LoopOrder::WeightStationary;
+  UnitsChosenBy units_chosen_by = UnitsChosenBy::Simulation;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   // What the compiler's tiles may use: the cache less its key-value region.
@@ -216,6 +230,7 @@ const char* to_string(InputLoads i);
 const char* to_string(WeightBuffers w);
 const char* to_string(DataRegisters d);
 const char* to_string(LoopOrder o);
+const char* to_string(UnitsChosenBy u);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

@@ -185,6 +185,18 @@ nlohmann::json make_report_json(const RunSummary& s) {
                            {"timing_only", s.timing_only},
                            {"wall_seconds", s.wall_seconds}};
   if (const auto d = decoder_figures(s)) report["decoder"] = decoder_json(*s.hw, *d);
+  if (s.unit_choice != nullptr && !s.unit_choice->trials.empty()) {
+    nlohmann::json trials = nlohmann::json::array();
+    for (const UnitTrial& t : s.unit_choice->trials)
+      trials.push_back(t.ok ? nlohmann::json{{"units", t.units},
+                                             {"cycles", t.cycles},
+                                             {"estimate_cycles", t.estimate}}
+                            : nlohmann::json{{"units", t.units}, {"failure", t.failure}});
+    report["units_in_use"] = {{"chosen_by", "simulation"},
+                              {"units", s.unit_choice->units},
+                              {"estimated_units", s.unit_choice->estimated_units},
+                              {"trials", trials}};
+  }
   return report;
 }
 

@@ -11,6 +11,7 @@
 
 #include "sim/config/hardware_config.h"
 #include "sim/config/workload_config.h"
+#include "sim/report/unit_trials.h"
 #include "sim/stats/stats_registry.h"
 
 namespace npusim {
@@ -61,6 +62,8 @@ struct RunSummary {
   bool timing_only = false;
   double wall_seconds = 0.0;
   RunProvenance provenance;
+  // Set when the runner chose the units in use by simulating each count.
+  const UnitChoice* unit_choice = nullptr;
 };
 
 // False when a compared layer differed, or (outside timing-only mode) a layer

@@ -72,6 +72,20 @@ void print_run_header(std::ostream& out, const RunSummary& s) {
            std::to_string(hw.peak_macs_per_cycle()) + " MACs/cycle)",
        format_kib(hw.cache.size_kib) + " cache",
        std::to_string(hw.dram.bytes_per_cycle) + " B/cycle DRAM", clock_text(hw.clock_mhz)});
+  if (s.unit_choice != nullptr && !s.unit_choice->trials.empty()) {
+    const UnitChoice& c = *s.unit_choice;
+    std::vector<std::string> items = {
+        c.units == 0 ? std::string("no unit count compiled and ran")
+                     : std::to_string(c.units) + " of " + std::to_string(hw.compute.units) +
+                           " in use, the fewest simulated cycles" +
+                           (c.estimated_units != 0 && c.estimated_units != c.units
+                                ? " (the estimate's: " + std::to_string(c.estimated_units) + ")"
+                                : "")};
+    for (const UnitTrial& t : c.trials)
+      items.push_back(std::to_string(t.units) + ": " +
+                      (t.ok ? std::to_string(t.cycles) + " cycles" : std::string("failed")));
+    print_wrapped(out, "units", items);
+  }
   print_wrapped(out, "schedule",
                 {std::string("policy ") + to_string(hw.policy),
                  std::string(to_string(hw.buffering)) + " buffering",

@@ -252,6 +252,30 @@ bool RunResult::ok() const {
 std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const HardwareConfig& hw,
                                        const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  // A timing-only run allocates no activations, so only its weights count.
+  const uint64_t tensor_bytes =
+      options.timing_only ? workload_weight_bytes(network) : workload_tensor_bytes(network);
+  if (tensor_bytes > options.max_workload_bytes) {
+    const auto mib = [](uint64_t b) { return std::to_string(b >> 20); };
+    char held[32];
+    std::snprintf(held, sizeof held, "%.1f", double(tensor_bytes) / double(1 << 20));
+    throw std::invalid_argument(
+        "workload " + network.name + " holds " + held +
+        (options.timing_only
+             ? " MiB of weights (a timing-only run counts its weights, not its activations)"
+             : " MiB of tensors (every layer's input, weights and output)") +
+        ", more than the limit of " + mib(options.max_workload_bytes) +
+        " MiB; raise it with --max-workload-mib if the host "
+        "has the memory (a functional run needs a few times this)");
+  }
+  // Before the progress meter's thread starts: the trials are forked children.
+  UnitChoice unit_choice;
+  if (options.program == nullptr && chooses_units_by_simulation(hw)) {
+    if (options.progress)
+      spdlog::info("choosing the compute units in use: simulating {} unit counts (timing only)",
+                   unit_counts(hw).size());
+    unit_choice = choose_units_by_simulation(network, hw);
+  }
   // A progress line on a terminal for runs past a second (progress_meter.h);
   // the meter's thread reads only these atomics and the DRAM model's.
   std::atomic<const Accelerator*> running{nullptr};
@@ -269,26 +293,11 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     sample.phase = kPhases[phase.load()];
     return sample;
   });
-  // A timing-only run allocates no activations, so only its weights count.
-  const uint64_t tensor_bytes =
-      options.timing_only ? workload_weight_bytes(network) : workload_tensor_bytes(network);
-  if (tensor_bytes > options.max_workload_bytes) {
-    const auto mib = [](uint64_t b) { return std::to_string(b >> 20); };
-    char held[32];
-    std::snprintf(held, sizeof held, "%.1f", double(tensor_bytes) / double(1 << 20));
-    throw std::invalid_argument(
-        "workload " + network.name + " holds " + held +
-        (options.timing_only
-             ? " MiB of weights (a timing-only run counts its weights, not its activations)"
-             : " MiB of tensors (every layer's input, weights and output)") +
-        ", more than the limit of " + mib(options.max_workload_bytes) +
-        " MiB; raise it with --max-workload-mib if the host "
-        "has the memory (a functional run needs a few times this)");
-  }
   auto result = std::make_unique<RunResult>();
   RunResult& r = *result;
   r.network = network;
   r.hw = hw;
+  r.unit_choice = std::move(unit_choice);
   const size_t layers = r.network.layers.size();
   std::vector<LayerData> data;
   std::vector<KernelStream> kernels;
@@ -300,7 +309,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   if (options.program != nullptr)
     r.program = *options.program;
   else
-    r.program = compile_network(r.network, r.hw);
+    r.program = compile_network(r.network, with_units(r.hw, r.unit_choice));
   const std::vector<int64_t> weights_from = shared_weight_sources(r.network, r.program);
   for (size_t l = 0; l < layers; ++l) {
     const LayerConfig& L = r.network.layers[l];
@@ -429,6 +438,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   }
 
   r.summary.hw = &r.hw;
+  r.summary.unit_choice = &r.unit_choice;
   r.summary.network = &r.network;
   r.summary.stats = r.stats.get();
   r.summary.total_cycles = r.outcome.cycles;

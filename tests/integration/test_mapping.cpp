@@ -3,9 +3,10 @@
 // (configs/networks/resnet18.json), timing-only, default cost mapper, over
 // the full grid of 4 cache sizes x 4 DRAM bandwidths x 4 unit counts x 4
 // square arrays. For every grid point and every axis, one step up that axis
-// may not raise the cycles by more than kTolerance; a failure prints both
-// points. The mapper picks by estimate, not by simulation, so small rises
-// remain (docs/performance.md#mapping gives the measured ones); the greedy
+// may not raise the cycles by more than kTolerance (one more unit: not at
+// all, the units in use being settled by simulation); a failure prints both
+// points. The mapper picks partitions by estimate, so small rises on the
+// other axes remain (docs/performance.md#mapping gives the measured ones); the greedy
 // mapper rose by up to 4.2x on the same grid. The compiler's own estimate,
 // which it minimises, never rises on the same grid (npusim estimate).
 // `npusim compile --explain-mapping` prints each layer's choice and estimate.
@@ -86,16 +87,19 @@ void for_each_step(const std::vector<std::vector<uint32_t>>& axes, F f) {
 }  // namespace
 
 TEST_CASE(
-    "ResNet-18 takes at most 5 % more cycles for one step more cache, bandwidth, units or "
-    "array, anywhere on a 4x4x4x4 grid",
+    "ResNet-18 takes no more cycles for one more compute unit and at most 5 % more for one step "
+    "more cache, bandwidth or array, anywhere on a 4x4x4x4 grid",
     "[monotone]") {
+  // The units in use are settled by simulating each count
+  // (docs/mapping.md#units-chosen-by-simulation), so a unit step may not rise at all.
   std::map<Point, uint64_t> grid;
   for_each_step(kAxes, [&](const Point& less, const Point& more) {
     for (const Point& p : {less, more})
       if (!grid.count(p)) grid[p] = mapping_cycles(p);
     INFO("less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
     INFO("more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
-    CHECK(double(grid.at(more)) <= double(grid.at(less)) * (1 + kTolerance));
+    const double tolerance = less[2] != more[2] ? 0.0 : kTolerance;
+    CHECK(double(grid.at(more)) <= double(grid.at(less)) * (1 + tolerance));
   });
 }
 
