@@ -12,24 +12,24 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/explain_mapping.h"
 #include "sim/cli/workload_options.h"
-#include "sim/compiler/mapper.h"
 #include "sim/program/trace_io.h"
+#include "sim/report/report.h"
+#include "sim/runner/compile_trials.h"
 #include "sim/runner/runner.h"
-#include "sim/runner/unit_choice.h"
 
 namespace npusim::cli {
 namespace {
 
-UnitChoice units_in_use(const NetworkConfig& net, const HardwareConfig& hw) {
-  if (!chooses_units_by_simulation(hw)) return {};
-  spdlog::info("choosing the compute units in use: simulating {} unit counts (timing only)",
-               unit_counts(hw).size());
-  UnitChoice c = choose_units_by_simulation(net, hw);
-  std::string tried;
-  for (const UnitTrial& t : c.trials)
-    tried += (tried.empty() ? "" : ", ") + std::to_string(t.units) + ": " +
-             (t.ok ? std::to_string(t.cycles) + " cycles" : "failed (" + t.failure + ")");
-  if (c.units != 0) spdlog::info("{} of {} units in use ({})", c.units, hw.compute.units, tried);
+CompileTrials compile_trials(const NetworkConfig& net, const HardwareConfig& hw) {
+  if (!runs_compile_trials(hw)) return {};
+  spdlog::info("compile trials: simulating the candidate unit counts and cache budgets");
+  CompileTrials c = run_compile_trials(net, hw);
+  if (!c.trials.empty()) {
+    std::string text;
+    for (const std::string& item : compile_trials_summary(c))
+      text += (text.empty() ? "" : ", ") + item;
+    spdlog::info("compile trials: {}", text);
+  }
   return c;
 }
 
@@ -44,10 +44,10 @@ struct CompileArguments {
 int compile(const CompileArguments& a) {
   const HardwareConfig given = resolve_hardware(a.in);
   const NetworkConfig net = resolve_workload(a.in);
-  // The units in use as `run` settles them, so the program written (and the
-  // mapping explained) is the one `run` would simulate; the header records
-  // the count as compiler.units.
-  const HardwareConfig hw = with_units(given, units_in_use(net, given));
+  // The units and cache as `run`'s compile trials settle them, so the program
+  // written (and the mapping explained) is the one `run` would simulate; the
+  // header records them as compiler.units and compiler.cache_kib.
+  const HardwareConfig hw = compile_target(given, compile_trials(net, given));
   if (!a.explain_layer.empty()) return explain_layer(net, hw, a.explain_layer, a.candidates);
   if (a.explain_mapping) return explain_mapping(net, hw);
   const Program program = compile_for_workload(net, hw);

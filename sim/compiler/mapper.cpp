@@ -396,11 +396,11 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   // Parameters tile by tile are candidates only where a layer's parameters
   // would crowd the cache (their banks over an eighth of it) or where nothing
   // else fits every layer: on larger caches the programs stay as they were.
-  const bool params_crowd = seed003.params_region_bytes * 8 > hw.tile_cache_bytes();
+  const bool params_crowd = seed003.params_region_bytes * 8 > hw.compiler_tile_cache_bytes();
   // Smaller vector regions likewise: only where all of vector.buffer_kib
   // would crowd the cache (over an eighth of it) or nothing else fits.
   const bool vector_crowds =
-      !vector_operators.empty() && vector_region_bytes(hw, 1) * 8 > hw.tile_cache_bytes();
+      !vector_operators.empty() && vector_region_bytes(hw, 1) * 8 > hw.compiler_tile_cache_bytes();
   for (const uint32_t vector_share : vector_shares) {
     if (vector_share > 1 && best_cycles != UINT64_MAX && !vector_crowds) break;
     // The vector operators' estimate depends on their region alone.

@@ -405,6 +405,7 @@ class Emitter {
     const auto fits = [&](uint32_t kib) {
       HardwareConfig hw = hw_;
       hw.cache.size_kib = kib;
+      hw.compiler.cache_kib = 0;  // the advice is about the whole cache
       const CachePartition part = choose_partition(net_, hw);
       for (size_t l = 0; l < net_.layers.size(); ++l)
         if (runs_on_array(net_.layers[l].op)

@@ -106,7 +106,7 @@ CachePartition partition_cache(const NetworkConfig& net, const HardwareConfig& h
   }
   CachePartition p;
   // A graph with vector operators reserves the vector unit's working region.
-  uint64_t cache = hw.tile_cache_bytes();
+  uint64_t cache = hw.compiler_tile_cache_bytes();
   for (const LayerConfig& L : net.layers)
     if (!runs_on_array(L.op)) {
       p.vector_region_bytes = vector_region_bytes(hw, vector_share);

@@ -309,13 +309,17 @@ const std::vector<HardwareParam>& hardware_params() {
                            "Compute units the cost mapper gives pieces to, at most "
                            "compute.units; 0: it chooses the count "
                            "(docs/mapping.md#the-partition-and-the-units-in-use)"));
+    t.push_back(uint_param(
+        "compiler.cache_kib", &H::compiler, &CompilerConfig::cache_kib, "KiB", 0, 1048576,
+        "The part of the cache the compiler lays its regions out in, above "
+        "cache.kv_kib and at most cache.size_kib (the rest stays idle); 0: all "
+        "of it, or what compiler.trials settles (docs/mapping.md#compile-trials)"));
     t.push_back(choice_param(
-        "compiler.units_chosen_by", &H::units_chosen_by,
-        {UnitsChosenBy::Simulation, UnitsChosenBy::Estimate},
-        "How the cost mapper chooses the units in use when compiler.units is 0: simulate each "
-        "count's best partition (timing only) and keep the fastest, so one more unit never "
-        "takes more cycles; or the fewest estimated cycles alone "
-        "(docs/mapping.md#units-chosen-by-simulation)"));
+        "compiler.trials", &H::trial_mode, {TrialMode::Simulate, TrialMode::Off},
+        "Before compiling, simulate (timing only) the cost mapper's program for each unit count "
+        "and for the halved cache budgets estimated within 5 %, and compile the fastest (one "
+        "more unit then never takes more cycles); or compile the estimate's choice "
+        "(docs/mapping.md#compile-trials)"));
     t.push_back(choice_param("scheduler.compute_start", &H::compute_start,
                              {ComputeStart::Unit, ComputeStart::Tile},
                              "Seed 004 rule 1 under the early policy: a compute starts with the "
@@ -389,9 +393,7 @@ const char* to_string(LoopOrder o) {
   return o == LoopOrder::WeightStationary ? "weight_stationary" : "feature_stationary";
 }
 
-const char* to_string(UnitsChosenBy u) {
-  return u == UnitsChosenBy::Simulation ? "simulation" : "estimate";
-}
+const char* to_string(TrialMode u) { return u == TrialMode::Simulate ? "simulate" : "off"; }
 
 const char* to_string(DataRegisters d) {
   return d == DataRegisters::InPlace  ? "in_place"
@@ -451,6 +453,13 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
                "0 .. compute.units = " + std::to_string(hw.compute.units) +
                    " (the compiler gives pieces to at most the units the hardware has)",
                std::to_string(hw.compiler.units));
+  if (hw.compiler.cache_kib != 0 &&
+      (hw.compiler.cache_kib > hw.cache.size_kib || hw.compiler.cache_kib <= hw.cache.kv_kib))
+    sections.at("compiler")
+        ->fail("cache_kib",
+               "0, or above cache.kv_kib = " + std::to_string(hw.cache.kv_kib) +
+                   " and at most cache.size_kib = " + std::to_string(hw.cache.size_kib),
+               std::to_string(hw.compiler.cache_kib));
   if (hw.cache.kv_kib >= hw.cache.size_kib)
     sections.at("cache")->fail("kv_kib",
                                "less than cache.size_kib = " + std::to_string(hw.cache.size_kib) +

@@ -75,11 +75,11 @@ enum class LoopOrder { WeightStationary, FeatureStationary };
 // into a register set, one set loading while the array multiplies the other
 // (`double`, the seed's streaming) or one set, fetch then multiply (`single`).
 enum class DataRegisters { InPlace, Double, Single };
-// How the cost mapper settles how many compute units a network's pieces use
-// (docs/mapping.md#units-chosen-by-simulation): simulate, timing only, the
-// best partition of each count and keep the fastest (`simulation`), or take
-// the count of the partition with the fewest estimated cycles (`estimate`).
-enum class UnitsChosenBy { Simulation, Estimate };
+// Compile trials (docs/mapping.md#compile-trials): before compiling, the
+// runner simulates, timing only, the cost mapper's program for each unit
+// count and for halved cache budgets estimated as near, and compiles the
+// fastest (`simulate`); or the estimate's choice stands (`off`).
+enum class TrialMode { Simulate, Off };
 
 struct ComputeConfig {
   uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
@@ -154,8 +154,11 @@ struct VectorConfig {
 // What the compiler is told rather than left to choose.
 struct CompilerConfig {
   // Compute units the cost mapper gives pieces to; 0: it chooses (every count
-  // from 1 to compute.units, compiler.units_chosen_by says how).
+  // from 1 to compute.units; compiler.trials says how).
   uint32_t units = 0;
+  // The part of the cache the compiler lays its regions out in (KiB, the
+  // key-value region included); 0: all of cache.size_kib. The rest stays idle.
+  uint32_t cache_kib = 0;
 };
 
 struct StoreConfig {
@@ -191,12 +194,20 @@ struct HardwareConfig {
   WeightBuffers weight_buffers = WeightBuffers::Auto;
   DataRegisters data_registers = DataRegisters::InPlace;
   LoopOrder loop_order = LoopOrder::WeightStationary;
-  UnitsChosenBy units_chosen_by = UnitsChosenBy::Simulation;
+  TrialMode trial_mode = TrialMode::Simulate;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   // What the compiler's tiles may use: the cache less its key-value region.
   uint64_t tile_cache_bytes() const { return uint64_t(cache.size_kib - cache.kv_kib) * 1024; }
   uint64_t kv_cache_bytes() const { return uint64_t(cache.kv_kib) * 1024; }
+  // What the compiler lays tiles out in: compiler.cache_kib (or the whole
+  // cache) less the key-value region.
+  uint64_t compiler_tile_cache_bytes() const {
+    const uint32_t kib = compiler.cache_kib != 0 && compiler.cache_kib < cache.size_kib
+                             ? compiler.cache_kib
+                             : cache.size_kib;
+    return uint64_t(kib - cache.kv_kib) * 1024;
+  }
   uint64_t peak_macs_per_cycle() const {
     return uint64_t(compute.units) * compute.array_rows * compute.array_cols;
   }
@@ -230,7 +241,7 @@ const char* to_string(InputLoads i);
 const char* to_string(WeightBuffers w);
 const char* to_string(DataRegisters d);
 const char* to_string(LoopOrder o);
-const char* to_string(UnitsChosenBy u);
+const char* to_string(TrialMode u);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

@@ -185,17 +185,22 @@ nlohmann::json make_report_json(const RunSummary& s) {
                            {"timing_only", s.timing_only},
                            {"wall_seconds", s.wall_seconds}};
   if (const auto d = decoder_figures(s)) report["decoder"] = decoder_json(*s.hw, *d);
-  if (s.unit_choice != nullptr && !s.unit_choice->trials.empty()) {
+  if (s.compile_trials != nullptr && !s.compile_trials->trials.empty()) {
     nlohmann::json trials = nlohmann::json::array();
-    for (const UnitTrial& t : s.unit_choice->trials)
+    for (const CompileTrial& t : s.compile_trials->trials)
       trials.push_back(t.ok ? nlohmann::json{{"units", t.units},
+                                             {"cache_kib", t.cache_kib},
                                              {"cycles", t.cycles},
                                              {"estimate_cycles", t.estimate}}
-                            : nlohmann::json{{"units", t.units}, {"failure", t.failure}});
-    report["units_in_use"] = {{"chosen_by", "simulation"},
-                              {"units", s.unit_choice->units},
-                              {"estimated_units", s.unit_choice->estimated_units},
-                              {"trials", trials}};
+                            : nlohmann::json{{"units", t.units},
+                                             {"cache_kib", t.cache_kib},
+                                             {"failure", t.failure}});
+    report["compile_trials"] = {{"units", s.compile_trials->units},
+                                {"cache_kib", s.compile_trials->cache_kib},
+                                {"estimated",
+                                 {{"units", s.compile_trials->estimated_units},
+                                  {"cache_kib", s.compile_trials->estimated_cache_kib}}},
+                                {"trials", trials}};
   }
   return report;
 }

@@ -11,7 +11,7 @@
 
 #include "sim/config/hardware_config.h"
 #include "sim/config/workload_config.h"
-#include "sim/report/unit_trials.h"
+#include "sim/report/compile_trials.h"
 #include "sim/stats/stats_registry.h"
 
 namespace npusim {
@@ -62,8 +62,8 @@ struct RunSummary {
   bool timing_only = false;
   double wall_seconds = 0.0;
   RunProvenance provenance;
-  // Set when the runner chose the units in use by simulating each count.
-  const UnitChoice* unit_choice = nullptr;
+  // Set when the runner ran compile trials (sim/runner/compile_trials.h).
+  const CompileTrials* compile_trials = nullptr;
 };
 
 // False when a compared layer differed, or (outside timing-only mode) a layer
@@ -78,6 +78,9 @@ void print_summary_table(std::ostream& out, const RunSummary& s,
 // and every override) and the policy and buffering, each line at most 100
 // characters.
 void print_run_header(std::ostream& out, const RunSummary& s);
+// The compile trials in a few phrases: the trial compiled and its cycles, how
+// many ran, and the estimate's first choice when it differs.
+std::vector<std::string> compile_trials_summary(const CompileTrials& trials);
 // Seed 002 zero skipping, per layer with zero coefficients: non-zeros,
 // density, array cycles against the dense ablation's, and the ideal 1/density.
 // Prints nothing when every kernel is dense.

@@ -51,6 +51,30 @@ std::string clock_text(double mhz) {
 
 }  // namespace
 
+std::vector<std::string> compile_trials_summary(const CompileTrials& c) {
+  const auto cycles_of = [&c](uint32_t units, uint32_t kib) -> const CompileTrial* {
+    for (const CompileTrial& t : c.trials)
+      if (t.ok && t.units == units && t.cache_kib == kib) return &t;
+    return nullptr;
+  };
+  const auto name = [](uint32_t units, uint32_t kib) {
+    return std::to_string(units) + (units == 1 ? " unit in " : " units in ") + format_kib(kib);
+  };
+  const CompileTrial* chosen = cycles_of(c.units, c.cache_kib);
+  if (chosen == nullptr)
+    return {"none of " + std::to_string(c.trials.size()) + " trials ran (" +
+            c.trials.front().failure + ")"};
+  std::vector<std::string> items = {
+      "compiled for " + name(c.units, c.cache_kib) + ": " + std::to_string(chosen->cycles) +
+          " cycles",
+      "the fewest of " + std::to_string(c.trials.size()) + " simulated"};
+  const CompileTrial* estimated = cycles_of(c.estimated_units, c.estimated_cache_kib);
+  if (estimated != nullptr && estimated != chosen)
+    items.push_back("the estimate's first: " + name(c.estimated_units, c.estimated_cache_kib) +
+                    ", " + std::to_string(estimated->cycles) + " cycles");
+  return items;
+}
+
 void print_run_header(std::ostream& out, const RunSummary& s) {
   const HardwareConfig& hw = *s.hw;
   const NetworkConfig& net = *s.network;
@@ -72,20 +96,8 @@ void print_run_header(std::ostream& out, const RunSummary& s) {
            std::to_string(hw.peak_macs_per_cycle()) + " MACs/cycle)",
        format_kib(hw.cache.size_kib) + " cache",
        std::to_string(hw.dram.bytes_per_cycle) + " B/cycle DRAM", clock_text(hw.clock_mhz)});
-  if (s.unit_choice != nullptr && !s.unit_choice->trials.empty()) {
-    const UnitChoice& c = *s.unit_choice;
-    std::vector<std::string> items = {
-        c.units == 0 ? std::string("no unit count compiled and ran")
-                     : std::to_string(c.units) + " of " + std::to_string(hw.compute.units) +
-                           " in use, the fewest simulated cycles" +
-                           (c.estimated_units != 0 && c.estimated_units != c.units
-                                ? " (the estimate's: " + std::to_string(c.estimated_units) + ")"
-                                : "")};
-    for (const UnitTrial& t : c.trials)
-      items.push_back(std::to_string(t.units) + ": " +
-                      (t.ok ? std::to_string(t.cycles) + " cycles" : std::string("failed")));
-    print_wrapped(out, "units", items);
-  }
+  if (s.compile_trials != nullptr && !s.compile_trials->trials.empty())
+    print_wrapped(out, "trials", compile_trials_summary(*s.compile_trials));
   print_wrapped(out, "schedule",
                 {std::string("policy ") + to_string(hw.policy),
                  std::string(to_string(hw.buffering)) + " buffering",

@@ -269,12 +269,11 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
         "has the memory (a functional run needs a few times this)");
   }
   // Before the progress meter's thread starts: the trials are forked children.
-  UnitChoice unit_choice;
-  if (options.program == nullptr && chooses_units_by_simulation(hw)) {
+  CompileTrials compile_trials;
+  if (options.program == nullptr && runs_compile_trials(hw)) {
     if (options.progress)
-      spdlog::info("choosing the compute units in use: simulating {} unit counts (timing only)",
-                   unit_counts(hw).size());
-    unit_choice = choose_units_by_simulation(network, hw);
+      spdlog::info("compile trials: simulating the candidate unit counts and cache budgets");
+    compile_trials = run_compile_trials(network, hw);
   }
   // A progress line on a terminal for runs past a second (progress_meter.h);
   // the meter's thread reads only these atomics and the DRAM model's.
@@ -297,7 +296,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   RunResult& r = *result;
   r.network = network;
   r.hw = hw;
-  r.unit_choice = std::move(unit_choice);
+  r.compile_trials = std::move(compile_trials);
   const size_t layers = r.network.layers.size();
   std::vector<LayerData> data;
   std::vector<KernelStream> kernels;
@@ -309,7 +308,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   if (options.program != nullptr)
     r.program = *options.program;
   else
-    r.program = compile_network(r.network, with_units(r.hw, r.unit_choice));
+    r.program = compile_network(r.network, compile_target(r.hw, r.compile_trials));
   const std::vector<int64_t> weights_from = shared_weight_sources(r.network, r.program);
   for (size_t l = 0; l < layers; ++l) {
     const LayerConfig& L = r.network.layers[l];
@@ -438,7 +437,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   }
 
   r.summary.hw = &r.hw;
-  r.summary.unit_choice = &r.unit_choice;
+  r.summary.compile_trials = &r.compile_trials;
   r.summary.network = &r.network;
   r.summary.stats = r.stats.get();
   r.summary.total_cycles = r.outcome.cycles;

@@ -15,7 +15,7 @@
 #include "sim/config/workload_config.h"
 #include "sim/program/program.h"
 #include "sim/report/report.h"
-#include "sim/runner/unit_choice.h"
+#include "sim/runner/compile_trials.h"
 #include "sim/stats/stats_registry.h"
 #include "sim/stats/timeline.h"
 #include "sim/tensor/tensor.h"
@@ -50,9 +50,9 @@ struct RunResult {
   std::unique_ptr<StatsRegistry> stats;
   Timeline timeline;
   RunOutcome outcome;
-  // How many units the program's pieces use, when settled by simulating the
-  // counts (unit_choice.h); units 0 when nothing was tried.
-  UnitChoice unit_choice;
+  // The compile trials that settled the program's units and cache
+  // (compile_trials.h); no trials when there was nothing to choose.
+  CompileTrials compile_trials;
   RunSummary summary;             // points into the members above
   std::vector<TensorI8> outputs;  // N,Ho,Wo,K per layer when keep_outputs
   // Graph workloads: each operator's output values (int8/uint8/int32), N,Ho,Wo,K.

@@ -1,15 +1,16 @@
 // The cost mapper end to end (issue 18, docs/mapping.md).
-// More hardware does not give (much) more cycles: ResNet-18
-// (configs/networks/resnet18.json), timing-only, default cost mapper, over
-// the full grid of 4 cache sizes x 4 DRAM bandwidths x 4 unit counts x 4
-// square arrays. For every grid point and every axis, one step up that axis
-// may not raise the cycles by more than kTolerance (one more unit: not at
-// all, the units in use being settled by simulation); a failure prints both
-// points. The mapper picks partitions by estimate, so small rises on the
-// other axes remain (docs/performance.md#mapping gives the measured ones); the greedy
-// mapper rose by up to 4.2x on the same grid. The compiler's own estimate,
-// which it minimises, never rises on the same grid (npusim estimate).
-// `npusim compile --explain-mapping` prints each layer's choice and estimate.
+// More hardware does not give more cycles: ResNet-18
+// (configs/networks/resnet18.json), timing-only, default cost mapper and
+// compile trials, over the full grid of 4 cache sizes x 4 DRAM bandwidths x
+// 4 unit counts x 4 square arrays. For every grid point and every axis, one
+// step up that axis may not raise the cycles; a failure prints both points.
+// The trials guarantee it for units (up to 10) and make it likely for the
+// cache; for the array and the bus it holds on this grid for ResNet-18, not
+// by construction (docs/performance.md#compile-trials gives the other
+// networks' counts). The greedy mapper rose by up to 4.2x on the same grid.
+// The compiler's own estimate, which it minimises, never rises on the same
+// grid (npusim estimate). `npusim compile --explain-mapping` prints each
+// layer's choice and estimate.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -26,8 +27,6 @@
 using npusim::test::run_report;
 
 namespace {
-
-constexpr double kTolerance = 0.05;
 
 const std::vector<std::vector<uint32_t>> kAxes = {
     {128, 512, 1024, 4096},  // cache.size_kib
@@ -87,19 +86,19 @@ void for_each_step(const std::vector<std::vector<uint32_t>>& axes, F f) {
 }  // namespace
 
 TEST_CASE(
-    "ResNet-18 takes no more cycles for one more compute unit and at most 5 % more for one step "
-    "more cache, bandwidth or array, anywhere on a 4x4x4x4 grid",
+    "ResNet-18 never takes more cycles for one step more cache, bandwidth, units or array, "
+    "anywhere on a 4x4x4x4 grid",
     "[monotone]") {
-  // The units in use are settled by simulating each count
-  // (docs/mapping.md#units-chosen-by-simulation), so a unit step may not rise at all.
+  // Compile trials (docs/mapping.md#compile-trials) settle the units in use
+  // and the cache budget by simulating the candidates; choosing by the
+  // estimate alone, 19 of these 768 moves rose, by up to 2.5 %.
   std::map<Point, uint64_t> grid;
   for_each_step(kAxes, [&](const Point& less, const Point& more) {
     for (const Point& p : {less, more})
       if (!grid.count(p)) grid[p] = mapping_cycles(p);
     INFO("less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
     INFO("more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
-    const double tolerance = less[2] != more[2] ? 0.0 : kTolerance;
-    CHECK(double(grid.at(more)) <= double(grid.at(less)) * (1 + tolerance));
+    CHECK(grid.at(more) <= grid.at(less));
   });
 }
 

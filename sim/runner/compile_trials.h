@@ -1,0 +1,42 @@
+// Compile trials (compiler.trials = "simulate", the default;
+// docs/mapping.md#compile-trials): the unit count a network's pieces use and
+// the part of the cache the compiler lays its regions out in, settled by
+// simulating the candidates.
+//
+// The cost mapper ranks partitions by its analytic estimate, which errs by a
+// few per cent, so on its own it may give a machine with one more unit, or
+// twice the cache, a program that runs slower than the smaller machine's.
+// Here the network is compiled for each unit count the mapper weighs
+// (unit_counts), with the whole cache and with each halved budget
+// (compiler.cache_kib = size / 2, / 4, / 8) whose estimate is within
+// kCacheTrialMargin of the whole cache's, each simulated timing only in a
+// child process (SystemC elaborates once per process); the fastest is
+// compiled. A program for u units in c KiB does not depend on the units or
+// cache the hardware has, so a machine with U units tries every program a
+// machine with U - 1 tries (up to 10 units): it never takes more cycles. A
+// machine with twice the cache tries the smaller one's whole-cache programs
+// unless its own estimate is more than the margin under theirs.
+#pragma once
+
+#include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
+#include "sim/report/compile_trials.h"
+
+namespace npusim {
+
+// Whether run_compile_trials may simulate anything for this hardware (the
+// cost mapper, compiler.trials "simulate", and more than one unit to choose
+// from or the cache budget left to choose).
+bool runs_compile_trials(const HardwareConfig& hw);
+
+// Plans the trials and, when there are two or more, simulates them, `jobs`
+// children at a time (0: one per CPU), and returns the fastest; on a tie the
+// fewer units, then the larger cache. No trials: `trials` is empty.
+CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
+                                 unsigned jobs = 0);
+
+// hw with compiler.units and compiler.cache_kib set to the trials' choice
+// (unchanged when nothing was chosen).
+HardwareConfig compile_target(const HardwareConfig& hw, const CompileTrials& choice);
+
+}  // namespace npusim
