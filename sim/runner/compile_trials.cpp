@@ -41,8 +41,8 @@ struct Child {
   size_t trial = 0;
 };
 
-// In the child: simulate `hw` (compiler.units set) timing only and write the
-// reply. Never returns.
+// In the child: simulate `hw` (the trial's compiler.units and cache_kib)
+// timing only and write the reply. Never returns.
 [[noreturn]] void run_trial(int write_fd, const NetworkConfig& network, const HardwareConfig& hw) {
   std::string reply;
   try {
@@ -72,16 +72,14 @@ struct Child {
 Child start_trial(const NetworkConfig& network, const HardwareConfig& hw, size_t trial) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("choosing the units in use: pipe failed: ") +
-                             std::strerror(errno));
+    throw std::runtime_error(std::string("compile trials: pipe failed: ") + std::strerror(errno));
   std::fflush(nullptr);  // nothing buffered is written twice
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    throw std::runtime_error(std::string("choosing the units in use: fork failed: ") +
-                             std::strerror(errno));
+    throw std::runtime_error(std::string("compile trials: fork failed: ") + std::strerror(errno));
   }
   if (pid == 0) {
     ::close(fds[0]);
