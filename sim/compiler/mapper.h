@@ -70,6 +70,11 @@ bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePar
 // compiler maps each signature once (choose_partition, the emitter).
 std::string mapping_signature(const LayerConfig& L, uint32_t output_bits);
 
+// The unit counts the cost mapper weighs when compiler.units is 0, most
+// first: every count down to 1 when compute.units <= 8, else the counts above
+// compute.units - 8 and the powers of two.
+std::vector<uint32_t> unit_counts(const HardwareConfig& hw);
+
 // The partition the compiler uses (docs/mapping.md#the-partition-and-the-units-in-use).
 // Greedy mapper: seed 003's (weights at most half the cache) when every array
 // layer fits it, else the first of weight shares 1/4 .. 1/64 with which every
@@ -83,12 +88,8 @@ std::string mapping_signature(const LayerConfig& L, uint32_t output_bits);
 // fits: seed 003's with the smallest vector region, for the error to name.
 // With the cost mapper, `mappings` (when given) gets the chosen partition's
 // mapping of each signature, as choose_mapping would give it, since finding
-// the partition costed them all.
-// The unit counts the cost mapper weighs when compiler.units is 0, most
-// first: every count down to 1 when compute.units <= 8, else the counts above
-// compute.units - 8 and the powers of two.
-std::vector<uint32_t> unit_counts(const HardwareConfig& hw);
-
+// the partition costed them all. compiler.units, when set, is the only unit
+// count; compiler.cache_kib, when set, is the cache the regions are laid out in.
 CachePartition choose_partition(
     const NetworkConfig& net, const HardwareConfig& hw,
     std::unordered_map<std::string, LayerTilingPlan>* mappings = nullptr);

@@ -187,14 +187,16 @@ nlohmann::json make_report_json(const RunSummary& s) {
   if (const auto d = decoder_figures(s)) report["decoder"] = decoder_json(*s.hw, *d);
   if (s.compile_trials != nullptr && !s.compile_trials->trials.empty()) {
     nlohmann::json trials = nlohmann::json::array();
-    for (const CompileTrial& t : s.compile_trials->trials)
-      trials.push_back(t.ok ? nlohmann::json{{"units", t.units},
-                                             {"cache_kib", t.cache_kib},
-                                             {"cycles", t.cycles},
-                                             {"estimate_cycles", t.estimate}}
-                            : nlohmann::json{{"units", t.units},
-                                             {"cache_kib", t.cache_kib},
-                                             {"failure", t.failure}});
+    for (const CompileTrial& t : s.compile_trials->trials) {
+      nlohmann::json trial = {{"units", t.units}, {"cache_kib", t.cache_kib}};
+      if (t.ok) {
+        trial["cycles"] = t.cycles;
+        trial["estimate_cycles"] = t.estimate;
+      } else {
+        trial["failure"] = t.failure;
+      }
+      trials.push_back(std::move(trial));
+    }
     report["compile_trials"] = {{"units", s.compile_trials->units},
                                 {"cache_kib", s.compile_trials->cache_kib},
                                 {"estimated",

@@ -18,6 +18,7 @@
 #include "sim/program/batch_rows.h"
 #include "sim/program/vector_tiling.h"
 #include "sim/reference/gemm_s16.h"
+#include "sim/runner/compile_trials.h"
 #include "sim/runner/graph_reference.h"
 #include "sim/runner/kernel_summary_cache.h"
 #include "sim/runner/layer_io.h"

@@ -15,7 +15,6 @@
 #include "sim/config/workload_config.h"
 #include "sim/program/program.h"
 #include "sim/report/report.h"
-#include "sim/runner/compile_trials.h"
 #include "sim/stats/stats_registry.h"
 #include "sim/stats/timeline.h"
 #include "sim/tensor/tensor.h"

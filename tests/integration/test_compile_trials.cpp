@@ -188,17 +188,18 @@ TEST_CASE(
     "compiler.units above compute.units and compiler.cache_kib outside the cache are refused, "
     "naming the key and the limit",
     "[trials][config]") {
-  const std::string net = "run -q --timing-only " + kCompileTrialsNetworks + "tiny3.json";
-  const npusim::test::CliResult units =
-      run_cli(net + " --set compute.units=2 --set compiler.units=3 2>&1");
-  INFO(units.out << units.err);
-  CHECK(units.exit_code != 0);
-  CHECK((units.out + units.err).find("/compiler/units") != std::string::npos);
-  CHECK((units.out + units.err).find("compute.units = 2") != std::string::npos);
-  const npusim::test::CliResult cache =
-      run_cli(net + " --set cache.size_kib=256 --set compiler.cache_kib=512 2>&1");
-  INFO(cache.out << cache.err);
-  CHECK(cache.exit_code != 0);
-  CHECK((cache.out + cache.err).find("/compiler/cache_kib") != std::string::npos);
-  CHECK((cache.out + cache.err).find("at most cache.size_kib = 256") != std::string::npos);
+  struct Refusal {
+    std::string sets, pointer, limit;
+  };
+  for (const Refusal& bad : {Refusal{"--set compute.units=2 --set compiler.units=3",
+                                     "/compiler/units", "compute.units = 2"},
+                             Refusal{"--set cache.size_kib=256 --set compiler.cache_kib=512",
+                                     "/compiler/cache_kib", "at most cache.size_kib = 256"}}) {
+    const npusim::test::CliResult r = run_cli("run -q --timing-only " + kCompileTrialsNetworks +
+                                              "tiny3.json " + bad.sets + " 2>&1");
+    INFO(bad.sets << ": " << r.out << r.err);
+    CHECK(r.exit_code != 0);
+    CHECK((r.out + r.err).find(bad.pointer) != std::string::npos);
+    CHECK((r.out + r.err).find(bad.limit) != std::string::npos);
+  }
 }
