@@ -22,8 +22,7 @@ namespace {
 
 CompileTrials compile_trials(const NetworkConfig& net, const HardwareConfig& hw) {
   if (!runs_compile_trials(hw)) return {};
-  spdlog::info("compile trials: simulating the candidate unit counts and cache budgets");
-  CompileTrials c = run_compile_trials(net, hw);
+  CompileTrials c = run_compile_trials(net, hw, true);
   if (!c.trials.empty()) {
     std::string text;
     for (const std::string& item : compile_trials_summary(c))

@@ -60,6 +60,7 @@ nlohmann::json tiling_json(const LayerTiling& t) {
                       {"rows_per_piece", t.rows_per_piece},
                       {"half_bytes", t.half_bytes},
                       {"weight_buffers", t.weight_buffers},
+                      {"units", t.units},
                       {"estimate_cycles", t.estimate_cycles}};
   if (t.input_channel_tiles) j["input_channel_tiles"] = true;
   return j;

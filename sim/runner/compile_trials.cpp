@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,12 +13,15 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/network_estimate.h"
+#include "sim/compiler/tiler.h"
+#include "sim/program/trace_io.h"
 #include "sim/runner/runner.h"
 
 namespace npusim {
@@ -25,10 +29,12 @@ namespace npusim {
 namespace {
 
 // Halved cache budgets are tried while their estimate is within this
-// fraction of the whole cache's, at most kCacheTrialDepth halvings. On the
-// grid of docs/performance.md#compile-trials, 5 % and three halvings took
-// the cache moves with more cycles from 47 to 11 for 1.85 times the trials;
-// larger margins ran more trials and removed none more.
+// fraction of the whole cache's, at most kCacheTrialDepth programs below the
+// whole cache's (a halving that compiles the program of the budget before
+// it is skipped, not counted). On the grid of
+// docs/performance.md#compile-trials, 5 % and three halvings took the cache
+// moves with more cycles from 47 to 11 for 1.85 times the trials; larger
+// margins ran more trials and removed none more.
 constexpr double kCacheTrialMargin = 0.05;
 constexpr uint32_t kCacheTrialDepth = 3;
 
@@ -136,6 +142,18 @@ bool runs_compile_trials(const HardwareConfig& hw) {
 
 namespace {
 
+// The program's text without its region sizes. Two budgets whose programs
+// differ only there run the same cycles: the model reads the sizes only for
+// the cache.allocated_bytes counter (the runner checks them against the
+// cache), so the smaller one need not be simulated.
+std::string program_fingerprint(Program program, bool graph) {
+  for (LayerDescriptor& d : program.layers)
+    d.half_bytes = d.weight_region_bytes = d.params_region_bytes = d.vector_region_bytes = 0;
+  std::ostringstream text;
+  write_program_jsonl(text, program, nlohmann::json::object(), nlohmann::json::object(), graph);
+  return text.str();
+}
+
 // The trials: every unit count with the whole cache (or compiler.cache_kib),
 // and below it the halved budgets whose estimate is within the margin.
 void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, CompileTrials& choice) {
@@ -156,17 +174,29 @@ void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, Compile
     }
     choice.trials.push_back(whole);
     if (hw.compiler.cache_kib != 0) continue;
-    for (uint32_t depth = 1; depth <= kCacheTrialDepth; ++depth) {
-      const uint32_t kib = hw.cache.size_kib >> depth;
-      if (kib <= hw.cache.kv_kib) break;
+    std::string previous;
+    try {
+      previous = program_fingerprint(compile_network(network, h), network.is_graph());
+    } catch (const std::exception&) {
+      continue;  // the estimate's mapping does not compile: no budget below it either
+    }
+    uint32_t programs = 0;
+    for (uint32_t kib = hw.cache.size_kib / 2; kib > hw.cache.kv_kib && programs < kCacheTrialDepth;
+         kib /= 2) {
       h.compiler.cache_kib = kib;
       uint64_t estimate = 0;
+      std::string fingerprint;
       try {
         estimate = estimate_network(network, h).cycles;
+        if (double(estimate) > double(whole.estimate) * (1 + kCacheTrialMargin)) break;
+        fingerprint = program_fingerprint(compile_network(network, h), network.is_graph());
       } catch (const std::exception&) {
         break;  // nothing smaller fits either
       }
-      if (double(estimate) > double(whole.estimate) * (1 + kCacheTrialMargin)) break;
+      // The larger budget's program again: it would run the same cycles.
+      if (fingerprint == previous) continue;
+      previous = std::move(fingerprint);
+      ++programs;
       CompileTrial part;
       part.units = u;
       part.cache_kib = kib;
@@ -179,7 +209,7 @@ void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, Compile
 }  // namespace
 
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
-                                 unsigned jobs) {
+                                 bool announce, unsigned jobs) {
   CompileTrials choice;
   if (!runs_compile_trials(hw)) return choice;
   plan_trials(network, hw, choice);
@@ -190,6 +220,10 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
     return choice;
   }
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (announce)
+    spdlog::info(
+        "compile trials: simulating {} programs (unit counts and cache budgets), {} at a time",
+        runnable, std::min<size_t>(jobs, runnable));
   std::vector<Child> running;
   size_t next = 0;
   try {

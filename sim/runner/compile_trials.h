@@ -7,15 +7,20 @@
 // few per cent, so on its own it may give a machine with one more unit, or
 // twice the cache, a program that runs slower than the smaller machine's.
 // Here the network is compiled for each unit count the mapper weighs
-// (unit_counts), with the whole cache and with each halved budget
-// (compiler.cache_kib = size / 2, / 4, / 8) whose estimate is within
-// kCacheTrialMargin of the whole cache's, each simulated timing only in a
-// child process (SystemC elaborates once per process); the fastest is
-// compiled. A program for u units in c KiB does not depend on the units or
-// cache the hardware has, so a machine with U units tries every program a
-// machine with U - 1 tries (up to 10 units): it never takes more cycles. A
-// machine with twice the cache tries the smaller one's whole-cache programs
-// unless its own estimate is more than the margin under theirs.
+// (unit_counts), with the whole cache and with halved budgets
+// (compiler.cache_kib = size / 2, / 4, ...) while their estimate is within
+// kCacheTrialMargin of the whole cache's, up to three programs below the
+// whole cache's: a halving that compiles the same program as the budget
+// before it (but for its region sizes) runs the same cycles, so it is
+// skipped and not counted. Each program is simulated timing only in a child
+// process (SystemC elaborates once per process); the fastest is compiled.
+// A program for u units in c KiB does not depend on the units or cache the
+// hardware has, so a machine with U units tries every program a machine
+// with U - 1 tries (up to 10 units): it never takes more cycles. A machine
+// with a power-of-two multiple of the cache tries the smaller one's programs
+// when its halvings down to the smaller size compile the smaller machine's
+// whole-cache program, unless its estimate is more than the margin under
+// theirs.
 #pragma once
 
 #include "sim/config/hardware_config.h"
@@ -32,8 +37,9 @@ bool runs_compile_trials(const HardwareConfig& hw);
 // Plans the trials and, when there are two or more, simulates them, `jobs`
 // children at a time (0: one per CPU), and returns the fastest; on a tie the
 // fewer units, then the larger cache. No trials: `trials` is empty.
+// `announce`: log how many programs it simulates before it starts.
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
-                                 unsigned jobs = 0);
+                                 bool announce, unsigned jobs = 0);
 
 // hw with compiler.units and compiler.cache_kib set to the trials' choice
 // (unchanged when nothing was chosen).

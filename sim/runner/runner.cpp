@@ -271,11 +271,8 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   }
   // Before the progress meter's thread starts: the trials are forked children.
   CompileTrials compile_trials;
-  if (options.program == nullptr && runs_compile_trials(hw)) {
-    if (options.progress)
-      spdlog::info("compile trials: simulating the candidate unit counts and cache budgets");
-    compile_trials = run_compile_trials(network, hw);
-  }
+  if (options.program == nullptr && runs_compile_trials(hw))
+    compile_trials = run_compile_trials(network, hw, options.progress);
   // A progress line on a terminal for runs past a second (progress_meter.h);
   // the meter's thread reads only these atomics and the DRAM model's.
   std::atomic<const Accelerator*> running{nullptr};
@@ -461,6 +458,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     t.pieces = d.rows_per_piece == 0 ? 0 : (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;
     t.half_bytes = d.half_bytes;
     t.weight_buffers = d.weight_buffers;
+    if (runs_on_array(d.op) && d.k_tile != 0) t.units = d.units != 0 ? d.units : r.hw.compute.units;
     t.input_channel_tiles = d.input_channel_tiles;
     r.summary.tiling.push_back(t);
   }

@@ -32,27 +32,19 @@ const char* to_string(Status s) {
 }
 
 const std::vector<std::string>& metric_names() {
-  static const std::vector<std::string> names = {"cycles",
-                                                 "time_us",
-                                                 "hw_mac_util",
-                                                 "useful_mac_util",
-                                                 "dram_read_bytes",
-                                                 "dram_write_bytes",
-                                                 "dram_bytes",
-                                                 "energy_uj",
-                                                 "area_mm2",
-                                                 "sram_bytes",
-                                                 "macs_per_cycle",
-                                                 "first_token_ms",
-                                                 "decode_ms_per_token",
-                                                 "tokens_per_second",
-                                                 "wall_s"};
+  static const std::vector<std::string> names = {
+      "cycles",          "time_us",          "hw_mac_util",         "useful_mac_util",
+      "dram_read_bytes", "dram_write_bytes", "dram_bytes",          "energy_uj",
+      "area_mm2",        "sram_bytes",       "macs_per_cycle",      "units_used",
+      "cache_kib_used",  "first_token_ms",   "decode_ms_per_token", "tokens_per_second",
+      "wall_s"};
   return names;
 }
 
 const std::vector<std::string>& estimate_metric_names() {
-  static const std::vector<std::string> names = {
-      "cycles", "time_us", "hw_mac_util", "area_mm2", "sram_bytes", "macs_per_cycle", "wall_s"};
+  static const std::vector<std::string> names = {"cycles",     "time_us",        "hw_mac_util",
+                                                 "area_mm2",   "sram_bytes",     "macs_per_cycle",
+                                                 "units_used", "cache_kib_used", "wall_s"};
   return names;
 }
 
@@ -75,6 +67,28 @@ PointResult result_from_report(const json& report) {
     const auto figure = [&](const char* key) {
       return simulated([&] { return decoder.contains(key) ? decoder.at(key).get<double>() : 0.0; });
     };
+    // What the program was compiled for (docs/mapping.md#compile-trials):
+    // units_used, the most units a layer's pieces are dealt to (an estimate:
+    // its partition's; NaN when no layer runs on the array); cache_kib_used,
+    // the compile trials' choice, else compiler.cache_kib, else the whole cache.
+    double units_used = std::nan("");
+    if (estimate) {
+      const uint32_t units = report.at("partition").at("units").get<uint32_t>();
+      units_used = units != 0 ? units : compute.at("units").get<double>();
+    } else {
+      for (const json& layer : report.at("layers")) {
+        const uint32_t units = layer.contains("tiling") ? layer.at("tiling").value("units", 0u) : 0;
+        if (units != 0)
+          units_used = std::isnan(units_used) ? units : std::max<double>(units_used, units);
+      }
+    }
+    const uint32_t chosen_kib = report.contains("compile_trials")
+                                    ? report.at("compile_trials").at("cache_kib").get<uint32_t>()
+                                    : 0;
+    const uint32_t budget_kib = hw.at("compiler").at("cache_kib").get<uint32_t>();
+    const double cache_kib_used = chosen_kib != 0   ? chosen_kib
+                                  : budget_kib != 0 ? budget_kib
+                                                    : hw.at("cache").at("size_kib").get<double>();
     PointResult r;
     r.status = Status::Ok;
     r.metrics = {
@@ -90,6 +104,8 @@ PointResult result_from_report(const json& report) {
         hw.at("cache").at("size_kib").get<double>() * 1024,
         compute.at("units").get<double>() * compute.at("array_rows").get<double>() *
             compute.at("array_cols").get<double>(),
+        units_used,
+        cache_kib_used,
         figure("first_token_ms"),
         figure("mean_step_ms"),
         figure("tokens_per_second"),

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/sweep/results.h"
 #include "tests/support/test_support.h"
 
 using npusim::test::run_cli;
@@ -104,6 +105,30 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a halved budget that compiles the larger budget's program is not simulated nor counted, so "
+    "4 MiB reaches the 256 KiB budget that 1 MiB chose and takes no more cycles",
+    "[trials][monotone]") {
+  // resnet18_binary compiles one program from 4 MiB down to 512 KiB and
+  // another at 256 KiB, which runs faster; counting every halving, 4 MiB
+  // stopped at 512 KiB and took 0.23 % more cycles than 1 MiB (2026-11-28).
+  const std::string net = kCompileTrialsNetworks + "resnet18_binary.json";
+  const nlohmann::json small =
+      run_report("run -q --timing-only " + net + compile_trials_sets(1024, 32, 1, 48));
+  const nlohmann::json large =
+      run_report("run -q --timing-only " + net + compile_trials_sets(4096, 32, 1, 48));
+  const nlohmann::json& s = small.at("compile_trials");
+  const nlohmann::json& l = large.at("compile_trials");
+  INFO("1 MiB: " << s.dump() << "\n4 MiB: " << l.dump());
+  REQUIRE(s.at("cache_kib") == 256);
+  CHECK(compile_trial(l, 1, 2048) == nullptr);  // the 4 MiB program again
+  CHECK(compile_trial(l, 1, 1024) == nullptr);
+  CHECK(compile_trial(l, 1, 512) == nullptr);
+  REQUIRE(compile_trial(l, 1, 256) != nullptr);
+  CHECK(compile_trial(l, 1, 256)->at("cycles") == compile_trial(s, 1, 256)->at("cycles"));
+  CHECK(large.at("totals").at("cycles") <= small.at("totals").at("cycles"));
+}
+
+TEST_CASE(
     "report.json lists every trial's simulated cycles and estimate, and the run compiles the "
     "fastest, also where the estimate ranks another first",
     "[trials]") {
@@ -128,6 +153,26 @@ TEST_CASE(
   CHECK(r.at("totals").at("cycles").get<uint64_t>() == fastest);
   REQUIRE(c.at("estimated") !=
           nlohmann::json({{"cache_kib", c.at("cache_kib")}, {"units", c.at("units")}}));
+}
+
+TEST_CASE(
+    "where the trials leave a unit idle, every array layer's tiling.units and the sweep's "
+    "units_used and cache_kib_used name the chosen trial's units and cache",
+    "[trials][sweep]") {
+  // resnet18_binary at 128 KiB, 8 B/cycle on two 32x32 units runs fastest on one.
+  const nlohmann::json r = run_report("run -q --timing-only " + kCompileTrialsNetworks +
+                                      "resnet18_binary.json" + compile_trials_sets(128, 8, 2, 32));
+  const nlohmann::json& c = r.at("compile_trials");
+  INFO(c.dump());
+  REQUIRE(c.at("units") == 1);
+  for (const nlohmann::json& layer : r.at("layers")) CHECK(layer.at("tiling").at("units") == 1);
+  const std::vector<std::string>& names = npusim::sweep::metric_names();
+  const auto metric = [&](const char* name) {
+    return npusim::sweep::result_from_report(r).metrics.at(
+        size_t(std::find(names.begin(), names.end(), name) - names.begin()));
+  };
+  CHECK(metric("units_used") == 1);
+  CHECK(metric("cache_kib_used") == c.at("cache_kib").get<double>());
 }
 
 TEST_CASE("a functional run of the chosen trial takes exactly its timing-only trial's cycles",
