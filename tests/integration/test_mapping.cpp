@@ -45,9 +45,9 @@ std::string sets(const Point& p) {
          " --set compute.array_cols=" + std::to_string(p[3]);
 }
 
-uint64_t mapping_cycles(const Point& p) {
+uint64_t mapping_cycles(const Point& p, const std::string& network = "resnet18") {
   const nlohmann::json r = run_report("run -q --timing-only " + std::string(NPUSIM_SOURCE_DIR) +
-                                      "/configs/networks/resnet18.json" + sets(p));
+                                      "/configs/networks/" + network + ".json" + sets(p));
   return r.at("totals").at("cycles").get<uint64_t>();
 }
 
@@ -103,6 +103,31 @@ TEST_CASE(
   for_each_step(axes, [&](const Point& less, const Point& more) {
     for (const Point& p : {less, more})
       if (!grid.count(p)) grid[p] = mapping_cycles(p);
+    INFO("less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
+    INFO("more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
+    CHECK(grid.at(more) <= grid.at(less));
+  });
+}
+
+TEST_CASE(
+    "resnet18_binary never takes more cycles for one step more cache, bandwidth or units anywhere "
+    "on the 4x4x4x4 grid",
+    "[monotone]") {
+  // Its cache moves rose 7 times, by up to 0.4 %, when the cache trials
+  // counted halvings that compiled the same program (2026-11-28). Its array
+  // moves still rise (35, by up to 0.5 %): the smaller array's program runs
+  // slower on the larger one, or its mapping is not tried there
+  // (docs/performance.md#compile-trials), so that axis is not checked.
+#ifdef NPUSIM_SANITIZE_BUILD
+  const std::vector<std::vector<uint32_t>> axes = {{128, 4096}, {8, 64}, kAxes[2], {16, 64}};
+#else
+  const std::vector<std::vector<uint32_t>>& axes = kAxes;
+#endif
+  std::map<Point, uint64_t> grid;
+  for_each_step(axes, [&](const Point& less, const Point& more) {
+    if (less[3] != more[3]) return;  // the array axis
+    for (const Point& p : {less, more})
+      if (!grid.count(p)) grid[p] = mapping_cycles(p, "resnet18_binary");
     INFO("less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
     INFO("more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
     CHECK(grid.at(more) <= grid.at(less));
