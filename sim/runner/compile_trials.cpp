@@ -174,28 +174,41 @@ void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, Compile
     }
     choice.trials.push_back(whole);
     if (hw.compiler.cache_kib != 0) continue;
+    // The budget before each halving: its estimate and, once needed, its
+    // program's fingerprint (compiled only where two estimates are equal: a
+    // different estimate is a different program).
+    uint32_t previous_kib = 0;  // 0: the whole cache (or compiler.cache_kib)
+    uint64_t previous_estimate = whole.estimate;
     std::string previous;
-    try {
-      previous = program_fingerprint(compile_network(network, h), network.is_graph());
-    } catch (const std::exception&) {
-      continue;  // the estimate's mapping does not compile: no budget below it either
-    }
     uint32_t programs = 0;
     for (uint32_t kib = hw.cache.size_kib / 2; kib > hw.cache.kv_kib && programs < kCacheTrialDepth;
          kib /= 2) {
       h.compiler.cache_kib = kib;
       uint64_t estimate = 0;
-      std::string fingerprint;
+      bool same = false;
       try {
         estimate = estimate_network(network, h).cycles;
         if (double(estimate) > double(whole.estimate) * (1 + kCacheTrialMargin)) break;
-        fingerprint = program_fingerprint(compile_network(network, h), network.is_graph());
+        if (estimate == previous_estimate) {
+          if (previous.empty()) {
+            HardwareConfig before = h;
+            before.compiler.cache_kib = previous_kib;
+            previous = program_fingerprint(compile_network(network, before), network.is_graph());
+          }
+          std::string fingerprint =
+              program_fingerprint(compile_network(network, h), network.is_graph());
+          same = fingerprint == previous;
+          previous = std::move(fingerprint);
+        } else {
+          previous.clear();
+        }
       } catch (const std::exception&) {
         break;  // nothing smaller fits either
       }
+      previous_kib = kib;
+      previous_estimate = estimate;
       // The larger budget's program again: it would run the same cycles.
-      if (fingerprint == previous) continue;
-      previous = std::move(fingerprint);
+      if (same) continue;
       ++programs;
       CompileTrial part;
       part.units = u;
