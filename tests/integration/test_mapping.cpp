@@ -83,6 +83,29 @@ void for_each_step(const std::vector<std::vector<uint32_t>>& axes, F f) {
     }
 }
 
+// The axes the whole-grid tests take: under ASan the whole grid takes over
+// 2 minutes for paths the compile-trials tests run too, so sanitizer builds
+// take every unit count and the grid's ends otherwise.
+#ifdef NPUSIM_SANITIZE_BUILD
+const std::vector<std::vector<uint32_t>> kRunAxes = {{128, 4096}, {8, 64}, kAxes[2], {16, 64}};
+#else
+const std::vector<std::vector<uint32_t>>& kRunAxes = kAxes;
+#endif
+
+// Runs `network` on every point of kRunAxes and checks that no one-step move
+// up an axis (but the array's, unless `array_axis`) takes more cycles.
+void check_no_rise(const std::string& network, bool array_axis) {
+  std::map<Point, uint64_t> grid;
+  for_each_step(kRunAxes, [&](const Point& less, const Point& more) {
+    if (!array_axis && less[3] != more[3]) return;
+    for (const Point& p : {less, more})
+      if (!grid.count(p)) grid[p] = mapping_cycles(p, network);
+    INFO(network << " less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
+    INFO(network << " more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
+    CHECK(grid.at(more) <= grid.at(less));
+  });
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -92,21 +115,7 @@ TEST_CASE(
   // Compile trials (docs/mapping.md#compile-trials) settle the units in use
   // and the cache budget by simulating the candidates; choosing by the
   // estimate alone, 19 of these 768 moves rose, by up to 2.5 %.
-#ifdef NPUSIM_SANITIZE_BUILD
-  // Over 2 minutes under ASan for paths the compile-trials tests run too:
-  // sanitizer builds take every unit count and the grid's ends otherwise.
-  const std::vector<std::vector<uint32_t>> axes = {{128, 4096}, {8, 64}, kAxes[2], {16, 64}};
-#else
-  const std::vector<std::vector<uint32_t>>& axes = kAxes;
-#endif
-  std::map<Point, uint64_t> grid;
-  for_each_step(axes, [&](const Point& less, const Point& more) {
-    for (const Point& p : {less, more})
-      if (!grid.count(p)) grid[p] = mapping_cycles(p);
-    INFO("less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
-    INFO("more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
-    CHECK(grid.at(more) <= grid.at(less));
-  });
+  check_no_rise("resnet18", true);
 }
 
 TEST_CASE(
@@ -117,21 +126,8 @@ TEST_CASE(
   // counted halvings that compiled the same program (2026-11-28). Its array
   // moves still rise (35, by up to 0.5 %): the smaller array's program runs
   // slower on the larger one, or its mapping is not tried there
-  // (docs/performance.md#compile-trials), so that axis is not checked.
-#ifdef NPUSIM_SANITIZE_BUILD
-  const std::vector<std::vector<uint32_t>> axes = {{128, 4096}, {8, 64}, kAxes[2], {16, 64}};
-#else
-  const std::vector<std::vector<uint32_t>>& axes = kAxes;
-#endif
-  std::map<Point, uint64_t> grid;
-  for_each_step(axes, [&](const Point& less, const Point& more) {
-    if (less[3] != more[3]) return;  // the array axis
-    for (const Point& p : {less, more})
-      if (!grid.count(p)) grid[p] = mapping_cycles(p, "resnet18_binary");
-    INFO("less hardware:" << sets(less) << " -> " << grid.at(less) << " cycles");
-    INFO("more hardware:" << sets(more) << " -> " << grid.at(more) << " cycles");
-    CHECK(grid.at(more) <= grid.at(less));
-  });
+  // (docs/mapping.md#compile-trials), so that axis is not checked.
+  check_no_rise("resnet18_binary", false);
 }
 
 TEST_CASE(
