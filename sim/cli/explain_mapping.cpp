@@ -153,6 +153,8 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
     std::printf("(the %zu cheapest of %zu; --candidates 0 lists every one)\n", rows, order.size());
 
   const MappingCandidate& best = candidates[order[0]];
+  // compiler.traffic_margin may take a leaner candidate than rank 1.
+  const MappingCandidate* chosen = chosen_candidate(candidates, hw);
   // mapping_candidates puts the greedy mapping first when it fits.
   if (plan_layer(L, hw, part, bits).fits) {
     const size_t rank = size_t(std::find(order.begin(), order.end(), size_t(0)) - order.begin());
@@ -161,7 +163,9 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
                 (unsigned long long)candidates[0].estimate.total);
   }
   std::printf("%s: rank 1 (%s), the fewest estimated cycles, %llu\n",
-              hw.mapper == Mapper::Cost ? "chosen" : "the cost mapper would choose",
+              chosen != &best             ? "fewest"
+              : hw.mapper == Mapper::Cost ? "chosen"
+                                          : "the cost mapper would choose",
               mapping_in_words(best.plan).c_str(), (unsigned long long)best.estimate.total);
   size_t ties = 0;
   while (ties + 1 < order.size() &&
@@ -178,6 +182,19 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
         signed_cycles(next.estimate.weights, best.estimate.weights).c_str(),
         signed_cycles(next.estimate.compute, best.estimate.compute).c_str(),
         signed_cycles(next.estimate.bus, best.estimate.bus).c_str());
+  }
+  if (chosen != &best) {
+    const size_t rank = size_t(
+        std::find(order.begin(), order.end(), size_t(chosen - candidates.data())) - order.begin());
+    std::printf(
+        "%s: rank %zu (%s), %llu cycles, +%.1f %%: within compiler.traffic_margin = %g of the "
+        "fewest, the least DRAM bus time (weight_load + bus = %llu, against %llu)\n",
+        hw.mapper == Mapper::Cost ? "taken instead" : "the cost mapper would take instead",
+        rank + 1, mapping_in_words(chosen->plan).c_str(),
+        (unsigned long long)chosen->estimate.total,
+        100.0 * double(chosen->estimate.total - best.estimate.total) / double(best.estimate.total),
+        hw.compiler.traffic_margin, (unsigned long long)bus_time(chosen->estimate),
+        (unsigned long long)bus_time(best.estimate));
   }
   std::printf(
       "weight_load: weight and parameter loads; array: the busiest unit's array time; bus: "

@@ -96,16 +96,24 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   return c;
 }
 
-// The mapper's pick: the first candidate with the fewest estimated cycles
-// (nullptr when none fits).
-const MappingCandidate* cheapest(const std::vector<MappingCandidate>& candidates) {
+}  // namespace
+
+const MappingCandidate* chosen_candidate(const std::vector<MappingCandidate>& candidates,
+                                         const HardwareConfig& hw) {
   const MappingCandidate* best = nullptr;
   for (const MappingCandidate& c : candidates)
     if (best == nullptr || c.estimate.total < best->estimate.total) best = &c;
-  return best;
+  if (best == nullptr || hw.compiler.traffic_margin <= 0) return best;
+  const double limit = double(best->estimate.total) * (1 + hw.compiler.traffic_margin);
+  const MappingCandidate* lean = best;
+  for (const MappingCandidate& c : candidates) {
+    if (double(c.estimate.total) > limit) continue;
+    const uint64_t time = bus_time(c.estimate), lean_time = bus_time(lean->estimate);
+    if (time < lean_time || (time == lean_time && c.estimate.total < lean->estimate.total))
+      lean = &c;
+  }
+  return lean;
 }
-
-}  // namespace
 
 MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
                                  const LayerTilingPlan& plan, uint32_t output_bits) {
@@ -427,7 +435,7 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
             if (fresh) {
               const std::vector<MappingCandidate> candidates =
                   mapping_candidates(net.layers[l], hw, part, output_bits);
-              if (const MappingCandidate* pick = cheapest(candidates))
+              if (const MappingCandidate* pick = chosen_candidate(candidates, hw))
                 it->second = {pick->estimate.total, pick->plan};
             }
             if (it->second.first == 0) {
@@ -514,7 +522,7 @@ LayerTilingPlan choose_mapping(const LayerConfig& L, const HardwareConfig& hw,
                  std::to_string(part.half_bytes) + " B";
     return plan;
   }
-  return cheapest(candidates)->plan;
+  return chosen_candidate(candidates, hw)->plan;
 }
 
 }  // namespace npusim

@@ -48,6 +48,18 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
 uint64_t estimate_of_program_layer(const LayerConfig& L, const HardwareConfig& hw,
                                    const LayerDescriptor& d, bool params_per_tile);
 
+// DRAM bus time of a mapping: its weight and parameter loads, input loads and
+// stores (what its traffic costs in cycles, and in energy).
+inline uint64_t bus_time(const MappingEstimate& e) { return e.weights + e.bus; }
+
+// The cost mapper's pick: the first candidate with the fewest estimated
+// cycles; with compiler.traffic_margin m > 0, of the candidates within
+// (1 + m) times those cycles, the one with the least bus_time, on a tie the
+// fewer cycles, then the first (docs/mapping.md#traffic-margin). nullptr
+// when there is none.
+const MappingCandidate* chosen_candidate(const std::vector<MappingCandidate>& candidates,
+                                         const HardwareConfig& hw);
+
 // Every candidate that fits, in enumeration order (the greedy one first).
 std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
                                                  const CachePartition& partition,

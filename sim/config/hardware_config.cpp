@@ -314,6 +314,25 @@ const std::vector<HardwareParam>& hardware_params() {
         "The part of the cache the compiler lays its regions out in, above "
         "cache.kv_kib and at most cache.size_kib (the rest stays idle); 0: all "
         "of it, or what compiler.trials settles (docs/mapping.md#compile-trials)"));
+    HardwareParam margin;
+    margin.path = "compiler.traffic_margin";
+    margin.unit = "fraction";
+    margin.range = ">= 0, <= 0.5";
+    margin.help =
+        "Of the mappings the cost mapper estimates within this fraction of the fewest cycles, "
+        "take the one with the least DRAM bus time (less energy); 0: the fewest cycles "
+        "(docs/mapping.md#traffic-margin)";
+    margin.read = [](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
+      const json* value = reader.find(key);
+      if (!value) return;
+      if (value->is_number() && value->get<double>() >= 0 && value->get<double>() <= 0.5) {
+        hw.compiler.traffic_margin = value->get<double>();
+        return;
+      }
+      reader.fail(key, "number >= 0 and <= 0.5", describe_json(*value));
+    };
+    margin.write = [](const HardwareConfig& hw) { return json(hw.compiler.traffic_margin); };
+    t.push_back(margin);
     t.push_back(choice_param(
         "compiler.trials", &H::trial_mode, {TrialMode::Simulate, TrialMode::Off},
         "Before compiling, simulate (timing only) the cost mapper's program for each unit count "

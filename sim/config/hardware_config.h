@@ -159,6 +159,11 @@ struct CompilerConfig {
   // The part of the cache the compiler lays its regions out in (KiB, the
   // key-value region included); 0: all of cache.size_kib. The rest stays idle.
   uint32_t cache_kib = 0;
+  // The cost mapper's choice per layer (docs/mapping.md#traffic-margin): of
+  // the candidates estimated within this fraction of the fewest cycles, the
+  // one with the least DRAM bus time (weights, inputs and results); 0: the
+  // fewest cycles alone.
+  double traffic_margin = 0;
 };
 
 struct StoreConfig {

@@ -13,9 +13,10 @@ struct CompileTrial {
   uint32_t units = 0;      // compiler.units of the trial
   uint32_t cache_kib = 0;  // the cache the compiler laid its regions out in
   bool ok = false;
-  uint64_t cycles = 0;    // timing-only total, when ok
-  uint64_t estimate = 0;  // the compiler's estimate of the program (npusim estimate)
-  std::string failure;    // why it did not run (does not fit, a simulation error)
+  uint64_t cycles = 0;      // timing-only total, when ok
+  uint64_t dram_bytes = 0;  // DRAM bytes read and written, when ok
+  uint64_t estimate = 0;    // the compiler's estimate of the program (npusim estimate)
+  std::string failure;      // why it did not run (does not fit, a simulation error)
 };
 
 struct CompileTrials {

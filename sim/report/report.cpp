@@ -192,6 +192,7 @@ nlohmann::json make_report_json(const RunSummary& s) {
       nlohmann::json trial = {{"units", t.units}, {"cache_kib", t.cache_kib}};
       if (t.ok) {
         trial["cycles"] = t.cycles;
+        trial["dram_bytes"] = t.dram_bytes;
         trial["estimate_cycles"] = t.estimate;
       } else {
         trial["failure"] = t.failure;

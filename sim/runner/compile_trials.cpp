@@ -38,7 +38,7 @@ namespace {
 constexpr double kCacheTrialMargin = 0.05;
 constexpr uint32_t kCacheTrialDepth = 3;
 
-// What a child writes back: "ok CYCLES" or "fail MESSAGE".
+// What a child writes back: "ok CYCLES DRAM_BYTES" or "fail MESSAGE".
 constexpr size_t kMaxReply = 2048;  // under PIPE_BUF: the child never blocks
 
 struct Child {
@@ -56,8 +56,13 @@ struct Child {
     options.timing_only = true;
     options.progress = false;
     const std::unique_ptr<RunResult> r = run_network(network, hw, options);
+    const auto counted = [&](const char* name) {
+      const Counter* c = r->stats->find(name);
+      return c != nullptr ? c->total() : 0;
+    };
     if (r->outcome.status == RunOutcome::Status::Completed)
-      reply = "ok " + std::to_string(r->summary.total_cycles);
+      reply = "ok " + std::to_string(r->summary.total_cycles) + " " +
+              std::to_string(counted("dram.read_bytes") + counted("dram.write_bytes"));
     else
       reply = "fail " + r->outcome.message;
   } catch (const std::exception& e) {
@@ -120,10 +125,12 @@ void finish_trial(const Child& child, CompileTrial& trial) {
   int status = 0;
   while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
-  unsigned long long cycles = 0;
-  if (reply.rfind("ok ", 0) == 0 && std::sscanf(reply.c_str() + 3, "%llu", &cycles) == 1) {
+  unsigned long long cycles = 0, bytes = 0;
+  if (reply.rfind("ok ", 0) == 0 &&
+      std::sscanf(reply.c_str() + 3, "%llu %llu", &cycles, &bytes) == 2) {
     trial.ok = true;
     trial.cycles = cycles;
+    trial.dram_bytes = bytes;
   } else if (reply.rfind("fail ", 0) == 0) {
     trial.failure = reply.substr(5);
   } else {
@@ -272,9 +279,18 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
       fastest = &t;
     if (estimated == nullptr || t.estimate < estimated->estimate) estimated = &t;
   }
-  if (fastest != nullptr) {
-    choice.units = fastest->units;
-    choice.cache_kib = fastest->cache_kib;
+  // compiler.traffic_margin: of the programs within the margin of the
+  // fewest cycles, the one that moves the fewest DRAM bytes (in trial order
+  // on a tie, after the fastest).
+  const CompileTrial* chosen = fastest;
+  if (fastest != nullptr && hw.compiler.traffic_margin > 0) {
+    const double limit = double(fastest->cycles) * (1 + hw.compiler.traffic_margin);
+    for (const CompileTrial& t : choice.trials)
+      if (t.ok && double(t.cycles) <= limit && t.dram_bytes < chosen->dram_bytes) chosen = &t;
+  }
+  if (chosen != nullptr) {
+    choice.units = chosen->units;
+    choice.cache_kib = chosen->cache_kib;
   }
   if (estimated != nullptr) {
     choice.estimated_units = estimated->units;

@@ -393,3 +393,32 @@ TEST_CASE(
     c.general->dilation_w = 2;
   }));
 }
+
+TEST_CASE(
+    "chosen_candidate takes the fewest estimated cycles, and with compiler.traffic_margin the "
+    "least bus time within the margin, the fewer cycles on a tie",
+    "[mapper]") {
+  // Hand-made estimates {total, weights, compute, bus}: bus time is weights + bus.
+  const auto candidate = [](uint64_t total, uint64_t weights, uint64_t bus) {
+    MappingCandidate c;
+    c.estimate = {total, weights, total, bus};
+    return c;
+  };
+  const std::vector<MappingCandidate> candidates = {
+      candidate(1010, 50, 450),   // 0: 500 bus cycles, +1.0 %
+      candidate(1000, 100, 900),  // 1: the fewest cycles, 1000 bus cycles
+      candidate(1004, 40, 360),   // 2: 400, +0.4 %
+      candidate(1003, 100, 300),  // 3: 400, +0.3 %: ties with 2 on bus time, fewer cycles
+      candidate(1030, 10, 10)};   // 4: 20, but +3 %
+  HardwareConfig hw;
+  CHECK(chosen_candidate(candidates, hw) == &candidates[1]);
+  hw.compiler.traffic_margin = 0.002;  // 1002 cycles: only the fewest
+  CHECK(chosen_candidate(candidates, hw) == &candidates[1]);
+  hw.compiler.traffic_margin = 0.005;  // 1005: 2 and 3 tie on bus time, 3 has fewer cycles
+  CHECK(chosen_candidate(candidates, hw) == &candidates[3]);
+  hw.compiler.traffic_margin = 0.01;  // 1010: 0 joins with more bus time
+  CHECK(chosen_candidate(candidates, hw) == &candidates[3]);
+  hw.compiler.traffic_margin = 0.03;  // 1030: 4
+  CHECK(chosen_candidate(candidates, hw) == &candidates[4]);
+  CHECK(chosen_candidate({}, hw) == nullptr);
+}
