@@ -36,7 +36,9 @@ bool runs_compile_trials(const HardwareConfig& hw);
 
 // Plans the trials and, when there are two or more, simulates them, `jobs`
 // children at a time (0: one per CPU), and returns the fastest; on a tie the
-// fewer units, then the larger cache. No trials: `trials` is empty.
+// fewer units, then the larger cache. With compiler.traffic_margin, of the
+// trials within the margin of the fastest, the one with the fewest DRAM
+// bytes. No trials: `trials` is empty.
 // `announce`: log how many programs it simulates before it starts.
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
                                  bool announce, unsigned jobs = 0);
