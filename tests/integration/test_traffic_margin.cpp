@@ -47,7 +47,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "--explain-layer names the candidate the traffic margin takes instead of the fewest cycles",
+    "compile --explain-layer names the candidate the traffic margin takes instead of the fewest "
+    "cycles",
     "[mapper][explain]") {
   const auto r = run_cli("compile " + std::string(NPUSIM_SOURCE_DIR) +
                          "/configs/networks/resnet18.json --set compute.array_rows=8 --set "
