@@ -92,30 +92,40 @@ HardwareParam energy_param(std::string path, double EnergyConfig::*field, std::s
   return p;
 }
 
-constexpr double kMaxAreaFigure = 1e6;
-
-// A number >= 0 inside the area section (0 leaves a component out).
-HardwareParam area_param(std::string path, double AreaConfig::*field, std::string unit,
-                         std::string help) {
+// A number in [0, max] inside one of the config's sections; `max_text` is
+// how the range and the error write max.
+template <class Section>
+HardwareParam bounded_number_param(std::string path, Section HardwareConfig::*section,
+                                   double Section::*field, double max, const std::string& max_text,
+                                   std::string unit, std::string help) {
   HardwareParam p;
   p.path = std::move(path);
   p.unit = std::move(unit);
-  p.range = ">= 0, <= 1000000";
+  p.range = ">= 0, <= " + max_text;
   p.help = std::move(help);
   p.read = [=](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
     const json* value = reader.find(key);
     if (!value) return;
     if (value->is_number()) {
       const auto v = value->get<double>();
-      if (v >= 0 && v <= kMaxAreaFigure) {
-        hw.area.*field = v;
+      if (v >= 0 && v <= max) {
+        hw.*section.*field = v;
         return;
       }
     }
-    reader.fail(key, "number >= 0 and <= 1000000", describe_json(*value));
+    reader.fail(key, "number >= 0 and <= " + max_text, describe_json(*value));
   };
-  p.write = [=](const HardwareConfig& hw) { return json(hw.area.*field); };
+  p.write = [=](const HardwareConfig& hw) { return json(hw.*section.*field); };
   return p;
+}
+
+constexpr double kMaxAreaFigure = 1e6;
+
+// A number >= 0 inside the area section (0 leaves a component out).
+HardwareParam area_param(std::string path, double AreaConfig::*field, std::string unit,
+                         std::string help) {
+  return bounded_number_param(std::move(path), &HardwareConfig::area, field, kMaxAreaFigure,
+                              "1000000", std::move(unit), std::move(help));
 }
 
 // Limits are generous for real designs but stop a typo (an extra zero or two)
@@ -314,25 +324,12 @@ const std::vector<HardwareParam>& hardware_params() {
         "The part of the cache the compiler lays its regions out in, above "
         "cache.kv_kib and at most cache.size_kib (the rest stays idle); 0: all "
         "of it, or what compiler.trials settles (docs/mapping.md#compile-trials)"));
-    HardwareParam margin;
-    margin.path = "compiler.traffic_margin";
-    margin.unit = "fraction";
-    margin.range = ">= 0, <= 0.5";
-    margin.help =
+    t.push_back(bounded_number_param(
+        "compiler.traffic_margin", &H::compiler, &CompilerConfig::traffic_margin, 0.5, "0.5",
+        "fraction",
         "Of the mappings the cost mapper estimates within this fraction of the fewest cycles, "
         "take the one with the least DRAM bus time (less energy); 0: the fewest cycles "
-        "(docs/mapping.md#traffic-margin)";
-    margin.read = [](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
-      const json* value = reader.find(key);
-      if (!value) return;
-      if (value->is_number() && value->get<double>() >= 0 && value->get<double>() <= 0.5) {
-        hw.compiler.traffic_margin = value->get<double>();
-        return;
-      }
-      reader.fail(key, "number >= 0 and <= 0.5", describe_json(*value));
-    };
-    margin.write = [](const HardwareConfig& hw) { return json(hw.compiler.traffic_margin); };
-    t.push_back(margin);
+        "(docs/mapping.md#traffic-margin)"));
     t.push_back(choice_param(
         "compiler.trials", &H::trial_mode, {TrialMode::Simulate, TrialMode::Off},
         "Before compiling, simulate (timing only) the cost mapper's program for each unit count "
