@@ -14,6 +14,8 @@
 #include "sim/sweep/results.h"
 #include "tests/support/test_support.h"
 
+using npusim::test::chosen_compile_trial;
+using npusim::test::compile_trial;
 using npusim::test::run_cli;
 using npusim::test::run_report;
 
@@ -31,14 +33,6 @@ std::string compile_trials_sets(uint32_t cache_kib, uint32_t bus, uint32_t units
 
 uint64_t compile_trials_cycles(const std::string& args) {
   return run_report("run -q --timing-only " + args).at("totals").at("cycles").get<uint64_t>();
-}
-
-// The trial of `units` in `cache_kib` in a report's compile_trials (null when absent).
-const nlohmann::json* compile_trial(const nlohmann::json& trials, uint32_t units,
-                                    uint32_t cache_kib) {
-  for (const nlohmann::json& t : trials.at("trials"))
-    if (t.at("units") == units && t.at("cache_kib") == cache_kib) return &t;
-  return nullptr;
 }
 
 }  // namespace
@@ -146,8 +140,7 @@ TEST_CASE(
     REQUIRE(t.contains("estimate_cycles"));
     fastest = std::min(fastest, t.at("cycles").get<uint64_t>());
   }
-  const nlohmann::json* chosen =
-      compile_trial(c, c.at("units").get<uint32_t>(), c.at("cache_kib").get<uint32_t>());
+  const nlohmann::json* chosen = chosen_compile_trial(c);
   REQUIRE(chosen != nullptr);
   CHECK(chosen->at("cycles").get<uint64_t>() == fastest);
   CHECK(r.at("totals").at("cycles").get<uint64_t>() == fastest);
@@ -182,8 +175,7 @@ TEST_CASE("a functional run of the chosen trial takes exactly its timing-only tr
   REQUIRE(r.contains("compile_trials"));
   const nlohmann::json& c = r.at("compile_trials");
   INFO(c.dump());
-  const nlohmann::json* chosen =
-      compile_trial(c, c.at("units").get<uint32_t>(), c.at("cache_kib").get<uint32_t>());
+  const nlohmann::json* chosen = chosen_compile_trial(c);
   REQUIRE(chosen != nullptr);
   CHECK(r.at("totals").at("cycles") == chosen->at("cycles"));
   CHECK(r.at("totals").at("all_layers_match") == true);

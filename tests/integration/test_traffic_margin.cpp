@@ -92,9 +92,7 @@ TEST_CASE(
   for (const nlohmann::json& t : c.at("trials"))
     if (double(t.at("cycles").get<uint64_t>()) <= 1.005 * double(fastest))
       leanest = std::min(leanest, t.at("dram_bytes").get<uint64_t>());
-  const nlohmann::json* chosen = nullptr;
-  for (const nlohmann::json& t : c.at("trials"))
-    if (t.at("units") == c.at("units") && t.at("cache_kib") == c.at("cache_kib")) chosen = &t;
+  const nlohmann::json* chosen = npusim::test::chosen_compile_trial(c);
   REQUIRE(chosen != nullptr);
   CHECK(chosen->at("dram_bytes").get<uint64_t>() == leanest);
   CHECK(chosen->at("cycles").get<uint64_t>() > fastest);  // not the fastest here

@@ -87,6 +87,18 @@ CliResult run_cli(const std::string& args) {
   return r;
 }
 
+const nlohmann::json* compile_trial(const nlohmann::json& trials, uint32_t units,
+                                    uint32_t cache_kib) {
+  for (const nlohmann::json& t : trials.at("trials"))
+    if (t.at("units") == units && t.at("cache_kib") == cache_kib) return &t;
+  return nullptr;
+}
+
+const nlohmann::json* chosen_compile_trial(const nlohmann::json& trials) {
+  return compile_trial(trials, trials.at("units").get<uint32_t>(),
+                       trials.at("cache_kib").get<uint32_t>());
+}
+
 nlohmann::json run_report(const std::string& args) {
   static int counter = 0;
   const std::string dir = temp_dir() + "/report" + std::to_string(counter++);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -56,6 +57,12 @@ std::string write_json_lines(const std::string& name, const std::vector<nlohmann
 
 // Runs the CLI with --out into a temp folder and returns report.json.
 nlohmann::json run_report(const std::string& args);
+
+// In a report.json's `compile_trials`: the trial of `units` in `cache_kib`,
+// and the trial the run chose (its `units` and `cache_kib`); null when absent.
+const nlohmann::json* compile_trial(const nlohmann::json& trials, uint32_t units,
+                                    uint32_t cache_kib);
+const nlohmann::json* chosen_compile_trial(const nlohmann::json& trials);
 
 // DESIGN.md invariants on a completed run (Catch2 CHECKs):
 // every layer: cycles >= compute and memory lower bounds; total: cycles >=
