@@ -484,3 +484,28 @@ TEST_CASE(
   CHECK(text.find(whole) == std::string::npos);              // shortened in the middle instead
   CHECK_THAT(text, Contains("512x112x1") && Contains("~"));  // its start, then the cut
 }
+
+TEST_CASE(
+    "the trials line names the trial compiled, says the fewest cycles only when it has them, and "
+    "otherwise names the fastest trial",
+    "[report][trials]") {
+  const auto trial = [](uint32_t units, uint32_t kib, uint64_t cycles, uint64_t estimate) {
+    CompileTrial t;
+    t.units = units, t.cache_kib = kib, t.ok = true, t.cycles = cycles, t.estimate = estimate;
+    return t;
+  };
+  CompileTrials c;
+  c.trials = {trial(1, 1024, 1308292, 900), trial(1, 512, 1308374, 901),
+              trial(1, 256, 1304148, 905)};
+  c.estimated_units = 1, c.estimated_cache_kib = 1024;
+  c.units = 1, c.cache_kib = 256;  // the fastest
+  CHECK(compile_trials_summary(c) ==
+        std::vector<std::string>{"compiled for 1 unit in 256 KiB: 1304148 cycles",
+                                 "the fewest of 3 simulated",
+                                 "the estimate's first: 1 unit in 1 MiB, 1308292 cycles"});
+  c.cache_kib = 1024;  // compiler.traffic_margin's leaner choice
+  CHECK(compile_trials_summary(c) ==
+        std::vector<std::string>{"compiled for 1 unit in 1 MiB: 1308292 cycles",
+                                 "the fewest DRAM bytes within compiler.traffic_margin",
+                                 "the fastest of 3 simulated: 1 unit in 256 KiB, 1304148 cycles"});
+}
