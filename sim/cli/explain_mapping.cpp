@@ -155,11 +155,14 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
   const MappingCandidate& best = candidates[order[0]];
   // compiler.traffic_margin may take a leaner candidate than rank 1.
   const MappingCandidate* chosen = chosen_candidate(candidates, hw);
+  // The rank (from 1) of the candidate enumerated at `index`.
+  const auto rank_of = [&order](size_t index) {
+    return size_t(std::find(order.begin(), order.end(), index) - order.begin()) + 1;
+  };
   // mapping_candidates puts the greedy mapping first when it fits.
   if (plan_layer(L, hw, part, bits).fits) {
-    const size_t rank = size_t(std::find(order.begin(), order.end(), size_t(0)) - order.begin());
     std::printf("greedy mapping (%s): rank %zu, %llu cycles\n",
-                mapping_in_words(candidates[0].plan).c_str(), rank + 1,
+                mapping_in_words(candidates[0].plan).c_str(), rank_of(0),
                 (unsigned long long)candidates[0].estimate.total);
   }
   std::printf("%s: rank 1 (%s), the fewest estimated cycles, %llu\n",
@@ -184,13 +187,11 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
         signed_cycles(next.estimate.bus, best.estimate.bus).c_str());
   }
   if (chosen != &best) {
-    const size_t rank = size_t(
-        std::find(order.begin(), order.end(), size_t(chosen - candidates.data())) - order.begin());
     std::printf(
         "%s: rank %zu (%s), %llu cycles, +%.1f %%: within compiler.traffic_margin = %g of the "
         "fewest, the least DRAM bus time (weight_load + bus = %llu, against %llu)\n",
         hw.mapper == Mapper::Cost ? "taken instead" : "the cost mapper would take instead",
-        rank + 1, mapping_in_words(chosen->plan).c_str(),
+        rank_of(size_t(chosen - candidates.data())), mapping_in_words(chosen->plan).c_str(),
         (unsigned long long)chosen->estimate.total,
         100.0 * double(chosen->estimate.total - best.estimate.total) / double(best.estimate.total),
         hw.compiler.traffic_margin, (unsigned long long)bus_time(chosen->estimate),
