@@ -1,6 +1,7 @@
 #include "models/compute_engine.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "models/binary_array.h"
 #include "models/coefficient_broadcast.h"
@@ -62,13 +63,18 @@ void ComputeEngine::run_unit(uint32_t unit) {
 }
 
 void ComputeEngine::compute(const Instruction& in) {
-  const LayerDescriptor& L = layer_of(in);
+  // A column piece computes its columns on the view of them: a layer whose
+  // padded width is the window its tile rows hold (docs/mapping.md#column-pieces).
+  std::optional<LayerDescriptor> view;
+  if (in.column_piece()) view = column_view(layer_of(in), in.out_col_begin, in.out_col_end);
+  const LayerDescriptor& L = view ? *view : layer_of(in);
   // Per kernel: its coefficients (int8), or its packed words (binary: one
   // lane step each, so the MAC counters count word steps).
   const uint64_t coefficients =
       L.binary ? uint64_t(L.R) * L.S * L.groups() : L.kernel_coefficients();
   const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
-  const TileTag input_tag{int32_t(in.layer), in.batch, 0, 0, piece_rows.begin, piece_rows.end};
+  const TileTag input_tag{int32_t(in.layer), in.batch,         in.out_col_begin,
+                          in.out_col_end,    piece_rows.begin, piece_rows.end};
   // batch_matmul's kernels are image n's own keys or values; weights are every image's.
   const uint32_t weights_image = L.op == OpKind::BatchMatMul ? in.batch : 0;
   const TileTag weight_tag{int32_t(in.layer), weights_image, in.k_begin, in.k_end, 0, 1};

@@ -40,7 +40,7 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program
                                "cycles engines waited for the shared bus (arbitration)")) {
   for (const LayerDescriptor& L : program.layers) {
     stored_rows_.emplace_back(uint64_t(L.N) * L.out_h);
-    unstored_.push_back(uint64_t(L.N) * L.out_h * L.K);
+    unstored_.push_back(uint64_t(L.N) * L.out_h * L.K * L.out_w);
     total_ += unstored_.back();
   }
 }
@@ -72,19 +72,31 @@ Grant Dram::transfer(uint32_t layer, bool write, uint64_t segments, uint64_t seg
 }
 
 void Dram::rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
-                       uint32_t k_count, uint64_t at) {
+                       uint32_t k_count, uint32_t cols, uint64_t at) {
   const LayerDescriptor& L = program_.layers.at(layer);
   for (uint32_t r = row_begin; r < row_end; ++r) {
     RowState& s = stored_rows_[layer][uint64_t(batch) * L.out_h + r];
-    s.channels += k_count;
+    s.channel_cols += uint64_t(k_count) * cols;
     s.ready_at = std::max(s.ready_at, at);
   }
-  const uint64_t stored = uint64_t(row_end - row_begin) * k_count;
+  const uint64_t stored = uint64_t(row_end - row_begin) * k_count * cols;
   stored_.fetch_add(stored, std::memory_order_relaxed);
   uint64_t& left = unstored_[layer];
   left -= std::min(left, stored);
   if (left == 0 && stored != 0) layers_done_.fetch_add(1, std::memory_order_relaxed);
 }
+
+namespace {
+// What part of an output row is stored: "only 8 of 16 channels are stored"
+// (whole-row stores), else in channel-columns (column pieces).
+std::string stored_share(uint64_t channel_cols, const LayerDescriptor& L) {
+  if (L.out_w != 0 && channel_cols % L.out_w == 0)
+    return "only " + std::to_string(channel_cols / L.out_w) + " of " + std::to_string(L.K) +
+           " channels are stored";
+  return "only " + std::to_string(channel_cols) + " of " + std::to_string(uint64_t(L.K) * L.out_w) +
+         " channel-columns are stored";
+}
+}  // namespace
 
 void Dram::require_rows_stored(const StageName& reader, uint32_t layer, GlobalRows rows) {
   const LayerDescriptor& L = program_.layers.at(layer);
@@ -92,16 +104,16 @@ void Dram::require_rows_stored(const StageName& reader, uint32_t layer, GlobalRo
   const uint64_t total = uint64_t(L.N) * L.out_h;
   for (uint64_t g = rows.begin; g < std::min(rows.end, total); ++g) {
     const RowState& s = stored_rows_[layer][g];
-    if (s.channels < L.K || s.ready_at > now) {
+    const uint64_t whole = uint64_t(L.K) * L.out_w;
+    if (s.channel_cols < whole || s.ready_at > now) {
       const std::string row =
           std::to_string(g % L.out_h) + (L.N > 1 ? " of image " + std::to_string(g / L.out_h) : "");
       throw SimulationError(
           reader.str() + " reads row " + row + " of layer " + L.name + "'s output at cycle " +
           std::to_string(now) + ", before it is in memory: " +
-          (s.channels < L.K ? "only " + std::to_string(s.channels) + " of " + std::to_string(L.K) +
-                                  " channels are stored"
-                            : "all channels are written but reach memory only at cycle " +
-                                  std::to_string(s.ready_at)));
+          (s.channel_cols < whole ? stored_share(s.channel_cols, L)
+                                  : "all channels are written but reach memory only at cycle " +
+                                        std::to_string(s.ready_at)));
     }
   }
 }

@@ -26,7 +26,7 @@ class Dram : public sc_core::sc_module, public DramIf {
   Grant transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) override;
   uint64_t latency_cycles() const override { return config_.latency_cycles; }
   void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
-                   uint32_t k_count, uint64_t at) override;
+                   uint32_t k_count, uint32_t cols, uint64_t at) override;
   void require_rows_stored(const StageName& reader, uint32_t layer, GlobalRows rows) override;
 
   DramImage& contents() { return image_; }
@@ -45,7 +45,7 @@ class Dram : public sc_core::sc_module, public DramIf {
 
  private:
   struct RowState {
-    uint32_t channels = 0;
+    uint64_t channel_cols = 0;  // channels times columns stored
     uint64_t ready_at = 0;
   };
   DramConfig config_;
@@ -53,8 +53,8 @@ class Dram : public sc_core::sc_module, public DramIf {
   const Program& program_;
   DramImage image_;
   std::vector<std::vector<RowState>> stored_rows_;  // per layer: N * out_h rows
-  std::vector<uint64_t> unstored_;                  // per layer: channel-rows still to store
-  uint64_t total_ = 0;                              // channel-rows of every layer
+  std::vector<uint64_t> unstored_;                  // per layer: channel-columns still to store
+  uint64_t total_ = 0;                              // channel-columns of every layer
   std::atomic<uint64_t> stored_{0};
   std::atomic<uint32_t> layers_done_{0};
   uint64_t bus_free_at_ = 0;

@@ -49,9 +49,10 @@ class DramIf : public virtual sc_core::sc_interface {
   // `segment_bytes`; returns the bus slot. Accounts bytes and bus stalls.
   virtual Grant transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) = 0;
   virtual uint64_t latency_cycles() const = 0;
-  // Output rows of `layer` whose channels [k_begin,k_end) reach memory at `at`.
+  // Output rows of `layer` of which k_count channels of `cols` columns (a
+  // column piece's, or every one) reach memory at `at`.
   virtual void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
-                           uint32_t k_count, uint64_t at) = 0;
+                           uint32_t k_count, uint32_t cols, uint64_t at) = 0;
   // Throws SimulationError unless `rows` of `layer`'s output (counted across
   // its images) are completely in memory by now.
   virtual void require_rows_stored(const StageName& reader, uint32_t layer, GlobalRows rows) = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -194,7 +195,10 @@ uint32_t LoadEngine::configured_set(const Instruction& in) const {
 }
 
 void LoadEngine::count_mode_figures(const Instruction& in) {
-  const LayerDescriptor& L = layer_of(in);
+  // A column piece counts the figures of its columns (column_view).
+  std::optional<LayerDescriptor> view;
+  if (in.column_piece()) view = column_view(layer_of(in), in.out_col_begin, in.out_col_end);
+  const LayerDescriptor& L = view ? *view : layer_of(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const int64_t real_rows = std::min<int64_t>(rows.end, L.H) - std::max<int64_t>(rows.begin, 0);
   // Each mode reads the channels the tile holds (its k-tile's, with input channel tiles).
@@ -215,6 +219,7 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   configured_set(in);
   count_mode_figures(in);
   if (L.access != LoadAccess::Im2col) return load_lowered_input(in);
+  if (in.column_piece()) return load_column_piece(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   // A binary input (N(C/b)HWb) lands pixel-major in the tile: each pixel's
   // ceil(C/b) words side by side, as the array reads them (docs/binary.md).
@@ -281,6 +286,50 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     loaded_end = end;
   }
   return last;
+}
+
+uint64_t LoadEngine::load_column_piece(const Instruction& in) {
+  // The piece's input rows, each cut to the padded columns its output
+  // columns read (column_pieces_unsupported: NHWC int8 rows through im2col).
+  // The tile's rows hold that window, padding included, as column_view sees it.
+  const LayerDescriptor& L = layer_of(in);
+  const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
+  const PaddedCols window = padded_cols_for(L, in.out_col_begin, in.out_col_end);
+  const int64_t left = pad_l(L);
+  const int64_t x_begin = std::max<int64_t>(int64_t(window.begin) - left, 0);
+  const int64_t x_end = std::min<int64_t>(int64_t(window.begin + window.width) - left, L.W);
+  const uint64_t run = x_end > x_begin ? uint64_t(x_end - x_begin) * L.C : 0;  // a row's bytes
+  const uint64_t tile_row = window.width * L.C;
+  ByteTile& half = cache->input_half(in.unit, in.half);
+  half.begin_fill(
+      {int32_t(in.layer), in.batch, in.out_col_begin, in.out_col_end, rows.begin, rows.end},
+      uint32_t(rows.count()), tile_row, options_.functional);
+  if (options_.functional && L.pad_byte() != 0)
+    for (int64_t r = rows.begin; r < rows.end; ++r)
+      std::memset(half.row(uint32_t(r - rows.begin)), L.pad_byte(), tile_row);
+  cache->occupancy_changed(in.layer);
+  const int64_t real_first = std::max<int64_t>(rows.begin, 0);
+  const int64_t real_end = std::min<int64_t>(rows.end, L.H);
+  const uint64_t real_rows = real_end > real_first ? uint64_t(real_end - real_first) : 0;
+  if (L.input_from_layer >= 0 && real_rows > 0)
+    dram->require_rows_stored(who(in, 0), uint32_t(L.input_from_layer),
+                              global_rows(in.batch, L.H, {real_first, real_end}));
+  if (options_.functional && run > 0)
+    for (int64_t r = real_first; r < real_end; ++r) {
+      const uint64_t src =
+          L.input_address + ((uint64_t(in.batch) * L.H + uint64_t(r)) * L.W + x_begin) * L.C;
+      std::memcpy(half.row(uint32_t(r - rows.begin)) + (x_begin + left - window.begin) * L.C,
+                  dram->image(src, run), run);
+    }
+  const uint64_t begin = now_cycles();
+  input_dram_bytes_.add(in.layer, real_rows * run);
+  // Rows cut short are a run each; rows of the whole width abut.
+  const uint64_t segments = run == uint64_t(L.W) * L.C ? 1 : std::max<uint64_t>(real_rows, 1);
+  const uint64_t ready =
+      transfer_stage(in, real_rows * run, uint64_t(rows.count()) * tile_row, segments);
+  for (int64_t r = rows.begin; r < rows.end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
+  scheduler->stage_done(in, 0, begin, now_cycles(), ready);
+  return ready;
 }
 
 void LoadEngine::copy_binary_rows(const LayerDescriptor& L, uint32_t batch, int64_t first,

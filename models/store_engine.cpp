@@ -87,6 +87,8 @@ uint64_t StoreEngine::store(const Instruction& in) {
   const TileTag results_tag{int32_t(in.layer), in.batch,         in.k_begin,
                             in.k_end,          in.out_row_begin, in.out_row_end};
   const uint32_t k_count = in.k_count();
+  // A column piece's results hold its columns only (docs/mapping.md#column-pieces).
+  const ColRange cols = output_cols(in, L);
   const uint64_t latency = dram->latency_cycles();
   // Seed 001's output generator, configured once from the layer's registers
   // (plain values: nothing on the heap across the waits below): it places
@@ -127,8 +129,8 @@ uint64_t StoreEngine::store(const Instruction& in) {
       const uint64_t step = packed ? 0 : place->channel_step_bits() / 8;
       for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
         const int32_t* sums = results.row(uint32_t(oh - in.out_row_begin));
-        for (uint32_t ow = 0; ow < L.out_w; ++ow) {
-          const int32_t* pixel_sums = sums + uint64_t(ow) * k_count;
+        for (uint32_t ow = cols.begin; ow < cols.end; ++ow) {
+          const int32_t* pixel_sums = sums + uint64_t(ow - cols.begin) * k_count;
           const int32_t* p = first_params;
           if (!packed) {
             const ElementAddress first = place->address(in.batch, uint32_t(oh), ow, in.k_begin);
@@ -147,14 +149,15 @@ uint64_t StoreEngine::store(const Instruction& in) {
         }
       }
     }
-    const uint64_t pixels = uint64_t(rows.count()) * L.out_w;
+    const uint64_t pixels = uint64_t(rows.count()) * cols.count();
     // All channels of a pixel are contiguous in NHWC: a full-K tile is one
     // segment, a k-tile is one segment per pixel. NCHW holds each channel's
     // plane contiguously: one segment per channel, or one in all when the
     // batch covers whole planes. A packed output (N(K/b)HWb) holds the
     // batch's rows of one word group contiguously: one segment per group the
-    // k-tile covers.
+    // k-tile covers. A column piece's rows are a run each.
     const bool whole = k_count == L.K;
+    const uint64_t whole_runs = in.column_piece() ? uint64_t(rows.count()) : 1;
     const bool planar = layout == OutputLayout::kNchw;
     const bool whole_planes = rows.count() == int64_t(L.out_h);
     const uint32_t ob = L.output_bits;
@@ -168,11 +171,13 @@ uint64_t StoreEngine::store(const Instruction& in) {
         : ob != 0 ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
         : planar  ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
                                   whole_planes ? pixels * k_count : pixels)
-                  : dram->transfer(in.layer, true, whole ? 1 : pixels,
-                                   (whole ? pixels * k_count : k_count) * L.output_element_bytes());
+                  : dram->transfer(in.layer, true, whole ? whole_runs : pixels,
+                                   (whole ? pixels / whole_runs * k_count : k_count) *
+                                       L.output_element_bytes());
     const uint64_t in_write_buffer = std::max(bus.end, read.end);
     const uint64_t ack = in_write_buffer + (L.output_on_chip ? 0 : latency);
-    dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count, ack);
+    dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count,
+                      cols.count(), ack);
     standalone += std::max(bus.end - bus.start, read.end - read.start);
     batches_.add(in.layer, 1);
     scheduler->stage_done(in, s, now, in_write_buffer, ack);
@@ -193,15 +198,16 @@ void StoreEngine::store_operator_rows(const LayerDescriptor& L, const Instructio
   const TensorQuant& out = L.quant.output;
   const int32_t lo = std::max(quant_min(out.type), L.quant.clamp_lo);
   const int32_t hi = std::min(quant_max(out.type), L.quant.clamp_hi);
+  const ColRange cols = output_cols(in, L);
   for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
     const int32_t* sums = results.row(uint32_t(oh - in.out_row_begin));
-    for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+    for (uint32_t ow = cols.begin; ow < cols.end; ++ow) {
       const uint64_t pixel = (uint64_t(in.batch) * L.out_h + uint64_t(oh)) * L.out_w + ow;
       int8_t* dst =
           dram->image(L.output_address + (pixel * L.K + in.k_begin) * bytes, k_count * bytes);
       for (uint32_t k = 0; k < k_count; ++k) {
         const int32_t* p = params.row(first_param + k);  // {bias, multiplier bits}
-        const int32_t acc = sums[uint64_t(ow) * k_count + k] + p[0];
+        const int32_t acc = sums[uint64_t(ow - cols.begin) * k_count + k] + p[0];
         if (bytes == 4) {
           std::memcpy(dst + uint64_t(k) * 4, &acc, 4);
           continue;

@@ -123,7 +123,7 @@ uint64_t VectorUnit::execute(const Instruction& in) {
                                      : dram->transfer(in.layer, true, out.count, out.bytes);
   const uint64_t in_write_buffer = std::max(bus.end, drain.end);
   const uint64_t ack = in_write_buffer + (L.output_on_chip ? 0 : latency);
-  dram->rows_stored(in.layer, in.batch, in.out_row_begin, in.out_row_end, k_count, ack);
+  dram->rows_stored(in.layer, in.batch, in.out_row_begin, in.out_row_end, k_count, L.out_w, ack);
   standalone_cycles_.add(in.layer, 2 * latency + bus_time + lanes + (bus.end - bus.start));
   scheduler->stage_done(in, 0, begin, in_write_buffer, ack);
   wait_until_cycle(in_write_buffer);

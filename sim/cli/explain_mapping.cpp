@@ -36,7 +36,15 @@ std::string mapping_in_words(const LayerTilingPlan& p) {
          std::to_string(p.rows_per_piece) + " rows, stages of " +
          std::to_string(p.rows_per_compute_stage) + " rows, " +
          (p.weight_buffers > 1 ? "two weight slots" : "one weight tile") +
-         (p.input_channel_tiles ? ", the k-tile's input channels" : "");
+         (p.input_channel_tiles ? ", the k-tile's input channels" : "") +
+         (p.cols_per_piece != 0 ? ", rows cut into columns of " + std::to_string(p.cols_per_piece)
+                                : "");
+}
+
+// The "input" column: what a piece holds of its rows.
+std::string piece_input(const LayerTilingPlan& p) {
+  if (p.cols_per_piece != 0) return "cols=" + std::to_string(p.cols_per_piece);
+  return p.input_channel_tiles ? "k-tile" : "all";
 }
 
 std::string signed_cycles(uint64_t a, uint64_t b) {  // a - b, with its sign
@@ -87,7 +95,7 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
                 plan.k_tile, plan.pieces, plan.rows_per_piece, plan.rows_per_compute_stage,
                 (unsigned long long)estimate_mapping(L, in_use, plan, bits).total,
                 greedy_estimate.c_str(), plan.weight_buffers > 1 ? "double" : "single",
-                plan.input_channel_tiles ? "k-tile" : "all");
+                piece_input(plan).c_str());
   }
   return kOk;
 }
@@ -144,10 +152,9 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
     const MappingCandidate& c = candidates[order[r]];
     std::printf("%5zu %7u %7u %10u %11u %8s %7s %12llu %12llu %12llu %12llu\n", r + 1,
                 c.plan.k_tile, c.plan.pieces, c.plan.rows_per_piece, c.plan.rows_per_compute_stage,
-                c.plan.weight_buffers > 1 ? "double" : "single",
-                c.plan.input_channel_tiles ? "k-tile" : "all", (unsigned long long)c.estimate.total,
-                (unsigned long long)c.estimate.weights, (unsigned long long)c.estimate.compute,
-                (unsigned long long)c.estimate.bus);
+                c.plan.weight_buffers > 1 ? "double" : "single", piece_input(c.plan).c_str(),
+                (unsigned long long)c.estimate.total, (unsigned long long)c.estimate.weights,
+                (unsigned long long)c.estimate.compute, (unsigned long long)c.estimate.bus);
   }
   if (rows < order.size())
     std::printf("(the %zu cheapest of %zu; --candidates 0 lists every one)\n", rows, order.size());

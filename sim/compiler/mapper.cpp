@@ -40,14 +40,28 @@ struct PieceCost {
   uint64_t ports = 0;      // cache port cycles of its load, compute and store
 };
 
+// A piece's shape: `rows` output rows, of `cols` columns each (0: whole
+// rows; a column piece has one row, docs/mapping.md#column-pieces).
+struct PieceShape {
+  uint32_t rows = 0, cols = 0;
+};
+
 PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const LayerTilingPlan& plan,
-                     uint32_t rows, uint32_t k_begin, uint32_t k_count, uint32_t output_bits) {
+                     PieceShape shape, uint32_t k_begin, uint32_t k_count, uint32_t output_bits) {
   const LoadAccess access = L.access_on(hw);
+  const uint32_t rows = shape.rows;
+  const uint64_t out_w = shape.cols != 0 ? shape.cols : L.out_w();
+  // A column piece's tile rows hold its window of padded columns, of which
+  // the real ones (at most W) come over the bus, a run per row.
+  const uint64_t window =
+      shape.cols == 0 ? 0 : uint64_t(shape.cols - 1) * col_stride(L) + window_w(L);
   // The piece's input bytes (no results): with input channel tiles, only the
   // k-tile's groups' channels of each pixel.
   const bool channel_tiles = plan.input_channel_tiles;
   const uint64_t channels = piece_channels(L, k_count, channel_tiles);
   const auto input_bytes = [&](uint32_t out_rows) {
+    if (shape.cols != 0)
+      return (uint64_t(out_rows - 1) * L.stride + window_h(L)) * window * channels;
     return piece_input_bytes(L, out_rows, k_count, access, channel_tiles);
   };
   const uint64_t tile_row_bytes = input_bytes(1) / window_h(L);
@@ -55,11 +69,14 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
     return std::min<uint64_t>(L.H, uint64_t(out_rows - 1) * L.stride + window_h(L));
   };
   const auto load_cycles = [&](uint32_t out_rows) {
+    const uint64_t real_cols = shape.cols != 0 ? std::min<uint64_t>(L.W, window) : L.W;
     const uint64_t bytes = access == LoadAccess::Im2col || L.is_binary()
-                               ? input_rows(out_rows) * L.W * channels
+                               ? input_rows(out_rows) * real_cols * channels
                                : input_bytes(out_rows);
-    // NCHW: a run per channel plane; channel tiles: a run per pixel.
-    const uint64_t segments = channel_tiles ? input_rows(out_rows) * L.W
+    // NCHW: a run per channel plane; channel tiles: a run per pixel; column
+    // pieces: a run per row.
+    const uint64_t segments = channel_tiles     ? input_rows(out_rows) * L.W
+                              : shape.cols != 0 ? input_rows(out_rows)
                               : L.input_layout == TensorLayout::Nchw && !L.is_binary() ? L.C
                                                                                        : 1;
     return cost::dram_data_cycles(hw.dram, segments, ceil_div(bytes, segments));
@@ -70,7 +87,7 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   c.ports = cost::cache_access_cycles(hw.cache, input_bytes(rows));
   const uint64_t stream = uint64_t(k_count) * tiling_kernel_bytes(L);
   split_rows(rows, plan.rows_per_compute_stage, [&](uint32_t r, uint32_t index, uint32_t n) {
-    const uint64_t pixels = uint64_t(r) * L.out_w();
+    const uint64_t pixels = uint64_t(r) * out_w;
     const uint64_t array = dense_array_cycles(L, hw, pixels, k_begin, k_count) +
                            (index == 0 ? hw.compute.pipeline_latency_cycles : 0);
     const uint64_t read =
@@ -83,7 +100,7 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
   const uint64_t tile_out_bytes =
       output_bits == 0 ? k_count * element : ceil_div(k_count, output_bits) * (output_bits / 8);
   split_rows(rows, plan.rows_per_store_batch, [&](uint32_t r, uint32_t, uint32_t n) {
-    const uint64_t pixels = uint64_t(r) * L.out_w();
+    const uint64_t pixels = uint64_t(r) * out_w;
     const bool whole = k_count == L.K || output_bits != 0;
     const uint64_t bus = whole ? cost::dram_data_cycles(hw.dram, 1, pixels * tile_out_bytes)
                                : cost::dram_data_cycles(hw.dram, pixels, tile_out_bytes);
@@ -131,14 +148,27 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   // The pieces of one image: `full_pieces` of rows_per_piece rows and (when
   // the rows do not divide) the others of `last_rows` (greedy: one remainder
   // piece; equal: every piece after the first out_h mod N has one row less).
+  // Column pieces: every row's runs of columns, the first out_w mod n_cols
+  // of them one column wider (an equal split).
   const uint32_t out_h = L.out_h();
-  const uint32_t n_pieces = piece_count(out_h, plan.rows_per_piece);
   const bool equal = hw.pieces == PieceSplit::Equal;
-  const uint32_t full_pieces =
-      equal ? (out_h % n_pieces == 0 ? n_pieces : out_h % n_pieces) : out_h / plan.rows_per_piece;
+  uint32_t n_pieces = 0, full_pieces = 0;
+  PieceShape full_shape, last_shape;
+  if (plan.cols_per_piece != 0) {
+    const uint32_t out_w = L.out_w(), n_cols = piece_count(out_w, plan.cols_per_piece);
+    const uint32_t wide = out_w % n_cols == 0 ? n_cols : out_w % n_cols;
+    n_pieces = out_h * n_cols;
+    full_pieces = out_h * wide;
+    full_shape = {1, uint32_t(ceil_div(out_w, n_cols))};
+    last_shape = {1, out_w / n_cols};
+  } else {
+    n_pieces = piece_count(out_h, plan.rows_per_piece);
+    full_pieces =
+        equal ? (out_h % n_pieces == 0 ? n_pieces : out_h % n_pieces) : out_h / plan.rows_per_piece;
+    full_shape = {plan.rows_per_piece, 0};
+    last_shape = {equal ? out_h / n_pieces : out_h - full_pieces * plan.rows_per_piece, 0};
+  }
   const uint32_t last_count = n_pieces - full_pieces;
-  const uint32_t last_rows =
-      last_count == 0 ? 0 : (equal ? out_h / n_pieces : out_h - full_pieces * plan.rows_per_piece);
   const uint64_t pieces = uint64_t(L.N) * n_pieces;
   const uint64_t per_unit = ceil_div(pieces, hw.compute.units);
   const bool pingpong = hw.buffering == Buffering::PingPong;
@@ -226,8 +256,8 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   const auto hidden_after = [&](const PieceCost& full) {
     return plan.weight_buffers > 1 ? std::min(per_unit, halves) * full.compute : 0;
   };
-  const auto costs = [&](uint32_t rows, uint32_t k0, uint32_t k_count) {
-    return piece_cost(L, hw, plan, rows, k0, k_count, output_bits);
+  const auto costs = [&](PieceShape shape, uint32_t k0, uint32_t k_count) {
+    return piece_cost(L, hw, plan, shape, k0, k_count, output_bits);
   };
   // A piece's cost depends on where its k-tile starts only for a grouped
   // convolution's groups (dense_array_cycles): then every tile is costed.
@@ -237,8 +267,8 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   if (by_k_begin) {
     for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
       const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
-      const PieceCost full = costs(plan.rows_per_piece, k0, k_count);
-      const PieceCost last = last_rows ? costs(last_rows, k0, k_count) : full;
+      const PieceCost full = costs(full_shape, k0, k_count);
+      const PieceCost last = last_count ? costs(last_shape, k0, k_count) : full;
       add(tile(full, last, k_count, hidden), 1);
       hidden = hidden_after(full);
       drain = last.drain;
@@ -248,15 +278,15 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     // hidden), the others (each hiding behind the one before), then the
     // shorter last tile, if any.
     const uint32_t full_tiles = L.K / plan.k_tile, rest = L.K % plan.k_tile;
-    const PieceCost full = costs(plan.rows_per_piece, 0, plan.k_tile);
-    const PieceCost last = last_rows ? costs(last_rows, 0, plan.k_tile) : full;
+    const PieceCost full = costs(full_shape, 0, plan.k_tile);
+    const PieceCost last = last_count ? costs(last_shape, 0, plan.k_tile) : full;
     add(tile(full, last, plan.k_tile, 0), 1);
     if (full_tiles > 1) add(tile(full, last, plan.k_tile, hidden_after(full)), full_tiles - 1);
     drain = last.drain;
     if (rest > 0) {
-      const PieceCost rest_full = costs(plan.rows_per_piece, full_tiles * plan.k_tile, rest);
+      const PieceCost rest_full = costs(full_shape, full_tiles * plan.k_tile, rest);
       const PieceCost rest_last =
-          last_rows ? costs(last_rows, full_tiles * plan.k_tile, rest) : rest_full;
+          last_count ? costs(last_shape, full_tiles * plan.k_tile, rest) : rest_full;
       add(tile(rest_full, rest_last, rest, hidden_after(full)), 1);
       drain = rest_last.drain;
     }
@@ -270,7 +300,9 @@ uint64_t estimate_of_program_layer(const LayerConfig& L, const HardwareConfig& h
   HardwareConfig in_use = hw;
   if (d.units != 0) in_use.compute.units = d.units;  // 0: every unit
   LayerTilingPlan plan =
-      make_plan(L, hw, d.k_tile, d.rows_per_piece, d.rows_per_compute_stage, d.output_bits);
+      d.cols_per_piece != 0
+          ? make_column_plan(L, hw, d.k_tile, d.cols_per_piece, d.output_bits)
+          : make_plan(L, hw, d.k_tile, d.rows_per_piece, d.rows_per_compute_stage, d.output_bits);
   plan.weight_buffers = d.weight_buffers;
   plan.params_per_tile = params_per_tile;
   plan.input_channel_tiles = d.input_channel_tiles;
@@ -287,15 +319,17 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
                                         const CachePartition& part, uint32_t output_bits) {
   const LoadAccess access = L.access_on(hw);
   const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
+  const bool columns = column_pieces_refusal(L, hw, output_bits).empty();
   const auto k_allowed = [&](uint32_t k) {
     if (k == 0 || k > L.K) return false;
     if (output_bits != 0 && k < L.K && k % output_bits != 0) return false;
     if (part.params_per_tile && uint64_t(k) * 8 * 2 > part.params_region_bytes) return false;
-    return k * tiling_kernel_bytes(L) <= part.weight_region_bytes &&
-           uint64_t(L.out_w()) * k * 4 <= acc_bytes &&
-           (max_piece_rows(L, k, access, part.half_bytes) > 0 ||
-            (channel_tiles_allowed(L, hw, k) &&
-             max_piece_rows(L, k, access, part.half_bytes, true) > 0));
+    if (k * tiling_kernel_bytes(L) > part.weight_region_bytes) return false;
+    return (uint64_t(L.out_w()) * k * 4 <= acc_bytes &&
+            (max_piece_rows(L, k, access, part.half_bytes) > 0 ||
+             (channel_tiles_allowed(L, hw, k) &&
+              max_piece_rows(L, k, access, part.half_bytes, true) > 0))) ||
+           (columns && max_piece_cols(L, k, part.half_bytes, acc_bytes) > 0);
   };
   std::vector<uint32_t> ks;
   if (k_allowed(L.K)) ks.push_back(L.K);
@@ -467,19 +501,20 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
   if (greedy.fits) out.push_back({greedy, estimate_mapping(L, hu, greedy, output_bits)});
 
   const std::vector<uint32_t> ks = k_tile_candidates(L, hw, part, output_bits);
-  for (uint32_t k : ks)
+  const bool columns = column_pieces_refusal(L, hw, output_bits).empty();
+  for (uint32_t k : ks) {
+    const bool double_buffered =
+        hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
+        2 * uint64_t(k) * tiling_kernel_bytes(L) <= part.weight_region_bytes;
+    const size_t before = out.size();
     for (const bool channel_tiles : {false, true}) {
       if (channel_tiles && !channel_tiles_allowed(L, hw, k)) continue;
       const uint32_t max_rows = max_piece_rows(L, k, access, part.half_bytes, channel_tiles);
-      if (max_rows == 0) continue;
+      if (max_rows == 0 || uint64_t(L.out_w()) * k * 4 > acc_bytes) continue;
       const uint32_t out_h = L.out_h();
       const uint32_t by_acc =
           static_cast<uint32_t>(std::max<uint64_t>(1, acc_bytes / (uint64_t(L.out_w()) * k * 4)));
       uint32_t previous = 0;
-      // Two weight slots: when there are several tiles and two fit the region.
-      const bool double_buffered =
-          hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
-          2 * uint64_t(k) * tiling_kernel_bytes(L) <= part.weight_region_bytes;
       // Seed 003: the fewest pieces that fit (N > 1 with equal pieces), then
       // more (the pieces stay equal).
       const uint32_t min_pieces = hw.pieces == PieceSplit::Equal ? std::min(2u, out_h) : 1u;
@@ -498,6 +533,26 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
         }
       }
     }
+    // Column pieces, only where no piece of whole rows fits this k-tile: the
+    // fewest runs of columns that fit, then more (each width once).
+    const uint32_t max_cols =
+        columns && out.size() == before ? max_piece_cols(L, k, part.half_bytes, acc_bytes) : 0;
+    if (max_cols == 0) continue;
+    const uint32_t out_w = L.out_w();
+    uint32_t previous = 0;
+    for (uint32_t n = uint32_t(ceil_div(out_w, max_cols)); n <= out_w; ++n) {
+      const uint32_t cols = uint32_t(ceil_div(out_w, n));
+      if (cols == previous) continue;
+      previous = cols;
+      LayerTilingPlan plan = make_column_plan(L, hw, k, cols, output_bits);
+      plan.params_per_tile = part.params_per_tile;
+      out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+      if (double_buffered) {
+        plan.weight_buffers = 2;
+        out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+      }
+    }
+  }
   return out;
 }
 
@@ -516,6 +571,10 @@ LayerTilingPlan choose_mapping(const LayerConfig& L, const HardwareConfig& hw,
     else if (uint64_t(L.out_w()) * k * 4 > uint64_t(hw.compute.accumulator_kib) * 1024)
       plan.why = "one output row of int32 sums (" + std::to_string(uint64_t(L.out_w()) * k * 4) +
                  " B) exceeds the accumulator (compute.accumulator_kib)";
+    else if (column_pieces_refusal(L, hw, output_bits).empty())
+      plan.why = "one output column with a k-tile of " + std::to_string(k) + " needs " +
+                 std::to_string(column_piece_bytes(L, 1, k)) + " B but a ping-pong half holds " +
+                 std::to_string(part.half_bytes) + " B";
     else
       plan.why = "one output row with a k-tile of " + std::to_string(k) + " needs " +
                  std::to_string(piece_bytes(L, 1, k, access)) + " B but a ping-pong half holds " +

@@ -86,6 +86,7 @@ class Emitter {
       d.k_tile = plan.k_tile;
       d.rows_per_piece = plan.rows_per_piece;
       d.rows_per_compute_stage = plan.rows_per_compute_stage;
+      d.cols_per_piece = plan.cols_per_piece;
       d.weight_buffers = plan.weight_buffers;
       d.input_channel_tiles = plan.input_channel_tiles;
       const int32_t producer = net_.producer_of(l);
@@ -224,7 +225,9 @@ class Emitter {
       e.params_id = params.id;
     }
 
-    const uint32_t pieces = piece_count(d.out_h, d.rows_per_piece);
+    // Column pieces: each output row's runs of columns, row after row.
+    const uint32_t pieces = piece_count(d.out_h, d.rows_per_piece) *
+                            (d.cols_per_piece == 0 ? 1 : piece_count(d.out_w, d.cols_per_piece));
     if (d.op == OpKind::BatchMatMul) {
       // batch_matmul's kernels are image n's keys or values: every image
       // loads its own, so images are the outer loop (in either order).
@@ -296,6 +299,7 @@ class Emitter {
   // Where one piece's input rows were loaded.
   struct PieceSlot {
     uint32_t unit, half, n, r0, r1, stages, load_id;
+    uint32_t c0 = 0, c1 = 0;  // a column piece's output columns (0, 0: whole rows)
   };
 
   // A weight tile; `n`: the image whose keys or values a batch_matmul tile
@@ -346,7 +350,15 @@ class Emitter {
     const uint32_t l = e.layer;
     const LayerDescriptor& d = program_.layers[l];
     const bool pingpong = hw_.buffering == Buffering::PingPong;
-    const auto [r0, r1] = piece_rows(d.out_h, d.rows_per_piece, hw_.pieces, p);
+    // Piece p: rows of seed 003's pieces, or row p / n_cols and its
+    // (p mod n_cols)-th run of columns (an equal split, as the seed's rows).
+    const uint32_t n_cols = d.cols_per_piece == 0 ? 1 : piece_count(d.out_w, d.cols_per_piece);
+    const auto [r0, r1] = d.cols_per_piece == 0
+                              ? piece_rows(d.out_h, d.rows_per_piece, hw_.pieces, p)
+                              : PieceRows{p / n_cols, p / n_cols + 1};
+    const auto [c0, c1] = d.cols_per_piece == 0 ? PieceRows{0, 0}
+                                                : piece_rows(d.out_w, d.cols_per_piece,
+                                                             PieceSplit::Equal, p % n_cols);
     const uint32_t unit = e.piece_counter++ % units_;
     const uint32_t half = pingpong ? next_half_[unit] : 0;
     next_half_[unit] ^= 1u;
@@ -356,6 +368,7 @@ class Emitter {
     if (agu_init_of_layer_.count(l) == 0) emit_agu_init(l);
     Instruction& load = add(Opcode::LoadInput, l);
     set_tile(load, unit, half, n, k0, k1, r0, r1, stages);
+    load.out_col_begin = c0, load.out_col_end = c1;
     depend(load, last_compute_of_half_[unit][half], DependencyKind::BufferSpace);
     depend(load, agu_init_of_layer_[l], DependencyKind::Data);
     // Seed 004: data loads wait for the last weight load (as when
@@ -369,7 +382,7 @@ class Emitter {
     const uint32_t ordinal = array_ordinal(l);
     if (first_fetch && pingpong && ordinal + 1 >= 2 && ordinal + 1 < array_ops_.size())
       emit_agu_init(array_ops_[ordinal + 1]);
-    return {unit, half, n, r0, r1, stages, load_id};
+    return {unit, half, n, r0, r1, stages, load_id, c0, c1};
   }
 
   void emit_compute_and_store(LayerEmission& e, const PieceSlot& piece, uint32_t k0, uint32_t k1,
@@ -379,6 +392,7 @@ class Emitter {
     const uint32_t unit = piece.unit, half = piece.half;
     Instruction& compute = add(Opcode::Compute, l);
     set_tile(compute, unit, half, piece.n, k0, k1, piece.r0, piece.r1, piece.stages);
+    compute.out_col_begin = piece.c0, compute.out_col_end = piece.c1;
     depend(compute, weights_id, DependencyKind::Data);
     depend(compute, piece.load_id, DependencyKind::Data);
     depend(compute, last_store_of_half_[unit][half], DependencyKind::BufferSpace);
@@ -391,6 +405,7 @@ class Emitter {
     Instruction& store = add(Opcode::Store, l);
     set_tile(store, unit, half, piece.n, k0, k1, piece.r0, piece.r1,
              stages_for(piece.r1 - piece.r0, e.plan.rows_per_store_batch));
+    store.out_col_begin = piece.c0, store.out_col_end = piece.c1;
     depend(store, compute_id, DependencyKind::Data);
     depend(store, e.params_id, DependencyKind::Data);
     last_store_of_bank_[e.bank] = store.id;

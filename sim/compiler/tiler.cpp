@@ -242,4 +242,50 @@ LayerTilingPlan make_plan(const LayerConfig& L, const HardwareConfig& hw, uint32
   return plan;
 }
 
+std::string column_pieces_refusal(const LayerConfig& L, const HardwareConfig& hw,
+                                  uint32_t output_bits) {
+  if (hw.column_pieces == ColumnPieces::Off) return "compiler.column_pieces is off";
+  // As column_pieces_unsupported (program.h) sees the layer's descriptor.
+  if (L.op != OpKind::Conv) return "column pieces are for convolutions";
+  if (L.is_binary()) return "column pieces are not built for binary layers";
+  if (L.access_on(hw) != LoadAccess::Im2col) return "column pieces need im2col access";
+  if (L.input_layout != TensorLayout::Nhwc) return "column pieces need an NHWC input";
+  if (output_bits != 0 || L.output_layout != TensorLayout::Nhwc)
+    return "column pieces need an int8 NHWC output";
+  if (window_w(L) < uint64_t(pad_l(L)) + pad_r(L))
+    return "the left and right padding exceed one output column's input window";
+  return "";
+}
+
+uint64_t column_piece_bytes(const LayerConfig& L, uint32_t cols, uint32_t k_tile) {
+  // Follows padded_cols_for: (cols - 1) * stride + window padded columns.
+  const uint64_t window = uint64_t(cols - 1) * col_stride(L) + window_w(L);
+  return input_rows_needed(L, 1) * window * L.pixel_bytes() + uint64_t(cols) * k_tile * 4;
+}
+
+uint32_t max_piece_cols(const LayerConfig& L, uint32_t k_tile, uint64_t half_bytes,
+                        uint64_t acc_bytes) {
+  uint32_t max_cols = 0;
+  const uint32_t by_acc =
+      static_cast<uint32_t>(std::min<uint64_t>(L.out_w(), acc_bytes / (uint64_t(k_tile) * 4)));
+  for (uint32_t lo = 1, hi = by_acc; lo <= hi;) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (column_piece_bytes(L, mid, k_tile) <= half_bytes) {
+      max_cols = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return max_cols;
+}
+
+LayerTilingPlan make_column_plan(const LayerConfig& L, const HardwareConfig& hw, uint32_t k_tile,
+                                 uint32_t cols_per_piece, uint32_t output_bits) {
+  LayerTilingPlan plan = make_plan(L, hw, k_tile, 1, 1, output_bits);
+  plan.cols_per_piece = cols_per_piece;
+  plan.pieces = L.out_h() * piece_count(L.out_w(), cols_per_piece);
+  return plan;
+}
+
 }  // namespace npusim

@@ -41,6 +41,10 @@ struct LayerTilingPlan {
   uint32_t k_tiles = 0;
   uint32_t rows_per_piece = 0;
   uint32_t pieces = 0;  // N of seed 003, per image per k-tile
+  // Column pieces (docs/mapping.md#column-pieces): 0, pieces of whole rows;
+  // else pieces of one output row cut into ceil(out_w / cols_per_piece)
+  // near-equal runs of columns (rows_per_piece is then 1).
+  uint32_t cols_per_piece = 0;
   uint32_t rows_per_compute_stage = 0;
   uint32_t rows_per_store_batch = 0;
   // 1: one weight tile in the whole weight region; 2: two slots of half the
@@ -121,6 +125,24 @@ uint64_t piece_input_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_t
                            LoadAccess access, bool input_channel_tiles);
 // The input channels a piece of a k-tile of `k_tile` kernels holds per pixel.
 uint64_t piece_channels(const LayerConfig& layer, uint32_t k_tile, bool input_channel_tiles);
+
+// Column pieces (docs/mapping.md#column-pieces), for a row too wide for a
+// half: why the cost mapper may not cut `layer`'s rows along their width
+// ("" when it may; the program-level rule is column_pieces_unsupported).
+std::string column_pieces_refusal(const LayerConfig& layer, const HardwareConfig& hw,
+                                  uint32_t output_bits);
+// Bytes of one half needed by a column piece of `cols` output columns of one
+// output row with `k_tile` channels: its input rows' window of padded
+// columns and its int32 results.
+uint64_t column_piece_bytes(const LayerConfig& layer, uint32_t cols, uint32_t k_tile);
+// The most output columns such a piece may have in `half_bytes` with at most
+// `acc_bytes` of int32 sums per compute stage (0: not even one column fits).
+uint32_t max_piece_cols(const LayerConfig& layer, uint32_t k_tile, uint64_t half_bytes,
+                        uint64_t acc_bytes);
+// The plan of column pieces of `cols_per_piece` columns and the given
+// k-tile: one output row per piece, compute stage and store batch.
+LayerTilingPlan make_column_plan(const LayerConfig& layer, const HardwareConfig& hw,
+                                 uint32_t k_tile, uint32_t cols_per_piece, uint32_t output_bits);
 
 class CompileError : public std::runtime_error {
  public:

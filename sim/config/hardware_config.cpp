@@ -315,6 +315,11 @@ const std::vector<HardwareParam>& hardware_params() {
                              "The cost mapper may give the weight region two slots so the next "
                              "weight tile loads while the current one computes, or keeps one "
                              "tile (docs/mapping.md#weight-double-buffering)"));
+    t.push_back(choice_param("compiler.column_pieces", &H::column_pieces,
+                             {ColumnPieces::Auto, ColumnPieces::Off},
+                             "The cost mapper may cut output rows along their width where no "
+                             "piece of whole rows fits a k-tile, or never "
+                             "(docs/mapping.md#column-pieces)"));
     t.push_back(uint_param("compiler.units", &H::compiler, &CompilerConfig::units, "", 0, 64,
                            "Compute units the cost mapper gives pieces to, at most "
                            "compute.units; 0: it chooses the count "
@@ -404,6 +409,8 @@ const char* to_string(InputLoads i) {
 }
 
 const char* to_string(WeightBuffers w) { return w == WeightBuffers::Auto ? "auto" : "single"; }
+
+const char* to_string(ColumnPieces c) { return c == ColumnPieces::Auto ? "auto" : "off"; }
 
 const char* to_string(LoopOrder o) {
   return o == LoopOrder::WeightStationary ? "weight_stationary" : "feature_stationary";

@@ -64,6 +64,10 @@ enum class InputLoads { AnyTime, AfterWeights };
 // loads while the current one computes (`auto`), or keeps one tile in the
 // whole region (`single`, as the greedy mapper always does).
 enum class WeightBuffers { Auto, Single };
+// Column pieces (docs/mapping.md#column-pieces): the cost mapper may cut an
+// output row along its width where no piece of whole rows fits a k-tile
+// (`auto`), or never (`off`, as the greedy mapper).
+enum class ColumnPieces { Auto, Off };
 // Seed 004 rule 1's two loop orders (docs/scheduler.md#loop-orders): per
 // weight tile, its weights and then every piece's input rows
 // (weight-stationary, the default), or per piece, its input rows and then
@@ -197,6 +201,7 @@ struct HardwareConfig {
   ComputeStart compute_start = ComputeStart::Unit;
   InputLoads input_loads = InputLoads::AnyTime;
   WeightBuffers weight_buffers = WeightBuffers::Auto;
+  ColumnPieces column_pieces = ColumnPieces::Auto;
   DataRegisters data_registers = DataRegisters::InPlace;
   LoopOrder loop_order = LoopOrder::WeightStationary;
   TrialMode trial_mode = TrialMode::Simulate;
@@ -244,6 +249,7 @@ const char* to_string(PieceSplit p);
 const char* to_string(ComputeStart c);
 const char* to_string(InputLoads i);
 const char* to_string(WeightBuffers w);
+const char* to_string(ColumnPieces c);
 const char* to_string(DataRegisters d);
 const char* to_string(LoopOrder o);
 const char* to_string(TrialMode u);

@@ -19,7 +19,7 @@ const std::vector<std::string> kOperatorKeys = {
     "weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
     "rows_per_compute_stage", "half_bytes", "weight_region_bytes", "params_region_bytes",
     "vector_region_bytes", "units", "weight_buffers", "weight_format", "kernel_nonzeros",
-    "kv_on_chip", "input_channel_tiles"};
+    "kv_on_chip", "input_channel_tiles", "cols_per_piece"};
 // clang-format on
 
 // The shape keys, written for readers; they must equal the workload's.
@@ -67,6 +67,7 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
   if (d.units != 0) line["units"] = d.units;
   if (d.output_on_chip) line["kv_on_chip"] = true;
   if (d.weight_buffers != 1) line["weight_buffers"] = d.weight_buffers;
+  if (d.cols_per_piece != 0) line["cols_per_piece"] = d.cols_per_piece;
   if (d.input_channel_tiles) line["input_channel_tiles"] = true;
   if (runs_on_array(d.op)) {
     line["weight_format"] = to_string(d.weight_format);
@@ -170,6 +171,9 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
     d.units = uint32_t(field(r, "units", 1, limits.units, "at most compute.units (absent: all)"));
   if (r.has("weight_buffers"))
     d.weight_buffers = uint32_t(field(r, "weight_buffers", 1, 2, "1 or 2 (absent: 1)"));
+  if (r.has("cols_per_piece"))
+    d.cols_per_piece =
+        uint32_t(field(r, "cols_per_piece", 1, d.out_w, "at most out_w (absent: whole rows)"));
   return d;
 }
 

@@ -194,7 +194,38 @@ std::string describe(const Instruction& in, const Program& p) {
     s << " bank" << in.half << " k[" << in.k_begin << ',' << in.k_end << ')';  // one tile's
   if (in.op != Opcode::LoadParams && in.op != Opcode::LoadWeights)
     s << " rows[" << in.out_row_begin << ',' << in.out_row_end << ')';
+  if (in.column_piece()) s << " cols[" << in.out_col_begin << ',' << in.out_col_end << ')';
   return s.str();
+}
+
+PaddedCols padded_cols_for(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end) {
+  const uint64_t stride = col_stride(layer);
+  return {uint64_t(col_begin) * stride,
+          uint64_t(col_end - col_begin - 1) * stride + window_w(layer)};
+}
+
+LayerDescriptor column_view(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end) {
+  LayerDescriptor view = layer;
+  const uint64_t window = padded_cols_for(layer, col_begin, col_end).width;
+  // The padding stays as it is (rows use it); the width makes the padded
+  // width the window (column_pieces_unsupported checked window >= padding).
+  view.W = uint32_t(window - pad_l(layer) - pad_r(layer));
+  view.out_w = col_end - col_begin;
+  return view;
+}
+
+std::string column_pieces_unsupported(const LayerDescriptor& L) {
+  if (!runs_on_array(L.op) || L.op == OpKind::BatchMatMul || L.op == OpKind::MatMul)
+    return "column pieces are for convolutions";
+  if (L.binary) return "column pieces are not built for binary layers";
+  if (L.access != LoadAccess::Im2col) return "column pieces need im2col access";
+  if (L.input_layout != TensorLayout::Nhwc) return "column pieces need an NHWC input";
+  if (L.output_bits != 0 || L.output_layout != TensorLayout::Nhwc)
+    return "column pieces need an int8 NHWC output";
+  if (L.input_channel_tiles) return "column pieces hold every input channel";
+  if (window_w(L) < uint64_t(pad_l(L)) + pad_r(L))
+    return "the left and right padding exceed one output column's input window";
+  return "";
 }
 
 GlobalRows global_rows(uint32_t image, uint32_t rows_per_image, RowRange rows) {
@@ -276,6 +307,14 @@ void validate_program(const Program& p) {
         in.op == Opcode::Vector) {
       if (in.out_row_begin >= in.out_row_end || in.out_row_end > L.out_h)
         fail(in, "output rows outside [0, out_h)");
+      if (in.column_piece()) {
+        if (in.op == Opcode::Vector) fail(in, "a vector instruction with output columns");
+        if (in.out_col_begin >= in.out_col_end || in.out_col_end > L.out_w)
+          fail(in, "output columns outside [0, out_w)");
+        if (in.row_count() != 1) fail(in, "a column piece covers one output row");
+        const std::string why = column_pieces_unsupported(L);
+        if (!why.empty()) fail(in, why);
+      }
       if (in.stages > in.row_count()) fail(in, "more stages than output rows");
       const uint32_t per_stage = (in.row_count() + in.stages - 1) / in.stages;
       if (per_stage * (in.stages - 1) >= in.row_count())
@@ -300,20 +339,26 @@ void validate_outputs_written(const Program& p) {
   for (const Instruction& in : p.instructions) {
     if (in.op != Opcode::Store && in.op != Opcode::Vector) continue;
     const LayerDescriptor& L = p.layers[in.layer];
+    // Counted in channel-columns: a column piece writes part of a row.
+    const uint64_t cols = output_cols(in, L).count();
     for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
-      channels[in.layer][uint64_t(in.batch) * L.out_h + r] += in.k_count();
+      channels[in.layer][uint64_t(in.batch) * L.out_h + r] += in.k_count() * cols;
   }
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& L = p.layers[l];
+    const uint64_t whole = uint64_t(L.K) * L.out_w;
     for (uint64_t i = 0; i < channels[l].size(); ++i) {
-      if (channels[l][i] == L.K) continue;
+      if (channels[l][i] == whole) continue;
       const char* what = runs_on_array(L.op) ? "store" : "vector";
-      throw std::runtime_error("bad program: layer " + std::to_string(l) + " (" + L.name +
-                               ") image " + std::to_string(i / L.out_h) + " output row " +
-                               std::to_string(i % L.out_h) + ": its " + what +
-                               " instructions write " + std::to_string(channels[l][i]) +
-                               " channels, not K = " + std::to_string(L.K) +
-                               " (every output must be written exactly once)");
+      const uint64_t n = channels[l][i];
+      const std::string written =
+          L.out_w != 0 && n % L.out_w == 0
+              ? std::to_string(n / L.out_w) + " channels, not K = " + std::to_string(L.K)
+              : std::to_string(n) + " channel-columns, not K x out_w = " + std::to_string(whole);
+      throw std::runtime_error(
+          "bad program: layer " + std::to_string(l) + " (" + L.name + ") image " +
+          std::to_string(i / L.out_h) + " output row " + std::to_string(i % L.out_h) + ": its " +
+          what + " instructions write " + written + " (every output must be written exactly once)");
     }
   }
 }

@@ -62,6 +62,11 @@ struct LayerDescriptor {
   uint32_t k_tile = 0;
   uint32_t rows_per_piece = 0;
   uint32_t rows_per_compute_stage = 0;
+  // Column pieces (docs/mapping.md#column-pieces): 0, pieces of whole output
+  // rows; else each piece is one output row cut along its width into
+  // ceil(out_w / cols_per_piece) near-equal runs of columns, for a row too
+  // wide for a half.
+  uint32_t cols_per_piece = 0;
   uint64_t half_bytes = 0;
   uint64_t weight_region_bytes = 0;
   uint64_t params_region_bytes = 0;
@@ -243,13 +248,40 @@ struct Instruction {
   uint32_t batch = 0;  // image n
   uint32_t k_begin = 0, k_end = 0;              // output channels
   uint32_t out_row_begin = 0, out_row_end = 0;  // output rows
+  // A column piece's output columns (docs/mapping.md#column-pieces); 0, 0:
+  // whole rows.
+  uint32_t out_col_begin = 0, out_col_end = 0;
   uint32_t stages = 1;
   std::vector<Dependency> deps;
 
   EngineKind engine() const;
   uint32_t k_count() const { return k_end - k_begin; }
   uint32_t row_count() const { return out_row_end - out_row_begin; }
+  bool column_piece() const { return out_col_end != 0; }
 };
+
+// The output columns an instruction covers: its column piece's, or every one.
+struct ColRange {
+  uint32_t begin = 0, end = 0;
+  uint32_t count() const { return end - begin; }
+};
+inline ColRange output_cols(const Instruction& in, const LayerDescriptor& L) {
+  return in.column_piece() ? ColRange{in.out_col_begin, in.out_col_end} : ColRange{0, L.out_w};
+}
+
+// Column pieces (docs/mapping.md#column-pieces). A piece of output columns
+// [c0, c1) reads the padded input columns [c0 * col_stride, + window); its
+// tile rows hold exactly those, padding included, so the array sees a layer
+// `column_view` of the same rows whose padded width is that window and whose
+// out_w is c1 - c0. Every engine computes a column piece on that view.
+struct PaddedCols {
+  uint64_t begin = 0, width = 0;
+};
+PaddedCols padded_cols_for(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end);
+LayerDescriptor column_view(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end);
+// Why `layer` cannot be cut into column pieces ("" when it can): the load
+// engine cuts NHWC int8 rows read through im2col, and the store writes NHWC.
+std::string column_pieces_unsupported(const LayerDescriptor& layer);
 
 struct Program {
   std::vector<LayerDescriptor> layers;
@@ -261,7 +293,8 @@ struct Program {
 const char* to_string(Opcode op);
 const char* to_string(EngineKind e);
 const char* to_string(DependencyKind k);
-// "#12 compute L3 unit0 half1 k[0,64) rows[0,14)" — used in every error message.
+// "#12 compute L3 unit0 half1 k[0,64) rows[0,14)" (a column piece adds
+// "cols[0,480)") — used in every error message.
 std::string describe(const Instruction& in, const Program& p);
 
 // Input rows (in unpadded coordinates, may be < 0 or >= H: padding) that output

@@ -12,7 +12,8 @@
 //                        int8 tensors stored NCHW add "input_layout" / "output_layout":
 //                        "nchw" (docs/address-generator.md); a program whose
 //                        pieces use fewer than compute.units units adds "units"; a layer
-//                        whose weight region holds two tiles adds "weight_buffers": 2
+//                        whose weight region holds two tiles adds "weight_buffers": 2;
+//                        a layer of column pieces adds "cols_per_piece"
 //   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
 //   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
 //   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
@@ -20,6 +21,8 @@
 //   generator's registers as the layer line implies them (agu_registers); on
 //   reading they are optional and, when present, must match the layer line.
 //
+// A column piece's load, compute and store add "cols": [begin, end], its
+// output columns (docs/mapping.md#column-pieces); absent: whole rows.
 // "k" and "rows" are half-open ranges [begin, end); "rows" is left out for
 // load_params / load_weights / agu_init (written only when not [0, 0]). "op" is a
 // to_string(Opcode), "kind" a to_string(DependencyKind). When reading, unit,
@@ -66,9 +69,9 @@ const std::vector<std::string> kLayerKeys = {
     "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
     "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
     "lowered_address", "dtype", "bits", "pad_mode", "output_bits", "input_layout",
-    "output_layout", "units", "weight_buffers"};
+    "output_layout", "units", "weight_buffers", "cols_per_piece"};
 const std::vector<std::string> kInstructionKeys = {
-    "id", "op", "layer", "unit", "half", "n", "k", "rows", "stages", "deps", "registers"};
+    "id", "op", "layer", "unit", "half", "n", "k", "rows", "cols", "stages", "deps", "registers"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
 using DescriptorDim = uint32_t LayerDescriptor::*;
 using ConfigDim = uint32_t LayerConfig::*;
@@ -326,6 +329,8 @@ class ProgramReader {
       d.units = dim("units", 1, hw_.compute.units, "at most compute.units (absent: all)");
     if (r.has("weight_buffers"))
       d.weight_buffers = dim("weight_buffers", 1, 2, "1 or 2 (absent: 1)");
+    if (r.has("cols_per_piece"))
+      d.cols_per_piece = dim("cols_per_piece", 1, d.out_w, "at most out_w (absent: whole rows)");
     const json* from = r.find("input_from_layer");
     const std::string from_expected =
         i == 0 ? "-1 (the first layer reads a fresh input)"
@@ -413,6 +418,11 @@ class ProgramReader {
     std::tie(in.out_row_begin, in.out_row_end) = range_field(
         r, "rows", L.out_h, !rows, "output rows within out_h = " + std::to_string(L.out_h),
         rows ? std::nullopt : std::optional(std::pair<uint32_t, uint32_t>(0, 0)));
+    // A column piece's output columns (absent: whole rows).
+    if (r.has("cols"))
+      std::tie(in.out_col_begin, in.out_col_end) =
+          range_field(r, "cols", L.out_w, false,
+                      "output columns within out_w = " + std::to_string(L.out_w), std::nullopt);
     const uint64_t max_stages = rows ? in.row_count() : std::max<uint64_t>(in.k_count(), 1);
     in.stages = static_cast<uint32_t>(
         field(r, "stages", 1, max_stages,
@@ -518,6 +528,7 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
     if (d.output_bits != 0) out << ", \"output_bits\": " << d.output_bits;
     if (d.units != 0) out << ", \"units\": " << d.units;
     if (d.weight_buffers != 1) out << ", \"weight_buffers\": " << d.weight_buffers;
+    if (d.cols_per_piece != 0) out << ", \"cols_per_piece\": " << d.cols_per_piece;
     if (d.input_layout != TensorLayout::Nhwc)
       out << ", \"input_layout\": \"" << to_string(d.input_layout) << '"';
     if (d.output_layout != TensorLayout::Nhwc)
@@ -539,6 +550,8 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
         << ", \"n\": " << in.batch << ", \"k\": [" << in.k_begin << ", " << in.k_end << "]";
     if (has_rows(in.op) || in.out_row_begin != 0 || in.out_row_end != 0)
       out << ", \"rows\": [" << in.out_row_begin << ", " << in.out_row_end << "]";
+    if (in.column_piece())
+      out << ", \"cols\": [" << in.out_col_begin << ", " << in.out_col_end << "]";
     out << ", \"stages\": " << in.stages << ", \"deps\": [";
     for (size_t j = 0; j < in.deps.size(); ++j)
       out << (j ? ", " : "") << "{\"on\": " << in.deps[j].producer << ", \"kind\": \""

@@ -63,6 +63,7 @@ nlohmann::json tiling_json(const LayerTiling& t) {
                       {"units", t.units},
                       {"estimate_cycles", t.estimate_cycles}};
   if (t.input_channel_tiles) j["input_channel_tiles"] = true;
+  if (t.cols_per_piece != 0) j["cols_per_piece"] = t.cols_per_piece;
   return j;
 }
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -145,9 +146,13 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                          std::to_string(d.params_region_bytes / 2) +
                          " B (params_region_bytes / 2)");
     if (in.op == Opcode::LoadInput) {
-      const RowRange rows = tile_rows_for(d, in.out_row_begin, in.out_row_end);
-      const uint64_t bytes = uint64_t(rows.count()) * d.tile_row_bytes(in.k_count()) +
-                             uint64_t(in.row_count()) * d.out_w * in.k_count() * 4;
+      // A column piece holds its window of columns and its columns' sums.
+      std::optional<LayerDescriptor> view;
+      if (in.column_piece()) view = column_view(d, in.out_col_begin, in.out_col_end);
+      const LayerDescriptor& v = view ? *view : d;
+      const RowRange rows = tile_rows_for(v, in.out_row_begin, in.out_row_end);
+      const uint64_t bytes = uint64_t(rows.count()) * v.tile_row_bytes(in.k_count()) +
+                             uint64_t(in.row_count()) * v.out_w * in.k_count() * 4;
       if (bytes > d.half_bytes)
         throw ProgramError("instruction " + describe(in, p) +
                            ": buffers over capacity: its piece "
@@ -456,6 +461,8 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     t.k_tile = d.k_tile;
     t.rows_per_piece = d.rows_per_piece;
     t.pieces = d.rows_per_piece == 0 ? 0 : (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;
+    t.cols_per_piece = d.cols_per_piece;
+    if (d.cols_per_piece != 0) t.pieces *= (d.out_w + d.cols_per_piece - 1) / d.cols_per_piece;
     t.half_bytes = d.half_bytes;
     t.weight_buffers = d.weight_buffers;
     if (runs_on_array(d.op) && d.k_tile != 0) t.units = d.units != 0 ? d.units : r.hw.compute.units;

@@ -120,7 +120,7 @@ TEST_CASE("npusim estimate of a cache too small gives the compiler's error and e
                                             "--set cache.size_kib=16 -q");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("layer conv1 does not fit") &&
-                        Contains("the network fits from cache.size_kib = 36"));
+                        Contains("the network fits from cache.size_kib = 18"));
 }
 
 TEST_CASE(

@@ -18,6 +18,10 @@ using nlohmann::json;
 
 namespace {
 
+// These cases are about input channel tiles: whole rows only (column pieces
+// would fit all 64 channels of a few columns instead, docs/mapping.md#column-pieces).
+const std::string kWholeRows = " --set compiler.column_pieces=off";
+
 // A depthwise 3x3 convolution (pads 1) over 64 channels of 6 x 40 pixels,
 // uint8 input with zero point 128 (so the padding is not 0).
 const char* kDepthwise = R"({"name": "dw64",
@@ -43,7 +47,8 @@ TEST_CASE(
   // 8 KiB: a half of 3296 B. One output row of all 64 channels needs 3 padded rows of 42 x 64 B
   // (8064 B): it cannot fit. With channel tiles the mapper takes k-tiles of 8 kernels (8
   // channels) and pieces of one output row.
-  const json tiled = npusim::test::run_report("run " + net + " --set cache.size_kib=8");
+  const json tiled =
+      npusim::test::run_report("run " + net + " --set cache.size_kib=8" + kWholeRows);
   const json& tiling = tiled.at("layers")[0].at("tiling");
   CHECK(tiling.value("input_channel_tiles", false));
   REQUIRE(tiling.at("k_tile") == 8);
@@ -72,11 +77,12 @@ TEST_CASE(
     "[channel_tiles][graph][trace]") {
   const std::string net = npusim::test::write_temp_file("dw64_replay.json", kDepthwise);
   const std::string program = npusim::test::temp_dir() + "/dw64_tiles.jsonl";
-  REQUIRE(
-      npusim::test::run_cli("compile " + net + " --set cache.size_kib=8 -o " + program).exit_code ==
-      0);
+  REQUIRE(npusim::test::run_cli("compile " + net + " --set cache.size_kib=8" + kWholeRows + " -o " +
+                                program)
+              .exit_code == 0);
   const std::vector<json> lines = npusim::test::read_json_lines(program);
-  const json direct = npusim::test::run_report("run " + net + " --set cache.size_kib=8");
+  const json direct =
+      npusim::test::run_report("run " + net + " --set cache.size_kib=8" + kWholeRows);
   const json replay = npusim::test::run_report("run --program " + program);
   CHECK(replay.at("totals").at("cycles") == direct.at("totals").at("cycles"));
   CHECK(replay.at("layers")[0].at("check").at("match").get<bool>());

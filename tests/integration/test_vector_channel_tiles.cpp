@@ -111,7 +111,7 @@ TEST_CASE(
 
 TEST_CASE(
     "whole ResNet-50 and ResNet-18 graphs compile from 64 KiB with a smaller vector region and "
-    "run bit-exact, and ResNet-18's is refused at 36 KiB naming 37",
+    "run bit-exact, and ResNet-18's is refused at 18 KiB naming 19",
     "[vector_tiling][graph][network][small_cache]") {
   const std::string r50 = kVectorChannelTilesRoot + "/configs/networks/resnet50_full.json";
   const std::string r18 = kVectorChannelTilesRoot + "/configs/networks/resnet18_full.json";
@@ -132,9 +132,9 @@ TEST_CASE(
     }
   }
   const npusim::test::CliResult refused =
-      npusim::test::run_cli("run -q --timing-only " + r18 + " --set cache.size_kib=36");
+      npusim::test::run_cli("run -q --timing-only " + r18 + " --set cache.size_kib=18");
   CHECK(refused.exit_code != 0);
-  CHECK_THAT(refused.err, Contains("fits from cache.size_kib = 37"));
+  CHECK_THAT(refused.err, Contains("fits from cache.size_kib = 19"));
 }
 
 TEST_CASE(

@@ -296,6 +296,7 @@ TEST_CASE("a layer whose largest k-tile overflows a half fits by a smaller k-til
   const LayerConfig L = mapper_conv("conv1", 3, 224, 224, 64, 7, 2, 3);
   HardwareConfig hw;
   hw.cache.size_kib = 128;
+  hw.column_pieces = ColumnPieces::Off;  // whole rows only (with them, 64 kernels fit too)
   const NetworkConfig net = network({L, mapper_conv("big", 512, 7, 7, 512, 3, 1, 1)});
   const CachePartition part = partition_cache(net, hw);
   CHECK_FALSE(plan_layer(L, hw, part).fits);
