@@ -90,7 +90,7 @@ namespace {
 // What part of an output row is stored: "only 8 of 16 channels are stored"
 // (whole-row stores), else in channel-columns (column pieces).
 std::string stored_share(uint64_t channel_cols, const LayerDescriptor& L) {
-  if (L.out_w != 0 && channel_cols % L.out_w == 0)
+  if (L.cols_per_piece == 0 && L.out_w != 0 && channel_cols % L.out_w == 0)
     return "only " + std::to_string(channel_cols / L.out_w) + " of " + std::to_string(L.K) +
            " channels are stored";
   return "only " + std::to_string(channel_cols) + " of " + std::to_string(uint64_t(L.K) * L.out_w) +

@@ -334,6 +334,7 @@ void validate_outputs_written(const Program& p) {
   // Channels written per output row, per layer: N * out_h counters each, as the
   // DRAM model keeps. A store writes k_count channels of each row it covers.
   std::vector<std::vector<uint64_t>> channels(p.layers.size());
+  std::vector<bool> column_pieces(p.layers.size(), false);  // written in runs of columns
   for (size_t l = 0; l < p.layers.size(); ++l)
     channels[l].assign(uint64_t(p.layers[l].N) * p.layers[l].out_h, 0);
   for (const Instruction& in : p.instructions) {
@@ -341,6 +342,7 @@ void validate_outputs_written(const Program& p) {
     const LayerDescriptor& L = p.layers[in.layer];
     // Counted in channel-columns: a column piece writes part of a row.
     const uint64_t cols = output_cols(in, L).count();
+    if (in.column_piece()) column_pieces[in.layer] = true;
     for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
       channels[in.layer][uint64_t(in.batch) * L.out_h + r] += in.k_count() * cols;
   }
@@ -352,7 +354,7 @@ void validate_outputs_written(const Program& p) {
       const char* what = runs_on_array(L.op) ? "store" : "vector";
       const uint64_t n = channels[l][i];
       const std::string written =
-          L.out_w != 0 && n % L.out_w == 0
+          !column_pieces[l] && L.out_w != 0 && n % L.out_w == 0
               ? std::to_string(n / L.out_w) + " channels, not K = " + std::to_string(L.K)
               : std::to_string(n) + " channel-columns, not K x out_w = " + std::to_string(whole);
       throw std::runtime_error(

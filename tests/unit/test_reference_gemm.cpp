@@ -18,9 +18,9 @@ using namespace npusim::reference;
 namespace {
 
 // splitmix64: the same sequence on every platform and standard library.
-class Rng {
+class GemmTestRng {
  public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
+  explicit GemmTestRng(uint64_t seed) : state_(seed) {}
   uint64_t next() {
     uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -59,7 +59,8 @@ std::vector<int64_t> naive_gemm(const GemmS16& g, size_t out_size) {
   return out;
 }
 
-TensorI8 reference_gemm_random_tensor(Rng& rng, std::vector<uint32_t> shape, int extreme_percent) {
+TensorI8 reference_gemm_random_tensor(GemmTestRng& rng, std::vector<uint32_t> shape,
+                                      int extreme_percent) {
   TensorI8 t(std::move(shape));
   for (int8_t& v : t.data)
     v = int8_t(rng.range(0, 99) < extreme_percent ? (rng.range(0, 1) ? -128 : 127)
@@ -86,7 +87,7 @@ TEST_CASE(
     "gemm_s16 gives exactly the int64 sums at every level on 300 random shapes with odd sizes, "
     "row strides past J and both output layouts",
     "[reference][gemm]") {
-  Rng rng(19);
+  GemmTestRng rng(19);
   reference_gemm_at_every_level([&] {
     for (int i = 0; i < 300; ++i) {
       const size_t P = size_t(rng.range(1, 9)), K = size_t(rng.range(1, 11));
@@ -134,7 +135,7 @@ TEST_CASE(
     "conv2d_int8 (im2col GEMM) equals conv2d_int8_naive (direct loops) at every level on 120 "
     "random layers with odd channels, strides, paddings past the kernel and N up to 3",
     "[reference][gemm]") {
-  Rng rng(2026);
+  GemmTestRng rng(2026);
   reference_gemm_at_every_level([&] {
     int multi_panel = 0;
     for (int i = 0; i < 120; ++i) {

@@ -1,0 +1,126 @@
+// Column pieces (docs/mapping.md#column-pieces): the bytes a piece of output
+// columns needs and the view of its columns, worked by hand on a kernel wider
+// than tall with a column stride of 2; and the program checks that refuse a
+// malformed column piece or a layer written only in part.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "sim/compiler/tiler.h"
+#include "sim/config/hardware_config.h"
+#include "sim/config/workload_config.h"
+#include "sim/program/program.h"
+
+using namespace npusim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// 5 channels of 9 x 40, 3 kernels 3 rows by 7 columns, stride 2, padding 2:
+// out_w = (40 + 4 - 7) / 2 + 1 = 19.
+LayerConfig wide_kernel_layer() {
+  LayerConfig L;
+  L.name = "wide_kernel";
+  L.N = 1, L.C = 5, L.H = 9, L.W = 40, L.K = 3, L.R = 3, L.S = 7;
+  L.stride = 2, L.padding = 2;
+  L.requant.scale.assign(L.K, 1);
+  L.requant.shift = 8;
+  return L;
+}
+
+LayerDescriptor wide_kernel_descriptor() {
+  LayerDescriptor d;
+  d.name = "wide_kernel";
+  d.C = 5, d.H = 9, d.W = 40, d.K = 3, d.R = 3, d.S = 7;
+  d.stride = 2, d.padding = 2;
+  d.out_h = 4, d.out_w = 19;
+  return d;
+}
+
+// 16 channels of 4 x 1920, 24 3x3 kernels: whole rows need 199 KiB.
+NetworkConfig wide_network() {
+  LayerConfig L;
+  L.name = "wide";
+  L.N = 1, L.C = 16, L.H = 4, L.W = 1920, L.K = 24, L.R = 3, L.S = 3;
+  L.stride = 1, L.padding = 1;
+  L.requant.scale.assign(L.K, 1);
+  L.requant.shift = 8;
+  NetworkConfig net;
+  net.name = "wide";
+  net.layers = {L};
+  net.chained = {false};
+  return net;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a column piece needs its rows' window of padded columns and its sums, worked by hand on a "
+    "3x7 kernel of column stride 2",
+    "[column_pieces][tiler]") {
+  const LayerConfig L = wide_kernel_layer();
+  // 4 columns: padded columns (4 - 1) * 2 + 7 = 13, 3 input rows of 13 x 5 B = 195 B, and
+  // 4 columns x 3 kernels of int32 sums = 48 B.
+  CHECK(column_piece_bytes(L, 4, 3) == 243);
+  // 3 columns: 3 x 11 x 5 + 3 x 3 x 4 = 201 B.
+  CHECK(column_piece_bytes(L, 3, 3) == 201);
+  CHECK(max_piece_cols(L, 3, 243, 1 << 20) == 4);
+  CHECK(max_piece_cols(L, 3, 242, 1 << 20) == 3);
+  // An accumulator of 40 B holds the sums of 3 columns of 3 kernels.
+  CHECK(max_piece_cols(L, 3, 243, 40) == 3);
+  CHECK(max_piece_cols(L, 3, 100, 1 << 20) == 0);  // one column needs 3 x 7 x 5 + 12 = 117 B
+
+  const LayerDescriptor d = wide_kernel_descriptor();
+  // Output columns [5, 9) read padded columns [10, 23).
+  const PaddedCols window = padded_cols_for(d, 5, 9);
+  CHECK(window.begin == 10);
+  CHECK(window.width == 13);
+  const LayerDescriptor view = column_view(d, 5, 9);
+  CHECK(view.out_w == 4);
+  CHECK(view.padded_w() == 13);
+  CHECK(view.tile_row_bytes() == 13 * 5);
+  CHECK(view.out_h == d.out_h);  // rows are untouched
+  CHECK(column_pieces_unsupported(d).empty());
+}
+
+TEST_CASE(
+    "program checks refuse a column piece of two rows, columns past out_w or a binary layer's, "
+    "and count a missing column piece in channel-columns",
+    "[column_pieces][trace]") {
+  HardwareConfig hw;
+  hw.cache.size_kib = 64;
+  const Program compiled = compile_network(wide_network(), hw);
+  REQUIRE(compiled.layers.at(0).cols_per_piece > 0);
+  CHECK_NOTHROW(validate_program(compiled));
+  size_t load = 0, last_store = 0;
+  for (size_t i = 0; i < compiled.instructions.size(); ++i) {
+    const Instruction& in = compiled.instructions[i];
+    if (in.op == Opcode::LoadInput && load == 0) load = i;
+    if (in.op == Opcode::Store) last_store = i;
+  }
+  REQUIRE(compiled.instructions[load].column_piece());
+  REQUIRE(compiled.instructions[last_store].column_piece());
+
+  Program two_rows = compiled;
+  two_rows.instructions[load].out_row_end += 1;
+  CHECK_THROWS_WITH(validate_program(two_rows), Contains("a column piece covers one output row"));
+
+  Program past = compiled;
+  past.instructions[load].out_col_end = 1921;
+  CHECK_THROWS_WITH(validate_program(past), Contains("output columns outside [0, out_w)"));
+
+  Program binary = compiled;
+  binary.layers[0].binary = true;
+  CHECK_THROWS_WITH(validate_program(binary), Contains("not built for binary layers"));
+
+  Program missing = compiled;  // the last column piece's store left out
+  missing.instructions.erase(missing.instructions.begin() + long(last_store));
+  for (size_t i = 0; i < missing.instructions.size(); ++i) missing.instructions[i].id = uint32_t(i);
+  const Instruction& gone = compiled.instructions[last_store];
+  const uint64_t written =
+      uint64_t(24) * 1920 - uint64_t(gone.k_count()) * (gone.out_col_end - gone.out_col_begin);
+  CHECK_THROWS_WITH(
+      validate_outputs_written(missing),
+      Contains("write " + std::to_string(written) + " channel-columns, not K x out_w = 46080"));
+}
