@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 #include "sim/program/batch_rows.h"
 
@@ -361,6 +363,45 @@ void validate_outputs_written(const Program& p) {
           "bad program: layer " + std::to_string(l) + " (" + L.name + ") image " +
           std::to_string(i / L.out_h) + " output row " + std::to_string(i % L.out_h) + ": its " +
           what + " instructions write " + written + " (every output must be written exactly once)");
+    }
+  }
+  // Equal counts could still hide one part written twice and another never:
+  // no two instructions may write the same channel of the same column of a
+  // row. Sorted by channels, then columns, a rectangle can overlap only the
+  // ones after it that start below its last channel.
+  struct Written {
+    uint32_t layer;
+    uint64_t row;  // image * out_h + row
+    uint32_t k_begin, k_end, col_begin, col_end, id;
+  };
+  std::vector<Written> parts;
+  for (const Instruction& in : p.instructions) {
+    if (in.op != Opcode::Store && in.op != Opcode::Vector) continue;
+    const LayerDescriptor& L = p.layers[in.layer];
+    const ColRange cols = output_cols(in, L);
+    for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
+      parts.push_back({in.layer, uint64_t(in.batch) * L.out_h + r, in.k_begin, in.k_end, cols.begin,
+                       cols.end, in.id});
+  }
+  std::sort(parts.begin(), parts.end(), [](const Written& a, const Written& b) {
+    return std::tie(a.layer, a.row, a.k_begin, a.col_begin) <
+           std::tie(b.layer, b.row, b.k_begin, b.col_begin);
+  });
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Written& a = parts[i];
+    for (size_t j = i + 1; j < parts.size() && parts[j].layer == a.layer && parts[j].row == a.row &&
+                           parts[j].k_begin < a.k_end;
+         ++j) {
+      const Written& b = parts[j];
+      if (b.col_begin >= a.col_end || a.col_begin >= b.col_end) continue;
+      const LayerDescriptor& L = p.layers[a.layer];
+      throw std::runtime_error(
+          "bad program: layer " + std::to_string(a.layer) + " (" + L.name + ") image " +
+          std::to_string(a.row / L.out_h) + " output row " + std::to_string(a.row % L.out_h) +
+          ": " + describe(p.instructions[a.id], p) + " and " + describe(p.instructions[b.id], p) +
+          " both write channel " + std::to_string(b.k_begin) + " of column " +
+          std::to_string(std::max(a.col_begin, b.col_begin)) +
+          " (every output must be written exactly once)");
     }
   }
 }

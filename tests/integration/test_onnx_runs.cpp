@@ -164,6 +164,32 @@ TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's 
 }
 
 TEST_CASE(
+    "onnx: MobileNetV2 (QDQ) on a 32 KiB cache, operators cut into column pieces, equals ONNX "
+    "Runtime's fused kernels",
+    "[onnx][column_pieces]") {
+  const std::string dir = generate("mobilenet_v2_qdq");
+  if (dir.empty() || !have_ort()) {
+    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  const std::string model = dir + "/mobilenet_v2_qdq.onnx";
+  const nlohmann::json report = test::run_report("run " + model + " --set cache.size_kib=32");
+  size_t column_layers = 0;
+  for (const nlohmann::json& layer : report.at("layers"))
+    column_layers += layer.contains("tiling") && layer.at("tiling").contains("cols_per_piece");
+  CHECK(column_layers > 0);  // 9 of its 64 operators when written (docs/mapping.md#column-pieces)
+  const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + model +
+                          " --levels all --npusim " + NPUSIM_BINARY +
+                          " --set cache.size_kib=32 > " + test::temp_dir() + "/cmpc.txt 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::ifstream f(test::temp_dir() + "/cmpc.txt");
+  const std::string text((std::istreambuf_iterator<char>(f)), {});
+  INFO(text);
+  CHECK(status == 0);
+  CHECK_THAT(text, Catch::Contains("bit-exact"));
+}
+
+TEST_CASE(
     "onnx: a model is a sweep workload (hardware varied, each point checked) and a regress case",
     "[onnx][sweep]") {
   const std::string dir = generate("relu_clip");

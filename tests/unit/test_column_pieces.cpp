@@ -86,7 +86,8 @@ TEST_CASE(
 
 TEST_CASE(
     "program checks refuse a column piece of two rows, columns past out_w or a binary layer's, "
-    "and count a missing column piece in channel-columns",
+    "a run of columns written twice in place of another, and count a missing one in "
+    "channel-columns",
     "[column_pieces][trace]") {
   HardwareConfig hw;
   hw.cache.size_kib = 64;
@@ -113,6 +114,21 @@ TEST_CASE(
   Program binary = compiled;
   binary.layers[0].binary = true;
   CHECK_THROWS_WITH(validate_program(binary), Contains("not built for binary layers"));
+
+  // The last store writes the columns of the store before it (the same row and channels, runs
+  // of equal width): every row's count is right, but one run is written twice, one never.
+  size_t before_last = last_store - 1;
+  while (compiled.instructions[before_last].op != Opcode::Store) --before_last;
+  Program twice = compiled;
+  Instruction& last = twice.instructions[last_store];
+  const Instruction& previous = compiled.instructions[before_last];
+  REQUIRE(previous.out_row_begin == last.out_row_begin);
+  REQUIRE(previous.k_begin == last.k_begin);
+  REQUIRE(previous.out_col_end - previous.out_col_begin == last.out_col_end - last.out_col_begin);
+  last.out_col_begin = previous.out_col_begin, last.out_col_end = previous.out_col_end;
+  CHECK_THROWS_WITH(validate_outputs_written(twice),
+                    Contains("both write channel " + std::to_string(last.k_begin) + " of column " +
+                             std::to_string(previous.out_col_begin)));
 
   Program missing = compiled;  // the last column piece's store left out
   missing.instructions.erase(missing.instructions.begin() + long(last_store));
