@@ -13,6 +13,23 @@ uint64_t input_rows_needed(const LayerConfig& L, uint32_t out_rows) {
   return uint64_t(out_rows - 1) * L.stride + window_h(L);
 }
 
+// The largest n in [1, most] with fits(n) (0: none), for a `fits` that holds
+// up to some n and not above it (a piece's bytes grow with its size).
+template <class Fits>
+uint32_t largest_fitting(uint32_t most, Fits fits) {
+  uint32_t largest = 0;
+  for (uint32_t lo = 1, hi = most; lo <= hi;) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (fits(mid)) {
+      largest = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return largest;
+}
+
 }  // namespace
 
 uint32_t piece_count(uint32_t out_h, uint32_t rows_per_piece) {
@@ -195,17 +212,9 @@ LayerTilingPlan plan_layer(const LayerConfig& L, const HardwareConfig& hw,
 
 uint32_t max_piece_rows(const LayerConfig& L, uint32_t k_tile, LoadAccess access,
                         uint64_t half_bytes, bool input_channel_tiles) {
-  uint32_t max_rows = 0;
-  for (uint32_t lo = 1, hi = L.out_h(); lo <= hi;) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (piece_bytes(L, mid, k_tile, access, input_channel_tiles) <= half_bytes) {
-      max_rows = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return max_rows;
+  return largest_fitting(L.out_h(), [&](uint32_t rows) {
+    return piece_bytes(L, rows, k_tile, access, input_channel_tiles) <= half_bytes;
+  });
 }
 
 LayerTilingPlan make_plan(const LayerConfig& L, const HardwareConfig& hw, uint32_t k_tile,
@@ -265,19 +274,10 @@ uint64_t column_piece_bytes(const LayerConfig& L, uint32_t cols, uint32_t k_tile
 
 uint32_t max_piece_cols(const LayerConfig& L, uint32_t k_tile, uint64_t half_bytes,
                         uint64_t acc_bytes) {
-  uint32_t max_cols = 0;
   const uint32_t by_acc =
       static_cast<uint32_t>(std::min<uint64_t>(L.out_w(), acc_bytes / (uint64_t(k_tile) * 4)));
-  for (uint32_t lo = 1, hi = by_acc; lo <= hi;) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (column_piece_bytes(L, mid, k_tile) <= half_bytes) {
-      max_cols = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return max_cols;
+  return largest_fitting(
+      by_acc, [&](uint32_t cols) { return column_piece_bytes(L, cols, k_tile) <= half_bytes; });
 }
 
 LayerTilingPlan make_column_plan(const LayerConfig& L, const HardwareConfig& hw, uint32_t k_tile,
