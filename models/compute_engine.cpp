@@ -66,8 +66,7 @@ void ComputeEngine::compute(const Instruction& in) {
   // A column piece computes its columns on the view of them: a layer whose
   // padded width is the window its tile rows hold (docs/mapping.md#column-pieces).
   std::optional<LayerDescriptor> view;
-  if (in.column_piece()) view = column_view(layer_of(in), in.out_col_begin, in.out_col_end);
-  const LayerDescriptor& L = view ? *view : layer_of(in);
+  const LayerDescriptor& L = layer_seen_by(in, layer_of(in), view);
   // Per kernel: its coefficients (int8), or its packed words (binary: one
   // lane step each, so the MAC counters count word steps).
   const uint64_t coefficients =

@@ -197,8 +197,7 @@ uint32_t LoadEngine::configured_set(const Instruction& in) const {
 void LoadEngine::count_mode_figures(const Instruction& in) {
   // A column piece counts the figures of its columns (column_view).
   std::optional<LayerDescriptor> view;
-  if (in.column_piece()) view = column_view(layer_of(in), in.out_col_begin, in.out_col_end);
-  const LayerDescriptor& L = view ? *view : layer_of(in);
+  const LayerDescriptor& L = layer_seen_by(in, layer_of(in), view);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const int64_t real_rows = std::min<int64_t>(rows.end, L.H) - std::max<int64_t>(rows.begin, 0);
   // Each mode reads the channels the tile holds (its k-tile's, with input channel tiles).

@@ -506,6 +506,16 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
     const bool double_buffered =
         hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
         2 * uint64_t(k) * tiling_kernel_bytes(L) <= part.weight_region_bytes;
+    // A plan of the partition's parameter placement, and its twin with two
+    // weight slots when two tiles fit the region.
+    const auto add = [&](LayerTilingPlan plan) {
+      plan.params_per_tile = part.params_per_tile;
+      out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+      if (double_buffered) {
+        plan.weight_buffers = 2;
+        out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+      }
+    };
     const size_t before = out.size();
     for (const bool channel_tiles : {false, true}) {
       if (channel_tiles && !channel_tiles_allowed(L, hw, k)) continue;
@@ -524,13 +534,8 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
         if (rows == previous) continue;
         previous = rows;
         LayerTilingPlan plan = make_plan(L, hw, k, rows, std::min(by_acc, rows), output_bits);
-        plan.params_per_tile = part.params_per_tile;
         plan.input_channel_tiles = channel_tiles;
-        out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
-        if (double_buffered) {
-          plan.weight_buffers = 2;
-          out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
-        }
+        add(plan);
       }
     }
     // Column pieces, only where no piece of whole rows fits this k-tile: the
@@ -544,13 +549,7 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
       const uint32_t cols = uint32_t(ceil_div(out_w, n));
       if (cols == previous) continue;
       previous = cols;
-      LayerTilingPlan plan = make_column_plan(L, hw, k, cols, output_bits);
-      plan.params_per_tile = part.params_per_tile;
-      out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
-      if (double_buffered) {
-        plan.weight_buffers = 2;
-        out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
-      }
+      add(make_column_plan(L, hw, k, cols, output_bits));
     }
   }
   return out;

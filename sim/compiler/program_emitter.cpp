@@ -226,8 +226,7 @@ class Emitter {
     }
 
     // Column pieces: each output row's runs of columns, row after row.
-    const uint32_t pieces = piece_count(d.out_h, d.rows_per_piece) *
-                            (d.cols_per_piece == 0 ? 1 : piece_count(d.out_w, d.cols_per_piece));
+    const uint32_t pieces = piece_count(d.out_h, d.rows_per_piece) * d.column_runs();
     if (d.op == OpKind::BatchMatMul) {
       // batch_matmul's kernels are image n's keys or values: every image
       // loads its own, so images are the outer loop (in either order).
@@ -352,7 +351,7 @@ class Emitter {
     const bool pingpong = hw_.buffering == Buffering::PingPong;
     // Piece p: rows of seed 003's pieces, or row p / n_cols and its
     // (p mod n_cols)-th run of columns (an equal split, as the seed's rows).
-    const uint32_t n_cols = d.cols_per_piece == 0 ? 1 : piece_count(d.out_w, d.cols_per_piece);
+    const uint32_t n_cols = d.column_runs();
     const auto [r0, r1] = d.cols_per_piece == 0
                               ? piece_rows(d.out_h, d.rows_per_piece, hw_.pieces, p)
                               : PieceRows{p / n_cols, p / n_cols + 1};
@@ -367,8 +366,7 @@ class Emitter {
     const bool first_fetch = last_fetch_of_layer_.count(l) == 0;
     if (agu_init_of_layer_.count(l) == 0) emit_agu_init(l);
     Instruction& load = add(Opcode::LoadInput, l);
-    set_tile(load, unit, half, n, k0, k1, r0, r1, stages);
-    load.out_col_begin = c0, load.out_col_end = c1;
+    set_tile(load, unit, half, n, k0, k1, r0, r1, stages, c0, c1);
     depend(load, last_compute_of_half_[unit][half], DependencyKind::BufferSpace);
     depend(load, agu_init_of_layer_[l], DependencyKind::Data);
     // Seed 004: data loads wait for the last weight load (as when
@@ -391,8 +389,8 @@ class Emitter {
     const LayerDescriptor& d = program_.layers[l];
     const uint32_t unit = piece.unit, half = piece.half;
     Instruction& compute = add(Opcode::Compute, l);
-    set_tile(compute, unit, half, piece.n, k0, k1, piece.r0, piece.r1, piece.stages);
-    compute.out_col_begin = piece.c0, compute.out_col_end = piece.c1;
+    set_tile(compute, unit, half, piece.n, k0, k1, piece.r0, piece.r1, piece.stages, piece.c0,
+             piece.c1);
     depend(compute, weights_id, DependencyKind::Data);
     depend(compute, piece.load_id, DependencyKind::Data);
     depend(compute, last_store_of_half_[unit][half], DependencyKind::BufferSpace);
@@ -404,8 +402,7 @@ class Emitter {
 
     Instruction& store = add(Opcode::Store, l);
     set_tile(store, unit, half, piece.n, k0, k1, piece.r0, piece.r1,
-             stages_for(piece.r1 - piece.r0, e.plan.rows_per_store_batch));
-    store.out_col_begin = piece.c0, store.out_col_end = piece.c1;
+             stages_for(piece.r1 - piece.r0, e.plan.rows_per_store_batch), piece.c0, piece.c1);
     depend(store, compute_id, DependencyKind::Data);
     depend(store, e.params_id, DependencyKind::Data);
     last_store_of_bank_[e.bank] = store.id;
@@ -491,11 +488,14 @@ class Emitter {
       d.more_inputs[i - 1].address = address_of(sources[i].op, sources[i].graph_input);
   }
 
+  // c0, c1: a column piece's output columns (0, 0: whole rows).
   static void set_tile(Instruction& in, uint32_t unit, uint32_t half, uint32_t n, uint32_t k0,
-                       uint32_t k1, uint32_t r0, uint32_t r1, uint32_t stages) {
+                       uint32_t k1, uint32_t r0, uint32_t r1, uint32_t stages, uint32_t c0 = 0,
+                       uint32_t c1 = 0) {
     in.unit = unit, in.half = half, in.batch = n;
     in.k_begin = k0, in.k_end = k1;
     in.out_row_begin = r0, in.out_row_end = r1;
+    in.out_col_begin = c0, in.out_col_end = c1;
     in.stages = stages;
   }
 

@@ -216,6 +216,13 @@ LayerDescriptor column_view(const LayerDescriptor& layer, uint32_t col_begin, ui
   return view;
 }
 
+const LayerDescriptor& layer_seen_by(const Instruction& in, const LayerDescriptor& layer,
+                                     std::optional<LayerDescriptor>& view) {
+  if (!in.column_piece()) return layer;
+  view = column_view(layer, in.out_col_begin, in.out_col_end);
+  return *view;
+}
+
 std::string column_pieces_unsupported(const LayerDescriptor& L) {
   if (!runs_on_array(L.op) || L.op == OpKind::BatchMatMul || L.op == OpKind::MatMul)
     return "column pieces are for convolutions";

@@ -191,6 +191,10 @@ struct LayerDescriptor {
   uint64_t tile_row_bytes(uint32_t k_count) const {
     return input_channel_tiles ? padded_w() * tile_pixel_bytes(k_count) : tile_row_bytes();
   }
+  // Runs of columns each output row is cut into: 1 for pieces of whole rows.
+  uint32_t column_runs() const {
+    return cols_per_piece == 0 ? 1 : (out_w + cols_per_piece - 1) / cols_per_piece;
+  }
   // The weight slot a LoadWeights or Compute of kernels from k_begin uses:
   // its tile's index (k_begin / k_tile) modulo weight_buffers.
   uint32_t weight_slot(uint32_t k_begin) const {
@@ -279,6 +283,10 @@ struct PaddedCols {
 };
 PaddedCols padded_cols_for(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end);
 LayerDescriptor column_view(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end);
+// The layer as instruction `in` sees it: its column_view, made in `view`, for
+// a column piece; else `layer` itself (no copy).
+const LayerDescriptor& layer_seen_by(const Instruction& in, const LayerDescriptor& layer,
+                                     std::optional<LayerDescriptor>& view);
 // Why `layer` cannot be cut into column pieces ("" when it can): the load
 // engine cuts NHWC int8 rows read through im2col, and the store writes NHWC.
 std::string column_pieces_unsupported(const LayerDescriptor& layer);

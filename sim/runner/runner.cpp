@@ -148,8 +148,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
     if (in.op == Opcode::LoadInput) {
       // A column piece holds its window of columns and its columns' sums.
       std::optional<LayerDescriptor> view;
-      if (in.column_piece()) view = column_view(d, in.out_col_begin, in.out_col_end);
-      const LayerDescriptor& v = view ? *view : d;
+      const LayerDescriptor& v = layer_seen_by(in, d, view);
       const RowRange rows = tile_rows_for(v, in.out_row_begin, in.out_row_end);
       const uint64_t bytes = uint64_t(rows.count()) * v.tile_row_bytes(in.k_count()) +
                              uint64_t(in.row_count()) * v.out_w * in.k_count() * 4;
@@ -460,9 +459,10 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
       t.estimate_cycles = estimate_of_program_layer(view.layers[l], r.hw, d, params_per_tile[l]);
     t.k_tile = d.k_tile;
     t.rows_per_piece = d.rows_per_piece;
-    t.pieces = d.rows_per_piece == 0 ? 0 : (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece;
+    t.pieces = d.rows_per_piece == 0
+                   ? 0
+                   : (d.out_h + d.rows_per_piece - 1) / d.rows_per_piece * d.column_runs();
     t.cols_per_piece = d.cols_per_piece;
-    if (d.cols_per_piece != 0) t.pieces *= (d.out_w + d.cols_per_piece - 1) / d.cols_per_piece;
     t.half_bytes = d.half_bytes;
     t.weight_buffers = d.weight_buffers;
     if (runs_on_array(d.op) && d.k_tile != 0) t.units = d.units != 0 ? d.units : r.hw.compute.units;
