@@ -17,17 +17,21 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// 5 channels of 9 x 40, 3 kernels 3 rows by 7 columns, stride 2, padding 2:
-// out_w = (40 + 4 - 7) / 2 + 1 = 19.
-LayerConfig wide_kernel_layer() {
+// A plain int8 layer of one image.
+LayerConfig conv_layer(const std::string& name, uint32_t C, uint32_t H, uint32_t W, uint32_t K,
+                       uint32_t R, uint32_t S, uint32_t stride, uint32_t padding) {
   LayerConfig L;
-  L.name = "wide_kernel";
-  L.N = 1, L.C = 5, L.H = 9, L.W = 40, L.K = 3, L.R = 3, L.S = 7;
-  L.stride = 2, L.padding = 2;
+  L.name = name;
+  L.N = 1, L.C = C, L.H = H, L.W = W, L.K = K, L.R = R, L.S = S;
+  L.stride = stride, L.padding = padding;
   L.requant.scale.assign(L.K, 1);
   L.requant.shift = 8;
   return L;
 }
+
+// 5 channels of 9 x 40, 3 kernels 3 rows by 7 columns, stride 2, padding 2:
+// out_w = (40 + 4 - 7) / 2 + 1 = 19.
+LayerConfig wide_kernel_layer() { return conv_layer("wide_kernel", 5, 9, 40, 3, 3, 7, 2, 2); }
 
 LayerDescriptor wide_kernel_descriptor() {
   LayerDescriptor d;
@@ -40,15 +44,9 @@ LayerDescriptor wide_kernel_descriptor() {
 
 // 16 channels of 4 x 1920, 24 3x3 kernels: whole rows need 199 KiB.
 NetworkConfig wide_network() {
-  LayerConfig L;
-  L.name = "wide";
-  L.N = 1, L.C = 16, L.H = 4, L.W = 1920, L.K = 24, L.R = 3, L.S = 3;
-  L.stride = 1, L.padding = 1;
-  L.requant.scale.assign(L.K, 1);
-  L.requant.shift = 8;
   NetworkConfig net;
   net.name = "wide";
-  net.layers = {L};
+  net.layers = {conv_layer("wide", 16, 4, 1920, 24, 3, 3, 1, 1)};
   net.chained = {false};
   return net;
 }
