@@ -32,6 +32,23 @@ std::string generate(const std::string& names) {
   return dir;
 }
 
+// tools/ort-compare MODEL ARGS with this build's npusim: its exit status (as
+// std::system returns it) and everything it printed.
+struct OrtComparison {
+  int status = 0;
+  std::string text;
+};
+OrtComparison ort_compare(const std::string& model, const std::string& args) {
+  const std::string out = test::temp_dir() + "/ort-compare.txt";
+  const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + model + " " + args +
+                          " --npusim " + NPUSIM_BINARY + " > " + out + " 2>&1";
+  OrtComparison c;
+  c.status = std::system(cmd.c_str());
+  std::ifstream f(out);
+  c.text.assign(std::istreambuf_iterator<char>(f), {});
+  return c;
+}
+
 bool have_ort() {
   return std::filesystem::exists(kOnnxRunsRoot + "/tools/ort/node_modules/onnxruntime-node") &&
          std::system("node --version > /dev/null 2>&1") == 0;
@@ -126,15 +143,10 @@ TEST_CASE(
   }
   for (const char* model :
        {"ops", "relu_clip", "torch_reshape", "s8_defaults", "transpose_layouts", "mobilenet_v2"}) {
-    const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + dir + "/" + model +
-                            ".onnx --npusim " + NPUSIM_BINARY + " > " + test::temp_dir() +
-                            "/cmp.txt 2>&1";
-    const int status = std::system(cmd.c_str());
-    std::ifstream f(test::temp_dir() + "/cmp.txt");
-    const std::string text((std::istreambuf_iterator<char>(f)), {});
-    INFO(text);
-    CHECK(status == 0);
-    CHECK_THAT(text, Catch::Contains("bit-exact"));
+    const OrtComparison c = ort_compare(dir + "/" + model + ".onnx", "");
+    INFO(c.text);
+    CHECK(c.status == 0);
+    CHECK_THAT(c.text, Catch::Contains("bit-exact"));
   }
 }
 
@@ -152,14 +164,9 @@ TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's 
     const test::CliResult r = test::run_cli("run " + dir + "/" + model + ".onnx -q");
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference"));
-    const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + dir + "/" + model +
-                            ".onnx --levels all --npusim " + NPUSIM_BINARY + " > " +
-                            test::temp_dir() + "/cmpq.txt 2>&1";
-    const int status = std::system(cmd.c_str());
-    std::ifstream f(test::temp_dir() + "/cmpq.txt");
-    const std::string text((std::istreambuf_iterator<char>(f)), {});
-    INFO(text);
-    CHECK(status == 0);
+    const OrtComparison c = ort_compare(dir + "/" + model + ".onnx", "--levels all");
+    INFO(c.text);
+    CHECK(c.status == 0);
   }
 }
 
@@ -178,15 +185,10 @@ TEST_CASE(
   for (const nlohmann::json& layer : report.at("layers"))
     column_layers += layer.contains("tiling") && layer.at("tiling").contains("cols_per_piece");
   CHECK(column_layers > 0);  // 9 of its 64 operators when written (docs/mapping.md#column-pieces)
-  const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + model +
-                          " --levels all --npusim " + NPUSIM_BINARY +
-                          " --set cache.size_kib=32 > " + test::temp_dir() + "/cmpc.txt 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream f(test::temp_dir() + "/cmpc.txt");
-  const std::string text((std::istreambuf_iterator<char>(f)), {});
-  INFO(text);
-  CHECK(status == 0);
-  CHECK_THAT(text, Catch::Contains("bit-exact"));
+  const OrtComparison c = ort_compare(model, "--levels all --set cache.size_kib=32");
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("bit-exact"));
 }
 
 TEST_CASE(
@@ -244,15 +246,10 @@ TEST_CASE(
         kOnnxRunsRoot + "/tools/gen-torch-qdq " + path + " --model " + model + " > /dev/null 2>&1";
     REQUIRE(std::system(gen.c_str()) == 0);
     // ONNX Runtime with its graph optimisations (it then fuses QDQ into integer kernels).
-    const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + path +
-                            " --levels all --npusim " + NPUSIM_BINARY + " > " + dir +
-                            "/cmp.txt 2>&1";
-    const int status = std::system(cmd.c_str());
-    std::ifstream f(dir + "/cmp.txt");
-    const std::string text((std::istreambuf_iterator<char>(f)), {});
-    INFO(model << "\n" << text);
-    CHECK(status == 0);
-    CHECK_THAT(text, Catch::Contains("logits_dq float32 [1, 1000]: bit-exact (1000 values)"));
+    const OrtComparison c = ort_compare(path, "--levels all");
+    INFO(model << "\n" << c.text);
+    CHECK(c.status == 0);
+    CHECK_THAT(c.text, Catch::Contains("logits_dq float32 [1, 1000]: bit-exact (1000 values)"));
   }
 }
 
@@ -271,15 +268,10 @@ TEST_CASE(
     return;
   }
   for (const char* model : {"resnet50", "resnet50_qdq"}) {
-    const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + dir + "/" + model +
-                            ".onnx --levels all --npusim " + NPUSIM_BINARY + " > " +
-                            test::temp_dir() + "/cmp.txt 2>&1";
-    const int status = std::system(cmd.c_str());
-    std::ifstream f(test::temp_dir() + "/cmp.txt");
-    const std::string text((std::istreambuf_iterator<char>(f)), {});
-    INFO(model << "\n" << text);
-    CHECK(status == 0);
-    CHECK_THAT(text, Catch::Contains("fc.out uint8 [1, 1000]: bit-exact (1000 values)"));
+    const OrtComparison c = ort_compare(dir + "/" + model + ".onnx", "--levels all");
+    INFO(model << "\n" << c.text);
+    CHECK(c.status == 0);
+    CHECK_THAT(c.text, Catch::Contains("fc.out uint8 [1, 1000]: bit-exact (1000 values)"));
   }
   // Every node's row in the report, named by node and op type, and the run within its bounds.
   const std::string out = test::temp_dir() + "/r50_report";
@@ -348,14 +340,10 @@ TEST_CASE(
   }
   // ONNX Runtime evaluates softmax and layer normalisation in float, npusim in its integer
   // numerics (docs/onnx.md#transformer-blocks): at most 3 LSB apart on this block.
-  const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + model +
-                          " --levels all,disabled --tolerance 3 --npusim " + NPUSIM_BINARY +
-                          " --input x=" + x + " > " + dir + "/cmp.txt 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream f(dir + "/cmp.txt");
-  const std::string text((std::istreambuf_iterator<char>(f)), {});
+  const OrtComparison c = ort_compare(model, "--levels all,disabled --tolerance 3 --input x=" + x);
+  const std::string& text = c.text;
   INFO(text);
-  CHECK(status == 0);
+  CHECK(c.status == 0);
   const std::regex line(R"(\[(all|disabled)\] y uint8 \[1, 16, 64\]: max \|diff\| (\d+) LSB, )");
   int levels = 0;
   for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it, ++levels)
@@ -363,15 +351,10 @@ TEST_CASE(
   CHECK(levels == 2);
   // Not bit-exact, so a tolerance of 0 fails, and without --tolerance the comparison is exact.
   for (const std::string option : {" --tolerance 0", ""}) {
-    const std::string exact = kOnnxRunsRoot + "/tools/ort-compare " + model +
-                              " --levels all --npusim " + NPUSIM_BINARY + " --input x=" + x +
-                              option + " > " + dir + "/exact.txt 2>&1";
-    const int exact_status = std::system(exact.c_str());
-    std::ifstream e(dir + "/exact.txt");
-    const std::string exact_text((std::istreambuf_iterator<char>(e)), {});
-    INFO(option << "\n" << exact_text);
-    CHECK(WEXITSTATUS(exact_status) == 1);
-    CHECK_THAT(exact_text, Catch::Contains(option.empty() ? " of 1024 differ (max |diff| "
+    const OrtComparison exact = ort_compare(model, "--levels all --input x=" + x + option);
+    INFO(option << "\n" << exact.text);
+    CHECK(WEXITSTATUS(exact.status) == 1);
+    CHECK_THAT(exact.text, Catch::Contains(option.empty() ? " of 1024 differ (max |diff| "
                                                           : "over --tolerance 0"));
   }
 }
