@@ -45,10 +45,13 @@ int compile(const CompileArguments& a) {
   const NetworkConfig net = resolve_workload(a.in);
   // The units and cache as `run`'s compile trials settle them, so the program
   // written (and the mapping explained) is the one `run` would simulate; the
-  // header records them as compiler.units and compiler.cache_kib.
+  // header records them as compiler.units, compiler.cache_kib and
+  // compiler.array_rows/cols.
   const HardwareConfig hw = compile_target(given, compile_trials(net, given));
-  if (!a.explain_layer.empty()) return explain_layer(net, hw, a.explain_layer, a.candidates);
-  if (a.explain_mapping) return explain_mapping(net, hw);
+  // Explained for the part of the array the program uses (compiler.array_rows/cols).
+  if (!a.explain_layer.empty())
+    return explain_layer(net, array_in_use(hw), a.explain_layer, a.candidates);
+  if (a.explain_mapping) return explain_mapping(net, array_in_use(hw));
   const Program program = compile_for_workload(net, hw);
   const nlohmann::json workload = program_workload(a.in, net, a.output);
   if (a.output.empty() || a.output == "-") {

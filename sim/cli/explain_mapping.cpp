@@ -20,13 +20,19 @@ namespace {
 
 void print_partition(const CachePartition& part, const HardwareConfig& hw) {
   std::printf(
-      "mapper %s; partition: weights %llu B, params %llu B%s, half %llu B, %u of %u units%s\n",
+      "mapper %s; partition: weights %llu B, params %llu B%s, half %llu B, %u of %u units%s%s\n",
       to_string(hw.mapper), (unsigned long long)part.weight_region_bytes,
       (unsigned long long)part.params_region_bytes,
       part.params_per_tile ? " (per weight tile)" : "", (unsigned long long)part.half_bytes,
       part.units, hw.compute.units,
       part.vector_region_bytes
           ? (", vector " + std::to_string(part.vector_region_bytes) + " B").c_str()
+          : "",
+      // Set by the compile trials or by the user (docs/mapping.md#array-in-use).
+      hw.compiler.array_rows != 0 || hw.compiler.array_cols != 0
+          ? (", array " + std::to_string(hw.compute.array_rows) + "x" +
+             std::to_string(hw.compute.array_cols) + " in use")
+                .c_str()
           : "");
 }
 

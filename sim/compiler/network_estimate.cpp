@@ -10,7 +10,8 @@
 
 namespace npusim {
 
-NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& hw) {
+NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& given) {
+  const HardwareConfig hw = array_in_use(given);  // compiler.array_rows/cols, as compiled
   if (workload.layers.empty()) throw CompileError("network has no layers");
   NetworkConfig storage;
   const NetworkConfig& net = program_view(workload, storage);  // as compile_network maps it

@@ -600,7 +600,8 @@ void check_array_operator(const NetworkConfig& net, size_t l, const HardwareConf
 Program compile_network(const NetworkConfig& net, const HardwareConfig& hw) {
   if (net.layers.empty()) throw CompileError("network has no layers");
   NetworkConfig storage;
-  return Emitter(program_view(net, storage), hw).run();
+  // The part of the array the program uses (compiler.array_rows/cols).
+  return Emitter(program_view(net, storage), array_in_use(hw)).run();
 }
 
 }  // namespace npusim

@@ -329,6 +329,16 @@ const std::vector<HardwareParam>& hardware_params() {
         "The part of the cache the compiler lays its regions out in, above "
         "cache.kv_kib and at most cache.size_kib (the rest stays idle); 0: all "
         "of it, or what compiler.trials settles (docs/mapping.md#compile-trials)"));
+    t.push_back(uint_param("compiler.array_rows", &H::compiler, &CompilerConfig::array_rows, "", 0,
+                           1024,
+                           "MAC array rows the program uses, at most compute.array_rows (the "
+                           "rest idle); 0: all, or what compiler.trials settles "
+                           "(docs/mapping.md#array-in-use)"));
+    t.push_back(uint_param("compiler.array_cols", &H::compiler, &CompilerConfig::array_cols, "", 0,
+                           1024,
+                           "MAC array columns the program uses, at most compute.array_cols (the "
+                           "rest idle); 0: all, or what compiler.trials settles "
+                           "(docs/mapping.md#array-in-use)"));
     t.push_back(bounded_number_param(
         "compiler.traffic_margin", &H::compiler, &CompilerConfig::traffic_margin, 0.5, "0.5",
         "fraction",
@@ -476,6 +486,18 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
                "0 .. compute.units = " + std::to_string(hw.compute.units) +
                    " (the compiler gives pieces to at most the units the hardware has)",
                std::to_string(hw.compiler.units));
+  if (hw.compiler.array_rows > hw.compute.array_rows)
+    sections.at("compiler")
+        ->fail("array_rows",
+               "0 .. compute.array_rows = " + std::to_string(hw.compute.array_rows) +
+                   " (a program uses at most the array the hardware has)",
+               std::to_string(hw.compiler.array_rows));
+  if (hw.compiler.array_cols > hw.compute.array_cols)
+    sections.at("compiler")
+        ->fail("array_cols",
+               "0 .. compute.array_cols = " + std::to_string(hw.compute.array_cols) +
+                   " (a program uses at most the array the hardware has)",
+               std::to_string(hw.compiler.array_cols));
   if (hw.compiler.cache_kib != 0 &&
       (hw.compiler.cache_kib > hw.cache.size_kib || hw.compiler.cache_kib <= hw.cache.kv_kib))
     sections.at("compiler")
@@ -493,6 +515,13 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
   }
   root.finish();
   return hw;
+}
+
+HardwareConfig array_in_use(const HardwareConfig& hw) {
+  HardwareConfig out = hw;
+  out.compute.array_rows = hw.rows_in_use();
+  out.compute.array_cols = hw.cols_in_use();
+  return out;
 }
 
 HardwareConfig load_hardware_config(const std::string& path) {

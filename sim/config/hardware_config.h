@@ -168,6 +168,11 @@ struct CompilerConfig {
   // one with the least DRAM bus time (weights, inputs and results); 0: the
   // fewest cycles alone.
   double traffic_margin = 0;
+  // The part of the MAC array the program uses (docs/mapping.md#array-in-use):
+  // it is compiled and timed as an array of this many rows and columns, the
+  // rest idle; 0: the whole array, or what compiler.trials settles.
+  uint32_t array_rows = 0;
+  uint32_t array_cols = 0;
 };
 
 struct StoreConfig {
@@ -221,7 +226,21 @@ struct HardwareConfig {
   uint64_t peak_macs_per_cycle() const {
     return uint64_t(compute.units) * compute.array_rows * compute.array_cols;
   }
+  // compiler.array_rows and compiler.array_cols, where set: what the compiler
+  // maps for and the models time. The physical array (area, leakage,
+  // utilisation) stays compute.array_rows x compute.array_cols.
+  uint32_t rows_in_use() const {
+    return compiler.array_rows != 0 ? compiler.array_rows : compute.array_rows;
+  }
+  uint32_t cols_in_use() const {
+    return compiler.array_cols != 0 ? compiler.array_cols : compute.array_cols;
+  }
 };
+
+// `hw` as the compiler and the models see it: compute.array_rows and
+// compute.array_cols replaced by the part of the array in use (an array of
+// that size, the rest absent), compiler.array_* kept.
+HardwareConfig array_in_use(const HardwareConfig& hw);
 
 // Parses and validates; throws ConfigError naming `file` and the JSON pointer.
 HardwareConfig parse_hardware_config(const nlohmann::json& j, const std::string& file);

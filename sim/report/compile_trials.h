@@ -12,22 +12,30 @@ namespace npusim {
 struct CompileTrial {
   uint32_t units = 0;      // compiler.units of the trial
   uint32_t cache_kib = 0;  // the cache the compiler laid its regions out in
+  // The part of the MAC array the program uses (compiler.array_rows/cols).
+  uint32_t array_rows = 0;
+  uint32_t array_cols = 0;
   bool ok = false;
   uint64_t cycles = 0;      // timing-only total, when ok
   uint64_t dram_bytes = 0;  // DRAM bytes read and written, when ok
   uint64_t estimate = 0;    // the compiler's estimate of the program (npusim estimate)
   std::string failure;      // why it did not run (does not fit, a simulation error)
+
+  // Whether two trials compiled for the same units, cache and array.
+  bool same_target(const CompileTrial& o) const {
+    return units == o.units && cache_kib == o.cache_kib && array_rows == o.array_rows &&
+           array_cols == o.array_cols;
+  }
 };
 
 struct CompileTrials {
-  // The chosen trial's units and cache (0 when no trial ran).
-  uint32_t units = 0;
-  uint32_t cache_kib = 0;
-  // The trial the estimate alone ranks first (0 when none).
-  uint32_t estimated_units = 0;
-  uint32_t estimated_cache_kib = 0;
-  // Most units first; for each count the whole cache, then the halved budgets.
-  // Empty when there was nothing to choose between.
+  // The chosen trial (none when no trial ran: units 0).
+  CompileTrial chosen;
+  // The trial the estimate alone ranks first (units 0 when none).
+  CompileTrial estimated;
+  // Most units first; for each count the whole array, then the smaller parts
+  // of it, each with the whole cache and then the halved budgets. Empty when
+  // there was nothing to choose between.
   std::vector<CompileTrial> trials;
 };
 

@@ -189,8 +189,15 @@ nlohmann::json make_report_json(const RunSummary& s) {
   if (const auto d = decoder_figures(s)) report["decoder"] = decoder_json(*s.hw, *d);
   if (s.compile_trials != nullptr && !s.compile_trials->trials.empty()) {
     nlohmann::json trials = nlohmann::json::array();
+    // The units, cache and part of the array a trial compiled for.
+    const auto target = [](const CompileTrial& t) {
+      return nlohmann::json{{"units", t.units},
+                            {"cache_kib", t.cache_kib},
+                            {"array_rows", t.array_rows},
+                            {"array_cols", t.array_cols}};
+    };
     for (const CompileTrial& t : s.compile_trials->trials) {
-      nlohmann::json trial = {{"units", t.units}, {"cache_kib", t.cache_kib}};
+      nlohmann::json trial = target(t);
       if (t.ok) {
         trial["cycles"] = t.cycles;
         trial["dram_bytes"] = t.dram_bytes;
@@ -200,12 +207,10 @@ nlohmann::json make_report_json(const RunSummary& s) {
       }
       trials.push_back(std::move(trial));
     }
-    report["compile_trials"] = {{"units", s.compile_trials->units},
-                                {"cache_kib", s.compile_trials->cache_kib},
-                                {"estimated",
-                                 {{"units", s.compile_trials->estimated_units},
-                                  {"cache_kib", s.compile_trials->estimated_cache_kib}}},
-                                {"trials", trials}};
+    nlohmann::json choice = target(s.compile_trials->chosen);
+    choice["estimated"] = target(s.compile_trials->estimated);
+    choice["trials"] = trials;
+    report["compile_trials"] = choice;
   }
   return report;
 }

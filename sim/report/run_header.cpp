@@ -1,6 +1,7 @@
 // The lines above the summary table: what ran, on which effective hardware,
 // under which policy. A table pasted into a note must say all of this, since
 // the header used to read "hardware 'default'" even with overrides.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -52,22 +53,32 @@ std::string clock_text(double mhz) {
 }  // namespace
 
 std::vector<std::string> compile_trials_summary(const CompileTrials& c) {
-  const auto cycles_of = [&c](uint32_t units, uint32_t kib) -> const CompileTrial* {
+  const auto ran = [&c](const CompileTrial& target) -> const CompileTrial* {
     for (const CompileTrial& t : c.trials)
-      if (t.ok && t.units == units && t.cache_kib == kib) return &t;
+      if (t.ok && t.same_target(target)) return &t;
     return nullptr;
   };
-  const auto name = [](uint32_t units, uint32_t kib) {
-    return std::to_string(units) + (units == 1 ? " unit in " : " units in ") + format_kib(kib);
+  // The array only where a trial used part of it (docs/mapping.md#array-in-use).
+  const CompileTrial& first = c.trials.front();
+  const bool arrays_differ =
+      std::any_of(c.trials.begin(), c.trials.end(), [&first](const CompileTrial& t) {
+        return t.array_rows != first.array_rows || t.array_cols != first.array_cols;
+      });
+  const auto name = [arrays_differ](const CompileTrial& t) {
+    return std::to_string(t.units) + (t.units == 1 ? " unit in " : " units in ") +
+           format_kib(t.cache_kib) +
+           (arrays_differ
+                ? " on " + std::to_string(t.array_rows) + "x" + std::to_string(t.array_cols)
+                : "");
   };
-  const CompileTrial* chosen = cycles_of(c.units, c.cache_kib);
+  const CompileTrial* chosen = ran(c.chosen);
   if (chosen == nullptr)
     return {"none of " + std::to_string(c.trials.size()) + " trials ran (" +
             c.trials.front().failure + ")"};
   const CompileTrial* fastest = chosen;
   for (const CompileTrial& t : c.trials)
     if (t.ok && t.cycles < fastest->cycles) fastest = &t;
-  std::vector<std::string> items = {"compiled for " + name(c.units, c.cache_kib) + ": " +
+  std::vector<std::string> items = {"compiled for " + name(*chosen) + ": " +
                                     std::to_string(chosen->cycles) + " cycles"};
   // compiler.traffic_margin may take a leaner trial than the fastest.
   if (fastest == chosen)
@@ -75,12 +86,12 @@ std::vector<std::string> compile_trials_summary(const CompileTrials& c) {
   else
     items.insert(items.end(), {"the fewest DRAM bytes within compiler.traffic_margin",
                                "the fastest of " + std::to_string(c.trials.size()) +
-                                   " simulated: " + name(fastest->units, fastest->cache_kib) +
-                                   ", " + std::to_string(fastest->cycles) + " cycles"});
-  const CompileTrial* estimated = cycles_of(c.estimated_units, c.estimated_cache_kib);
+                                   " simulated: " + name(*fastest) + ", " +
+                                   std::to_string(fastest->cycles) + " cycles"});
+  const CompileTrial* estimated = ran(c.estimated);
   if (estimated != nullptr && estimated != chosen)
-    items.push_back("the estimate's first: " + name(c.estimated_units, c.estimated_cache_kib) +
-                    ", " + std::to_string(estimated->cycles) + " cycles");
+    items.push_back("the estimate's first: " + name(*estimated) + ", " +
+                    std::to_string(estimated->cycles) + " cycles");
   return items;
 }
 
@@ -102,7 +113,12 @@ void print_run_header(std::ostream& out, const RunSummary& s) {
       out, "",
       {std::to_string(hw.compute.units) + " x " + std::to_string(hw.compute.array_rows) + "x" +
            std::to_string(hw.compute.array_cols) + " array (" +
-           std::to_string(hw.peak_macs_per_cycle()) + " MACs/cycle)",
+           std::to_string(hw.peak_macs_per_cycle()) + " MACs/cycle" +
+           (hw.rows_in_use() != hw.compute.array_rows || hw.cols_in_use() != hw.compute.array_cols
+                ? "; the program uses " + std::to_string(hw.rows_in_use()) + "x" +
+                      std::to_string(hw.cols_in_use())
+                : "") +
+           ")",
        format_kib(hw.cache.size_kib) + " cache",
        std::to_string(hw.dram.bytes_per_cycle) + " B/cycle DRAM", clock_text(hw.clock_mhz)});
   if (s.compile_trials != nullptr && !s.compile_trials->trials.empty())

@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/network_estimate.h"
@@ -37,6 +39,11 @@ namespace {
 // margins ran more trials and removed none more.
 constexpr double kCacheTrialMargin = 0.05;
 constexpr uint32_t kCacheTrialDepth = 3;
+// Smaller parts of the array are tried, rows and columns this many fewer at
+// a time, while their estimate is within this fraction of the whole
+// array's (docs/mapping.md#array-in-use).
+constexpr uint32_t kArrayTrialStep = 8;
+constexpr double kArrayTrialMargin = 0.05;
 
 // What a child writes back: "ok CYCLES DRAM_BYTES" or "fail MESSAGE".
 constexpr size_t kMaxReply = 2048;  // under PIPE_BUF: the child never blocks
@@ -143,8 +150,12 @@ void finish_trial(const Child& child, CompileTrial& trial) {
 }  // namespace
 
 bool runs_compile_trials(const HardwareConfig& hw) {
+  const bool array_free =
+      hw.compiler.array_rows == 0 && hw.compiler.array_cols == 0 &&
+      (hw.compute.array_rows > kArrayTrialStep || hw.compute.array_cols > kArrayTrialStep);
   return hw.mapper == Mapper::Cost && hw.trial_mode == TrialMode::Simulate &&
-         ((hw.compiler.units == 0 && hw.compute.units > 1) || hw.compiler.cache_kib == 0);
+         ((hw.compiler.units == 0 && hw.compute.units > 1) || hw.compiler.cache_kib == 0 ||
+          array_free);
 }
 
 namespace {
@@ -161,72 +172,123 @@ std::string program_fingerprint(Program program, bool graph) {
   return text.str();
 }
 
-// The trials: every unit count with the whole cache (or compiler.cache_kib),
-// and below it the halved budgets whose estimate is within the margin.
+// One unit count's trials on one part of the array: the whole cache (or
+// compiler.cache_kib), and below it the halved budgets whose estimate is
+// within the margin of the whole cache's. Returns the whole cache's trial.
+CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
+                                CompileTrials& choice) {
+  CompileTrial whole;
+  whole.units = h.compiler.units;
+  whole.cache_kib = h.compiler.cache_kib != 0 ? h.compiler.cache_kib : h.cache.size_kib;
+  whole.array_rows = h.rows_in_use();
+  whole.array_cols = h.cols_in_use();
+  try {
+    whole.estimate = estimate_network(network, h).cycles;
+  } catch (const std::exception& e) {
+    whole.failure = e.what();
+    return whole;
+  }
+  choice.trials.push_back(whole);
+  if (h.compiler.cache_kib != 0) return whole;
+  // The budget before each halving: its estimate and, once needed, its
+  // program's fingerprint (compiled only where two estimates are equal: a
+  // different estimate is a different program).
+  uint32_t previous_kib = 0;  // 0: the whole cache (or compiler.cache_kib)
+  uint64_t previous_estimate = whole.estimate;
+  std::string previous;
+  uint32_t programs = 0;
+  for (uint32_t kib = h.cache.size_kib / 2; kib > h.cache.kv_kib && programs < kCacheTrialDepth;
+       kib /= 2) {
+    h.compiler.cache_kib = kib;
+    uint64_t estimate = 0;
+    bool same = false;
+    try {
+      estimate = estimate_network(network, h).cycles;
+      if (double(estimate) > double(whole.estimate) * (1 + kCacheTrialMargin)) break;
+      if (estimate == previous_estimate) {
+        if (previous.empty()) {
+          HardwareConfig before = h;
+          before.compiler.cache_kib = previous_kib;
+          previous = program_fingerprint(compile_network(network, before), network.is_graph());
+        }
+        std::string fingerprint =
+            program_fingerprint(compile_network(network, h), network.is_graph());
+        same = fingerprint == previous;
+        previous = std::move(fingerprint);
+      } else {
+        previous.clear();
+      }
+    } catch (const std::exception&) {
+      break;  // nothing smaller fits either
+    }
+    previous_kib = kib;
+    previous_estimate = estimate;
+    // The larger budget's program again: it would run the same cycles.
+    if (same) continue;
+    ++programs;
+    CompileTrial part = whole;
+    part.cache_kib = kib;
+    part.estimate = estimate;
+    choice.trials.push_back(part);
+  }
+  return whole;
+}
+
+// The trials: for every unit count, the whole array and then each smaller
+// part of it whose whole-cache estimate is within the margin of the whole
+// array's, each with its cache budgets.
 void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, CompileTrials& choice) {
   const std::vector<uint32_t> counts =
       hw.compiler.units != 0 ? std::vector<uint32_t>{hw.compiler.units} : unit_counts(hw);
+  const std::vector<std::pair<uint32_t, uint32_t>> parts = array_parts(hw);
   for (const uint32_t u : counts) {
-    HardwareConfig h = hw;
-    h.compiler.units = u;
-    CompileTrial whole;
-    whole.units = u;
-    whole.cache_kib = hw.compiler.cache_kib != 0 ? hw.compiler.cache_kib : hw.cache.size_kib;
-    try {
-      whole.estimate = estimate_network(network, h).cycles;
-    } catch (const std::exception& e) {
-      whole.failure = e.what();
-      choice.trials.push_back(whole);
-      continue;
-    }
-    choice.trials.push_back(whole);
-    if (hw.compiler.cache_kib != 0) continue;
-    // The budget before each halving: its estimate and, once needed, its
-    // program's fingerprint (compiled only where two estimates are equal: a
-    // different estimate is a different program).
-    uint32_t previous_kib = 0;  // 0: the whole cache (or compiler.cache_kib)
-    uint64_t previous_estimate = whole.estimate;
-    std::string previous;
-    uint32_t programs = 0;
-    for (uint32_t kib = hw.cache.size_kib / 2; kib > hw.cache.kv_kib && programs < kCacheTrialDepth;
-         kib /= 2) {
-      h.compiler.cache_kib = kib;
-      uint64_t estimate = 0;
-      bool same = false;
-      try {
-        estimate = estimate_network(network, h).cycles;
-        if (double(estimate) > double(whole.estimate) * (1 + kCacheTrialMargin)) break;
-        if (estimate == previous_estimate) {
-          if (previous.empty()) {
-            HardwareConfig before = h;
-            before.compiler.cache_kib = previous_kib;
-            previous = program_fingerprint(compile_network(network, before), network.is_graph());
-          }
-          std::string fingerprint =
-              program_fingerprint(compile_network(network, h), network.is_graph());
-          same = fingerprint == previous;
-          previous = std::move(fingerprint);
-        } else {
-          previous.clear();
+    uint64_t whole_array = 0;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      HardwareConfig h = hw;
+      h.compiler.units = u;
+      h.compiler.array_rows = parts[p].first;
+      h.compiler.array_cols = parts[p].second;
+      const size_t before = choice.trials.size();
+      const CompileTrial whole = plan_cache_budgets(network, h, choice);
+      if (p == 0) {
+        if (!whole.failure.empty()) {
+          choice.trials.push_back(whole);  // reported: this unit count does not fit
+          break;
         }
-      } catch (const std::exception&) {
-        break;  // nothing smaller fits either
+        whole_array = whole.estimate;
+        continue;
       }
-      previous_kib = kib;
-      previous_estimate = estimate;
-      // The larger budget's program again: it would run the same cycles.
-      if (same) continue;
-      ++programs;
-      CompileTrial part;
-      part.units = u;
-      part.cache_kib = kib;
-      part.estimate = estimate;
-      choice.trials.push_back(part);
+      // A smaller part estimated beyond the margin, or not fitting: the
+      // parts below it would be estimated slower still.
+      if (!whole.failure.empty() ||
+          double(whole.estimate) > double(whole_array) * (1 + kArrayTrialMargin)) {
+        choice.trials.resize(before);
+        break;
+      }
     }
   }
 }
 
 }  // namespace
+
+// A machine 8, 16, ... rows and columns larger lists every part a smaller one
+// lists.
+std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw) {
+  if (hw.compiler.array_rows != 0 || hw.compiler.array_cols != 0)
+    return {{hw.rows_in_use(), hw.cols_in_use()}};
+  const uint32_t rows = hw.compute.array_rows, cols = hw.compute.array_cols;
+  std::vector<std::pair<uint32_t, uint32_t>> parts = {{rows, cols}};
+  for (uint32_t less = kArrayTrialStep;; less += kArrayTrialStep) {
+    const auto shrink = [less](uint32_t n) {
+      const uint32_t floor = std::min(n, kArrayTrialStep);
+      return n > less + floor ? n - less : floor;
+    };
+    const std::pair<uint32_t, uint32_t> part = {shrink(rows), shrink(cols)};
+    if (part == parts.back()) break;
+    parts.push_back(part);
+  }
+  return parts;
+}
 
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
                                  bool announce, unsigned jobs) {
@@ -242,7 +304,8 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
   if (announce)
     spdlog::info(
-        "compile trials: simulating {} programs (unit counts and cache budgets), {} at a time",
+        "compile trials: simulating {} programs (unit counts, parts of the array and cache "
+        "budgets), {} at a time",
         runnable, std::min<size_t>(jobs, runnable));
   std::vector<Child> running;
   size_t next = 0;
@@ -254,6 +317,8 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
           HardwareConfig trial_hw = hw;
           trial_hw.compiler.units = t.units;
           trial_hw.compiler.cache_kib = t.cache_kib;
+          trial_hw.compiler.array_rows = t.array_rows;
+          trial_hw.compiler.array_cols = t.array_cols;
           running.push_back(start_trial(network, trial_hw, next));
         }
         ++next;
@@ -271,12 +336,15 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
   const CompileTrial* estimated = nullptr;
   for (const CompileTrial& t : choice.trials) {
     if (!t.ok) continue;
-    // The fewest cycles; on a tie the fewer units, then the larger cache.
-    if (fastest == nullptr || t.cycles < fastest->cycles ||
-        (t.cycles == fastest->cycles &&
-         (t.units < fastest->units ||
-          (t.units == fastest->units && t.cache_kib > fastest->cache_kib))))
-      fastest = &t;
+    // The fewest cycles; on a tie the fewer units, then the larger cache, then
+    // the larger part of the array.
+    const auto preferred = [](const CompileTrial& a, const CompileTrial& b) {
+      if (a.cycles != b.cycles) return a.cycles < b.cycles;
+      if (a.units != b.units) return a.units < b.units;
+      if (a.cache_kib != b.cache_kib) return a.cache_kib > b.cache_kib;
+      return uint64_t(a.array_rows) * a.array_cols > uint64_t(b.array_rows) * b.array_cols;
+    };
+    if (fastest == nullptr || preferred(t, *fastest)) fastest = &t;
     if (estimated == nullptr || t.estimate < estimated->estimate) estimated = &t;
   }
   // compiler.traffic_margin: of the programs within the margin of the
@@ -288,22 +356,21 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
     for (const CompileTrial& t : choice.trials)
       if (t.ok && double(t.cycles) <= limit && t.dram_bytes < chosen->dram_bytes) chosen = &t;
   }
-  if (chosen != nullptr) {
-    choice.units = chosen->units;
-    choice.cache_kib = chosen->cache_kib;
-  }
-  if (estimated != nullptr) {
-    choice.estimated_units = estimated->units;
-    choice.estimated_cache_kib = estimated->cache_kib;
-  }
+  if (chosen != nullptr) choice.chosen = *chosen;
+  if (estimated != nullptr) choice.estimated = *estimated;
   return choice;
 }
 
 HardwareConfig compile_target(const HardwareConfig& hw, const CompileTrials& choice) {
   HardwareConfig out = hw;
-  if (choice.units != 0) {
-    out.compiler.units = choice.units;
-    out.compiler.cache_kib = choice.cache_kib == hw.cache.size_kib ? 0 : choice.cache_kib;
+  if (choice.chosen.units != 0) {
+    const CompileTrial& c = choice.chosen;
+    out.compiler.units = c.units;
+    out.compiler.cache_kib = c.cache_kib == hw.cache.size_kib ? 0 : c.cache_kib;
+    // Recorded even for the whole array, so that a compile from the
+    // program's header tries nothing more.
+    out.compiler.array_rows = c.array_rows;
+    out.compiler.array_cols = c.array_cols;
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // Compile trials (compiler.trials = "simulate", the default;
-// docs/mapping.md#compile-trials): the unit count a network's pieces use and
-// the part of the cache the compiler lays its regions out in, settled by
-// simulating the candidates.
+// docs/mapping.md#compile-trials): the unit count a network's pieces use,
+// the part of the cache the compiler lays its regions out in and the part of
+// the MAC array it maps for, settled by simulating the candidates.
 //
 // The cost mapper ranks partitions by its analytic estimate, which errs by a
 // few per cent, so on its own it may give a machine with one more unit, or
@@ -20,8 +20,18 @@
 // with a power-of-two multiple of the cache tries the smaller one's programs
 // when its halvings down to the smaller size compile the smaller machine's
 // whole-cache program, unless its estimate is more than the margin under
+// theirs. Likewise for the array (docs/mapping.md#array-in-use): each unit
+// count is also compiled for parts of the array 8, 16, ... rows and columns
+// smaller (array_parts) while their estimate is within kArrayTrialMargin of
+// the whole array's; a program for an r x c part runs the cycles of an
+// r x c machine, so a machine 8k rows and columns larger tries the smaller
+// one's programs unless its own estimate is more than the margin under
 // theirs.
 #pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "sim/config/hardware_config.h"
 #include "sim/config/workload_config.h"
@@ -31,20 +41,26 @@ namespace npusim {
 
 // Whether run_compile_trials may simulate anything for this hardware (the
 // cost mapper, compiler.trials "simulate", and more than one unit to choose
-// from or the cache budget left to choose).
+// from, or the cache budget or the part of the array left to choose).
 bool runs_compile_trials(const HardwareConfig& hw);
+
+// The parts of the array (rows, cols) the trials may compile for, the whole
+// array first, then rows and columns 8 fewer at a time, neither below 8 (nor
+// below its own size where that is smaller); only compiler.array_rows/cols
+// where either is set.
+std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw);
 
 // Plans the trials and, when there are two or more, simulates them, `jobs`
 // children at a time (0: one per CPU), and returns the fastest; on a tie the
-// fewer units, then the larger cache. With compiler.traffic_margin, of the
-// trials within the margin of the fastest, the one with the fewest DRAM
-// bytes. No trials: `trials` is empty.
-// `announce`: log how many programs it simulates before it starts.
+// fewer units, then the larger cache, then the larger part of the array. With
+// compiler.traffic_margin, of the trials within the margin of the fastest, the one with the fewest
+// DRAM bytes. No trials: `trials` is empty. `announce`: log how many programs it simulates before
+// it starts.
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
                                  bool announce, unsigned jobs = 0);
 
-// hw with compiler.units and compiler.cache_kib set to the trials' choice
-// (unchanged when nothing was chosen).
+// hw with compiler.units, compiler.cache_kib and compiler.array_rows/cols set
+// to the trials' choice (unchanged when nothing was chosen).
 HardwareConfig compile_target(const HardwareConfig& hw, const CompileTrials& choice);
 
 }  // namespace npusim

@@ -385,7 +385,12 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
 
   r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
   quiet_systemc();
-  Accelerator accelerator("npu", r.hw, r.program, *r.stats, {!options.timing_only}, r.timeline);
+  // Timed with the part of the array the program uses (compiler.array_rows/cols);
+  // r.hw keeps the physical array for the report's area, energy and peak.
+  // (what the compile trials chose, or the replayed program's header says).
+  const HardwareConfig timed =
+      array_in_use(options.program != nullptr ? r.hw : compile_target(r.hw, r.compile_trials));
+  Accelerator accelerator("npu", timed, r.program, *r.stats, {!options.timing_only}, r.timeline);
   for (size_t i = 0; !options.timing_only && i < graph_inputs.size(); ++i)
     std::memcpy(accelerator.dram_image().data() + r.program.graph_input_addresses[i],
                 graph_inputs[i].data.data(), graph_inputs[i].size());
@@ -456,7 +461,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     LayerTiling t;
     const size_t l = r.summary.tiling.size();
     if (runs_on_array(d.op) && d.k_tile != 0 && d.rows_per_piece != 0)
-      t.estimate_cycles = estimate_of_program_layer(view.layers[l], r.hw, d, params_per_tile[l]);
+      t.estimate_cycles = estimate_of_program_layer(view.layers[l], timed, d, params_per_tile[l]);
     t.k_tile = d.k_tile;
     t.rows_per_piece = d.rows_per_piece;
     t.pieces = d.rows_per_piece == 0

@@ -32,19 +32,33 @@ const char* to_string(Status s) {
 }
 
 const std::vector<std::string>& metric_names() {
-  static const std::vector<std::string> names = {
-      "cycles",          "time_us",          "hw_mac_util",         "useful_mac_util",
-      "dram_read_bytes", "dram_write_bytes", "dram_bytes",          "energy_uj",
-      "area_mm2",        "sram_bytes",       "macs_per_cycle",      "units_used",
-      "cache_kib_used",  "first_token_ms",   "decode_ms_per_token", "tokens_per_second",
-      "wall_s"};
+  static const std::vector<std::string> names = {"cycles",
+                                                 "time_us",
+                                                 "hw_mac_util",
+                                                 "useful_mac_util",
+                                                 "dram_read_bytes",
+                                                 "dram_write_bytes",
+                                                 "dram_bytes",
+                                                 "energy_uj",
+                                                 "area_mm2",
+                                                 "sram_bytes",
+                                                 "macs_per_cycle",
+                                                 "units_used",
+                                                 "cache_kib_used",
+                                                 "array_rows_used",
+                                                 "array_cols_used",
+                                                 "first_token_ms",
+                                                 "decode_ms_per_token",
+                                                 "tokens_per_second",
+                                                 "wall_s"};
   return names;
 }
 
 const std::vector<std::string>& estimate_metric_names() {
-  static const std::vector<std::string> names = {"cycles",     "time_us",        "hw_mac_util",
-                                                 "area_mm2",   "sram_bytes",     "macs_per_cycle",
-                                                 "units_used", "cache_kib_used", "wall_s"};
+  static const std::vector<std::string> names = {
+      "cycles",          "time_us",         "hw_mac_util", "area_mm2",
+      "sram_bytes",      "macs_per_cycle",  "units_used",  "cache_kib_used",
+      "array_rows_used", "array_cols_used", "wall_s"};
   return names;
 }
 
@@ -89,6 +103,17 @@ PointResult result_from_report(const json& report) {
     const double cache_kib_used = chosen_kib != 0   ? chosen_kib
                                   : budget_kib != 0 ? budget_kib
                                                     : hw.at("cache").at("size_kib").get<double>();
+    // array_*_used: the part of the array the program uses
+    // (docs/mapping.md#array-in-use): the trials' choice, else compiler.array_*,
+    // else the whole array.
+    const auto array_used = [&](const char* key) {
+      const uint32_t chosen =
+          report.contains("compile_trials") ? report.at("compile_trials").value(key, 0u) : 0;
+      const uint32_t given = hw.at("compiler").value(key, 0u);
+      return chosen != 0  ? double(chosen)
+             : given != 0 ? double(given)
+                          : compute.at(key).get<double>();
+    };
     PointResult r;
     r.status = Status::Ok;
     r.metrics = {
@@ -106,6 +131,8 @@ PointResult result_from_report(const json& report) {
             compute.at("array_cols").get<double>(),
         units_used,
         cache_kib_used,
+        array_used("array_rows"),
+        array_used("array_cols"),
         figure("first_token_ms"),
         figure("mean_step_ms"),
         figure("tokens_per_second"),

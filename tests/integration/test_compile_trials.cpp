@@ -144,8 +144,10 @@ TEST_CASE(
   REQUIRE(chosen != nullptr);
   CHECK(chosen->at("cycles").get<uint64_t>() == fastest);
   CHECK(r.at("totals").at("cycles").get<uint64_t>() == fastest);
-  REQUIRE(c.at("estimated") !=
-          nlohmann::json({{"cache_kib", c.at("cache_kib")}, {"units", c.at("units")}}));
+  REQUIRE(c.at("estimated") != nlohmann::json({{"cache_kib", c.at("cache_kib")},
+                                               {"units", c.at("units")},
+                                               {"array_rows", c.at("array_rows")},
+                                               {"array_cols", c.at("array_cols")}}));
 }
 
 TEST_CASE(
@@ -182,8 +184,9 @@ TEST_CASE("a functional run of the chosen trial takes exactly its timing-only tr
 }
 
 TEST_CASE(
-    "compile writes the chosen trial into the program header as compiler.units and "
-    "compiler.cache_kib, and the program replays in the run's cycles",
+    "compile writes the chosen trial into the program header as compiler.units, "
+    "compiler.cache_kib and compiler.array_rows/cols, and the program replays in the run's "
+    "cycles",
     "[trials][replay]") {
   const std::string net = kCompileTrialsNetworks + "resnet18.json";
   const std::string sets = compile_trials_sets(1024, 32, 3, 16);
@@ -202,23 +205,44 @@ TEST_CASE(
   CHECK(compiler.at("units") == c.at("units"));
   CHECK(compiler.at("cache_kib") ==
         (c.at("cache_kib") == 1024 ? nlohmann::json(0) : c.at("cache_kib")));
+  CHECK(compiler.at("array_rows") == c.at("array_rows"));
+  CHECK(compiler.at("array_cols") == c.at("array_cols"));
   const nlohmann::json replay = run_report("run -q --timing-only --program " + program);
   CHECK(replay.at("totals").at("cycles") == run.at("totals").at("cycles"));
   CHECK(!replay.contains("compile_trials"));  // a given program is run as it is
 }
 
 TEST_CASE(
-    "compiler.trials off, or compiler.units and compiler.cache_kib both given, simulate "
-    "nothing before the run",
+    "compiler.trials off, or compiler.units, compiler.cache_kib and the part of the array all "
+    "given, simulate nothing before the run",
     "[trials]") {
   const std::string net =
       kCompileTrialsNetworks + "tiny3.json" + compile_trials_sets(64, 16, 3, 16);
   REQUIRE(run_report("run -q --timing-only " + net).contains("compile_trials"));
   CHECK(!run_report("run -q --timing-only " + net + " --set compiler.trials=off")
              .contains("compile_trials"));
-  CHECK(!run_report("run -q --timing-only " + net +
-                    " --set compiler.units=2 --set compiler.cache_kib=64")
+  const std::string fixed = " --set compiler.units=2 --set compiler.cache_kib=64";
+  CHECK(!run_report("run -q --timing-only " + net + fixed + " --set compiler.array_rows=16")
              .contains("compile_trials"));
+  // The array left to choose: its parts are tried (where one is estimated near).
+  const std::string binary = kCompileTrialsNetworks + "resnet18_binary.json" +
+                             compile_trials_sets(128, 32, 2, 48) +
+                             " --set compiler.units=2 --set compiler.cache_kib=128";
+  CHECK(run_report("run -q --timing-only " + binary).contains("compile_trials"));
+  CHECK(!run_report("run -q --timing-only " + binary + " --set compiler.array_cols=48")
+             .contains("compile_trials"));
+}
+
+TEST_CASE("with compiler.cache_kib given, every unit count is tried in that budget and no other",
+          "[trials]") {
+  const nlohmann::json r =
+      run_report("run -q --timing-only " + kCompileTrialsNetworks + "tiny3.json" +
+                 compile_trials_sets(64, 16, 3, 16) + " --set compiler.cache_kib=32");
+  REQUIRE(r.contains("compile_trials"));
+  const nlohmann::json& c = r.at("compile_trials");
+  INFO(c.dump());
+  for (uint32_t units = 1; units <= 3; ++units) CHECK(compile_trial(c, units, 32) != nullptr);
+  for (const nlohmann::json& t : c.at("trials")) CHECK(t.at("cache_kib") == 32);
 }
 
 TEST_CASE(

@@ -88,15 +88,24 @@ CliResult run_cli(const std::string& args) {
 }
 
 const nlohmann::json* compile_trial(const nlohmann::json& trials, uint32_t units,
-                                    uint32_t cache_kib) {
-  for (const nlohmann::json& t : trials.at("trials"))
-    if (t.at("units") == units && t.at("cache_kib") == cache_kib) return &t;
+                                    uint32_t cache_kib, uint32_t array_rows, uint32_t array_cols) {
+  const nlohmann::json& list = trials.at("trials");
+  if (list.empty()) return nullptr;
+  if (array_rows == 0 && array_cols == 0) {
+    array_rows = list.front().at("array_rows").get<uint32_t>();
+    array_cols = list.front().at("array_cols").get<uint32_t>();
+  }
+  for (const nlohmann::json& t : list)
+    if (t.at("units") == units && t.at("cache_kib") == cache_kib &&
+        t.at("array_rows") == array_rows && t.at("array_cols") == array_cols)
+      return &t;
   return nullptr;
 }
 
 const nlohmann::json* chosen_compile_trial(const nlohmann::json& trials) {
-  return compile_trial(trials, trials.at("units").get<uint32_t>(),
-                       trials.at("cache_kib").get<uint32_t>());
+  return compile_trial(
+      trials, trials.at("units").get<uint32_t>(), trials.at("cache_kib").get<uint32_t>(),
+      trials.at("array_rows").get<uint32_t>(), trials.at("array_cols").get<uint32_t>());
 }
 
 nlohmann::json run_report(const std::string& args) {

@@ -58,10 +58,12 @@ std::string write_json_lines(const std::string& name, const std::vector<nlohmann
 // Runs the CLI with --out into a temp folder and returns report.json.
 nlohmann::json run_report(const std::string& args);
 
-// In a report.json's `compile_trials`: the trial of `units` in `cache_kib`,
-// and the trial the run chose (its `units` and `cache_kib`); null when absent.
+// In a report.json's `compile_trials`: the trial of `units` in `cache_kib` on
+// an `array_rows` x `array_cols` part of the array (0 x 0: the whole array,
+// the first trial's), and the trial the run chose; null when absent.
 const nlohmann::json* compile_trial(const nlohmann::json& trials, uint32_t units,
-                                    uint32_t cache_kib);
+                                    uint32_t cache_kib, uint32_t array_rows = 0,
+                                    uint32_t array_cols = 0);
 const nlohmann::json* chosen_compile_trial(const nlohmann::json& trials);
 
 // DESIGN.md invariants on a completed run (Catch2 CHECKs):

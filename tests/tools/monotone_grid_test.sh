@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tools/monotone-grid: a small grid of tiny3 runs with no rising move (exit 0);
+# tools/monotone-grid: a small grid of tiny3 runs with no rising move (exit 0),
+# counting the compile trials it simulated;
 # the same points with one planted rise are reported as that move, both points
 # and cycles (exit 1); a missing --load file is an error (exit 2).
 set -u
@@ -18,6 +19,8 @@ check() {  # check DESCRIPTION EXPECTED_STATUS ACTUAL_STATUS
   --save "$dir/grid.json" >"$dir/out.txt" 2>&1
 check "a grid with no rise" 0 $?
 grep -q "tiny3: 0" "$dir/out.txt" || { echo "FAIL: no 'tiny3: 0' summary"; cat "$dir/out.txt"; fails=$((fails + 1)); }
+grep -Eq "^compile trials simulated: [1-9][0-9]* over the grid's points" "$dir/out.txt" ||
+  { echo "FAIL: no count of the compile trials simulated"; cat "$dir/out.txt"; fails=$((fails + 1)); }
 
 /usr/bin/python3 - "$dir/grid.json" "$dir/planted.json" <<'PY'
 import json, sys

@@ -485,6 +485,27 @@ TEST_CASE(
   CHECK_THAT(text, Contains("512x112x1") && Contains("~"));  // its start, then the cut
 }
 
+TEST_CASE("the trials line names the part of the array only where the trials tried more than one",
+          "[report][trials][array]") {
+  const auto trial = [](uint32_t rows, uint32_t cols, uint64_t cycles, uint64_t estimate) {
+    CompileTrial t;
+    t.units = 2, t.cache_kib = 128, t.array_rows = rows, t.array_cols = cols;
+    t.ok = true, t.cycles = cycles, t.estimate = estimate;
+    return t;
+  };
+  CompileTrials c;
+  c.trials = {trial(48, 40, 288068, 900), trial(40, 32, 280983, 910)};
+  c.estimated = c.trials[0];
+  c.chosen = c.trials[1];
+  CHECK(compile_trials_summary(c) ==
+        std::vector<std::string>{
+            "compiled for 2 units in 128 KiB on 40x32: 280983 cycles", "the fewest of 2 simulated",
+            "the estimate's first: 2 units in 128 KiB on 48x40, 288068 cycles"});
+  c.trials[1].array_rows = 48, c.trials[1].array_cols = 40, c.trials[1].cache_kib = 64;
+  c.chosen = c.trials[1];
+  CHECK(compile_trials_summary(c).front() == "compiled for 2 units in 64 KiB: 280983 cycles");
+}
+
 TEST_CASE(
     "the trials line names the trial compiled, says the fewest cycles only when it has them, and "
     "otherwise names the fastest trial",
@@ -497,13 +518,13 @@ TEST_CASE(
   CompileTrials c;
   c.trials = {trial(1, 1024, 1308292, 900), trial(1, 512, 1308374, 901),
               trial(1, 256, 1304148, 905)};
-  c.estimated_units = 1, c.estimated_cache_kib = 1024;
-  c.units = 1, c.cache_kib = 256;  // the fastest
+  c.estimated = c.trials[0];
+  c.chosen = c.trials[2];  // the fastest
   CHECK(compile_trials_summary(c) ==
         std::vector<std::string>{"compiled for 1 unit in 256 KiB: 1304148 cycles",
                                  "the fewest of 3 simulated",
                                  "the estimate's first: 1 unit in 1 MiB, 1308292 cycles"});
-  c.cache_kib = 1024;  // compiler.traffic_margin's leaner choice
+  c.chosen = c.trials[0];  // compiler.traffic_margin's leaner choice
   CHECK(compile_trials_summary(c) ==
         std::vector<std::string>{"compiled for 1 unit in 1 MiB: 1308292 cycles",
                                  "the fewest DRAM bytes within compiler.traffic_margin",

@@ -16,8 +16,8 @@ namespace {
 PointResult ok(double cycles, double sram, double util = 0.5) {
   PointResult r;
   r.status = Status::Ok;
-  r.metrics = {cycles, cycles / 1000, util, util, 100, 50, 150, 2.5, 3.25,
-               sram,   1024,          2,    512,  0,   0,  0,   0.1};
+  r.metrics = {cycles, cycles / 1000, util, util, 100, 50, 150, 2.5, 3.25, sram, 1024,
+               2,      512,           16,   8,    0,   0,  0,   0.1};
   return r;
 }
 
@@ -68,20 +68,21 @@ TEST_CASE("results.csv has one row per point with every parameter and the metric
   const std::string header =
       "id,compute.array_rows,scheduler.policy,status,cycles,time_us,hw_mac_util,"
       "useful_mac_util,dram_read_bytes,dram_write_bytes,dram_bytes,energy_uj,area_mm2,sram_bytes,"
-      "macs_per_cycle,units_used,cache_kib_used,first_token_ms,decode_ms_per_token,"
-      "tokens_per_second,wall_s,reason\n";
+      "macs_per_cycle,units_used,cache_kib_used,array_rows_used,array_cols_used,first_token_ms,"
+      "decode_ms_per_token,tokens_per_second,wall_s,reason\n";
   CHECK(csv.substr(0, header.size()) == header);
   CHECK_THAT(csv, Catch::Contains("00000000000000aa,16,early,ok,2613831,2613.831,0.25,0.25,100,"
-                                  "50,150,2.5,3.25,1048576,1024,2,512,0,0,0,0.1,\n"));
-  CHECK_THAT(csv, Catch::Contains(
-                      "00000000000000bb,32,\"a,b\",timeout,,,,,,,,,,,,,,,,,,timeout after 5 s\n"));
+                                  "50,150,2.5,3.25,1048576,1024,2,512,16,8,0,0,0,0.1,\n"));
+  CHECK_THAT(csv,
+             Catch::Contains(
+                 "00000000000000bb,32,\"a,b\",timeout,,,,,,,,,,,,,,,,,,,,timeout after 5 s\n"));
   CHECK(npusim::csv_field("plain text") == "plain text");
   CHECK(npusim::csv_field("x,\"y\"") == "\"x,\"\"y\"\"\"");
 }
 
 TEST_CASE(
-    "metrics come from report.json, units_used and cache_kib_used from the layers, the compile "
-    "trials' choice or the estimate's partition",
+    "metrics come from report.json, units_used, cache_kib_used and array_*_used from the layers, "
+    "the compile trials' choice, compiler.* or the estimate's partition",
     "[sweep]") {
   const json report = {{"totals",
                         {{"cycles", 1000},
@@ -103,11 +104,18 @@ TEST_CASE(
   const PointResult r = result_from_report(report);
   CHECK(r.status == Status::Ok);
   CHECK(r.metrics == std::vector<double>{1000, 1.0, 0.5, 0.4, 300, 100, 400, 12.5, 7.75, 524288,
-                                         512, 3, 512, 0, 0, 0, 0.25});
-  // The cache: the trials' choice, else compiler.cache_kib.
+                                         512, 3, 512, 16, 8, 0, 0, 0, 0.25});
+  // The cache and the part of the array: the trials' choice, else compiler.*.
   json chosen = report;
-  chosen["compile_trials"] = {{"units", 3}, {"cache_kib", 128}};
+  chosen["compile_trials"] = {
+      {"units", 3}, {"cache_kib", 128}, {"array_rows", 8}, {"array_cols", 6}};
   CHECK(result_from_report(chosen).metrics[12] == 128);
+  CHECK(result_from_report(chosen).metrics[13] == 8);
+  CHECK(result_from_report(chosen).metrics[14] == 6);
+  json part = report;
+  part["hardware"]["compiler"]["array_rows"] = 12;
+  CHECK(result_from_report(part).metrics[13] == 12);
+  CHECK(result_from_report(part).metrics[14] == 8);
   json budget = report;
   budget["hardware"]["compiler"]["cache_kib"] = 256;
   CHECK(result_from_report(budget).metrics[12] == 256);
@@ -124,7 +132,7 @@ TEST_CASE(
   decoder["decoder"] = {
       {"first_token_ms", 1.5}, {"mean_step_ms", 0.25}, {"tokens_per_second", 8000.0}};
   const PointResult d = result_from_report(decoder);
-  CHECK(std::vector<double>(d.metrics.begin() + 13, d.metrics.end()) ==
+  CHECK(std::vector<double>(d.metrics.begin() + 15, d.metrics.end()) ==
         std::vector<double>{1.5, 0.25, 8000, 0.25});
   CHECK_THROWS_WITH(result_from_report(json{{"totals", json::object()}}),
                     Catch::Contains("report.json lacks"));
