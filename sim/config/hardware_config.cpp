@@ -348,9 +348,14 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(choice_param(
         "compiler.trials", &H::trial_mode, {TrialMode::Simulate, TrialMode::Off},
         "Before compiling, simulate (timing only) the cost mapper's program for each unit count "
-        "and for the halved cache budgets estimated within 5 %, and compile the fastest (one "
-        "more unit then never takes more cycles); or compile the estimate's choice "
-        "(docs/mapping.md#compile-trials)"));
+        "and for the halved cache budgets and smaller parts of the array estimated within 5 %, "
+        "and compile the fastest (one more unit then never takes more cycles); or compile the "
+        "estimate's choice (docs/mapping.md#compile-trials)"));
+    t.push_back(choice_param("compiler.array_parts", &H::array_parts,
+                             {ArrayParts::Auto, ArrayParts::Whole},
+                             "Whether the compile trials also try parts of the MAC array 8, 16, "
+                             "... rows and columns smaller, or only the whole array (fewer "
+                             "simulations) (docs/mapping.md#array-in-use)"));
     t.push_back(choice_param("scheduler.compute_start", &H::compute_start,
                              {ComputeStart::Unit, ComputeStart::Tile},
                              "Seed 004 rule 1 under the early policy: a compute starts with the "
@@ -427,6 +432,8 @@ const char* to_string(LoopOrder o) {
 }
 
 const char* to_string(TrialMode u) { return u == TrialMode::Simulate ? "simulate" : "off"; }
+
+const char* to_string(ArrayParts a) { return a == ArrayParts::Auto ? "auto" : "whole"; }
 
 const char* to_string(DataRegisters d) {
   return d == DataRegisters::InPlace  ? "in_place"

@@ -84,6 +84,10 @@ enum class DataRegisters { InPlace, Double, Single };
 // count and for halved cache budgets estimated as near, and compiles the
 // fastest (`simulate`); or the estimate's choice stands (`off`).
 enum class TrialMode { Simulate, Off };
+// Whether the compile trials also try smaller parts of the MAC array
+// (docs/mapping.md#array-in-use): `auto`, or only the whole array (`whole`,
+// fewer simulations on bus-bound machines).
+enum class ArrayParts { Auto, Whole };
 
 struct ComputeConfig {
   uint32_t units = 1;                    // compute units (each with its own ping-pong pair)
@@ -210,6 +214,7 @@ struct HardwareConfig {
   DataRegisters data_registers = DataRegisters::InPlace;
   LoopOrder loop_order = LoopOrder::WeightStationary;
   TrialMode trial_mode = TrialMode::Simulate;
+  ArrayParts array_parts = ArrayParts::Auto;
 
   uint64_t cache_bytes() const { return uint64_t(cache.size_kib) * 1024; }
   // What the compiler's tiles may use: the cache less its key-value region.
@@ -272,6 +277,7 @@ const char* to_string(ColumnPieces c);
 const char* to_string(DataRegisters d);
 const char* to_string(LoopOrder o);
 const char* to_string(TrialMode u);
+const char* to_string(ArrayParts a);
 
 // Markdown table of every hardware parameter (name, default, unit, meaning).
 std::string hardware_parameter_reference();

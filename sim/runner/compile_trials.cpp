@@ -152,6 +152,7 @@ void finish_trial(const Child& child, CompileTrial& trial) {
 bool runs_compile_trials(const HardwareConfig& hw) {
   const bool array_free =
       hw.compiler.array_rows == 0 && hw.compiler.array_cols == 0 &&
+      hw.array_parts == ArrayParts::Auto &&
       (hw.compute.array_rows > kArrayTrialStep || hw.compute.array_cols > kArrayTrialStep);
   return hw.mapper == Mapper::Cost && hw.trial_mode == TrialMode::Simulate &&
          ((hw.compiler.units == 0 && hw.compute.units > 1) || hw.compiler.cache_kib == 0 ||
@@ -278,6 +279,7 @@ std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw)
     return {{hw.rows_in_use(), hw.cols_in_use()}};
   const uint32_t rows = hw.compute.array_rows, cols = hw.compute.array_cols;
   std::vector<std::pair<uint32_t, uint32_t>> parts = {{rows, cols}};
+  if (hw.array_parts == ArrayParts::Whole) return parts;
   for (uint32_t less = kArrayTrialStep;; less += kArrayTrialStep) {
     const auto shrink = [less](uint32_t n) {
       const uint32_t floor = std::min(n, kArrayTrialStep);

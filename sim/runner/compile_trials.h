@@ -47,7 +47,8 @@ bool runs_compile_trials(const HardwareConfig& hw);
 // The parts of the array (rows, cols) the trials may compile for, the whole
 // array first, then rows and columns 8 fewer at a time, neither below 8 (nor
 // below its own size where that is smaller); only compiler.array_rows/cols
-// where either is set.
+// where either is set, and only the whole array with compiler.array_parts
+// "whole".
 std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw);
 
 // Plans the trials and, when there are two or more, simulates them, `jobs`

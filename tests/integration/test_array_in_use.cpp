@@ -83,6 +83,13 @@ TEST_CASE(
   CHECK(metric("array_rows_used") == 32);
   CHECK(metric("array_cols_used") == 32);
   CHECK(metric("macs_per_cycle") == 2 * 48 * 48);
+  // compiler.array_parts "whole": the whole array alone, as before.
+  const nlohmann::json whole =
+      run_report(net + array_sets(48, 48) + " --set compiler.array_parts=whole");
+  for (const nlohmann::json& t : whole.at("compile_trials").at("trials"))
+    CHECK(t.at("array_rows") == 48);
+  CHECK(whole.at("totals").at("cycles").get<uint64_t>() >
+        smaller.at("totals").at("cycles").get<uint64_t>());
 }
 
 TEST_CASE(
