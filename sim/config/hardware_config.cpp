@@ -487,24 +487,22 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
                                      std::string(to_string(hw.data_registers)) +
                                      "\" (folded stages read the tile in place)",
                                  "\"stages\"");
-  if (hw.compiler.units > hw.compute.units)
-    sections.at("compiler")
-        ->fail("units",
-               "0 .. compute.units = " + std::to_string(hw.compute.units) +
-                   " (the compiler gives pieces to at most the units the hardware has)",
-               std::to_string(hw.compiler.units));
-  if (hw.compiler.array_rows > hw.compute.array_rows)
-    sections.at("compiler")
-        ->fail("array_rows",
-               "0 .. compute.array_rows = " + std::to_string(hw.compute.array_rows) +
-                   " (a program uses at most the array the hardware has)",
-               std::to_string(hw.compiler.array_rows));
-  if (hw.compiler.array_cols > hw.compute.array_cols)
-    sections.at("compiler")
-        ->fail("array_cols",
-               "0 .. compute.array_cols = " + std::to_string(hw.compute.array_cols) +
-                   " (a program uses at most the array the hardware has)",
-               std::to_string(hw.compiler.array_cols));
+  // What the compiler is told may not exceed what the hardware has.
+  const auto at_most = [&](const char* key, uint32_t value, const char* limit_key, uint32_t limit,
+                           const char* why) {
+    if (value > limit)
+      sections.at("compiler")
+          ->fail(
+              key,
+              "0 .. " + std::string(limit_key) + " = " + std::to_string(limit) + " (" + why + ")",
+              std::to_string(value));
+  };
+  at_most("units", hw.compiler.units, "compute.units", hw.compute.units,
+          "the compiler gives pieces to at most the units the hardware has");
+  at_most("array_rows", hw.compiler.array_rows, "compute.array_rows", hw.compute.array_rows,
+          "a program uses at most the array the hardware has");
+  at_most("array_cols", hw.compiler.array_cols, "compute.array_cols", hw.compute.array_cols,
+          "a program uses at most the array the hardware has");
   if (hw.compiler.cache_kib != 0 &&
       (hw.compiler.cache_kib > hw.cache.size_kib || hw.compiler.cache_kib <= hw.cache.kv_kib))
     sections.at("compiler")
