@@ -48,10 +48,8 @@ int compile(const CompileArguments& a) {
   // header records them as compiler.units, compiler.cache_kib and
   // compiler.array_rows/cols.
   const HardwareConfig hw = compile_target(given, compile_trials(net, given));
-  // Explained for the part of the array the program uses (compiler.array_rows/cols).
-  if (!a.explain_layer.empty())
-    return explain_layer(net, array_in_use(hw), a.explain_layer, a.candidates);
-  if (a.explain_mapping) return explain_mapping(net, array_in_use(hw));
+  if (!a.explain_layer.empty()) return explain_layer(net, hw, a.explain_layer, a.candidates);
+  if (a.explain_mapping) return explain_mapping(net, hw);
   const Program program = compile_for_workload(net, hw);
   const nlohmann::json workload = program_workload(a.in, net, a.output);
   if (a.output.empty() || a.output == "-") {

@@ -28,10 +28,12 @@ void print_partition(const CachePartition& part, const HardwareConfig& hw) {
       part.vector_region_bytes
           ? (", vector " + std::to_string(part.vector_region_bytes) + " B").c_str()
           : "",
-      // Set by the compile trials or by the user (docs/mapping.md#array-in-use).
-      hw.compiler.array_rows != 0 || hw.compiler.array_cols != 0
-          ? (", array " + std::to_string(hw.compute.array_rows) + "x" +
-             std::to_string(hw.compute.array_cols) + " in use")
+      // A part of the array, set by the compile trials or by the user
+      // (docs/mapping.md#array-in-use).
+      hw.rows_in_use() != hw.compute.array_rows || hw.cols_in_use() != hw.compute.array_cols
+          ? (", array " + std::to_string(hw.rows_in_use()) + "x" +
+             std::to_string(hw.cols_in_use()) + " of " + std::to_string(hw.compute.array_rows) +
+             "x" + std::to_string(hw.compute.array_cols) + " in use")
                 .c_str()
           : "");
 }
@@ -59,13 +61,15 @@ std::string signed_cycles(uint64_t a, uint64_t b) {  // a - b, with its sign
 
 }  // namespace
 
-int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
+int explain_mapping(const NetworkConfig& workload, const HardwareConfig& machine) {
+  // Mapped for the part of the array the program uses (compiler.array_rows/cols).
+  const HardwareConfig hw = array_in_use(machine);
   NetworkConfig storage;
   const NetworkConfig& net = program_view(workload, storage);  // as compile_network maps it
   const CachePartition part = choose_partition(net, hw);
   HardwareConfig in_use = hw;
   in_use.compute.units = part.units;
-  print_partition(part, hw);
+  print_partition(part, machine);
   std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s %8s %s\n", "layer", "candidates", "k_tile",
               "pieces", "rows/piece", "rows/stage", "estimate", "greedy_est", "weights", "input");
   for (size_t l = 0; l < net.layers.size(); ++l) {
@@ -106,8 +110,9 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw) {
   return kOk;
 }
 
-int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const std::string& layer,
-                  size_t shown) {
+int explain_layer(const NetworkConfig& workload, const HardwareConfig& machine,
+                  const std::string& layer, size_t shown) {
+  const HardwareConfig hw = array_in_use(machine);  // as explain_mapping
   NetworkConfig storage;
   const NetworkConfig& net = program_view(workload, storage);
   std::vector<std::string> array_layers;
@@ -133,7 +138,7 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const
                              "\" is a vector operator: it has no array mappings to rank "
                              "(--explain-mapping prints its instruction tile)");
   const CachePartition part = choose_partition(net, hw);
-  print_partition(part, hw);
+  print_partition(part, machine);
   const uint32_t bits = output_bits_of(net, *found);
   const std::vector<MappingCandidate> candidates = mapping_candidates(L, hw, part, bits);
   if (candidates.empty()) {

@@ -13,13 +13,15 @@
 
 namespace npusim::cli {
 
-// One line per operator of `workload` (array layers and vector operators).
-int explain_mapping(const NetworkConfig& workload, const HardwareConfig& hw);
+// One line per operator of `workload` (array layers and vector operators),
+// mapped for the part of the array `machine` gives the program
+// (compiler.array_rows/cols).
+int explain_mapping(const NetworkConfig& workload, const HardwareConfig& machine);
 
 // The candidates of the array layer named `layer`: the `shown` cheapest
 // (0: every one), then the greedy mapping's rank and the winner's margin.
 // Throws std::runtime_error (bad input) when no array layer has that name.
-int explain_layer(const NetworkConfig& workload, const HardwareConfig& hw, const std::string& layer,
-                  size_t shown);
+int explain_layer(const NetworkConfig& workload, const HardwareConfig& machine,
+                  const std::string& layer, size_t shown);
 
 }  // namespace npusim::cli

@@ -110,3 +110,22 @@ TEST_CASE(
     CHECK((r.out + r.err).find(bad.limit) != std::string::npos);
   }
 }
+
+TEST_CASE(
+    "--explain-mapping for a part of the array says so and explains the mapping of a machine of "
+    "that size",
+    "[trials][array][explain]") {
+  const std::string net = "compile " + kArrayInUseNetworks +
+                          "resnet18.json --set compiler.trials=off --explain-mapping";
+  const npusim::test::CliResult part = run_cli(net + array_sets(32, 32) + part_sets(24, 16));
+  const npusim::test::CliResult own = run_cli(net + array_sets(24, 16));
+  REQUIRE(part.exit_code == 0);
+  REQUIRE(own.exit_code == 0);
+  const auto after_first_line = [](const std::string& text) {
+    return text.substr(text.find('\n'));
+  };
+  INFO(part.out << own.out);
+  CHECK_THAT(part.out, Catch::Contains("1 of 1 units, array 24x16 of 32x32 in use\n"));
+  CHECK(own.out.find("in use") == std::string::npos);
+  CHECK(after_first_line(part.out) == after_first_line(own.out));
+}
