@@ -367,10 +367,10 @@ HardwareConfig compile_target(const HardwareConfig& hw, const CompileTrials& cho
   HardwareConfig out = hw;
   if (choice.chosen.units != 0) {
     const CompileTrial& c = choice.chosen;
+    // Recorded even for the whole cache and the whole array, so that a
+    // compile from the program's header tries nothing more.
     out.compiler.units = c.units;
-    out.compiler.cache_kib = c.cache_kib == hw.cache.size_kib ? 0 : c.cache_kib;
-    // Recorded even for the whole array, so that a compile from the
-    // program's header tries nothing more.
+    out.compiler.cache_kib = c.cache_kib;
     out.compiler.array_rows = c.array_rows;
     out.compiler.array_cols = c.array_cols;
   }

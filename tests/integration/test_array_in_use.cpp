@@ -112,8 +112,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "--explain-mapping for a part of the array says so and explains the mapping of a machine of "
-    "that size",
+    "compile --explain-mapping for a part of the array names it and explains the mapping of a "
+    "machine of that size",
     "[trials][array][explain]") {
   const std::string net = "compile " + kArrayInUseNetworks +
                           "resnet18.json --set compiler.trials=off --explain-mapping";
