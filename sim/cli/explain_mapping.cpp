@@ -30,7 +30,7 @@ void print_partition(const CachePartition& part, const HardwareConfig& hw) {
           : "",
       // A part of the array, set by the compile trials or by the user
       // (docs/mapping.md#array-in-use).
-      hw.rows_in_use() != hw.compute.array_rows || hw.cols_in_use() != hw.compute.array_cols
+      hw.uses_part_of_array()
           ? (", array " + std::to_string(hw.rows_in_use()) + "x" +
              std::to_string(hw.cols_in_use()) + " of " + std::to_string(hw.compute.array_rows) +
              "x" + std::to_string(hw.compute.array_cols) + " in use")

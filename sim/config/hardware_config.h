@@ -240,6 +240,9 @@ struct HardwareConfig {
   uint32_t cols_in_use() const {
     return compiler.array_cols != 0 ? compiler.array_cols : compute.array_cols;
   }
+  bool uses_part_of_array() const {
+    return rows_in_use() != compute.array_rows || cols_in_use() != compute.array_cols;
+  }
 };
 
 // `hw` as the compiler and the models see it: compute.array_rows and

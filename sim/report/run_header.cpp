@@ -114,10 +114,9 @@ void print_run_header(std::ostream& out, const RunSummary& s) {
       {std::to_string(hw.compute.units) + " x " + std::to_string(hw.compute.array_rows) + "x" +
            std::to_string(hw.compute.array_cols) + " array (" +
            std::to_string(hw.peak_macs_per_cycle()) + " MACs/cycle" +
-           (hw.rows_in_use() != hw.compute.array_rows || hw.cols_in_use() != hw.compute.array_cols
-                ? "; the program uses " + std::to_string(hw.rows_in_use()) + "x" +
-                      std::to_string(hw.cols_in_use())
-                : "") +
+           (hw.uses_part_of_array() ? "; the program uses " + std::to_string(hw.rows_in_use()) +
+                                          "x" + std::to_string(hw.cols_in_use())
+                                    : "") +
            ")",
        format_kib(hw.cache.size_kib) + " cache",
        std::to_string(hw.dram.bytes_per_cycle) + " B/cycle DRAM", clock_text(hw.clock_mhz)});

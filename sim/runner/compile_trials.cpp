@@ -150,13 +150,9 @@ void finish_trial(const Child& child, CompileTrial& trial) {
 }  // namespace
 
 bool runs_compile_trials(const HardwareConfig& hw) {
-  const bool array_free =
-      hw.compiler.array_rows == 0 && hw.compiler.array_cols == 0 &&
-      hw.array_parts == ArrayParts::Auto &&
-      (hw.compute.array_rows > kArrayTrialStep || hw.compute.array_cols > kArrayTrialStep);
   return hw.mapper == Mapper::Cost && hw.trial_mode == TrialMode::Simulate &&
          ((hw.compiler.units == 0 && hw.compute.units > 1) || hw.compiler.cache_kib == 0 ||
-          array_free);
+          array_parts(hw).size() > 1);
 }
 
 namespace {
@@ -334,18 +330,18 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
     for (const Child& c : running) finish_trial(c, choice.trials[c.trial]);
     throw;
   }
+  // The fewest cycles; on a tie the fewer units, then the larger cache, then
+  // the larger part of the array.
+  const auto preferred = [](const CompileTrial& a, const CompileTrial& b) {
+    if (a.cycles != b.cycles) return a.cycles < b.cycles;
+    if (a.units != b.units) return a.units < b.units;
+    if (a.cache_kib != b.cache_kib) return a.cache_kib > b.cache_kib;
+    return uint64_t(a.array_rows) * a.array_cols > uint64_t(b.array_rows) * b.array_cols;
+  };
   const CompileTrial* fastest = nullptr;
   const CompileTrial* estimated = nullptr;
   for (const CompileTrial& t : choice.trials) {
     if (!t.ok) continue;
-    // The fewest cycles; on a tie the fewer units, then the larger cache, then
-    // the larger part of the array.
-    const auto preferred = [](const CompileTrial& a, const CompileTrial& b) {
-      if (a.cycles != b.cycles) return a.cycles < b.cycles;
-      if (a.units != b.units) return a.units < b.units;
-      if (a.cache_kib != b.cache_kib) return a.cache_kib > b.cache_kib;
-      return uint64_t(a.array_rows) * a.array_cols > uint64_t(b.array_rows) * b.array_cols;
-    };
     if (fastest == nullptr || preferred(t, *fastest)) fastest = &t;
     if (estimated == nullptr || t.estimate < estimated->estimate) estimated = &t;
   }

@@ -307,10 +307,14 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   const std::string summary_cache = options.timing_only ? kernel_summary_cache_dir() : "";
   // The program first: operators the compiler gave one weight region (the same
   // seeded weights) share one host copy too (docs/transformers.md#key-value-cache).
+  // What the program is compiled for: the trials' choice, or the replayed
+  // program's header (r.hw).
+  const HardwareConfig target =
+      options.program != nullptr ? r.hw : compile_target(r.hw, r.compile_trials);
   if (options.program != nullptr)
     r.program = *options.program;
   else
-    r.program = compile_network(r.network, compile_target(r.hw, r.compile_trials));
+    r.program = compile_network(r.network, target);
   const std::vector<int64_t> weights_from = shared_weight_sources(r.network, r.program);
   for (size_t l = 0; l < layers; ++l) {
     const LayerConfig& L = r.network.layers[l];
@@ -387,9 +391,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   quiet_systemc();
   // Timed with the part of the array the program uses (compiler.array_rows/cols);
   // r.hw keeps the physical array for the report's area, energy and peak.
-  // (what the compile trials chose, or the replayed program's header says).
-  const HardwareConfig timed =
-      array_in_use(options.program != nullptr ? r.hw : compile_target(r.hw, r.compile_trials));
+  const HardwareConfig timed = array_in_use(target);
   Accelerator accelerator("npu", timed, r.program, *r.stats, {!options.timing_only}, r.timeline);
   for (size_t i = 0; !options.timing_only && i < graph_inputs.size(); ++i)
     std::memcpy(accelerator.dram_image().data() + r.program.graph_input_addresses[i],

@@ -93,25 +93,6 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "compiler.array_rows or array_cols above the array is refused, naming the key and the limit",
-    "[trials][array][config]") {
-  struct Refusal {
-    std::string sets, pointer, limit;
-  };
-  for (const Refusal& bad : {Refusal{array_sets(16, 32) + " --set compiler.array_rows=24",
-                                     "/compiler/array_rows", "compute.array_rows = 16"},
-                             Refusal{array_sets(16, 32) + " --set compiler.array_cols=33",
-                                     "/compiler/array_cols", "compute.array_cols = 32"}}) {
-    const npusim::test::CliResult r =
-        run_cli("run -q --timing-only " + kArrayInUseNetworks + "tiny3.json " + bad.sets + " 2>&1");
-    INFO(bad.sets << ": " << r.out << r.err);
-    CHECK(r.exit_code != 0);
-    CHECK((r.out + r.err).find(bad.pointer) != std::string::npos);
-    CHECK((r.out + r.err).find(bad.limit) != std::string::npos);
-  }
-}
-
-TEST_CASE(
     "compile --explain-mapping for a part of the array names it and explains the mapping of a "
     "machine of that size",
     "[trials][array][explain]") {

@@ -270,14 +270,18 @@ TEST_CASE("with compiler.cache_kib given, every unit count is tried in that budg
 }
 
 TEST_CASE(
-    "compiler.units above compute.units and compiler.cache_kib outside the cache are refused, "
-    "naming the key and the limit",
-    "[trials][config]") {
+    "compiler.units above compute.units, compiler.array_rows or array_cols above the array and "
+    "compiler.cache_kib outside the cache are refused, naming the key and the limit",
+    "[trials][array][config]") {
   struct Refusal {
     std::string sets, pointer, limit;
   };
   for (const Refusal& bad : {Refusal{"--set compute.units=2 --set compiler.units=3",
                                      "/compiler/units", "compute.units = 2"},
+                             Refusal{"--set compute.array_rows=16 --set compiler.array_rows=24",
+                                     "/compiler/array_rows", "compute.array_rows = 16"},
+                             Refusal{"--set compute.array_cols=32 --set compiler.array_cols=33",
+                                     "/compiler/array_cols", "compute.array_cols = 32"},
                              Refusal{"--set cache.size_kib=256 --set compiler.cache_kib=512",
                                      "/compiler/cache_kib", "at most cache.size_kib = 256"}}) {
     const npusim::test::CliResult r = run_cli("run -q --timing-only " + kCompileTrialsNetworks +
