@@ -220,7 +220,7 @@ void ComputeEngine::compute(const Instruction& in) {
   standalone_cycles_.add(in.layer, standalone);
   // Feature-stationary programs (seed 004 rule 1) compute one piece's rows
   // against every weight tile in turn: the rows stay until the last tile.
-  if (hw_.loop_order == LoopOrder::WeightStationary || in.k_end == L.K) input.release();
+  if (L.loop_order == LoopOrder::WeightStationary || in.k_end == L.K) input.release();
   cache->occupancy_changed(in.layer);
 }
 

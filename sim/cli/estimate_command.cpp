@@ -41,6 +41,7 @@ nlohmann::json estimate_report(const EstimateArguments& a, const NetworkConfig& 
       j["pieces"] = o.pieces;
       j["rows_per_piece"] = o.rows;
       j["weight_buffers"] = o.weight_buffers;
+      if (o.feature_stationary) j["loop_order"] = "feature_stationary";
     } else {
       j["rows_per_instruction"] = o.rows;
     }

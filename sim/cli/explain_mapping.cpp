@@ -46,7 +46,13 @@ std::string mapping_in_words(const LayerTilingPlan& p) {
          (p.weight_buffers > 1 ? "two weight slots" : "one weight tile") +
          (p.input_channel_tiles ? ", the k-tile's input channels" : "") +
          (p.cols_per_piece != 0 ? ", rows cut into columns of " + std::to_string(p.cols_per_piece)
-                                : "");
+                                : "") +
+         (p.loop_order == LoopOrder::FeatureStationary ? ", feature-stationary" : "");
+}
+
+// The "order" column: seed 004 rule 1's loop order.
+const char* order_column(const LayerTilingPlan& p) {
+  return p.loop_order == LoopOrder::FeatureStationary ? "feature" : "weight";
 }
 
 // The "input" column: what a piece holds of its rows.
@@ -70,8 +76,9 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& machine
   HardwareConfig in_use = hw;
   in_use.compute.units = part.units;
   print_partition(part, machine);
-  std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s %8s %s\n", "layer", "candidates", "k_tile",
-              "pieces", "rows/piece", "rows/stage", "estimate", "greedy_est", "weights", "input");
+  std::printf("%-24s %10s %7s %7s %10s %11s %12s %12s %8s %6s %s\n", "layer", "candidates",
+              "k_tile", "pieces", "rows/piece", "rows/stage", "estimate", "greedy_est", "weights",
+              "input", "order");
   for (size_t l = 0; l < net.layers.size(); ++l) {
     const LayerConfig& L = net.layers[l];
     if (!runs_on_array(L.op)) {
@@ -85,10 +92,10 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& machine
             L.name.c_str(), "vector", (unsigned long long)vector_minimum_bytes(d));
         continue;
       }
-      std::printf("%-24s %10s %7u %7s %10s %11u %12llu %12s %8s %s\n", L.name.c_str(), "vector",
+      std::printf("%-24s %10s %7u %7s %10s %11u %12llu %12s %8s %6s %s\n", L.name.c_str(), "vector",
                   tile->k_tile, "-", "-", tile->rows,
                   (unsigned long long)estimate_vector_operator(d, hw, part.vector_region_bytes),
-                  "-", "-", "-");
+                  "-", "-", "-", "-");
       continue;
     }
     const uint32_t bits = output_bits_of(net, l);
@@ -101,11 +108,12 @@ int explain_mapping(const NetworkConfig& workload, const HardwareConfig& machine
     const LayerTilingPlan greedy = plan_layer(L, hw, part, bits);
     const std::string greedy_estimate =
         greedy.fits ? std::to_string(estimate_mapping(L, in_use, greedy, bits).total) : "-";
-    std::printf("%-24s %10zu %7u %7u %10u %11u %12llu %12s %8s %s\n", L.name.c_str(), candidates,
-                plan.k_tile, plan.pieces, plan.rows_per_piece, plan.rows_per_compute_stage,
+    std::printf("%-24s %10zu %7u %7u %10u %11u %12llu %12s %8s %6s %s\n", L.name.c_str(),
+                candidates, plan.k_tile, plan.pieces, plan.rows_per_piece,
+                plan.rows_per_compute_stage,
                 (unsigned long long)estimate_mapping(L, in_use, plan, bits).total,
                 greedy_estimate.c_str(), plan.weight_buffers > 1 ? "double" : "single",
-                piece_input(plan).c_str());
+                piece_input(plan).c_str(), order_column(plan));
   }
   return kOk;
 }
@@ -155,17 +163,18 @@ int explain_layer(const NetworkConfig& workload, const HardwareConfig& machine,
   });
   std::printf("%s: %zu candidates fit; ranked by estimated cycles\n", layer.c_str(),
               candidates.size());
-  std::printf("%5s %7s %7s %10s %11s %8s %7s %12s %12s %12s %12s\n", "rank", "k_tile", "pieces",
+  std::printf("%5s %7s %7s %10s %11s %8s %7s %12s %12s %12s %12s %s\n", "rank", "k_tile", "pieces",
               "rows/piece", "rows/stage", "weights", "input", "estimate", "weight_load", "array",
-              "bus");
+              "bus", "order");
   const size_t rows = shown == 0 ? order.size() : std::min(shown, order.size());
   for (size_t r = 0; r < rows; ++r) {
     const MappingCandidate& c = candidates[order[r]];
-    std::printf("%5zu %7u %7u %10u %11u %8s %7s %12llu %12llu %12llu %12llu\n", r + 1,
+    std::printf("%5zu %7u %7u %10u %11u %8s %7s %12llu %12llu %12llu %12llu %s\n", r + 1,
                 c.plan.k_tile, c.plan.pieces, c.plan.rows_per_piece, c.plan.rows_per_compute_stage,
                 c.plan.weight_buffers > 1 ? "double" : "single", piece_input(c.plan).c_str(),
                 (unsigned long long)c.estimate.total, (unsigned long long)c.estimate.weights,
-                (unsigned long long)c.estimate.compute, (unsigned long long)c.estimate.bus);
+                (unsigned long long)c.estimate.compute, (unsigned long long)c.estimate.bus,
+                order_column(c.plan));
   }
   if (rows < order.size())
     std::printf("(the %zu cheapest of %zu; --candidates 0 lists every one)\n", rows, order.size());

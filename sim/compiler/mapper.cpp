@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "models/cost_model.h"
+#include "sim/compiler/feature_stationary_estimate.h"
+#include "sim/compiler/piece_cost.h"
 #include "sim/compiler/vector_estimate.h"
 #include "sim/program/vector_tiling.h"
 
@@ -18,100 +20,6 @@ using cost::ceil_div;
 constexpr uint32_t kMaxWeightShare = 64;  // weights get at least 1/64 of the cache
 constexpr uint32_t kMaxVectorShare = 64;  // the vector unit keeps at least 1/64 of its region
 constexpr uint32_t kKTileStep = 8;        // k-tiles in multiples of 8 besides the array rows
-
-// Rows `rows` cut into parts of `per_part` rows, the last one what is left.
-// Calls f(part_rows, index, count) once for each distinct run of parts: the
-// first part alone (index 0), the other full parts (count of them), the
-// remainder; so a sum over the parts costs at most three calls.
-template <class F>
-void split_rows(uint32_t rows, uint32_t per_part, F f) {
-  const uint32_t full = rows / per_part, rest = rows % per_part;
-  if (full > 0) f(per_part, 0u, 1u);
-  if (full > 1) f(per_part, 1u, full - 1);
-  if (rest > 0) f(rest, full, 1u);
-}
-
-struct PieceCost {
-  uint64_t load_bus = 0;   // the piece's input on the bus
-  uint64_t fill_bus = 0;   // what compute waits for (its first stage's rows, or all)
-  uint64_t compute = 0;    // its compute instruction, stage by stage
-  uint64_t store_bus = 0;  // its results on the bus
-  uint64_t drain = 0;      // what follows its last compute stage (a batch, or all)
-  uint64_t ports = 0;      // cache port cycles of its load, compute and store
-};
-
-// A piece's shape: `rows` output rows, of `cols` columns each (0: whole
-// rows; a column piece has one row, docs/mapping.md#column-pieces).
-struct PieceShape {
-  uint32_t rows = 0, cols = 0;
-};
-
-PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const LayerTilingPlan& plan,
-                     PieceShape shape, uint32_t k_begin, uint32_t k_count, uint32_t output_bits) {
-  const LoadAccess access = L.access_on(hw);
-  const uint32_t rows = shape.rows;
-  const uint64_t out_w = shape.cols != 0 ? shape.cols : L.out_w();
-  // A column piece's tile rows hold its window of padded columns, of which
-  // the real ones (at most W) come over the bus, a run per row.
-  const uint64_t window =
-      shape.cols == 0 ? 0 : uint64_t(shape.cols - 1) * col_stride(L) + window_w(L);
-  // The piece's input bytes (no results): with input channel tiles, only the
-  // k-tile's groups' channels of each pixel.
-  const bool channel_tiles = plan.input_channel_tiles;
-  const uint64_t channels = piece_channels(L, k_count, channel_tiles);
-  const auto input_bytes = [&](uint32_t out_rows) {
-    if (shape.cols != 0)
-      return (uint64_t(out_rows - 1) * L.stride + window_h(L)) * window * channels;
-    return piece_input_bytes(L, out_rows, k_count, access, channel_tiles);
-  };
-  const uint64_t tile_row_bytes = input_bytes(1) / window_h(L);
-  const auto input_rows = [&](uint32_t out_rows) {
-    return std::min<uint64_t>(L.H, uint64_t(out_rows - 1) * L.stride + window_h(L));
-  };
-  const auto load_cycles = [&](uint32_t out_rows) {
-    const uint64_t real_cols = shape.cols != 0 ? std::min<uint64_t>(L.W, window) : L.W;
-    const uint64_t bytes = access == LoadAccess::Im2col || L.is_binary()
-                               ? input_rows(out_rows) * real_cols * channels
-                               : input_bytes(out_rows);
-    // NCHW: a run per channel plane; channel tiles: a run per pixel; column
-    // pieces: a run per row.
-    const uint64_t segments = channel_tiles     ? input_rows(out_rows) * L.W
-                              : shape.cols != 0 ? input_rows(out_rows)
-                              : L.input_layout == TensorLayout::Nchw && !L.is_binary() ? L.C
-                                                                                       : 1;
-    return cost::dram_data_cycles(hw.dram, segments, ceil_div(bytes, segments));
-  };
-  PieceCost c;
-  c.load_bus = load_cycles(rows);
-  c.fill_bus = c.load_bus;
-  c.ports = cost::cache_access_cycles(hw.cache, input_bytes(rows));
-  const uint64_t stream = uint64_t(k_count) * tiling_kernel_bytes(L);
-  split_rows(rows, plan.rows_per_compute_stage, [&](uint32_t r, uint32_t index, uint32_t n) {
-    const uint64_t pixels = uint64_t(r) * out_w;
-    const uint64_t array = dense_array_cycles(L, hw, pixels, k_begin, k_count) +
-                           (index == 0 ? hw.compute.pipeline_latency_cycles : 0);
-    const uint64_t read =
-        cost::cache_access_cycles(hw.cache, input_rows(r) * tile_row_bytes + stream);
-    const uint64_t write = cost::cache_access_cycles(hw.cache, pixels * k_count * 4);
-    c.compute += n * std::max({array, read, write});
-    c.ports += n * (read + write);
-  });
-  const uint64_t element = L.output_element_bytes();
-  const uint64_t tile_out_bytes =
-      output_bits == 0 ? k_count * element : ceil_div(k_count, output_bits) * (output_bits / 8);
-  split_rows(rows, plan.rows_per_store_batch, [&](uint32_t r, uint32_t, uint32_t n) {
-    const uint64_t pixels = uint64_t(r) * out_w;
-    const bool whole = k_count == L.K || output_bits != 0;
-    const uint64_t bus = whole ? cost::dram_data_cycles(hw.dram, 1, pixels * tile_out_bytes)
-                               : cost::dram_data_cycles(hw.dram, pixels, tile_out_bytes);
-    const uint64_t read = cost::cache_access_cycles(hw.cache, pixels * k_count * 4);
-    c.store_bus += n * bus;
-    c.ports += n * read;
-    c.drain += n * std::max(bus, read);
-  });
-  c.drain += hw.dram.latency_cycles;
-  return c;
-}
 
 }  // namespace
 
@@ -143,32 +51,17 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
     e.total *= L.N, e.weights *= L.N, e.compute *= L.N, e.bus *= L.N;
     return e;
   }
+  // A feature-stationary layer of one weight tile runs the weight-stationary
+  // program but for its first input load, issued before the weights (the
+  // same bytes and, run alone, the same time).
+  if (plan.loop_order == LoopOrder::FeatureStationary && plan.k_tile < L.K)
+    return estimate_feature_stationary(L, hw, plan, output_bits);
   MappingEstimate e;
   const uint64_t latency = hw.dram.latency_cycles;
-  // The pieces of one image: `full_pieces` of rows_per_piece rows and (when
-  // the rows do not divide) the others of `last_rows` (greedy: one remainder
-  // piece; equal: every piece after the first out_h mod N has one row less).
-  // Column pieces: every row's runs of columns, the first out_w mod n_cols
-  // of them one column wider (an equal split).
-  const uint32_t out_h = L.out_h();
-  const bool equal = hw.pieces == PieceSplit::Equal;
-  uint32_t n_pieces = 0, full_pieces = 0;
-  PieceShape full_shape, last_shape;
-  if (plan.cols_per_piece != 0) {
-    const uint32_t out_w = L.out_w(), n_cols = piece_count(out_w, plan.cols_per_piece);
-    const uint32_t wide = out_w % n_cols == 0 ? n_cols : out_w % n_cols;
-    n_pieces = out_h * n_cols;
-    full_pieces = out_h * wide;
-    full_shape = {1, uint32_t(ceil_div(out_w, n_cols))};
-    last_shape = {1, out_w / n_cols};
-  } else {
-    n_pieces = piece_count(out_h, plan.rows_per_piece);
-    full_pieces =
-        equal ? (out_h % n_pieces == 0 ? n_pieces : out_h % n_pieces) : out_h / plan.rows_per_piece;
-    full_shape = {plan.rows_per_piece, 0};
-    last_shape = {equal ? out_h / n_pieces : out_h - full_pieces * plan.rows_per_piece, 0};
-  }
-  const uint32_t last_count = n_pieces - full_pieces;
+  const LayerPieces shapes = layer_pieces(L, hw, plan);
+  const uint32_t n_pieces = shapes.n_pieces, full_pieces = shapes.full_pieces;
+  const PieceShape full_shape = shapes.full_shape, last_shape = shapes.last_shape;
+  const uint32_t last_count = shapes.last_count();
   const uint64_t pieces = uint64_t(L.N) * n_pieces;
   const uint64_t per_unit = ceil_div(pieces, hw.compute.units);
   const bool pingpong = hw.buffering == Buffering::PingPong;
@@ -259,10 +152,8 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   const auto costs = [&](PieceShape shape, uint32_t k0, uint32_t k_count) {
     return piece_cost(L, hw, plan, shape, k0, k_count, output_bits);
   };
-  // A piece's cost depends on where its k-tile starts only for a grouped
-  // convolution's groups (dense_array_cycles): then every tile is costed.
-  const bool by_k_begin = L.quantized && L.groups > 1 && !L.is_binary() &&
-                          hw.dataflow != Dataflow::Broadcast && L.op != OpKind::MatMul;
+  // Where a piece's cost depends on where its k-tile starts, every tile is costed.
+  const bool by_k_begin = piece_cost_depends_on_k_begin(L, hw);
   uint64_t hidden = 0, drain = 0;
   if (by_k_begin) {
     for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
@@ -306,6 +197,7 @@ uint64_t estimate_of_program_layer(const LayerConfig& L, const HardwareConfig& h
   plan.weight_buffers = d.weight_buffers;
   plan.params_per_tile = params_per_tile;
   plan.input_channel_tiles = d.input_channel_tiles;
+  plan.loop_order = d.loop_order;
   return estimate_mapping(L, in_use, plan, d.output_bits).total;
 }
 
@@ -502,18 +394,31 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
 
   const std::vector<uint32_t> ks = k_tile_candidates(L, hw, part, output_bits);
   const bool columns = column_pieces_refusal(L, hw, output_bits).empty();
+  // Feature-stationary loads a piece's rows before its weights, which
+  // input_loads after_weights forbids; batch_matmul's loops are its own.
+  const bool weigh_orders = hw.loop_order == LoopOrder::Auto &&
+                            hw.input_loads == InputLoads::AnyTime && L.op != OpKind::BatchMatMul;
   for (uint32_t k : ks) {
     const bool double_buffered =
         hw.weight_buffers == WeightBuffers::Auto && k < L.K &&
         2 * uint64_t(k) * tiling_kernel_bytes(L) <= part.weight_region_bytes;
     // A plan of the partition's parameter placement, and its twin with two
-    // weight slots when two tiles fit the region.
+    // weight slots when two tiles fit the region; under loop_order auto,
+    // each also feature-stationary where the layer has several weight tiles
+    // and whole pixels (docs/mapping.md#loop-order-per-layer).
     const auto add = [&](LayerTilingPlan plan) {
       plan.params_per_tile = part.params_per_tile;
-      out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
-      if (double_buffered) {
-        plan.weight_buffers = 2;
+      const bool both_orders = weigh_orders && k < L.K && !plan.input_channel_tiles;
+      const LoopOrder first = plan.loop_order;  // make_plan's: hw's, or weight-stationary
+      for (const uint32_t slots : {1u, 2u}) {
+        if (slots == 2 && !double_buffered) break;
+        plan.weight_buffers = slots;
+        plan.loop_order = first;
         out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+        if (both_orders) {
+          plan.loop_order = LoopOrder::FeatureStationary;
+          out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+        }
       }
     };
     const size_t before = out.size();

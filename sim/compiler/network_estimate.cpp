@@ -50,6 +50,7 @@ NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareCo
       o.pieces = plan.pieces;
       o.rows = plan.rows_per_piece;
       o.weight_buffers = plan.weight_buffers;
+      o.feature_stationary = plan.loop_order == LoopOrder::FeatureStationary;
       o.cycles = estimate_mapping(L, in_use, plan, bits).total;
       o.macs = L.macs();
     }

@@ -28,6 +28,7 @@ struct OperatorEstimate {
   uint32_t pieces = 0;
   uint32_t rows = 0;
   uint32_t weight_buffers = 0;
+  bool feature_stationary = false;  // seed 004 rule 1's second loop order
 };
 
 struct NetworkEstimate {

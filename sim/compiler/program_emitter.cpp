@@ -89,6 +89,7 @@ class Emitter {
       d.cols_per_piece = plan.cols_per_piece;
       d.weight_buffers = plan.weight_buffers;
       d.input_channel_tiles = plan.input_channel_tiles;
+      d.loop_order = plan.loop_order;
       const int32_t producer = net_.producer_of(l);
       place_inputs(d, l, dram);
       if (L.op == OpKind::BatchMatMul) {
@@ -238,7 +239,7 @@ class Emitter {
             emit_compute_and_store(e, emit_input_load(e, n, p, k0, k1, weights_id), k0, k1,
                                    weights_id);
         }
-    } else if (hw_.loop_order == LoopOrder::WeightStationary) {
+    } else if (d.loop_order == LoopOrder::WeightStationary) {
       // Seed 004 rule 1, weight-stationary: each weight tile, then every piece's rows.
       for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
         const uint32_t k1 = std::min(d.K, k0 + d.k_tile);

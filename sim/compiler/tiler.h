@@ -55,11 +55,15 @@ struct LayerTilingPlan {
   // A grouped convolution's pieces hold only their k-tile's input channels
   // (LayerDescriptor::input_channel_tiles).
   bool input_channel_tiles = false;
+  // Seed 004 rule 1's order of the layer's loops (never `auto`): hw's, or
+  // the cost mapper's per-layer choice under compiler.loop_order auto.
+  LoopOrder loop_order = LoopOrder::WeightStationary;
 };
 // Whether a piece of `layer` may hold only its k-tile's input channels: a
 // quantised grouped convolution (graph operator) reading an NHWC int8 input
-// through im2col, with weight-stationary loops (a feature-stationary piece
-// serves every k-tile, so it holds every channel).
+// through im2col, whose loops may be weight-stationary (a feature-stationary
+// piece serves every k-tile, so it holds every channel; such plans never
+// tile input channels).
 bool can_tile_input_channels(const LayerConfig& layer, const HardwareConfig& hw);
 
 // The bytes one kernel takes in the weight region (a group's channels for a

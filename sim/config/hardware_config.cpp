@@ -305,11 +305,13 @@ const std::vector<HardwareParam>& hardware_params() {
                              "Seed 004: input loads wait only for buffer space and their "
                              "producer, or also for their k-tile's weight load "
                              "(docs/scheduler.md#loads-after-weights)"));
-    t.push_back(choice_param("compiler.loop_order", &H::loop_order,
-                             {LoopOrder::WeightStationary, LoopOrder::FeatureStationary},
-                             "Seed 004 rule 1's loop orders: each weight tile, then every "
-                             "piece's input rows; or each piece's input rows, then the weight "
-                             "tiles one by one (docs/scheduler.md#loop-orders)"));
+    t.push_back(
+        choice_param("compiler.loop_order", &H::loop_order,
+                     {LoopOrder::WeightStationary, LoopOrder::FeatureStationary, LoopOrder::Auto},
+                     "Seed 004 rule 1's loop orders: each weight tile, then every "
+                     "piece's input rows; or each piece's input rows, then the weight "
+                     "tiles one by one; or the cost mapper weighs both per layer "
+                     "(docs/scheduler.md#loop-orders)"));
     t.push_back(choice_param("compiler.weight_buffers", &H::weight_buffers,
                              {WeightBuffers::Auto, WeightBuffers::Single},
                              "The cost mapper may give the weight region two slots so the next "
@@ -428,7 +430,15 @@ const char* to_string(WeightBuffers w) { return w == WeightBuffers::Auto ? "auto
 const char* to_string(ColumnPieces c) { return c == ColumnPieces::Auto ? "auto" : "off"; }
 
 const char* to_string(LoopOrder o) {
-  return o == LoopOrder::WeightStationary ? "weight_stationary" : "feature_stationary";
+  switch (o) {
+    case LoopOrder::WeightStationary:
+      return "weight_stationary";
+    case LoopOrder::FeatureStationary:
+      return "feature_stationary";
+    case LoopOrder::Auto:
+      return "auto";
+  }
+  return "?";
 }
 
 const char* to_string(TrialMode u) { return u == TrialMode::Simulate ? "simulate" : "off"; }

@@ -71,8 +71,9 @@ enum class ColumnPieces { Auto, Off };
 // Seed 004 rule 1's two loop orders (docs/scheduler.md#loop-orders): per
 // weight tile, its weights and then every piece's input rows
 // (weight-stationary, the default), or per piece, its input rows and then
-// the weight tiles one by one (feature-stationary).
-enum class LoopOrder { WeightStationary, FeatureStationary };
+// the weight tiles one by one (feature-stationary); or the cost mapper
+// weighs both for each layer (`auto`, docs/mapping.md#loop-order-per-layer).
+enum class LoopOrder { WeightStationary, FeatureStationary, Auto };
 // Seed 001's data register sets (docs/address-generator.md#data-register-sets):
 // the array reads its operands from the input tile in place (`in_place`,
 // npusim's default), or fetch_ml bursts first copy each pass's lowered rows

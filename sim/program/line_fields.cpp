@@ -96,4 +96,10 @@ uint64_t tensor_address(JsonReader& r, const std::string& key, uint64_t bytes, u
   return tensor_address_at(*v, r.file(), r.pointer_to(key), bytes, dram_bytes, tensors_end);
 }
 
+LoopOrder read_loop_order(JsonReader& r, LoopOrder fallback) {
+  const size_t index = r.get_choice("loop_order", {"weight_stationary", "feature_stationary"},
+                                    fallback == LoopOrder::FeatureStationary ? 1 : 0);
+  return index == 1 ? LoopOrder::FeatureStationary : LoopOrder::WeightStationary;
+}
+
 }  // namespace npusim

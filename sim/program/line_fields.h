@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
 
 namespace npusim {
@@ -42,6 +43,10 @@ uint64_t tensor_address_at(const nlohmann::json& v, const std::string& file,
 // The same for key `key` of `r` (required).
 uint64_t tensor_address(JsonReader& r, const std::string& key, uint64_t bytes, uint64_t dram_bytes,
                         uint64_t& tensors_end);
+
+// A layer line's optional "loop_order" (weight_stationary or
+// feature_stationary; `auto` is a compiler setting, not a layer's order).
+LoopOrder read_loop_order(JsonReader& r, LoopOrder fallback);
 
 // Marks every documented key as known, then rejects the others before any
 // value is checked, so a misspelt optional key is reported as such.

@@ -19,7 +19,7 @@ const std::vector<std::string> kOperatorKeys = {
     "weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
     "rows_per_compute_stage", "half_bytes", "weight_region_bytes", "params_region_bytes",
     "vector_region_bytes", "units", "weight_buffers", "weight_format", "kernel_nonzeros",
-    "kv_on_chip", "input_channel_tiles", "cols_per_piece"};
+    "kv_on_chip", "input_channel_tiles", "cols_per_piece", "loop_order"};
 // clang-format on
 
 // The shape keys, written for readers; they must equal the workload's.
@@ -69,6 +69,7 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
   if (d.weight_buffers != 1) line["weight_buffers"] = d.weight_buffers;
   if (d.cols_per_piece != 0) line["cols_per_piece"] = d.cols_per_piece;
   if (d.input_channel_tiles) line["input_channel_tiles"] = true;
+  if (d.loop_order == LoopOrder::FeatureStationary) line["loop_order"] = to_string(d.loop_order);
   if (runs_on_array(d.op)) {
     line["weight_format"] = to_string(d.weight_format);
     if (!d.kernel_nonzeros.empty()) line["kernel_nonzeros"] = d.kernel_nonzeros;
@@ -174,6 +175,18 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
   if (r.has("cols_per_piece"))
     d.cols_per_piece =
         uint32_t(field(r, "cols_per_piece", 1, d.out_w, "at most out_w (absent: whole rows)"));
+  // Absent: describe_operator's (the header's feature_stationary, else weight_stationary).
+  d.loop_order = read_loop_order(r, d.loop_order);
+  if (d.loop_order == LoopOrder::FeatureStationary && d.input_channel_tiles)
+    r.fail("loop_order",
+           "\"weight_stationary\" with input_channel_tiles (a feature-stationary piece serves "
+           "every k-tile, so it holds every input channel)",
+           "\"feature_stationary\"");
+  if (d.loop_order == LoopOrder::FeatureStationary && d.op == OpKind::BatchMatMul)
+    r.fail("loop_order",
+           "\"weight_stationary\" on batch_matmul (each image loads its own keys or values "
+           "tile by tile)",
+           "\"feature_stationary\"");
   return d;
 }
 

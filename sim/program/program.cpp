@@ -143,6 +143,11 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
     d.output_layout = L.output_layout;
     d.requantiser = hw.requantiser;
     d.output_bits = output_bits_of(net, l);
+    // A program file without a layer's loop order keeps its header's (the
+    // compiler writes it for every feature-stationary layer); batch_matmul
+    // loops over its images' keys tile by tile, weight-stationary.
+    if (hw.loop_order == LoopOrder::FeatureStationary && L.op != OpKind::BatchMatMul)
+      d.loop_order = LoopOrder::FeatureStationary;
   }
   if (!net.is_graph()) {
     d.input_from_layer = l > 0 && net.chained[l] ? int32_t(l - 1) : -1;

@@ -83,6 +83,10 @@ struct LayerDescriptor {
   // weight_region_bytes / 2, weight tile t in slot t mod 2, so tile t + 1 may
   // load while tile t computes.
   uint32_t weight_buffers = 1;
+  // Seed 004 rule 1's loop order of this layer (docs/scheduler.md#loop-orders):
+  // weight-stationary, or feature-stationary (each piece's rows stay in its
+  // half while every weight tile computes against them). Never `auto`.
+  LoopOrder loop_order = LoopOrder::WeightStationary;
   // Input channel tiles (docs/mapping.md#input-channel-tiles): a grouped
   // convolution's load brings only the channels its k-tile's groups read, one
   // bus segment per pixel, so a piece needs k_tile / (K / groups) groups'

@@ -13,7 +13,11 @@
 //                        "nchw" (docs/address-generator.md); a program whose
 //                        pieces use fewer than compute.units units adds "units"; a layer
 //                        whose weight region holds two tiles adds "weight_buffers": 2;
-//                        a layer of column pieces adds "cols_per_piece"
+//                        a layer of column pieces adds "cols_per_piece"; a
+//                        feature-stationary layer adds "loop_order":
+//                        "feature_stationary" (absent: the header's
+//                        compiler.loop_order when feature_stationary, else
+//                        weight_stationary)
 //   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
 //   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
 //   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
@@ -69,7 +73,7 @@ const std::vector<std::string> kLayerKeys = {
     "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
     "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
     "lowered_address", "dtype", "bits", "pad_mode", "output_bits", "input_layout",
-    "output_layout", "units", "weight_buffers", "cols_per_piece"};
+    "output_layout", "units", "weight_buffers", "cols_per_piece", "loop_order"};
 const std::vector<std::string> kInstructionKeys = {
     "id", "op", "layer", "unit", "half", "n", "k", "rows", "cols", "stages", "deps", "registers"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
@@ -331,6 +335,9 @@ class ProgramReader {
       d.weight_buffers = dim("weight_buffers", 1, 2, "1 or 2 (absent: 1)");
     if (r.has("cols_per_piece"))
       d.cols_per_piece = dim("cols_per_piece", 1, d.out_w, "at most out_w (absent: whole rows)");
+    d.loop_order = read_loop_order(r, hw_.loop_order == LoopOrder::FeatureStationary
+                                          ? LoopOrder::FeatureStationary
+                                          : LoopOrder::WeightStationary);
     const json* from = r.find("input_from_layer");
     const std::string from_expected =
         i == 0 ? "-1 (the first layer reads a fresh input)"
@@ -529,6 +536,8 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
     if (d.units != 0) out << ", \"units\": " << d.units;
     if (d.weight_buffers != 1) out << ", \"weight_buffers\": " << d.weight_buffers;
     if (d.cols_per_piece != 0) out << ", \"cols_per_piece\": " << d.cols_per_piece;
+    if (d.loop_order == LoopOrder::FeatureStationary)
+      out << ", \"loop_order\": \"" << to_string(d.loop_order) << '"';
     if (d.input_layout != TensorLayout::Nhwc)
       out << ", \"input_layout\": \"" << to_string(d.input_layout) << '"';
     if (d.output_layout != TensorLayout::Nhwc)

@@ -15,6 +15,10 @@ struct CompileTrial {
   // The part of the MAC array the program uses (compiler.array_rows/cols).
   uint32_t array_rows = 0;
   uint32_t array_cols = 0;
+  // Under compiler.loop_order auto: the trial's twin compiled with
+  // weight_stationary everywhere, tried where the per-layer choice took
+  // feature-stationary for some layer (docs/mapping.md#loop-order-per-layer).
+  bool weight_stationary = false;
   bool ok = false;
   uint64_t cycles = 0;      // timing-only total, when ok
   uint64_t dram_bytes = 0;  // DRAM bytes read and written, when ok
@@ -24,7 +28,7 @@ struct CompileTrial {
   // Whether two trials compiled for the same units, cache and array.
   bool same_target(const CompileTrial& o) const {
     return units == o.units && cache_kib == o.cache_kib && array_rows == o.array_rows &&
-           array_cols == o.array_cols;
+           array_cols == o.array_cols && weight_stationary == o.weight_stationary;
   }
 };
 
@@ -34,8 +38,9 @@ struct CompileTrials {
   // The trial the estimate alone ranks first (units 0 when none).
   CompileTrial estimated;
   // Most units first; for each count the whole array, then the smaller parts
-  // of it, each with the whole cache and then the halved budgets. Empty when
-  // there was nothing to choose between.
+  // of it, each with the whole cache and then the halved budgets (each
+  // followed by its weight-stationary twin, if any). Empty when there was
+  // nothing to choose between.
   std::vector<CompileTrial> trials;
 };
 

@@ -64,6 +64,7 @@ nlohmann::json tiling_json(const LayerTiling& t) {
                       {"estimate_cycles", t.estimate_cycles}};
   if (t.input_channel_tiles) j["input_channel_tiles"] = true;
   if (t.cols_per_piece != 0) j["cols_per_piece"] = t.cols_per_piece;
+  if (t.feature_stationary) j["loop_order"] = "feature_stationary";
   return j;
 }
 
@@ -191,10 +192,12 @@ nlohmann::json make_report_json(const RunSummary& s) {
     nlohmann::json trials = nlohmann::json::array();
     // The units, cache and part of the array a trial compiled for.
     const auto target = [](const CompileTrial& t) {
-      return nlohmann::json{{"units", t.units},
-                            {"cache_kib", t.cache_kib},
-                            {"array_rows", t.array_rows},
-                            {"array_cols", t.array_cols}};
+      nlohmann::json j{{"units", t.units},
+                       {"cache_kib", t.cache_kib},
+                       {"array_rows", t.array_rows},
+                       {"array_cols", t.array_cols}};
+      if (t.weight_stationary) j["loop_order"] = "weight_stationary";
+      return j;
     };
     for (const CompileTrial& t : s.compile_trials->trials) {
       nlohmann::json trial = target(t);

@@ -37,6 +37,7 @@ struct LayerTiling {
   uint32_t units = 0;                // compute units its pieces are dealt to
   bool input_channel_tiles = false;  // pieces hold only their k-tile's input channels
   uint32_t cols_per_piece = 0;       // output columns per column piece (0: whole rows)
+  bool feature_stationary = false;   // seed 004 rule 1's second loop order (else weight-stationary)
   uint64_t estimate_cycles = 0;      // the mapper's estimate of the layer (0: not an array layer)
 };
 

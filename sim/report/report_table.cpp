@@ -198,7 +198,8 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
     if (wide)
       rows.push_back(row(layer.name, shape_string(layer), layer_figures(s, i), value,
                          std::to_string(t.k_tile) + "x" + std::to_string(t.pieces) +
-                             (t.weight_buffers > 1 ? "w2" : ""),
+                             (t.weight_buffers > 1 ? "w2" : "") +
+                             (t.feature_stationary ? "fs" : ""),
                          check_string(s.checks[i]), layer_bound(s, i)));
     else
       rows.push_back(compact_row(layer.name, shape_string(layer, ShapeStyle::Compact),

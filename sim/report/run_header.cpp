@@ -69,7 +69,8 @@ std::vector<std::string> compile_trials_summary(const CompileTrials& c) {
            format_kib(t.cache_kib) +
            (arrays_differ
                 ? " on " + std::to_string(t.array_rows) + "x" + std::to_string(t.array_cols)
-                : "");
+                : "") +
+           (t.weight_stationary ? ", weight-stationary" : "");
   };
   const CompileTrial* chosen = ran(c.chosen);
   if (chosen == nullptr)

@@ -152,7 +152,7 @@ void finish_trial(const Child& child, CompileTrial& trial) {
 bool runs_compile_trials(const HardwareConfig& hw) {
   return hw.mapper == Mapper::Cost && hw.trial_mode == TrialMode::Simulate &&
          ((hw.compiler.units == 0 && hw.compute.units > 1) || hw.compiler.cache_kib == 0 ||
-          array_parts(hw).size() > 1);
+          array_parts(hw).size() > 1 || hw.loop_order == LoopOrder::Auto);
 }
 
 namespace {
@@ -169,6 +169,27 @@ std::string program_fingerprint(Program program, bool graph) {
   return text.str();
 }
 
+// Adds `trial`, compiled for `h` and estimated `e`; under compiler.loop_order
+// auto, when some layer is feature-stationary, also its twin compiled
+// weight-stationary everywhere: the per-layer estimates may prefer
+// feature-stationary where the simulation does not, so both run.
+void add_with_twin(const NetworkConfig& network, const HardwareConfig& h, CompileTrial trial,
+                   const NetworkEstimate& e, CompileTrials& choice) {
+  const bool feature_stationary =
+      std::any_of(e.operators.begin(), e.operators.end(),
+                  [](const OperatorEstimate& o) { return o.feature_stationary; });
+  trial.estimate = e.cycles;
+  choice.trials.push_back(trial);
+  if (h.loop_order == LoopOrder::Auto && feature_stationary) {
+    HardwareConfig weight_stationary = h;
+    weight_stationary.loop_order = LoopOrder::WeightStationary;
+    CompileTrial twin = trial;
+    twin.weight_stationary = true;
+    twin.estimate = estimate_network(network, weight_stationary).cycles;
+    choice.trials.push_back(twin);
+  }
+}
+
 // One unit count's trials on one part of the array: the whole cache (or
 // compiler.cache_kib), and below it the halved budgets whose estimate is
 // within the margin of the whole cache's. Returns the whole cache's trial.
@@ -179,13 +200,15 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
   whole.cache_kib = h.compiler.cache_kib != 0 ? h.compiler.cache_kib : h.cache.size_kib;
   whole.array_rows = h.rows_in_use();
   whole.array_cols = h.cols_in_use();
+  NetworkEstimate estimate;
   try {
-    whole.estimate = estimate_network(network, h).cycles;
+    estimate = estimate_network(network, h);
   } catch (const std::exception& e) {
     whole.failure = e.what();
     return whole;
   }
-  choice.trials.push_back(whole);
+  whole.estimate = estimate.cycles;
+  add_with_twin(network, h, whole, estimate, choice);
   if (h.compiler.cache_kib != 0) return whole;
   // The budget before each halving: its estimate and, once needed, its
   // program's fingerprint (compiled only where two estimates are equal: a
@@ -194,13 +217,15 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
   uint64_t previous_estimate = whole.estimate;
   std::string previous;
   uint32_t programs = 0;
+  NetworkEstimate halved;
   for (uint32_t kib = h.cache.size_kib / 2; kib > h.cache.kv_kib && programs < kCacheTrialDepth;
        kib /= 2) {
     h.compiler.cache_kib = kib;
     uint64_t estimate = 0;
     bool same = false;
     try {
-      estimate = estimate_network(network, h).cycles;
+      halved = estimate_network(network, h);
+      estimate = halved.cycles;
       if (double(estimate) > double(whole.estimate) * (1 + kCacheTrialMargin)) break;
       if (estimate == previous_estimate) {
         if (previous.empty()) {
@@ -225,8 +250,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     ++programs;
     CompileTrial part = whole;
     part.cache_kib = kib;
-    part.estimate = estimate;
-    choice.trials.push_back(part);
+    add_with_twin(network, h, part, halved, choice);
   }
   return whole;
 }
@@ -317,6 +341,10 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
           trial_hw.compiler.cache_kib = t.cache_kib;
           trial_hw.compiler.array_rows = t.array_rows;
           trial_hw.compiler.array_cols = t.array_cols;
+          if (t.weight_stationary) trial_hw.loop_order = LoopOrder::WeightStationary;
+          // A trial is one program: its child compiles it and tries nothing
+          // more (loop_order auto alone would start trials again).
+          trial_hw.trial_mode = TrialMode::Off;
           running.push_back(start_trial(network, trial_hw, next));
         }
         ++next;
@@ -369,6 +397,7 @@ HardwareConfig compile_target(const HardwareConfig& hw, const CompileTrials& cho
     out.compiler.cache_kib = c.cache_kib;
     out.compiler.array_rows = c.array_rows;
     out.compiler.array_cols = c.array_cols;
+    if (c.weight_stationary) out.loop_order = LoopOrder::WeightStationary;
   }
   return out;
 }

@@ -474,6 +474,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     t.weight_buffers = d.weight_buffers;
     if (runs_on_array(d.op) && d.k_tile != 0) t.units = d.units != 0 ? d.units : r.hw.compute.units;
     t.input_channel_tiles = d.input_channel_tiles;
+    t.feature_stationary = d.loop_order == LoopOrder::FeatureStationary;
     r.summary.tiling.push_back(t);
   }
   r.summary.wall_seconds =

@@ -41,7 +41,7 @@ uint64_t explained_total(const std::string& args) {
     std::istringstream fields(line);
     std::vector<std::string> f;
     for (std::string x; fields >> x;) f.push_back(x);
-    REQUIRE(f.size() == 10);
+    REQUIRE(f.size() == 11);
     total += std::stoull(f[6]);
   }
   return total;

@@ -56,9 +56,10 @@ TEST_CASE(
   const std::string layer = "layer4.1.conv1";
   const auto chosen = npusim::test::run_cli("compile " + kResNet50 + " --explain-mapping");
   REQUIRE(chosen.exit_code == 0);
-  // layer candidates k_tile pieces rows/piece rows/stage estimate greedy_est weights input
+  // layer candidates k_tile pieces rows/piece rows/stage estimate greedy_est weights input order
   const std::vector<std::string> m = mapping_line(chosen.out, layer);
-  REQUIRE(m.size() == 10);
+  REQUIRE(m.size() == 11);
+  CHECK(m[10] == "weight");  // compiler.loop_order weight_stationary, the default
 
   const auto all = npusim::test::run_cli("compile " + kResNet50 + " --explain-layer " + layer +
                                          " --candidates 0");

@@ -73,7 +73,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a channel-tiled program replays with the same cycles, and the runner refuses channel tiles "
-    "on a dense layer or a compute reading another k-tile's channels",
+    "on a dense layer, with feature-stationary loops, or a compute reading another k-tile's "
+    "channels",
     "[channel_tiles][graph][trace]") {
   const std::string net = npusim::test::write_temp_file("dw64_replay.json", kDepthwise);
   const std::string program = npusim::test::temp_dir() + "/dw64_tiles.jsonl";
@@ -86,6 +87,17 @@ TEST_CASE(
   const json replay = npusim::test::run_report("run --program " + program);
   CHECK(replay.at("totals").at("cycles") == direct.at("totals").at("cycles"));
   CHECK(replay.at("layers")[0].at("check").at("match").get<bool>());
+
+  // A feature-stationary piece serves every k-tile, so it must hold every channel.
+  std::vector<json> fs = lines;
+  for (json& j : fs)
+    if (j.value("name", "") == "dw") j["loop_order"] = "feature_stationary";
+  const npusim::test::CliResult fs_refused =
+      npusim::test::run_cli("run --program " + npusim::test::write_json_lines("dw64_fs.jsonl", fs));
+  CHECK(fs_refused.exit_code == 2);
+  CHECK_THAT(fs_refused.err, Contains("dw64_fs.jsonl:2"));
+  CHECK_THAT(fs_refused.err, Contains("/loop_order"));
+  CHECK_THAT(fs_refused.err, Contains("input_channel_tiles"));
 
   // The second compute reads the first k-tile's input load instead of its own.
   std::vector<json> crossed = lines;
