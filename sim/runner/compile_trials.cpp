@@ -326,8 +326,8 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
   if (announce)
     spdlog::info(
-        "compile trials: simulating {} programs (unit counts, parts of the array and cache "
-        "budgets), {} at a time",
+        "compile trials: simulating {} programs (unit counts, parts of the array, cache "
+        "budgets and loop orders), {} at a time",
         runnable, std::min<size_t>(jobs, runnable));
   std::vector<Child> running;
   size_t next = 0;
