@@ -4,11 +4,13 @@
 // minimum piece count N, and any larger N, the pieces staying equal; k-tiles
 // in multiples of the array rows or of 8 and K itself, smaller ones only when
 // nothing else fits), each also with two weight slots when two tiles fit the
-// weight region (compiler.weight_buffers auto), and keeps the one with the
-// fewest estimated cycles. The estimate models the program the emitter
-// writes for that mapping (seed 004's load, compute and store engines over
-// ping-pong halves, weights in one tile or two slots) and uses only the formulas of
-// models/cost_model. docs/mapping.md states the estimate.
+// weight region (compiler.weight_buffers auto) and, under compiler.loop_order
+// auto, each of several weight tiles in both of seed 004 rule 1's loop
+// orders, and keeps the one with the fewest estimated cycles. The estimate
+// models the program the emitter writes for that mapping (seed 004's load,
+// compute and store engines over ping-pong halves, weights in one tile or two
+// slots; feature_stationary_estimate.h for the second loop order) and uses
+// only the formulas of models/cost_model. docs/mapping.md states the estimate.
 #pragma once
 
 #include <cstdint>

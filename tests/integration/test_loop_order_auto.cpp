@@ -32,6 +32,15 @@ bool feature_stationary(const json& layer) {
   return layer.at("tiling").value("loop_order", "") == "feature_stationary";
 }
 
+// One layer run under loop_order auto and under the default weight_stationary.
+struct BothOrders {
+  json any, weight;
+};
+BothOrders run_both_orders(const std::string& layer, const std::string& hw) {
+  return {run_report("run " + layer + hw + " --set compiler.loop_order=auto"),
+          run_report("run " + layer + hw)};
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -40,10 +49,9 @@ TEST_CASE(
     "[loop_order]") {
   // 256 KiB, 8 B/cycle: each piece's rows load once instead of once per
   // weight tile (measured 193,732 against 203,459 cycles).
-  const std::string layer = conv_layer("fs_wins.json", 256, 256, 1);
-  const std::string hw = " --set cache.size_kib=256 --set dram.bytes_per_cycle=8";
-  const json any = run_report("run " + layer + hw + " --set compiler.loop_order=auto");
-  const json weight = run_report("run " + layer + hw);
+  const auto [any, weight] =
+      run_both_orders(conv_layer("fs_wins.json", 256, 256, 1),
+                      " --set cache.size_kib=256 --set dram.bytes_per_cycle=8");
   CHECK(only_layer(any).at("check").at("match") == true);
   CHECK(feature_stationary(only_layer(any)));
   CHECK_FALSE(feature_stationary(only_layer(weight)));
@@ -66,10 +74,9 @@ TEST_CASE(
   // 256 -> 512 channels, stride 2, 256 KiB, 32 B/cycle: the estimate takes
   // feature-stationary (it over-estimates the weight-stationary mapping
   // here), the simulation does not (measured 89,612 against 81,678 cycles).
-  const std::string layer = conv_layer("fs_loses.json", 256, 512, 2);
-  const std::string hw = " --set cache.size_kib=256 --set dram.bytes_per_cycle=32 --timing-only";
-  const json any = run_report("run " + layer + hw + " --set compiler.loop_order=auto");
-  const json weight = run_report("run " + layer + hw);
+  const auto [any, weight] =
+      run_both_orders(conv_layer("fs_loses.json", 256, 512, 2),
+                      " --set cache.size_kib=256 --set dram.bytes_per_cycle=32 --timing-only");
   const json& choice = any.at("compile_trials");
   CHECK(choice.value("loop_order", "") == "weight_stationary");
   CHECK_FALSE(feature_stationary(only_layer(any)));
