@@ -172,9 +172,13 @@ std::string program_fingerprint(Program program, bool graph) {
 // Adds `trial`, compiled for `h` and estimated `e`; under compiler.loop_order
 // auto, when some layer is feature-stationary, also its twin compiled
 // weight-stationary everywhere: the per-layer estimates may prefer
-// feature-stationary where the simulation does not, so both run.
-void add_with_twin(const NetworkConfig& network, const HardwareConfig& h, CompileTrial trial,
-                   const NetworkEstimate& e, CompileTrials& choice) {
+// feature-stationary where the simulation does not, so both run. Returns the
+// larger of the two estimates: the margins of the smaller budgets and parts
+// are taken against it, so they keep every budget and part the
+// weight-stationary trials would (a budget's per-layer estimate is at most
+// its weight-stationary one).
+uint64_t add_with_twin(const NetworkConfig& network, const HardwareConfig& h, CompileTrial trial,
+                       const NetworkEstimate& e, CompileTrials& choice) {
   const bool feature_stationary =
       std::any_of(e.operators.begin(), e.operators.end(),
                   [](const OperatorEstimate& o) { return o.feature_stationary; });
@@ -187,12 +191,28 @@ void add_with_twin(const NetworkConfig& network, const HardwareConfig& h, Compil
     twin.weight_stationary = true;
     twin.estimate = estimate_network(network, weight_stationary).cycles;
     choice.trials.push_back(twin);
+    return std::max(trial.estimate, twin.estimate);
   }
+  return trial.estimate;
+}
+
+// The programs a budget's trials run: its program and, under loop_order
+// auto, its weight-stationary twin too (two budgets may share the per-layer
+// program and not the twin).
+std::string budget_fingerprint(const NetworkConfig& network, const HardwareConfig& h) {
+  std::string text = program_fingerprint(compile_network(network, h), network.is_graph());
+  if (h.loop_order == LoopOrder::Auto) {
+    HardwareConfig weight_stationary = h;
+    weight_stationary.loop_order = LoopOrder::WeightStationary;
+    text += program_fingerprint(compile_network(network, weight_stationary), network.is_graph());
+  }
+  return text;
 }
 
 // One unit count's trials on one part of the array: the whole cache (or
 // compiler.cache_kib), and below it the halved budgets whose estimate is
-// within the margin of the whole cache's. Returns the whole cache's trial.
+// within the margin of the whole cache's. Returns the whole cache's trial,
+// its estimate the one the margins are taken against (add_with_twin).
 CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
                                 CompileTrials& choice) {
   CompileTrial whole;
@@ -208,8 +228,11 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     return whole;
   }
   whole.estimate = estimate.cycles;
-  add_with_twin(network, h, whole, estimate, choice);
-  if (h.compiler.cache_kib != 0) return whole;
+  const uint64_t reference = add_with_twin(network, h, whole, estimate, choice);
+  if (h.compiler.cache_kib != 0) {
+    whole.estimate = reference;
+    return whole;
+  }
   // The budget before each halving: its estimate and, once needed, its
   // program's fingerprint (compiled only where two estimates are equal: a
   // different estimate is a different program).
@@ -226,15 +249,14 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     try {
       halved = estimate_network(network, h);
       estimate = halved.cycles;
-      if (double(estimate) > double(whole.estimate) * (1 + kCacheTrialMargin)) break;
+      if (double(estimate) > double(reference) * (1 + kCacheTrialMargin)) break;
       if (estimate == previous_estimate) {
         if (previous.empty()) {
           HardwareConfig before = h;
           before.compiler.cache_kib = previous_kib;
-          previous = program_fingerprint(compile_network(network, before), network.is_graph());
+          previous = budget_fingerprint(network, before);
         }
-        std::string fingerprint =
-            program_fingerprint(compile_network(network, h), network.is_graph());
+        std::string fingerprint = budget_fingerprint(network, h);
         same = fingerprint == previous;
         previous = std::move(fingerprint);
       } else {
@@ -252,6 +274,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     part.cache_kib = kib;
     add_with_twin(network, h, part, halved, choice);
   }
+  whole.estimate = reference;
   return whole;
 }
 
