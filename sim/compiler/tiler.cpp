@@ -226,10 +226,8 @@ LayerTilingPlan make_plan(const LayerConfig& L, const HardwareConfig& hw, uint32
   plan.rows_per_piece = rows_per_piece;
   plan.pieces = piece_count(L.out_h(), rows_per_piece);
   plan.rows_per_compute_stage = rows_per_compute_stage;
-  // The loop order hw names (batch_matmul's loops are its own); under `auto`
-  // the cost mapper adds a feature-stationary twin of each candidate.
-  if (hw.loop_order == LoopOrder::FeatureStationary && L.op != OpKind::BatchMatMul)
-    plan.loop_order = LoopOrder::FeatureStationary;
+  // Under `auto` the cost mapper adds a feature-stationary twin of each candidate.
+  plan.loop_order = default_loop_order(hw, L.op);
   const uint64_t tile_out_bytes =
       output_bits == 0 ? k_tile : ceil_div(k_tile, output_bits) * (output_bits / 8);
   const uint64_t row_out_bytes = uint64_t(L.out_w()) * tile_out_bytes;

@@ -116,6 +116,12 @@ const char* to_string(EngineKind e) {
 
 const char* to_string(WeightFormat f) { return f == WeightFormat::Raw ? "raw" : "entries"; }
 
+LoopOrder default_loop_order(const HardwareConfig& hw, OpKind op) {
+  return hw.loop_order == LoopOrder::FeatureStationary && op != OpKind::BatchMatMul
+             ? LoopOrder::FeatureStationary
+             : LoopOrder::WeightStationary;
+}
+
 LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw) {
   const LayerConfig& L = net.layers[l];
   const ProgramImages images = program_images(L);  // a batched matmul: one image of rows
@@ -143,11 +149,7 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
     d.output_layout = L.output_layout;
     d.requantiser = hw.requantiser;
     d.output_bits = output_bits_of(net, l);
-    // A program file without a layer's loop order keeps its header's (the
-    // compiler writes it for every feature-stationary layer); batch_matmul
-    // loops over its images' keys tile by tile, weight-stationary.
-    if (hw.loop_order == LoopOrder::FeatureStationary && L.op != OpKind::BatchMatMul)
-      d.loop_order = LoopOrder::FeatureStationary;
+    d.loop_order = default_loop_order(hw, L.op);
   }
   if (!net.is_graph()) {
     d.input_from_layer = l > 0 && net.chained[l] ? int32_t(l - 1) : -1;

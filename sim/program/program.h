@@ -214,6 +214,12 @@ struct LayerDescriptor {
 // (trace_io.h), so those lines carry only what a compiler chooses.
 LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw);
 
+// The loop order hw's compiler.loop_order gives an operator `op` before any
+// per-layer choice: feature-stationary when it says so (batch_matmul's loops
+// are its own, weight-stationary), else weight-stationary (`auto` included).
+// A program line without "loop_order" takes it too.
+LoopOrder default_loop_order(const HardwareConfig& hw, OpKind op);
+
 // The float32 requantisation multiplier of output channel k of a graph
 // operator, evaluated as ONNX Runtime does: (x_scale * w_scale[k]) / y_scale.
 inline float requant_multiplier(const OpQuant& q, uint32_t k) {

@@ -335,9 +335,7 @@ class ProgramReader {
       d.weight_buffers = dim("weight_buffers", 1, 2, "1 or 2 (absent: 1)");
     if (r.has("cols_per_piece"))
       d.cols_per_piece = dim("cols_per_piece", 1, d.out_w, "at most out_w (absent: whole rows)");
-    d.loop_order = read_loop_order(r, hw_.loop_order == LoopOrder::FeatureStationary
-                                          ? LoopOrder::FeatureStationary
-                                          : LoopOrder::WeightStationary);
+    d.loop_order = read_loop_order(r, default_loop_order(hw_, d.op));
     const json* from = r.find("input_from_layer");
     const std::string from_expected =
         i == 0 ? "-1 (the first layer reads a fresh input)"

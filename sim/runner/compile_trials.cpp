@@ -169,6 +169,12 @@ std::string program_fingerprint(Program program, bool graph) {
   return text.str();
 }
 
+// `h` with compiler.loop_order weight_stationary: a trial's twin.
+HardwareConfig weight_stationary_twin(HardwareConfig h) {
+  h.loop_order = LoopOrder::WeightStationary;
+  return h;
+}
+
 // Adds `trial`, compiled for `h` and estimated `e`; under compiler.loop_order
 // auto, when some layer is feature-stationary, also its twin compiled
 // weight-stationary everywhere: the per-layer estimates may prefer
@@ -185,11 +191,9 @@ uint64_t add_with_twin(const NetworkConfig& network, const HardwareConfig& h, Co
   trial.estimate = e.cycles;
   choice.trials.push_back(trial);
   if (h.loop_order == LoopOrder::Auto && feature_stationary) {
-    HardwareConfig weight_stationary = h;
-    weight_stationary.loop_order = LoopOrder::WeightStationary;
     CompileTrial twin = trial;
     twin.weight_stationary = true;
-    twin.estimate = estimate_network(network, weight_stationary).cycles;
+    twin.estimate = estimate_network(network, weight_stationary_twin(h)).cycles;
     choice.trials.push_back(twin);
     return std::max(trial.estimate, twin.estimate);
   }
@@ -201,11 +205,9 @@ uint64_t add_with_twin(const NetworkConfig& network, const HardwareConfig& h, Co
 // program and not the twin).
 std::string budget_fingerprint(const NetworkConfig& network, const HardwareConfig& h) {
   std::string text = program_fingerprint(compile_network(network, h), network.is_graph());
-  if (h.loop_order == LoopOrder::Auto) {
-    HardwareConfig weight_stationary = h;
-    weight_stationary.loop_order = LoopOrder::WeightStationary;
-    text += program_fingerprint(compile_network(network, weight_stationary), network.is_graph());
-  }
+  if (h.loop_order == LoopOrder::Auto)
+    text += program_fingerprint(compile_network(network, weight_stationary_twin(h)),
+                                network.is_graph());
   return text;
 }
 
