@@ -72,24 +72,40 @@ void ComputeEngine::compute(const Instruction& in) {
   const uint64_t coefficients =
       L.binary ? uint64_t(L.R) * L.S * L.groups() : L.kernel_coefficients();
   const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
-  const TileTag input_tag{int32_t(in.layer), in.batch,         in.out_col_begin,
-                          in.out_col_end,    piece_rows.begin, piece_rows.end};
+  TileTag input_tag{int32_t(in.layer), in.batch,         in.out_col_begin,
+                    in.out_col_end,    piece_rows.begin, piece_rows.end};
+  input_tag.channel_begin = in.channel_begin, input_tag.channel_end = in.channel_end;
   // batch_matmul's kernels are image n's own keys or values; weights are every image's.
   const uint32_t weights_image = L.op == OpKind::BatchMatMul ? in.batch : 0;
-  const TileTag weight_tag{int32_t(in.layer), weights_image, in.k_begin, in.k_end, 0, 1};
+  TileTag weight_tag{int32_t(in.layer), weights_image, in.k_begin, in.k_end, 0, 1};
+  weight_tag.channel_begin = in.channel_begin, weight_tag.channel_end = in.channel_end;
 
   ByteTile& input = cache->input_half(in.unit, in.half);
-  ByteTile& weights = cache->weights(L.weight_slot(in.k_begin));
+  ByteTile& weights = cache->weights(weight_slot(layer_of(in), in));
   SumTile& results = cache->result_half(in.unit, in.half);
-  results.begin_fill(
-      {int32_t(in.layer), in.batch, in.k_begin, in.k_end, in.out_row_begin, in.out_row_end},
-      in.row_count(), uint64_t(L.out_w) * in.k_count(), options_.functional);
+  // Kernel parts (docs/mapping.md#kernel-parts): the first part starts the
+  // piece's sums, each later one adds to the sums of the parts before it;
+  // the tag names the channels summed so far.
+  TileTag sums_tag{int32_t(in.layer), in.batch,         in.k_begin,
+                   in.k_end,          in.out_row_begin, in.out_row_end};
+  sums_tag.channel_end = in.channel_end;
+  const bool adds_to_sums = in.kernel_part() && in.channel_begin > 0;
+  if (adds_to_sums) {
+    TileTag before = sums_tag;
+    before.channel_end = in.channel_begin;
+    results.reopen(before, sums_tag, who(in, 0));
+  } else {
+    results.begin_fill(sums_tag, in.row_count(), uint64_t(L.out_w) * in.k_count(),
+                       options_.functional);
+  }
   cache->occupancy_changed(in.layer);
 
   // Each kernel's non-zero coefficients: what a zero-skip array row works
   // through. The dense ablation applies every coefficient.
-  const bool skip_zeros =
-      hw_.compute_mode == ComputeMode::ZeroSkip && !L.kernel_nonzeros.empty() && !L.binary;
+  // A kernel part applies every coefficient: the program holds each whole
+  // kernel's non-zero count, not each part's.
+  const bool skip_zeros = hw_.compute_mode == ComputeMode::ZeroSkip && !L.kernel_nonzeros.empty() &&
+                          !L.binary && !in.kernel_part();
   std::vector<uint32_t>& nonzeros = unit_kernels_[in.unit].nonzeros;
   nonzeros.assign(in.k_count(), uint32_t(coefficients));
   uint64_t stream_bytes = 0, tile_nonzeros = 0;
@@ -192,9 +208,10 @@ void ComputeEngine::compute(const Instruction& in) {
                                             unit_kernels_[in.unit].centered, results,
                                             uint32_t(out.begin), uint32_t(out.end), regions_);
       else if (L.quantized)
-        compute_rows_quantized(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
+        compute_rows_quantized(L, in, input, results, uint32_t(out.begin), uint32_t(out.end),
+                               adds_to_sums);
       else
-        compute_rows(L, in, input, results, uint32_t(out.begin), uint32_t(out.end));
+        compute_rows(L, in, input, results, uint32_t(out.begin), uint32_t(out.end), adds_to_sums);
     }
 
     const uint64_t end = std::max({array_end, read.end, write.end});
@@ -302,7 +319,8 @@ void ComputeEngine::center_kernels(const LayerDescriptor& L, const Instruction& 
 
 void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instruction& in,
                                            const ByteTile& input, SumTile& results,
-                                           uint32_t row_begin, uint32_t row_end) {
+                                           uint32_t row_begin, uint32_t row_end,
+                                           bool adds_to_sums) {
   // Graph operators: 9-bit operands (x - x_zp) * (w - w_zp), a kernel of group
   // g reading channels [g*C/groups, (g+1)*C/groups), taps dilated, rows and
   // columns strided apart. Tile rows are padded input rows (pad_left + W +
@@ -344,7 +362,7 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
     const int64_t first_in_row = int64_t(oh) * L.stride - L.padding - piece_rows.begin - lo;
     for (uint32_t ow = 0; ow < L.out_w; ++ow) {
       int32_t* sums = out_row + uint64_t(ow) * k_count;
-      std::fill(sums, sums + k_count, 0);
+      if (!adds_to_sums) std::fill(sums, sums + k_count, 0);
       for (uint32_t r = 0; r < L.R; ++r) {
         const int16_t* row =
             centered_input_.data() + uint64_t(first_in_row + int64_t(r) * dh) * row_len;
@@ -380,7 +398,7 @@ void ComputeEngine::compute_rows_quantized(const LayerDescriptor& L, const Instr
 
 void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in,
                                  const ByteTile& input, SumTile& results, uint32_t row_begin,
-                                 uint32_t row_end) {
+                                 uint32_t row_end, bool adds_to_sums) {
   // Seed 001: the address generator streams the stage's lowered matrix out of
   // the tile (whatever the access mode laid it out as), a pass of array_cols
   // pixels at a time into a data register set, and the array multiplies the
@@ -401,7 +419,7 @@ void ComputeEngine::compute_rows(const LayerDescriptor& L, const Instruction& in
         data_registers_.fetch(generator, input.row(0), tile_bytes, pass, coefficients);
     for (uint64_t p = 0; p < pass; ++p) {
       int32_t* sums = stage_sums + (first + p) * k_count;
-      std::fill(sums, sums + k_count, 0);
+      if (!adds_to_sums) std::fill(sums, sums + k_count, 0);
       dots_.dots_s8(rows + p * coefficients, kernels, coefficients, coefficients, k_count, sums);
     }
   }

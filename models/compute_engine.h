@@ -30,9 +30,10 @@ class ComputeEngine : public Engine {
   void run_unit(uint32_t unit);
   void compute(const Instruction& in);
   // The arithmetic of one stage: int8 x int8 -> int32 sums for output rows
-  // [row_begin, row_end) of the piece, written into the result half.
+  // [row_begin, row_end) of the piece, written into the result half, or with
+  // `adds_to_sums` (a kernel part after the first) added to the sums there.
   void compute_rows(const LayerDescriptor& L, const Instruction& in, const ByteTile& input,
-                    SumTile& results, uint32_t row_begin, uint32_t row_end);
+                    SumTile& results, uint32_t row_begin, uint32_t row_end, bool adds_to_sums);
 
   // The tile's kernels minus their zero points (9-bit values; plain layers
   // have none), once per instruction, from the decompressed kernels: graph
@@ -41,7 +42,7 @@ class ComputeEngine : public Engine {
   // Graph operators: zero points, groups, dilation, column stride (docs/graphs.md).
   void compute_rows_quantized(const LayerDescriptor& L, const Instruction& in,
                               const ByteTile& input, SumTile& results, uint32_t row_begin,
-                              uint32_t row_end);
+                              uint32_t row_end, bool adds_to_sums);
   // The int8 array's cycles for one stage given each kernel's applied
   // coefficients, by the dataflow's formula: broadcast, or lockstep (the
   // zero-skip, grouped convolution or matmul formula of the layer's kind).

@@ -119,6 +119,7 @@ uint64_t LoadEngine::load_params(const Instruction& in) {
 uint64_t LoadEngine::load_weights(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   if (L.op == OpKind::BatchMatMul) return load_operand_kernels(in);
+  if (in.kernel_part()) return load_kernel_part(in);
   // One row per kernel, each holding its stream (raw or seed 002 entries);
   // rows are sized for the longest stream, occupancy counts the real bytes.
   uint64_t longest = 0, tile_bytes = 0;
@@ -126,7 +127,7 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
     longest = std::max(longest, L.kernel_bytes(k));
     tile_bytes += L.kernel_bytes(k);
   }
-  ByteTile& weights = cache->take_weights(L.weight_slot(in.k_begin), L.weight_buffers);
+  ByteTile& weights = cache->take_weights(weight_slot(L, in), L.weight_buffers);
   weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), longest,
                      options_.functional, tile_bytes);
   cache->occupancy_changed(in.layer);
@@ -145,6 +146,40 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
     }
     const uint64_t begin = now_cycles();
     const uint64_t ready = transfer_stage(in, bytes, bytes);
+    for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
+    scheduler->stage_done(in, s, begin, now_cycles(), ready);
+    last = std::max(last, ready);
+  }
+  return last;
+}
+
+uint64_t LoadEngine::load_kernel_part(const Instruction& in) {
+  // Kernel parts (docs/mapping.md#kernel-parts): of each raw K,R,S,C kernel,
+  // the part's channels at every tap, R*S runs of channel_count bytes (one
+  // bus segment each), side by side in the kernel's row as the part's
+  // R,S,c kernel.
+  const LayerDescriptor& L = layer_of(in);
+  const uint64_t run = in.channel_count(), taps = uint64_t(L.R) * L.S;
+  const uint64_t row = taps * run;
+  ByteTile& weights = cache->take_weights(weight_slot(L, in), L.weight_buffers);
+  TileTag tag{int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1};
+  tag.channel_begin = in.channel_begin, tag.channel_end = in.channel_end;
+  weights.begin_fill(tag, in.k_count(), row, options_.functional);
+  cache->occupancy_changed(in.layer);
+  const uint32_t group = hw_.compute.array_rows;
+  uint64_t last = now_cycles();
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    const uint32_t k0 = std::min(in.k_count(), s * group);
+    const uint32_t k1 = std::min(in.k_count(), (s + 1) * group);
+    for (uint32_t k = k0; options_.functional && k < k1; ++k) {
+      const uint64_t kernel = L.weights_address + L.kernel_offset(in.k_begin + k);
+      for (uint64_t t = 0; t < taps; ++t)
+        std::memcpy(weights.row(k) + t * run, dram->image(kernel + t * L.C + in.channel_begin, run),
+                    run);
+    }
+    const uint64_t begin = now_cycles();
+    const uint64_t bytes = uint64_t(k1 - k0) * row;
+    const uint64_t ready = transfer_stage(in, bytes, bytes, uint64_t(k1 - k0) * taps);
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
@@ -224,13 +259,19 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   // ceil(C/b) words side by side, as the array reads them (docs/binary.md).
   // Input channel tiles: the tile's pixels hold only the k-tile's groups'
   // channels [c0, c0 + channels), each pixel's run its own bus segment.
-  const uint64_t c0 = L.tile_channel_begin(in.k_begin), channels = L.tile_pixel_bytes(in.k_count());
-  const uint64_t padded_row = L.tile_row_bytes(in.k_count());
+  // Kernel parts: the part's channels [c0, c0 + channels) likewise.
+  const bool channel_runs = L.input_channel_tiles || in.kernel_part();
+  const uint64_t c0 = in.kernel_part() ? in.channel_begin : L.tile_channel_begin(in.k_begin);
+  const uint64_t channels =
+      in.kernel_part() ? in.channel_count() : L.tile_pixel_bytes(in.k_count());
+  const uint64_t padded_row =
+      in.kernel_part() ? L.padded_w() * channels : L.tile_row_bytes(in.k_count());
   const uint64_t dram_row = uint64_t(L.W) * channels;
   const bool planar = !L.binary && L.input_layout == TensorLayout::Nchw;
   ByteTile& half = cache->input_half(in.unit, in.half);
-  half.begin_fill({int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end}, uint32_t(rows.count()),
-                  padded_row, options_.functional);
+  TileTag tag{int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end};
+  tag.channel_begin = in.channel_begin, tag.channel_end = in.channel_end;
+  half.begin_fill(tag, uint32_t(rows.count()), padded_row, options_.functional);
   // Padding holds the input zero point (graph operators; 0 otherwise).
   if (options_.functional && L.pad_byte() != 0)
     for (int64_t r = rows.begin; r < rows.end; ++r)
@@ -253,7 +294,7 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
       copy_binary_rows(L, in.batch, real_first, real_end, half, rows.begin);
     } else if (options_.functional && planar) {
       copy_planar_rows(L, in.batch, real_first, real_end, half, rows.begin);
-    } else if (options_.functional && L.input_channel_tiles) {
+    } else if (options_.functional && channel_runs) {
       for (int64_t r = real_first; r < real_end; ++r) {
         const uint64_t src = L.input_address + (uint64_t(in.batch) * L.H + uint64_t(r)) * L.W * L.C;
         const int8_t* from = dram->image(src, uint64_t(L.W) * L.C);
@@ -274,7 +315,7 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     // NHWC rows are one run; packed rows one run per word group; NCHW rows one
     // run per channel plane, unless they are whole planes (which abut).
     const uint64_t segments = L.binary                    ? L.groups()
-                              : L.input_channel_tiles     ? real_rows * L.W
+                              : channel_runs              ? real_rows * L.W
                               : planar && real_rows < L.H ? L.C
                                                           : 1;
     const uint64_t ready =

@@ -31,6 +31,8 @@ class LoadEngine : public Engine {
   // Each returns the cycle its last data is in the cache.
   uint64_t load_params(const Instruction& in);
   uint64_t load_weights(const Instruction& in);
+  // A kernel part's weight tile: each kernel's part of its channels.
+  uint64_t load_kernel_part(const Instruction& in);
   // batch_matmul's weight tile: kernels gathered from its second operand.
   uint64_t load_operand_kernels(const Instruction& in);
   uint64_t load_input(const Instruction& in);

@@ -9,6 +9,7 @@ std::string TileTag::describe() const {
   std::ostringstream s;
   s << "layer " << layer << " n" << batch << " k[" << k_begin << ',' << k_end << ") rows["
     << row_begin << ',' << row_end << ')';
+  if (channel_end != 0) s << " channels[" << channel_begin << ',' << channel_end << ')';
   return s.str();
 }
 
@@ -30,6 +31,15 @@ void TileBuffer<T>::require(const TileTag& expected, uint32_t r0, uint32_t r1, u
       throw SimulationError(s.str());
     }
   }
+}
+
+template <typename T>
+void TileBuffer<T>::reopen(const TileTag& expected, const TileTag& now, const StageName& writer) {
+  if (!held_ || !(tag_ == expected))
+    throw SimulationError(writer.str() + " adds to " + name_ + " expecting " + expected.describe() +
+                          " but it holds " + (held_ ? tag_.describe() : "nothing"));
+  tag_ = now;
+  valid_at_.assign(rows_, kNever);
 }
 
 template class TileBuffer<int8_t>;

@@ -20,9 +20,13 @@ struct TileTag {
   uint32_t batch = 0;
   uint32_t k_begin = 0, k_end = 0;
   int64_t row_begin = 0, row_end = 0;  // first/last+1 row the tile stands for
+  // Kernel parts (docs/mapping.md#kernel-parts): the input channels an input
+  // or weight tile holds, or those a result tile has summed so far; 0, 0: all.
+  uint32_t channel_begin = 0, channel_end = 0;
   bool operator==(const TileTag& o) const {
     return layer == o.layer && batch == o.batch && k_begin == o.k_begin && k_end == o.k_end &&
-           row_begin == o.row_begin && row_end == o.row_end;
+           row_begin == o.row_begin && row_end == o.row_end && channel_begin == o.channel_begin &&
+           channel_end == o.channel_end;
   }
   std::string describe() const;
 };
@@ -49,6 +53,10 @@ class TileBuffer {
     held_ = true;
   }
   void release() { held_ = false; }
+  // A writer that adds to the tile it holds (a kernel part's sums): throws
+  // SimulationError unless the buffer holds `expected`; keeps the data, takes
+  // the tag `now` and makes every row invalid until it is written again.
+  void reopen(const TileTag& expected, const TileTag& now, const StageName& writer);
 
   T* row(uint32_t r) { return data_.data() + uint64_t(r) * row_elements_; }
   const T* row(uint32_t r) const { return data_.data() + uint64_t(r) * row_elements_; }

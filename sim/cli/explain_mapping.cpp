@@ -47,7 +47,10 @@ std::string mapping_in_words(const LayerTilingPlan& p) {
          (p.input_channel_tiles ? ", the k-tile's input channels" : "") +
          (p.cols_per_piece != 0 ? ", rows cut into columns of " + std::to_string(p.cols_per_piece)
                                 : "") +
-         (p.loop_order == LoopOrder::FeatureStationary ? ", feature-stationary" : "");
+         (p.loop_order == LoopOrder::FeatureStationary ? ", feature-stationary" : "") +
+         (p.channels_per_part != 0
+              ? ", kernel parts of " + std::to_string(p.channels_per_part) + " channels"
+              : "");
 }
 
 // The "order" column: seed 004 rule 1's loop order.
@@ -58,6 +61,7 @@ const char* order_column(const LayerTilingPlan& p) {
 // The "input" column: what a piece holds of its rows.
 std::string piece_input(const LayerTilingPlan& p) {
   if (p.cols_per_piece != 0) return "cols=" + std::to_string(p.cols_per_piece);
+  if (p.channels_per_part != 0) return "ch=" + std::to_string(p.channels_per_part);
   return p.input_channel_tiles ? "k-tile" : "all";
 }
 

@@ -53,6 +53,13 @@ std::vector<int8_t> kernel_zeros(const LayerConfig& layer);
 KernelStream summarise_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
                                      ComputeMode mode);
 
+// The mode a layer's kernels are streamed for: hw's, but Dense (raw) for a
+// layer of kernel parts, whose weight loads take each kernel's channels of
+// a part (docs/mapping.md#kernel-parts).
+inline ComputeMode kernel_stream_mode(const LayerDescriptor& layer, ComputeMode mode) {
+  return layer.channels_per_part != 0 ? ComputeMode::Dense : mode;
+}
+
 // Sets the layer's weight_format and kernel_nonzeros from the stream.
 void attach_kernel_stream(LayerDescriptor& layer, const KernelStream& stream);
 

@@ -8,6 +8,7 @@
 
 #include "models/cost_model.h"
 #include "sim/compiler/feature_stationary_estimate.h"
+#include "sim/compiler/kernel_parts.h"
 #include "sim/compiler/piece_cost.h"
 #include "sim/compiler/vector_estimate.h"
 #include "sim/program/vector_tiling.h"
@@ -56,6 +57,7 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   // same bytes and, run alone, the same time).
   if (plan.loop_order == LoopOrder::FeatureStationary && plan.k_tile < L.K)
     return estimate_feature_stationary(L, hw, plan, output_bits);
+  if (plan.channels_per_part != 0) return estimate_kernel_parts(L, hw, plan, output_bits);
   MappingEstimate e;
   const uint64_t latency = hw.dram.latency_cycles;
   const LayerPieces shapes = layer_pieces(L, hw, plan);
@@ -190,14 +192,17 @@ uint64_t estimate_of_program_layer(const LayerConfig& L, const HardwareConfig& h
                                    const LayerDescriptor& d, bool params_per_tile) {
   HardwareConfig in_use = hw;
   if (d.units != 0) in_use.compute.units = d.units;  // 0: every unit
-  LayerTilingPlan plan =
-      d.cols_per_piece != 0
-          ? make_column_plan(L, hw, d.k_tile, d.cols_per_piece, d.output_bits)
-          : make_plan(L, hw, d.k_tile, d.rows_per_piece, d.rows_per_compute_stage, d.output_bits);
+  // Kernel parts: the plan of a part's layer (kernel_part_candidates).
+  const LayerConfig part = d.channels_per_part != 0 ? kernel_part_layer(L, d.channels_per_part) : L;
+  LayerTilingPlan plan = d.cols_per_piece != 0
+                             ? make_column_plan(L, hw, d.k_tile, d.cols_per_piece, d.output_bits)
+                             : make_plan(part, hw, d.k_tile, d.rows_per_piece,
+                                         d.rows_per_compute_stage, d.output_bits);
   plan.weight_buffers = d.weight_buffers;
   plan.params_per_tile = params_per_tile;
   plan.input_channel_tiles = d.input_channel_tiles;
   plan.loop_order = d.loop_order;
+  plan.channels_per_part = d.channels_per_part;
   return estimate_mapping(L, in_use, plan, d.output_bits).total;
 }
 
@@ -242,7 +247,8 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
 bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,
                   uint32_t output_bits) {
   if (hw.mapper == Mapper::Greedy) return plan_layer(L, hw, part, output_bits).fits;
-  return !k_tile_candidates(L, hw, part, output_bits).empty();
+  return !k_tile_candidates(L, hw, part, output_bits).empty() ||
+         kernel_parts_fit(L, hw, part, output_bits);
 }
 
 std::string mapping_signature(const LayerConfig& L, uint32_t output_bits) {
@@ -383,6 +389,21 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
 
 std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
                                                  const CachePartition& part, uint32_t output_bits) {
+  std::vector<MappingCandidate> out = whole_kernel_candidates(L, hw, part, output_bits);
+  // Kernel parts where whole kernels do not fit, or fit only in k-tiles
+  // that leave some of the array's rows idle.
+  uint32_t widest = 0;
+  for (const MappingCandidate& c : out) widest = std::max(widest, c.plan.k_tile);
+  if (out.empty() || widest < std::min(L.K, hw.compute.array_rows))
+    for (MappingCandidate& c : kernel_part_candidates(L, hw, part, output_bits))
+      out.push_back(std::move(c));
+  return out;
+}
+
+std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
+                                                      const HardwareConfig& hw,
+                                                      const CachePartition& part,
+                                                      uint32_t output_bits) {
   std::vector<MappingCandidate> out;
   // The pieces go round-robin to the partition's units.
   HardwareConfig hu = hw;

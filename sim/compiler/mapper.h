@@ -62,10 +62,17 @@ inline uint64_t bus_time(const MappingEstimate& e) { return e.weights + e.bus; }
 const MappingCandidate* chosen_candidate(const std::vector<MappingCandidate>& candidates,
                                          const HardwareConfig& hw);
 
-// Every candidate that fits, in enumeration order (the greedy one first).
+// Every candidate that fits, in enumeration order (the greedy one first);
+// where no whole-kernel candidate fits, those with kernel parts (kernel_parts.h).
 std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
                                                  const CachePartition& partition,
                                                  uint32_t output_bits = 0);
+
+// mapping_candidates' candidates with whole kernels.
+std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
+                                                      const HardwareConfig& hw,
+                                                      const CachePartition& partition,
+                                                      uint32_t output_bits = 0);
 
 // The k-tiles the cost mapper tries: K and the multiples of the array rows
 // or of 8 below it that fit, or (when none does) the largest smaller one

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
@@ -90,6 +91,7 @@ class Emitter {
       d.weight_buffers = plan.weight_buffers;
       d.input_channel_tiles = plan.input_channel_tiles;
       d.loop_order = plan.loop_order;
+      d.channels_per_part = plan.channels_per_part;
       const int32_t producer = net_.producer_of(l);
       place_inputs(d, l, dram);
       if (L.op == OpKind::BatchMatMul) {
@@ -239,6 +241,8 @@ class Emitter {
             emit_compute_and_store(e, emit_input_load(e, n, p, k0, k1, weights_id), k0, k1,
                                    weights_id);
         }
+    } else if (d.channels_per_part != 0) {
+      emit_kernel_parts(e, pieces);
     } else if (d.loop_order == LoopOrder::WeightStationary) {
       // Seed 004 rule 1, weight-stationary: each weight tile, then every piece's rows.
       for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
@@ -283,8 +287,9 @@ class Emitter {
   // A weight tile and, when parameters go tile by tile, the tile's
   // parameters into the other bank than the tile's before (write after read:
   // the stores of the tile two before, or of an earlier layer).
-  uint32_t emit_weights_and_params(LayerEmission& e, uint32_t k0, uint32_t k1, uint32_t n) {
-    const uint32_t weights_id = emit_weights(e.layer, k0, k1, n);
+  uint32_t emit_weights_and_params(LayerEmission& e, uint32_t k0, uint32_t k1, uint32_t n,
+                                   uint32_t channel_begin = 0, uint32_t channel_end = 0) {
+    const uint32_t weights_id = emit_weights(e.layer, k0, k1, n, channel_begin, channel_end);
     if (params_per_tile_) {
       e.bank = next_params_bank_;
       next_params_bank_ ^= 1;
@@ -304,17 +309,20 @@ class Emitter {
 
   // A weight tile; `n`: the image whose keys or values a batch_matmul tile
   // holds (0 for weights, which every image shares).
-  uint32_t emit_weights(uint32_t l, uint32_t k0, uint32_t k1, uint32_t n) {
+  // `channel_begin`, `channel_end`: a kernel part's input channels (0, 0: all).
+  uint32_t emit_weights(uint32_t l, uint32_t k0, uint32_t k1, uint32_t n,
+                        uint32_t channel_begin = 0, uint32_t channel_end = 0) {
     const LayerDescriptor& d = program_.layers[l];
     Instruction& w = add(Opcode::LoadWeights, l);
     w.k_begin = k0, w.k_end = k1;
     w.batch = n;
+    w.channel_begin = channel_begin, w.channel_end = channel_end;
     w.stages = (k1 - k0 + hw_.compute.array_rows - 1) / hw_.compute.array_rows;
     // Write after read on the weight region: the last computes (every
     // unit) that read the part this tile overwrites, both slots for a
     // whole-region tile, else its own slot (tile t - 2's, or a
     // whole-region tile's before it).
-    const uint32_t slot = d.weight_slot(k0);
+    const uint32_t slot = weight_slot(d, w);
     for (const auto& slots : last_compute_of_slot_)
       for (uint32_t s = 0; s < 2; ++s)
         if (d.weight_buffers == 1 || s == slot) depend(w, slots[s], DependencyKind::BufferSpace);
@@ -345,8 +353,11 @@ class Emitter {
 
   // Piece p of image n into the next half of the next unit. `weights_id`:
   // the k-tile's weight load (seed 004's data loads after weights), or kNone.
+  // Kernel parts: `same`, the slot of the piece's first part (the later
+  // parts load into its half), and the part's channels [channel_begin, channel_end).
   PieceSlot emit_input_load(LayerEmission& e, uint32_t n, uint32_t p, uint32_t k0, uint32_t k1,
-                            uint32_t weights_id) {
+                            uint32_t weights_id, const PieceSlot* same = nullptr,
+                            uint32_t channel_begin = 0, uint32_t channel_end = 0) {
     const uint32_t l = e.layer;
     const LayerDescriptor& d = program_.layers[l];
     const bool pingpong = hw_.buffering == Buffering::PingPong;
@@ -359,15 +370,16 @@ class Emitter {
     const auto [c0, c1] = d.cols_per_piece == 0 ? PieceRows{0, 0}
                                                 : piece_rows(d.out_w, d.cols_per_piece,
                                                              PieceSplit::Equal, p % n_cols);
-    const uint32_t unit = e.piece_counter++ % units_;
-    const uint32_t half = pingpong ? next_half_[unit] : 0;
-    next_half_[unit] ^= 1u;
+    const uint32_t unit = same ? same->unit : e.piece_counter++ % units_;
+    const uint32_t half = same ? same->half : pingpong ? next_half_[unit] : 0;
+    if (!same) next_half_[unit] ^= 1u;
     const uint32_t stages = stages_for(r1 - r0, e.plan.rows_per_compute_stage);
 
     const bool first_fetch = last_fetch_of_layer_.count(l) == 0;
     if (agu_init_of_layer_.count(l) == 0) emit_agu_init(l);
     Instruction& load = add(Opcode::LoadInput, l);
     set_tile(load, unit, half, n, k0, k1, r0, r1, stages, c0, c1);
+    load.channel_begin = channel_begin, load.channel_end = channel_end;
     depend(load, last_compute_of_half_[unit][half], DependencyKind::BufferSpace);
     depend(load, agu_init_of_layer_[l], DependencyKind::Data);
     // Seed 004: data loads wait for the last weight load (as when
@@ -386,21 +398,36 @@ class Emitter {
 
   void emit_compute_and_store(LayerEmission& e, const PieceSlot& piece, uint32_t k0, uint32_t k1,
                               uint32_t weights_id) {
+    emit_store(e, piece, k0, k1, emit_compute(e, piece, k0, k1, weights_id));
+  }
+
+  // Kernel parts: the part's channels, and `previous_part`, the compute of
+  // the piece's part before (whose sums this one adds to; kNone: the first).
+  uint32_t emit_compute(LayerEmission& e, const PieceSlot& piece, uint32_t k0, uint32_t k1,
+                        uint32_t weights_id, uint32_t channel_begin = 0, uint32_t channel_end = 0,
+                        uint32_t previous_part = kNone) {
     const uint32_t l = e.layer;
     const LayerDescriptor& d = program_.layers[l];
     const uint32_t unit = piece.unit, half = piece.half;
     Instruction& compute = add(Opcode::Compute, l);
     set_tile(compute, unit, half, piece.n, k0, k1, piece.r0, piece.r1, piece.stages, piece.c0,
              piece.c1);
+    compute.channel_begin = channel_begin, compute.channel_end = channel_end;
     depend(compute, weights_id, DependencyKind::Data);
     depend(compute, piece.load_id, DependencyKind::Data);
+    depend(compute, previous_part, DependencyKind::Data);
     depend(compute, last_store_of_half_[unit][half], DependencyKind::BufferSpace);
     last_compute_of_half_[unit][half] = compute.id;
-    const uint32_t slot = d.weight_slot(k0);
+    const uint32_t slot = weight_slot(d, compute);
     for (uint32_t s = 0; s < 2; ++s)
       if (d.weight_buffers == 1 || s == slot) last_compute_of_slot_[unit][s] = compute.id;
-    const uint32_t compute_id = compute.id;
+    return compute.id;
+  }
 
+  void emit_store(LayerEmission& e, const PieceSlot& piece, uint32_t k0, uint32_t k1,
+                  uint32_t compute_id) {
+    const uint32_t l = e.layer;
+    const uint32_t unit = piece.unit, half = piece.half;
     Instruction& store = add(Opcode::Store, l);
     set_tile(store, unit, half, piece.n, k0, k1, piece.r0, piece.r1,
              stages_for(piece.r1 - piece.r0, e.plan.rows_per_store_batch), piece.c0, piece.c1);
@@ -410,6 +437,42 @@ class Emitter {
     last_store_of_half_[unit][half] = store.id;
     stores_[l].push_back({store.id, piece.n, piece.r0, piece.r1});
     e.last_store = store.id;
+  }
+
+  // Kernel parts (docs/mapping.md#kernel-parts), weight-stationary: for each
+  // k-tile, the pieces a group at a time (one per unit and half, as many as
+  // are in flight), and for each part of the input channels its weights once
+  // for the group, then each piece's rows of those channels and a compute
+  // adding to the piece's sums; after the last part, the group's stores.
+  void emit_kernel_parts(LayerEmission& e, uint32_t pieces) {
+    const LayerDescriptor& d = program_.layers[e.layer];
+    const uint32_t group = units_ * (hw_.buffering == Buffering::PingPong ? 2 : 1);
+    const uint32_t total = d.N * pieces;
+    for (uint32_t k0 = 0; k0 < d.K; k0 += d.k_tile) {
+      const uint32_t k1 = std::min(d.K, k0 + d.k_tile);
+      for (uint32_t first = 0; first < total; first += group) {
+        const uint32_t last = std::min(total, first + group);
+        std::vector<PieceSlot> slots;
+        std::vector<uint32_t> computes(last - first, kNone);
+        for (uint32_t c0 = 0; c0 < d.C; c0 += d.channels_per_part) {
+          const uint32_t c1 = std::min(d.C, c0 + d.channels_per_part);
+          // The tile's parameters come with its first weights.
+          const uint32_t weights_id = first == 0 && c0 == 0
+                                          ? emit_weights_and_params(e, k0, k1, 0, c0, c1)
+                                          : emit_weights(e.layer, k0, k1, 0, c0, c1);
+          for (uint32_t i = first; i < last; ++i) {
+            const uint32_t n = i / pieces, p = i % pieces;
+            const PieceSlot* same = c0 == 0 ? nullptr : &slots[i - first];
+            const PieceSlot piece = emit_input_load(e, n, p, k0, k1, weights_id, same, c0, c1);
+            if (c0 == 0) slots.push_back(piece);
+            computes[i - first] =
+                emit_compute(e, piece, k0, k1, weights_id, c0, c1, computes[i - first]);
+          }
+        }
+        for (uint32_t i = first; i < last; ++i)
+          emit_store(e, slots[i - first], k0, k1, computes[i - first]);
+      }
+    }
   }
 
   // The smallest cache.size_kib with which every operator fits (the

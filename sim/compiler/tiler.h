@@ -58,6 +58,10 @@ struct LayerTilingPlan {
   // Seed 004 rule 1's order of the layer's loops (never `auto`): hw's, or
   // the cost mapper's per-layer choice under compiler.loop_order auto.
   LoopOrder loop_order = LoopOrder::WeightStationary;
+  // Kernel parts (LayerDescriptor::channels_per_part, sim/compiler/kernel_parts.h):
+  // 0, whole kernels; else the other fields are those of a layer of this
+  // many input channels.
+  uint32_t channels_per_part = 0;
 };
 // Whether a piece of `layer` may hold only its k-tile's input channels: a
 // quantised grouped convolution (graph operator) reading an NHWC int8 input

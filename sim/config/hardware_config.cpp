@@ -322,6 +322,12 @@ const std::vector<HardwareParam>& hardware_params() {
                              "The cost mapper may cut output rows along their width where no "
                              "piece of whole rows fits a k-tile, or never "
                              "(docs/mapping.md#column-pieces)"));
+    t.push_back(choice_param("compiler.kernel_parts", &H::kernel_parts,
+                             {KernelParts::Auto, KernelParts::Off},
+                             "The cost mapper may cut the input channels into parts, a piece's "
+                             "sums building up over one compute per part, where whole kernels do "
+                             "not fit or fit only in k-tiles below the array's rows, or never "
+                             "(docs/mapping.md#kernel-parts)"));
     t.push_back(uint_param("compiler.units", &H::compiler, &CompilerConfig::units, "", 0, 64,
                            "Compute units the cost mapper gives pieces to, at most "
                            "compute.units; 0: it chooses the count "
@@ -428,6 +434,7 @@ const char* to_string(InputLoads i) {
 const char* to_string(WeightBuffers w) { return w == WeightBuffers::Auto ? "auto" : "single"; }
 
 const char* to_string(ColumnPieces c) { return c == ColumnPieces::Auto ? "auto" : "off"; }
+const char* to_string(KernelParts k) { return k == KernelParts::Auto ? "auto" : "off"; }
 
 const char* to_string(LoopOrder o) {
   switch (o) {

@@ -68,6 +68,10 @@ enum class WeightBuffers { Auto, Single };
 // output row along its width where no piece of whole rows fits a k-tile
 // (`auto`), or never (`off`, as the greedy mapper).
 enum class ColumnPieces { Auto, Off };
+// Kernel parts (docs/mapping.md#kernel-parts): the cost mapper may cut the
+// input channels into parts where whole kernels do not fit or fit only in
+// k-tiles below the array's rows (`auto`), or never (`off`, as the greedy mapper).
+enum class KernelParts { Auto, Off };
 // Seed 004 rule 1's two loop orders (docs/scheduler.md#loop-orders): per
 // weight tile, its weights and then every piece's input rows
 // (weight-stationary, the default), or per piece, its input rows and then
@@ -212,6 +216,7 @@ struct HardwareConfig {
   InputLoads input_loads = InputLoads::AnyTime;
   WeightBuffers weight_buffers = WeightBuffers::Auto;
   ColumnPieces column_pieces = ColumnPieces::Auto;
+  KernelParts kernel_parts = KernelParts::Auto;
   DataRegisters data_registers = DataRegisters::InPlace;
   LoopOrder loop_order = LoopOrder::WeightStationary;
   TrialMode trial_mode = TrialMode::Simulate;
@@ -278,6 +283,7 @@ const char* to_string(ComputeStart c);
 const char* to_string(InputLoads i);
 const char* to_string(WeightBuffers w);
 const char* to_string(ColumnPieces c);
+const char* to_string(KernelParts k);
 const char* to_string(DataRegisters d);
 const char* to_string(LoopOrder o);
 const char* to_string(TrialMode u);

@@ -19,7 +19,7 @@ const std::vector<std::string> kOperatorKeys = {
     "weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
     "rows_per_compute_stage", "half_bytes", "weight_region_bytes", "params_region_bytes",
     "vector_region_bytes", "units", "weight_buffers", "weight_format", "kernel_nonzeros",
-    "kv_on_chip", "input_channel_tiles", "cols_per_piece", "loop_order"};
+    "kv_on_chip", "input_channel_tiles", "cols_per_piece", "loop_order", "channels_per_part"};
 // clang-format on
 
 // The shape keys, written for readers; they must equal the workload's.
@@ -68,6 +68,7 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
   if (d.output_on_chip) line["kv_on_chip"] = true;
   if (d.weight_buffers != 1) line["weight_buffers"] = d.weight_buffers;
   if (d.cols_per_piece != 0) line["cols_per_piece"] = d.cols_per_piece;
+  if (d.channels_per_part != 0) line["channels_per_part"] = d.channels_per_part;
   if (d.input_channel_tiles) line["input_channel_tiles"] = true;
   if (d.loop_order == LoopOrder::FeatureStationary) line["loop_order"] = to_string(d.loop_order);
   if (runs_on_array(d.op)) {
@@ -175,6 +176,9 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
   if (r.has("cols_per_piece"))
     d.cols_per_piece =
         uint32_t(field(r, "cols_per_piece", 1, d.out_w, "at most out_w (absent: whole rows)"));
+  if (r.has("channels_per_part"))
+    d.channels_per_part =
+        uint32_t(field(r, "channels_per_part", 1, d.C, "at most C (absent: whole kernels)"));
   // Absent: describe_operator's (the header's feature_stationary, else weight_stationary).
   d.loop_order = read_loop_order(r, d.loop_order);
   if (d.loop_order == LoopOrder::FeatureStationary && d.input_channel_tiles)

@@ -204,6 +204,7 @@ std::string describe(const Instruction& in, const Program& p) {
   if (in.op != Opcode::LoadParams && in.op != Opcode::LoadWeights)
     s << " rows[" << in.out_row_begin << ',' << in.out_row_end << ')';
   if (in.column_piece()) s << " cols[" << in.out_col_begin << ',' << in.out_col_end << ')';
+  if (in.kernel_part()) s << " channels[" << in.channel_begin << ',' << in.channel_end << ')';
   return s.str();
 }
 
@@ -223,11 +224,36 @@ LayerDescriptor column_view(const LayerDescriptor& layer, uint32_t col_begin, ui
   return view;
 }
 
+LayerDescriptor kernel_part_view(const LayerDescriptor& layer, uint32_t c_begin, uint32_t c_end) {
+  LayerDescriptor view = layer;
+  view.C = c_end - c_begin;
+  view.channels_per_part = 0;
+  return view;
+}
+
 const LayerDescriptor& layer_seen_by(const Instruction& in, const LayerDescriptor& layer,
                                      std::optional<LayerDescriptor>& view) {
+  if (in.kernel_part()) {
+    view = kernel_part_view(layer, in.channel_begin, in.channel_end);
+    return *view;
+  }
   if (!in.column_piece()) return layer;
   view = column_view(layer, in.out_col_begin, in.out_col_end);
   return *view;
+}
+
+std::string kernel_parts_unsupported(const LayerDescriptor& L) {
+  if (!runs_on_array(L.op) || L.op == OpKind::BatchMatMul)
+    return "kernel parts are for convolutions and matmuls with weights";
+  if (L.binary) return "kernel parts are not built for binary layers";
+  if (L.conv_groups != 1) return "kernel parts need one group";
+  if (L.access != LoadAccess::Im2col) return "kernel parts need im2col access";
+  if (L.input_layout != TensorLayout::Nhwc) return "kernel parts need an NHWC input";
+  if (L.input_channel_tiles) return "kernel parts exclude input_channel_tiles";
+  if (L.cols_per_piece != 0) return "kernel parts need pieces of whole rows";
+  if (L.loop_order != LoopOrder::WeightStationary) return "kernel parts are weight-stationary";
+  if (L.weight_format != WeightFormat::Raw) return "kernel parts stream raw kernels";
+  return "";
 }
 
 std::string column_pieces_unsupported(const LayerDescriptor& L) {
@@ -336,6 +362,26 @@ void validate_program(const Program& p) {
       if (per_stage * (in.stages - 1) >= in.row_count())
         fail(in, std::to_string(in.stages) + " stages over " + std::to_string(in.row_count()) +
                      " rows leave a stage empty (stages split rows ceil(rows/stages) at a time)");
+    }
+    // Kernel parts: a layer's weight loads, input loads and computes each
+    // take one part of its channels; no other instruction takes any.
+    const bool part_op =
+        in.op == Opcode::LoadWeights || in.op == Opcode::LoadInput || in.op == Opcode::Compute;
+    if (in.kernel_part() && (!part_op || L.channels_per_part == 0))
+      fail(in, L.channels_per_part == 0
+                   ? "input channels on a layer without kernel parts (channels_per_part)"
+                   : "input channels on an instruction that takes every channel");
+    if (part_op && L.channels_per_part != 0) {
+      if (!in.kernel_part())
+        fail(in, "no input channels, but its layer has kernel parts of " +
+                     std::to_string(L.channels_per_part) + " channels");
+      const uint32_t part_end = std::min(L.C, in.channel_begin + L.channels_per_part);
+      if (in.channel_begin % L.channels_per_part != 0 || in.channel_end != part_end)
+        fail(in, "input channels [" + std::to_string(in.channel_begin) + ", " +
+                     std::to_string(in.channel_end) + ") are not one of the layer's parts of " +
+                     std::to_string(L.channels_per_part) + " channels");
+      const std::string why = kernel_parts_unsupported(L);
+      if (!why.empty()) fail(in, why);
     }
     for (const Dependency& d : in.deps) {
       if (d.producer >= in.id)

@@ -92,6 +92,11 @@ struct LayerDescriptor {
   // bus segment per pixel, so a piece needs k_tile / (K / groups) groups'
   // channels per pixel rather than all C.
   bool input_channel_tiles = false;
+  // Kernel parts (docs/mapping.md#kernel-parts): 0, each kernel whole; else
+  // the input channels are cut into parts of channels_per_part (the last may
+  // be shorter) and a piece's sums build up over one compute per part, each
+  // against that part's input channels and kernel coefficients.
+  uint32_t channels_per_part = 0;
   // Index of the layer whose output this layer reads, or -1 for a fresh input.
   int32_t input_from_layer = -1;
   // Kernel stream (filled from the weights by the compiler): its format and
@@ -195,6 +200,10 @@ struct LayerDescriptor {
   uint64_t tile_row_bytes(uint32_t k_count) const {
     return input_channel_tiles ? padded_w() * tile_pixel_bytes(k_count) : tile_row_bytes();
   }
+  // Parts the input channels are cut into: 1 with whole kernels.
+  uint32_t kernel_parts() const {
+    return channels_per_part == 0 ? 1 : (C + channels_per_part - 1) / channels_per_part;
+  }
   // Runs of columns each output row is cut into: 1 for pieces of whole rows.
   uint32_t column_runs() const {
     return cols_per_piece == 0 ? 1 : (out_w + cols_per_piece - 1) / cols_per_piece;
@@ -266,13 +275,28 @@ struct Instruction {
   // whole rows.
   uint32_t out_col_begin = 0, out_col_end = 0;
   uint32_t stages = 1;
+  // A kernel part's input channels (docs/mapping.md#kernel-parts), on the
+  // weight load, input load and compute of a layer of kernel parts; 0, 0:
+  // every channel.
+  uint32_t channel_begin = 0, channel_end = 0;
   std::vector<Dependency> deps;
 
   EngineKind engine() const;
   uint32_t k_count() const { return k_end - k_begin; }
   uint32_t row_count() const { return out_row_end - out_row_begin; }
   bool column_piece() const { return out_col_end != 0; }
+  bool kernel_part() const { return channel_end != 0; }
+  uint32_t channel_count() const { return channel_end - channel_begin; }
 };
+
+// The weight slot a LoadWeights or Compute uses: its weight tile's index
+// modulo the layer's weight_buffers, or with kernel parts its part's (the
+// parts of one tile stream through the slots in turn).
+inline uint32_t weight_slot(const LayerDescriptor& L, const Instruction& in) {
+  if (in.kernel_part() && L.weight_buffers > 1 && L.channels_per_part != 0)
+    return (in.channel_begin / L.channels_per_part) % L.weight_buffers;
+  return L.weight_slot(in.k_begin);
+}
 
 // The output columns an instruction covers: its column piece's, or every one.
 struct ColRange {
@@ -293,13 +317,22 @@ struct PaddedCols {
 };
 PaddedCols padded_cols_for(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end);
 LayerDescriptor column_view(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end);
+// Kernel parts: the layer as a part of channels [c_begin, c_end) sees it, a
+// layer of c_end - c_begin input channels (and no parts), whose input tile and
+// kernels are the part's (docs/mapping.md#kernel-parts).
+LayerDescriptor kernel_part_view(const LayerDescriptor& layer, uint32_t c_begin, uint32_t c_end);
 // The layer as instruction `in` sees it: its column_view, made in `view`, for
-// a column piece; else `layer` itself (no copy).
+// a column piece, its kernel_part_view for a kernel part; else `layer` itself
+// (no copy).
 const LayerDescriptor& layer_seen_by(const Instruction& in, const LayerDescriptor& layer,
                                      std::optional<LayerDescriptor>& view);
 // Why `layer` cannot be cut into column pieces ("" when it can): the load
 // engine cuts NHWC int8 rows read through im2col, and the store writes NHWC.
 std::string column_pieces_unsupported(const LayerDescriptor& layer);
+// Why `layer` cannot have kernel parts ("" when it can): int8 kernels of one
+// group, streamed raw, over NHWC rows read through im2col in whole-row pieces,
+// weight-stationary, on the lockstep array.
+std::string kernel_parts_unsupported(const LayerDescriptor& layer);
 
 struct Program {
   std::vector<LayerDescriptor> layers;

@@ -17,7 +17,8 @@
 //                        feature-stationary layer adds "loop_order":
 //                        "feature_stationary" (absent: the header's
 //                        compiler.loop_order when feature_stationary, else
-//                        weight_stationary)
+//                        weight_stationary); a layer of kernel parts adds
+//                        "channels_per_part"
 //   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
 //   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
 //   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
@@ -26,7 +27,9 @@
 //   reading they are optional and, when present, must match the layer line.
 //
 // A column piece's load, compute and store add "cols": [begin, end], its
-// output columns (docs/mapping.md#column-pieces); absent: whole rows.
+// output columns (docs/mapping.md#column-pieces); absent: whole rows. A
+// kernel part's weight load, input load and compute add "channels": [begin,
+// end], its input channels (docs/mapping.md#kernel-parts); absent: all.
 // "k" and "rows" are half-open ranges [begin, end); "rows" is left out for
 // load_params / load_weights / agu_init (written only when not [0, 0]). "op" is a
 // to_string(Opcode), "kind" a to_string(DependencyKind). When reading, unit,
@@ -73,9 +76,10 @@ const std::vector<std::string> kLayerKeys = {
     "k_tile", "rows_per_piece", "rows_per_compute_stage", "half_bytes", "weight_region_bytes",
     "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
     "lowered_address", "dtype", "bits", "pad_mode", "output_bits", "input_layout",
-    "output_layout", "units", "weight_buffers", "cols_per_piece", "loop_order"};
+    "output_layout", "units", "weight_buffers", "cols_per_piece", "loop_order", "channels_per_part"};
 const std::vector<std::string> kInstructionKeys = {
-    "id", "op", "layer", "unit", "half", "n", "k", "rows", "cols", "stages", "deps", "registers"};
+    "id",   "op",   "layer",    "unit", "half",     "n",      "k",
+    "rows", "cols", "channels", "stages", "deps", "registers"};
 // The layer shape, as both a LayerDescriptor and the workload's LayerConfig spell it.
 using DescriptorDim = uint32_t LayerDescriptor::*;
 using ConfigDim = uint32_t LayerConfig::*;
@@ -335,6 +339,8 @@ class ProgramReader {
       d.weight_buffers = dim("weight_buffers", 1, 2, "1 or 2 (absent: 1)");
     if (r.has("cols_per_piece"))
       d.cols_per_piece = dim("cols_per_piece", 1, d.out_w, "at most out_w (absent: whole rows)");
+    if (r.has("channels_per_part"))
+      d.channels_per_part = dim("channels_per_part", 1, d.C, "at most C (absent: whole kernels)");
     d.loop_order = read_loop_order(r, default_loop_order(hw_, d.op));
     const json* from = r.find("input_from_layer");
     const std::string from_expected =
@@ -428,6 +434,11 @@ class ProgramReader {
       std::tie(in.out_col_begin, in.out_col_end) =
           range_field(r, "cols", L.out_w, false,
                       "output columns within out_w = " + std::to_string(L.out_w), std::nullopt);
+    // A kernel part's input channels (absent: all).
+    if (r.has("channels"))
+      std::tie(in.channel_begin, in.channel_end) =
+          range_field(r, "channels", L.C, false, "input channels within C = " + std::to_string(L.C),
+                      std::nullopt);
     const uint64_t max_stages = rows ? in.row_count() : std::max<uint64_t>(in.k_count(), 1);
     in.stages = static_cast<uint32_t>(
         field(r, "stages", 1, max_stages,
@@ -534,6 +545,7 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
     if (d.units != 0) out << ", \"units\": " << d.units;
     if (d.weight_buffers != 1) out << ", \"weight_buffers\": " << d.weight_buffers;
     if (d.cols_per_piece != 0) out << ", \"cols_per_piece\": " << d.cols_per_piece;
+    if (d.channels_per_part != 0) out << ", \"channels_per_part\": " << d.channels_per_part;
     if (d.loop_order == LoopOrder::FeatureStationary)
       out << ", \"loop_order\": \"" << to_string(d.loop_order) << '"';
     if (d.input_layout != TensorLayout::Nhwc)
@@ -559,6 +571,8 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
       out << ", \"rows\": [" << in.out_row_begin << ", " << in.out_row_end << "]";
     if (in.column_piece())
       out << ", \"cols\": [" << in.out_col_begin << ", " << in.out_col_end << "]";
+    if (in.kernel_part())
+      out << ", \"channels\": [" << in.channel_begin << ", " << in.channel_end << "]";
     out << ", \"stages\": " << in.stages << ", \"deps\": [";
     for (size_t j = 0; j < in.deps.size(); ++j)
       out << (j ? ", " : "") << "{\"on\": " << in.deps[j].producer << ", \"kind\": \""

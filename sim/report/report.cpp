@@ -65,6 +65,7 @@ nlohmann::json tiling_json(const LayerTiling& t) {
   if (t.input_channel_tiles) j["input_channel_tiles"] = true;
   if (t.cols_per_piece != 0) j["cols_per_piece"] = t.cols_per_piece;
   if (t.feature_stationary) j["loop_order"] = "feature_stationary";
+  if (t.channels_per_part != 0) j["channels_per_part"] = t.channels_per_part;
   return j;
 }
 

@@ -38,6 +38,7 @@ struct LayerTiling {
   bool input_channel_tiles = false;  // pieces hold only their k-tile's input channels
   uint32_t cols_per_piece = 0;       // output columns per column piece (0: whole rows)
   bool feature_stationary = false;   // seed 004 rule 1's second loop order (else weight-stationary)
+  uint32_t channels_per_part = 0;    // kernel parts' input channels (0: whole kernels)
   uint64_t estimate_cycles = 0;      // the mapper's estimate of the layer (0: not an array layer)
 };
 

@@ -109,8 +109,13 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                                  : std::string()) +
           " = " + std::to_string(buffers) + " B > cache " + std::to_string(hw.tile_cache_bytes()) +
           " B" + (hw.cache.kv_kib ? " (less the key-value region)" : ""));
-    const uint64_t kernel =
-        d.binary ? uint64_t(d.R) * d.S * d.pixel_bytes() : d.kernel_coefficients();
+    // Kernel parts: a kernel's part of channels_per_part channels.
+    const uint64_t kernel = d.binary                   ? uint64_t(d.R) * d.S * d.pixel_bytes()
+                            : d.channels_per_part != 0 ? uint64_t(d.R) * d.S * d.channels_per_part
+                                                       : d.kernel_coefficients();
+    if (d.channels_per_part != 0 && hw.dataflow != Dataflow::Lockstep)
+      throw ProgramError("layer " + d.name +
+                         ": kernel parts (channels_per_part) need compute.dataflow \"lockstep\"");
     if (d.input_channel_tiles &&
         (!d.quantized || d.conv_groups < 2 || d.binary || d.access != LoadAccess::Im2col ||
          d.input_layout != TensorLayout::Nhwc || d.k_tile % (d.K / d.conv_groups) != 0))
@@ -244,7 +249,8 @@ Program compile_for_workload(const NetworkConfig& network, const HardwareConfig&
       d.kernel_nonzeros = first.kernel_nonzeros;
       continue;
     }
-    attach_kernel_stream(d, timing_kernel_summary(network.layers[l], hw.compute_mode, cache));
+    attach_kernel_stream(
+        d, timing_kernel_summary(network.layers[l], kernel_stream_mode(d, hw.compute_mode), cache));
   }
   return program;
 }
@@ -339,15 +345,19 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
       // the layer's weights are drawn, counted and dropped, one layer at a time (or the
       // counts come from a sweep's cache); no inputs, no encoded bytes.
       data.emplace_back();
-      kernels.push_back(runs_on_array(L.op)
-                            ? timing_kernel_summary(L, r.hw.compute_mode, summary_cache)
-                            : KernelStream{});
+      kernels.push_back(
+          runs_on_array(L.op)
+              ? timing_kernel_summary(L, kernel_stream_mode(r.program.layers[l], r.hw.compute_mode),
+                                      summary_cache)
+              : KernelStream{});
       continue;
     }
     data.push_back(make_layer_data(L, !graph && (l == 0 || !r.network.chained[l])));
-    kernels.push_back(runs_on_array(L.op)
-                          ? encode_layer_kernels(L, data[l].weights, r.hw.compute_mode)
-                          : KernelStream{});
+    kernels.push_back(
+        runs_on_array(L.op)
+            ? encode_layer_kernels(L, data[l].weights,
+                                   kernel_stream_mode(r.program.layers[l], r.hw.compute_mode))
+            : KernelStream{});
   }
   const std::vector<TensorI8> graph_inputs =
       options.timing_only ? std::vector<TensorI8>{} : graph_input_data(r.network);
@@ -475,6 +485,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     if (runs_on_array(d.op) && d.k_tile != 0) t.units = d.units != 0 ? d.units : r.hw.compute.units;
     t.input_channel_tiles = d.input_channel_tiles;
     t.feature_stationary = d.loop_order == LoopOrder::FeatureStationary;
+    t.channels_per_part = d.channels_per_part;
     r.summary.tiling.push_back(t);
   }
   r.summary.wall_seconds =

@@ -1,0 +1,49 @@
+// Kernel parts (docs/mapping.md#kernel-parts): where not even one kernel, or
+// one output row with one kernel, fits the cache, the compiler cuts the input
+// channels into parts. Each part's weights (every kernel of the k-tile, its
+// channels at every tap) and each piece's rows of those channels load in
+// turn, and the piece's int32 sums build up over one compute per part: the
+// partial sums stay in the piece's half until the last part, then the store
+// requantises them. The issue's "splitting a kernel along its input
+// channels"; the seeds describe no such split (seed 003 cuts rows only).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/compiler/mapper.h"
+
+namespace npusim {
+
+// Why `layer` cannot have kernel parts on `hw` ("" when it can): as
+// kernel_parts_unsupported (program.h) sees the layer's descriptor, plus the
+// lockstep array and the cost mapper.
+std::string kernel_parts_refusal(const LayerConfig& layer, const HardwareConfig& hw);
+
+// The layer as one part of `channels` input channels sees it.
+LayerConfig kernel_part_layer(const LayerConfig& layer, uint32_t channels);
+
+// Whether some kernel parts of `layer` fit the partition (parts of one
+// channel fit whenever any do).
+bool kernel_parts_fit(const LayerConfig& layer, const HardwareConfig& hw,
+                      const CachePartition& partition, uint32_t output_bits);
+
+// The candidates with kernel parts: from the fewest parts that fit (parts of
+// ceil(C / P) channels) up to four times as many parts, each part count's
+// whole-kernel candidates for the part's channels (weight-stationary, whole
+// rows), estimated by estimate_kernel_parts.
+std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
+                                                     const HardwareConfig& hw,
+                                                     const CachePartition& partition,
+                                                     uint32_t output_bits);
+
+// The estimate of the emitter's program for `plan` (plan.channels_per_part
+// set): per k-tile, the pieces in groups of units x halves; per group and
+// part, the part's weights and the group's input rows on the bus, then the
+// group's computes, each part's loads under the computes of the part before;
+// groups follow one another (their overlap is left out), so it errs high.
+MappingEstimate estimate_kernel_parts(const LayerConfig& layer, const HardwareConfig& hw,
+                                      const LayerTilingPlan& plan, uint32_t output_bits);
+
+}  // namespace npusim

@@ -1,0 +1,83 @@
+// Kernel parts in the cost mapper (docs/mapping.md#kernel-parts): the
+// estimate worked by hand on a small layer cut into two parts (one weight
+// slot and two, on a non-square array), and which layers may be cut.
+#include <catch2/catch.hpp>
+
+#include "sim/compiler/kernel_parts.h"
+#include "sim/compiler/mapper.h"
+#include "sim/compiler/tiler.h"
+
+using namespace npusim;
+
+namespace {
+
+// C 16, 16x16, K 16, 3x3, pad 1 (test_mapper.cpp's hand-derivation layer).
+LayerConfig parts_conv() {
+  LayerConfig L;
+  L.name = "c";
+  L.C = 16, L.H = 16, L.W = 16, L.K = 16, L.R = 3, L.S = 3;
+  L.stride = 1, L.padding = 1;
+  L.requant.scale.assign(L.K, 1);
+  L.requant.shift = 8;
+  return L;
+}
+
+HardwareConfig parts_array_8x24() {
+  HardwareConfig hw;
+  hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
+  hw.compute.array_rows = 8;
+  hw.compute.array_cols = 24;
+  return hw;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the kernel-parts estimate of two 8-channel parts, two 8-kernel tiles and two 8-row pieces "
+    "on an 8x24 array is 6004 cycles with two weight slots and 6492 with one (hand-derived)",
+    "[mapper][kernel_parts]") {
+  // One unit, ping-pong: the two pieces are one group. Per k-tile, part and piece:
+  //   the part's weights: 8 kernels x 9 taps, a run of 8 B each = 72 bursts of 64 B = 144 bus;
+  //   a piece's rows: min(16, 7 + 3) = 10 rows of 16 pixels, 8 B each = 160 bursts = 320 bus;
+  //   its compute: 3 x 3 x 8 = 72 coefficients x ceil(128 / 24) passes + 8 = 440 (cache read
+  //   10 x 18 x 8 + 8 x 72 = 2016 B = 32, write 128 x 8 x 4 = 4096 B = 64);
+  //   its store (after the last part): 128 pixels of 8 B, a burst each = 256 bus; drain 256 + 100.
+  // Two slots, a k-tile: 100 + (144 + 2 x 320) + max(144 + 640, 2 x 440) + 2 x 440 + 356 = 3000.
+  // One slot, a k-tile: the second part's weights wait for the first part's computes:
+  //   100 + (144 + 320 + 880) + (100 + 144 + 320 + 880) + 356 = 3244.
+  // Parameters: 16 x 8 B = 4 bus.
+  const LayerConfig L = parts_conv();
+  const HardwareConfig hw = parts_array_8x24();
+  LayerTilingPlan plan = make_plan(kernel_part_layer(L, 8), hw, 8, 8, 8);
+  REQUIRE(plan.k_tiles == 2);
+  REQUIRE(plan.rows_per_store_batch == 8);
+  plan.channels_per_part = 8;
+  plan.weight_buffers = 2;
+  const MappingEstimate two_slots = estimate_mapping(L, hw, plan);
+  CHECK(two_slots.weights == 4 + 2 * 2 * 144);
+  CHECK(two_slots.compute == 2 * 2 * 2 * 440);
+  CHECK(two_slots.bus == 2 * 2 * 2 * 320 + 2 * 2 * 256);
+  CHECK(two_slots.total == 4 + 2 * 3000);
+  plan.weight_buffers = 1;
+  CHECK(estimate_mapping(L, hw, plan).total == 4 + 2 * 3244);
+}
+
+TEST_CASE(
+    "kernel parts are weighed for a plain or quantised convolution of one group on the lockstep "
+    "array, and not for a grouped or binary layer, the broadcast array or with the key off",
+    "[mapper][kernel_parts]") {
+  LayerConfig L = parts_conv();
+  HardwareConfig hw;
+  CHECK(kernel_parts_refusal(L, hw).empty());
+  hw.kernel_parts = KernelParts::Off;
+  CHECK(kernel_parts_refusal(L, hw) == "compiler.kernel_parts is off");
+  hw.kernel_parts = KernelParts::Auto;
+  hw.dataflow = Dataflow::Broadcast;
+  CHECK(kernel_parts_refusal(L, hw) == "kernel parts need the lockstep array");
+  hw.dataflow = Dataflow::Lockstep;
+  hw.mapper = Mapper::Greedy;
+  CHECK_FALSE(kernel_parts_refusal(L, hw).empty());
+  hw.mapper = Mapper::Cost;
+  L.groups = 2;
+  CHECK(kernel_parts_refusal(L, hw) == "kernel parts need one group");
+}
