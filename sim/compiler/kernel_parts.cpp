@@ -1,6 +1,7 @@
 #include "sim/compiler/kernel_parts.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "models/cost_model.h"
 #include "sim/compiler/piece_cost.h"
@@ -86,13 +87,17 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
       pieces.push_back(p < shapes.full_pieces ? shapes.full_shape : shapes.last_shape);
   const uint64_t taps = uint64_t(L.R) * L.S;
   MappingEstimate e;
-  uint64_t total = 0;
+  uint64_t total = 0, ports = 0;
   for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
     const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
     for (size_t first = 0; first < pieces.size(); first += group) {
       const size_t last = std::min(pieces.size(), first + group);
-      // From the group's first weight load to its last compute's end.
-      uint64_t chunk = latency, before = 0, drain = 0;
+      // From the group's first weight load to its last compute's end. Per
+      // unit (the group's pieces are dealt to the units in turn), the part
+      // before's compute of its first piece and of the rest.
+      const uint32_t units = hw.compute.units;
+      std::vector<uint64_t> first_compute(units), rest_compute(units);
+      uint64_t chunk = latency, drain = 0, busiest = 0;
       for (uint32_t c0 = 0; c0 < L.C; c0 += per_part) {
         const uint32_t channels = std::min(per_part, L.C - c0);
         const LayerConfig view = kernel_part_layer(L, channels);
@@ -101,7 +106,9 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
         if (c0 == 0 && first == 0 && plan.params_per_tile)
           weights += cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8);
         e.weights += weights;
-        uint64_t computes = 0, loads = 0, first_load = 0;
+        ports += cost::cache_access_cycles(hw.cache, uint64_t(k_count) * taps * channels);
+        std::vector<uint64_t> firsts(units, 0), rests(units, 0), loads_first(units, 0);
+        uint64_t loads = 0;
         for (size_t i = first; i < last; ++i) {
           const PieceCost c = piece_cost(view, hw, plan, pieces[i], k0, k_count, output_bits);
           // Its rows of the part's channels: a run per pixel.
@@ -109,33 +116,61 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
               std::min<uint64_t>(L.H, uint64_t(pieces[i].rows - 1) * L.stride + window_h(L));
           const uint64_t load = cost::dram_data_cycles(hw.dram, rows * L.W, channels);
           loads += load;
-          if (i == first) first_load = load;
-          computes += c.compute;
-          if (c0 + per_part >= L.C) {
+          const size_t u = (i - first) % units;
+          if (i - first < units) {
+            firsts[u] = c.compute;
+            loads_first[u] = load;
+          } else {
+            rests[u] += c.compute;
+          }
+          // Cache ports: its load, compute and (after the last part) store.
+          const bool last_part = c0 + per_part >= L.C;
+          const uint64_t store_read = cost::cache_access_cycles(
+              hw.cache, uint64_t(pieces[i].rows) * L.out_w() * k_count * 4);
+          ports += c.ports - (last_part ? 0 : std::min(c.ports, store_read));
+          if (last_part) {
             e.bus += c.store_bus;
             drain = c.drain;
           }
         }
         e.bus += loads;
-        e.compute += computes;
-        if (plan.weight_buffers > 1) {
-          // The part's weights load into the other slot while the part
-          // before computes; each piece's rows wait for its own compute.
-          chunk += c0 == 0 ? weights + loads : std::max(weights + loads, before);
-          before = computes;
+        uint64_t part_busiest = 0;
+        for (uint32_t u = 0; u < units; ++u)
+          part_busiest = std::max(part_busiest, firsts[u] + rests[u]);
+        e.compute += part_busiest;
+        if (c0 == 0) {
+          // Two slots: every piece's rows before the first computes; one
+          // slot: the first piece's (the others load under its compute).
+          chunk += weights + (plan.weight_buffers > 1 ? loads : loads_first[0]);
+        } else if (plan.weight_buffers > 1) {
+          // The part's weights load into the other slot while the part before
+          // computes. A unit's first piece loads its rows of this part once
+          // its compute of the part before ends (they share its half), while
+          // the unit's other pieces compute.
+          uint64_t step = weights + loads;
+          for (uint32_t u = 0; u < units; ++u)
+            step = std::max(step,
+                            first_compute[u] + std::max(rest_compute[u], loads_first[u] + latency));
+          chunk += step;
         } else {
           // One slot: the part's weights wait for the computes before; the
           // first piece's rows follow them, the others' load under its compute.
-          chunk += (c0 == 0 ? 0 : latency) + weights + first_load + computes;
+          chunk += busiest + latency + weights + loads_first[0];
         }
+        first_compute = firsts, rest_compute = rests;
+        busiest = part_busiest;
       }
+      const uint64_t before = busiest;
       total += chunk + before + drain;
     }
   }
   const uint64_t params =
       plan.params_per_tile ? 0 : cost::dram_data_cycles(hw.dram, 1, uint64_t(L.K) * 8);
   e.weights += params;
-  e.total = params + total;
+  // The cache's ports bound it too: the units' computes each read their
+  // part's kernels and rows through them.
+  const uint64_t port_bound = latency + ceil_div(ports, cost::cache_parallel_accesses(hw.cache));
+  e.total = params + std::max(total, port_bound);
   return e;
 }
 

@@ -40,9 +40,14 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
 
 // The estimate of the emitter's program for `plan` (plan.channels_per_part
 // set): per k-tile, the pieces in groups of units x halves; per group and
-// part, the part's weights and the group's input rows on the bus, then the
-// group's computes, each part's loads under the computes of the part before;
-// groups follow one another (their overlap is left out), so it errs high.
+// part, the part's weights and the group's input rows on the bus and the
+// group's computes (the busiest unit's). With two weight slots a part's loads
+// run under the computes of the part before, but a unit's first piece loads
+// its next part only after its own compute (the rows share its half); with
+// one slot a part's weights wait for the computes before. Groups follow one
+// another (their overlap is left out). The cache ports' time over the layer
+// (loads, computes, the last part's stores, weight writes) bounds it from
+// below, as in the whole-kernel estimate. docs/mapping.md#kernel-parts.
 MappingEstimate estimate_kernel_parts(const LayerConfig& layer, const HardwareConfig& hw,
                                       const LayerTilingPlan& plan, uint32_t output_bits);
 

@@ -70,7 +70,9 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
   if (d.cols_per_piece != 0) line["cols_per_piece"] = d.cols_per_piece;
   if (d.channels_per_part != 0) line["channels_per_part"] = d.channels_per_part;
   if (d.input_channel_tiles) line["input_channel_tiles"] = true;
-  if (d.loop_order == LoopOrder::FeatureStationary) line["loop_order"] = to_string(d.loop_order);
+  // Kernel parts say their order too: a feature-stationary header's default is not theirs.
+  if (d.loop_order == LoopOrder::FeatureStationary || d.channels_per_part != 0)
+    line["loop_order"] = to_string(d.loop_order);
   if (runs_on_array(d.op)) {
     line["weight_format"] = to_string(d.weight_format);
     if (!d.kernel_nonzeros.empty()) line["kernel_nonzeros"] = d.kernel_nonzeros;

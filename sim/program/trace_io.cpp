@@ -546,7 +546,8 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
     if (d.weight_buffers != 1) out << ", \"weight_buffers\": " << d.weight_buffers;
     if (d.cols_per_piece != 0) out << ", \"cols_per_piece\": " << d.cols_per_piece;
     if (d.channels_per_part != 0) out << ", \"channels_per_part\": " << d.channels_per_part;
-    if (d.loop_order == LoopOrder::FeatureStationary)
+    // Kernel parts say their order too: a feature-stationary header's default is not theirs.
+    if (d.loop_order == LoopOrder::FeatureStationary || d.channels_per_part != 0)
       out << ", \"loop_order\": \"" << to_string(d.loop_order) << '"';
     if (d.input_layout != TensorLayout::Nhwc)
       out << ", \"input_layout\": \"" << to_string(d.input_layout) << '"';

@@ -21,7 +21,8 @@ using npusim::test::write_temp_file;
 namespace {
 
 // 512 -> 64 channels, 3x3 over 7x7 (pads 1): one kernel is 4608 B.
-const char* kWidePartsLayer = R"({"type": "conv2d", "name": "wide", "N": 1, "C": 512, "H": 7, "W": 7,
+const char* kWidePartsLayer =
+    R"({"type": "conv2d", "name": "wide", "N": 1, "C": 512, "H": 7, "W": 7,
   "K": 64, "R": 3, "S": 3, "stride": 1, "padding": 1, "seed": 11})";
 
 // A quantised 3x3 convolution over 256 channels, uint8 input with zero point
@@ -84,8 +85,9 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a program of kernel parts replays with the same cycles, and the runner refuses a part "
-    "instruction without its channels or with channels that are not one of the parts",
+    "a program of kernel parts replays with the same cycles, also under a feature-stationary "
+    "header, and the runner refuses a part instruction without its channels or with channels "
+    "that are not one of the parts",
     "[kernel_parts][trace]") {
   const std::string layer = write_temp_file("kernel_parts_replay.json", kWidePartsLayer);
   const std::string program = npusim::test::temp_dir() + "/kernel_parts.jsonl";
@@ -97,6 +99,17 @@ TEST_CASE(
   const json replayed = run_report("run --program " + program);
   CHECK(replayed.at("totals").at("cycles") == direct.at("totals").at("cycles"));
   CHECK(parts_layer(replayed).at("check").at("match").get<bool>());
+
+  // Under a feature-stationary header the layer line says its own order.
+  const std::string fs_program = npusim::test::temp_dir() + "/kernel_parts_fs.jsonl";
+  REQUIRE(run_cli("compile " + layer +
+                  " --set cache.size_kib=8 --set compiler.loop_order=feature_stationary -o " +
+                  fs_program)
+              .exit_code == 0);
+  CHECK(npusim::test::read_json_lines(fs_program)[1].value("loop_order", "") ==
+        "weight_stationary");
+  const json fs_replayed = run_report("run --timing-only --program " + fs_program);
+  CHECK(fs_replayed.at("layers").at(0).at("tiling").value("channels_per_part", 0) > 0);
 
   std::vector<json> lines = npusim::test::read_json_lines(program);
   size_t compute = 0;

@@ -1,6 +1,7 @@
 // Kernel parts in the cost mapper (docs/mapping.md#kernel-parts): the
 // estimate worked by hand on a small layer cut into two parts (one weight
-// slot and two, on a non-square array), and which layers may be cut.
+// slot and two, one unit and two, bound by the cache ports, on a
+// non-square array), and which layers may be cut.
 #include <catch2/catch.hpp>
 
 #include "sim/compiler/kernel_parts.h"
@@ -34,7 +35,8 @@ HardwareConfig parts_array_8x24() {
 
 TEST_CASE(
     "the kernel-parts estimate of two 8-channel parts, two 8-kernel tiles and two 8-row pieces "
-    "on an 8x24 array is 6004 cycles with two weight slots and 6492 with one (hand-derived)",
+    "on an 8x24 array is 6004 cycles with two weight slots, 6492 with one and 5084 on two units "
+    "(hand-derived)",
     "[mapper][kernel_parts]") {
   // One unit, ping-pong: the two pieces are one group. Per k-tile, part and piece:
   //   the part's weights: 8 kernels x 9 taps, a run of 8 B each = 72 bursts of 64 B = 144 bus;
@@ -60,6 +62,36 @@ TEST_CASE(
   CHECK(two_slots.total == 4 + 2 * 3000);
   plan.weight_buffers = 1;
   CHECK(estimate_mapping(L, hw, plan).total == 4 + 2 * 3244);
+  // Two units: the two pieces compute at once, one on each, and each piece's
+  // second part loads only once its first part's compute is done (they share
+  // its half): 100 + (144 + 640) + max(144 + 640, 440 + 320 + 100) + 440 + 356
+  // = 2540 a k-tile.
+  HardwareConfig two_units = hw;
+  two_units.compute.units = 2;
+  plan.weight_buffers = 2;
+  const MappingEstimate parallel = estimate_mapping(L, two_units, plan);
+  CHECK(parallel.compute == 2 * 2 * 440);  // the busiest unit's
+  CHECK(parallel.total == 4 + 2 * 2540);
+}
+
+TEST_CASE(
+    "the kernel-parts estimate is bounded by the cache ports, 19880 cycles on one 4-byte port "
+    "(hand-derived)",
+    "[mapper][kernel_parts]") {
+  // The layer, array and plan above (two slots), on one cache port of 4 B/cycle. Per piece and
+  // part: its load writes 10 x 18 x 8 = 1440 B = 360; its compute reads 2016 B = 504 and writes
+  // 4096 B = 1024 (so it takes 1024 cycles); after the last part its store reads 4096 B = 1024.
+  // Per part the weights write 8 x 72 = 576 B = 144. Per k-tile: 2 x (144 + 2 x (360 + 504 +
+  // 1024)) + 2 x 1024 = 9888; two k-tiles 19776, + latency 100. The chain is shorter:
+  // 100 + 784 + (1024 + max(1024, 320 + 100)) + 2048 + (max(256, 1024) + 100) = 6104 a k-tile.
+  const LayerConfig L = parts_conv();
+  HardwareConfig hw = parts_array_8x24();
+  hw.cache.ports = 1;
+  hw.cache.port_bytes_per_cycle = 4;
+  LayerTilingPlan plan = make_plan(kernel_part_layer(L, 8), hw, 8, 8, 8);
+  plan.channels_per_part = 8;
+  plan.weight_buffers = 2;
+  CHECK(estimate_mapping(L, hw, plan).total == 4 + 100 + 19776);
 }
 
 TEST_CASE(
