@@ -1,6 +1,8 @@
 #include "sim/compiler/kernel_parts.h"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "models/cost_model.h"
@@ -56,112 +58,162 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& L, const
   const HardwareConfig h = part_hardware(hw);
   HardwareConfig hu = hw;
   if (part.units != 0) hu.compute.units = part.units;
-  uint32_t previous = 0, first_parts = 0;
-  for (uint32_t parts = 2; parts <= L.C; ++parts) {
-    if (first_parts != 0 && parts > 4 * first_parts) break;
-    const uint32_t channels = uint32_t(ceil_div(L.C, parts));
+  // The fewest parts that fit (fitting only gets easier with narrower parts:
+  // bisection), then twice and four times as many.
+  const auto fits = [&](uint32_t parts) {
+    return !k_tile_candidates(kernel_part_layer(L, uint32_t(ceil_div(L.C, parts))), h, part,
+                              output_bits)
+                .empty();
+  };
+  uint32_t lo = 1, hi = L.C;  // parts: lo does not fit (or is whole kernels), hi fits
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? hi : lo) = mid;
+  }
+  uint32_t previous = 0;
+  for (const uint64_t parts : {uint64_t(hi), 2 * uint64_t(hi), 4 * uint64_t(hi)}) {
+    const uint32_t channels = uint32_t(ceil_div(L.C, std::min<uint64_t>(parts, L.C)));
     if (channels == previous) continue;
     previous = channels;
-    const LayerConfig view = kernel_part_layer(L, channels);
-    for (MappingCandidate c : whole_kernel_candidates(view, h, part, output_bits)) {
+    for (MappingCandidate c :
+         whole_kernel_candidates(kernel_part_layer(L, channels), h, part, output_bits)) {
       if (c.plan.input_channel_tiles || c.plan.cols_per_piece != 0) continue;
       c.plan.channels_per_part = channels;
       c.estimate = estimate_kernel_parts(L, hu, c.plan, output_bits);
       out.push_back(c);
-      if (first_parts == 0) first_parts = parts;
     }
   }
   return out;
 }
 
+namespace {
+
+// One part's figures for a group of pieces, in the estimate's terms.
+struct PartFigures {
+  uint64_t weights = 0, loads = 0, ports = 0, store_bus = 0, drain = 0, busiest = 0;
+  std::vector<uint64_t> firsts, rests, loads_first;  // per unit
+};
+
+}  // namespace
+
 MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig& hw,
                                       const LayerTilingPlan& plan, uint32_t output_bits) {
   const uint64_t latency = hw.dram.latency_cycles;
-  const uint32_t per_part = plan.channels_per_part;
-  const uint32_t group = hw.compute.units * (hw.buffering == Buffering::PingPong ? 2 : 1);
+  const uint32_t per_part = plan.channels_per_part, units = hw.compute.units;
+  const uint32_t n_parts = uint32_t(ceil_div(L.C, per_part));
+  const uint32_t last_width = L.C - (n_parts - 1) * per_part;
+  const uint32_t group = units * (hw.buffering == Buffering::PingPong ? 2 : 1);
   const LayerPieces shapes = layer_pieces(L, hw, plan);
-  // Every piece of every image, in the emitter's order.
-  std::vector<PieceShape> pieces;
+  // Every piece of every image, in the emitter's order (true: the shorter shape).
+  std::vector<bool> pieces;
   for (uint32_t n = 0; n < L.N; ++n)
-    for (uint32_t p = 0; p < shapes.n_pieces; ++p)
-      pieces.push_back(p < shapes.full_pieces ? shapes.full_shape : shapes.last_shape);
+    for (uint32_t p = 0; p < shapes.n_pieces; ++p) pieces.push_back(p >= shapes.full_pieces);
   const uint64_t taps = uint64_t(L.R) * L.S;
+
+  // A part's figures for a group: pieces [first, last), k_count kernels,
+  // `width` channels, `last_part`: it adds the stores.
+  const auto part_figures = [&](size_t first, size_t last, uint32_t k0, uint32_t k_count,
+                                uint32_t width, bool last_part) {
+    PartFigures f;
+    f.firsts.assign(units, 0), f.rests.assign(units, 0), f.loads_first.assign(units, 0);
+    const LayerConfig view = kernel_part_layer(L, width);
+    // The part's weights: R*S runs of its channels per kernel.
+    f.weights = cost::dram_data_cycles(hw.dram, k_count * taps, width);
+    f.ports = cost::cache_access_cycles(hw.cache, uint64_t(k_count) * taps * width);
+    for (size_t i = first; i < last; ++i) {
+      const PieceShape shape = pieces[i] ? shapes.last_shape : shapes.full_shape;
+      const PieceCost c = piece_cost(view, hw, plan, shape, k0, k_count, output_bits);
+      // Its rows of the part's channels: a run per pixel.
+      const uint64_t rows =
+          std::min<uint64_t>(L.H, uint64_t(shape.rows - 1) * L.stride + window_h(L));
+      const uint64_t load = cost::dram_data_cycles(hw.dram, rows * L.W, width);
+      f.loads += load;
+      const size_t u = (i - first) % units;
+      if (i - first < units) {
+        f.firsts[u] = c.compute;
+        f.loads_first[u] = load;
+      } else {
+        f.rests[u] += c.compute;
+      }
+      // Cache ports: its load, compute and (after the last part) store.
+      const uint64_t store_read =
+          cost::cache_access_cycles(hw.cache, uint64_t(shape.rows) * L.out_w() * k_count * 4);
+      f.ports += c.ports - (last_part ? 0 : std::min(c.ports, store_read));
+      if (last_part) f.store_bus += c.store_bus, f.drain = c.drain;
+    }
+    for (uint32_t u = 0; u < units; ++u) f.busiest = std::max(f.busiest, f.firsts[u] + f.rests[u]);
+    return f;
+  };
+  // From part `before`'s computes to part `next`'s (its loads already out).
+  const auto step = [&](const PartFigures& before, const PartFigures& next) {
+    if (plan.weight_buffers > 1) {
+      // The part's weights load into the other slot while the part before
+      // computes. A unit's first piece loads its rows of this part once its
+      // compute of the part before ends (they share its half), while the
+      // unit's other pieces compute.
+      uint64_t t = next.weights + next.loads;
+      for (uint32_t u = 0; u < units; ++u)
+        t = std::max(t,
+                     before.firsts[u] + std::max(before.rests[u], next.loads_first[u] + latency));
+      return t;
+    }
+    // One slot: the part's weights wait for the computes before; the first
+    // piece's rows follow them, the others' load under its compute.
+    return before.busiest + latency + next.weights + next.loads_first[0];
+  };
+
+  // A group of pieces through every part of one k-tile: its chain (from its
+  // first weight load to its last store's end) and its figures. Groups of the
+  // same pieces and k-tile size cost alike.
+  struct GroupFigures {
+    uint64_t chain = 0, weights = 0, bus = 0, compute = 0, ports = 0;
+  };
+  const auto group_figures = [&](size_t first, size_t last, uint32_t k0, uint32_t k_count) {
+    GroupFigures g;
+    const PartFigures head = part_figures(first, last, k0, k_count, per_part, n_parts == 1);
+    // Two slots: every piece's rows before the first computes; one slot: the
+    // first piece's (the others load under its compute).
+    g.chain = latency + head.weights + (plan.weight_buffers > 1 ? head.loads : head.loads_first[0]);
+    g.weights = head.weights, g.bus = head.loads, g.compute = head.busiest, g.ports = head.ports;
+    if (n_parts == 1) {
+      g.chain += head.busiest + head.drain;
+      g.bus += head.store_bus;
+      return g;
+    }
+    // The parts between the first and the last are alike.
+    const uint64_t middles = n_parts - 2;
+    const PartFigures middle =
+        middles > 0 ? part_figures(first, last, k0, k_count, per_part, false) : head;
+    const PartFigures tail = part_figures(first, last, k0, k_count, last_width, true);
+    if (middles > 0) g.chain += step(head, middle) + (middles - 1) * step(middle, middle);
+    g.chain += step(middle, tail) + tail.busiest + tail.drain;
+    g.weights += middles * middle.weights + tail.weights;
+    g.bus += middles * middle.loads + tail.loads + tail.store_bus;
+    g.compute += middles * middle.busiest + tail.busiest;
+    g.ports += middles * middle.ports + tail.ports;
+    return g;
+  };
+
   MappingEstimate e;
   uint64_t total = 0, ports = 0;
+  std::map<std::pair<uint32_t, std::vector<bool>>, GroupFigures> seen;
   for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
     const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
     for (size_t first = 0; first < pieces.size(); first += group) {
       const size_t last = std::min(pieces.size(), first + group);
-      // From the group's first weight load to its last compute's end. Per
-      // unit (the group's pieces are dealt to the units in turn), the part
-      // before's compute of its first piece and of the rest.
-      const uint32_t units = hw.compute.units;
-      std::vector<uint64_t> first_compute(units), rest_compute(units);
-      uint64_t chunk = latency, drain = 0, busiest = 0;
-      for (uint32_t c0 = 0; c0 < L.C; c0 += per_part) {
-        const uint32_t channels = std::min(per_part, L.C - c0);
-        const LayerConfig view = kernel_part_layer(L, channels);
-        // The part's weights: R*S runs of its channels per kernel.
-        uint64_t weights = cost::dram_data_cycles(hw.dram, k_count * taps, channels);
-        if (c0 == 0 && first == 0 && plan.params_per_tile)
-          weights += cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8);
-        e.weights += weights;
-        ports += cost::cache_access_cycles(hw.cache, uint64_t(k_count) * taps * channels);
-        std::vector<uint64_t> firsts(units, 0), rests(units, 0), loads_first(units, 0);
-        uint64_t loads = 0;
-        for (size_t i = first; i < last; ++i) {
-          const PieceCost c = piece_cost(view, hw, plan, pieces[i], k0, k_count, output_bits);
-          // Its rows of the part's channels: a run per pixel.
-          const uint64_t rows =
-              std::min<uint64_t>(L.H, uint64_t(pieces[i].rows - 1) * L.stride + window_h(L));
-          const uint64_t load = cost::dram_data_cycles(hw.dram, rows * L.W, channels);
-          loads += load;
-          const size_t u = (i - first) % units;
-          if (i - first < units) {
-            firsts[u] = c.compute;
-            loads_first[u] = load;
-          } else {
-            rests[u] += c.compute;
-          }
-          // Cache ports: its load, compute and (after the last part) store.
-          const bool last_part = c0 + per_part >= L.C;
-          const uint64_t store_read = cost::cache_access_cycles(
-              hw.cache, uint64_t(pieces[i].rows) * L.out_w() * k_count * 4);
-          ports += c.ports - (last_part ? 0 : std::min(c.ports, store_read));
-          if (last_part) {
-            e.bus += c.store_bus;
-            drain = c.drain;
-          }
-        }
-        e.bus += loads;
-        uint64_t part_busiest = 0;
-        for (uint32_t u = 0; u < units; ++u)
-          part_busiest = std::max(part_busiest, firsts[u] + rests[u]);
-        e.compute += part_busiest;
-        if (c0 == 0) {
-          // Two slots: every piece's rows before the first computes; one
-          // slot: the first piece's (the others load under its compute).
-          chunk += weights + (plan.weight_buffers > 1 ? loads : loads_first[0]);
-        } else if (plan.weight_buffers > 1) {
-          // The part's weights load into the other slot while the part before
-          // computes. A unit's first piece loads its rows of this part once
-          // its compute of the part before ends (they share its half), while
-          // the unit's other pieces compute.
-          uint64_t step = weights + loads;
-          for (uint32_t u = 0; u < units; ++u)
-            step = std::max(step,
-                            first_compute[u] + std::max(rest_compute[u], loads_first[u] + latency));
-          chunk += step;
-        } else {
-          // One slot: the part's weights wait for the computes before; the
-          // first piece's rows follow them, the others' load under its compute.
-          chunk += busiest + latency + weights + loads_first[0];
-        }
-        first_compute = firsts, rest_compute = rests;
-        busiest = part_busiest;
+      auto key = std::make_pair(
+          k_count, std::vector<bool>(pieces.begin() + long(first), pieces.begin() + long(last)));
+      auto it = seen.find(key);
+      if (it == seen.end())
+        it = seen.emplace(std::move(key), group_figures(first, last, k0, k_count)).first;
+      const GroupFigures& g = it->second;
+      total += g.chain;
+      e.weights += g.weights, e.bus += g.bus, e.compute += g.compute;
+      ports += g.ports;
+      if (first == 0 && plan.params_per_tile) {  // the tile's parameters, with its first weights
+        const uint64_t params = cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8);
+        total += params, e.weights += params;
       }
-      const uint64_t before = busiest;
-      total += chunk + before + drain;
     }
   }
   const uint64_t params =

@@ -50,18 +50,18 @@ TEST_CASE(
   const std::string layer = write_temp_file("kernel_parts_wide.json", kWidePartsLayer);
   const json parts = run_report("run " + layer + " --set cache.size_kib=8");
   const json& tiling = parts_layer(parts).at("tiling");
-  REQUIRE(tiling.value("channels_per_part", 0) == 27);  // 19 parts: 18 of 27, one of 26
+  REQUIRE(tiling.value("channels_per_part", 0) == 26);  // 20 parts: 19 of 26, one of 18
   REQUIRE(tiling.at("k_tile") == 8);
   REQUIRE(tiling.at("pieces") == 4);  // output rows {0,1} {2,3} {4,5} {6}
   REQUIRE(tiling.at("weight_buffers") == 2);
   // Per k-tile the pieces load input rows 0-2, 1-4, 3-6 and 5-6: 13 rows of 7 pixels, every
   // channel once over the parts; 8 k-tiles.
   CHECK(parts_counter(parts, "load.input_dram_bytes") == 8 * 13 * 7 * 512);
-  // On the bus a pixel's part (26 or 27 B) is one 64 B burst: 91 pixels x 19 parts per k-tile.
+  // On the bus a pixel's part (26 or 18 B) is one 64 B burst: 91 pixels x 20 parts per k-tile.
   // The weights load per part for each group of two pieces (one unit, two halves): 8 kernels x
   // 9 taps, a 64 B burst each. The parameters: 64 x 8 B.
-  const uint64_t inputs = 8ull * 91 * 19 * 64;
-  const uint64_t weights = 8ull * 2 * 19 * (8 * 9 * 64);
+  const uint64_t inputs = 8ull * 91 * 20 * 64;
+  const uint64_t weights = 8ull * 2 * 20 * (8 * 9 * 64);
   CHECK(parts_counter(parts, "dram.read_bytes") == inputs + weights + 64 * 8);
   CHECK(parts_layer(parts).at("check").at("match").get<bool>());
   // Whole kernels (1 MiB, kernel parts off), the same outputs.
@@ -120,13 +120,13 @@ TEST_CASE(
     const auto r = run_cli("run --program " +
                            npusim::test::write_json_lines("kernel_parts_no_channels.jsonl", lines));
     CHECK(r.exit_code != 0);
-    CHECK_THAT(r.err, Contains("no input channels, but its layer has kernel parts of 27"));
+    CHECK_THAT(r.err, Contains("no input channels, but its layer has kernel parts of 26"));
   }
   SECTION("a compute whose channels are not one of the parts") {
-    lines[compute]["channels"] = {1, 28};
+    lines[compute]["channels"] = {1, 27};
     const auto r = run_cli("run --program " + npusim::test::write_json_lines(
                                                   "kernel_parts_bad_channels.jsonl", lines));
     CHECK(r.exit_code != 0);
-    CHECK_THAT(r.err, Contains("are not one of the layer's parts of 27 channels"));
+    CHECK_THAT(r.err, Contains("are not one of the layer's parts of 26 channels"));
   }
 }
