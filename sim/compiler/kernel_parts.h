@@ -29,10 +29,10 @@ LayerConfig kernel_part_layer(const LayerConfig& layer, uint32_t channels);
 bool kernel_parts_fit(const LayerConfig& layer, const HardwareConfig& hw,
                       const CachePartition& partition, uint32_t output_bits);
 
-// The candidates with kernel parts: from the fewest parts that fit (parts of
-// ceil(C / P) channels) up to four times as many parts, each part count's
-// whole-kernel candidates for the part's channels (weight-stationary, whole
-// rows), estimated by estimate_kernel_parts.
+// The candidates with kernel parts: for P parts of ceil(C / P) channels, P
+// the fewest that fit (bisection), twice and four times that, each part
+// width's whole-kernel candidates for the part's channels (weight-stationary,
+// whole rows), estimated by estimate_kernel_parts.
 std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
                                                      const HardwareConfig& hw,
                                                      const CachePartition& partition,

@@ -7,31 +7,9 @@
 #include "sim/compiler/kernel_parts.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
+#include "tests/support/hand_mapping.h"
 
 using namespace npusim;
-
-namespace {
-
-// C 16, 16x16, K 16, 3x3, pad 1 (test_mapper.cpp's hand-derivation layer).
-LayerConfig parts_conv() {
-  LayerConfig L;
-  L.name = "c";
-  L.C = 16, L.H = 16, L.W = 16, L.K = 16, L.R = 3, L.S = 3;
-  L.stride = 1, L.padding = 1;
-  L.requant.scale.assign(L.K, 1);
-  L.requant.shift = 8;
-  return L;
-}
-
-HardwareConfig parts_array_8x24() {
-  HardwareConfig hw;
-  hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
-  hw.compute.array_rows = 8;
-  hw.compute.array_cols = 24;
-  return hw;
-}
-
-}  // namespace
 
 TEST_CASE(
     "the kernel-parts estimate of two 8-channel parts, two 8-kernel tiles and two 8-row pieces "
@@ -48,8 +26,8 @@ TEST_CASE(
   // One slot, a k-tile: the second part's weights wait for the first part's computes:
   //   100 + (144 + 320 + 880) + (100 + 144 + 320 + 880) + 356 = 3244.
   // Parameters: 16 x 8 B = 4 bus.
-  const LayerConfig L = parts_conv();
-  const HardwareConfig hw = parts_array_8x24();
+  const LayerConfig L = npusim::test::hand_conv_16();
+  const HardwareConfig hw = npusim::test::hand_array_8x24();
   LayerTilingPlan plan = make_plan(kernel_part_layer(L, 8), hw, 8, 8, 8);
   REQUIRE(plan.k_tiles == 2);
   REQUIRE(plan.rows_per_store_batch == 8);
@@ -84,8 +62,8 @@ TEST_CASE(
   // Per part the weights write 8 x 72 = 576 B = 144. Per k-tile: 2 x (144 + 2 x (360 + 504 +
   // 1024)) + 2 x 1024 = 9888; two k-tiles 19776, + latency 100. The chain is shorter:
   // 100 + 784 + (1024 + max(1024, 320 + 100)) + 2048 + (max(256, 1024) + 100) = 6104 a k-tile.
-  const LayerConfig L = parts_conv();
-  HardwareConfig hw = parts_array_8x24();
+  const LayerConfig L = npusim::test::hand_conv_16();
+  HardwareConfig hw = npusim::test::hand_array_8x24();
   hw.cache.ports = 1;
   hw.cache.port_bytes_per_cycle = 4;
   LayerTilingPlan plan = make_plan(kernel_part_layer(L, 8), hw, 8, 8, 8);
@@ -98,7 +76,7 @@ TEST_CASE(
     "kernel parts are weighed for a plain or quantised convolution of one group on the lockstep "
     "array, and not for a grouped or binary layer, the broadcast array or with the key off",
     "[mapper][kernel_parts]") {
-  LayerConfig L = parts_conv();
+  LayerConfig L = npusim::test::hand_conv_16();
   HardwareConfig hw;
   CHECK(kernel_parts_refusal(L, hw).empty());
   hw.kernel_parts = KernelParts::Off;

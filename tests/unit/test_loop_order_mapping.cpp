@@ -9,31 +9,9 @@
 
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
+#include "tests/support/hand_mapping.h"
 
 using namespace npusim;
-
-namespace {
-
-// C 16, 16x16, K 16, 3x3, pad 1 (the layer of test_mapper.cpp's hand derivations).
-LayerConfig loop_order_conv() {
-  LayerConfig L;
-  L.name = "c";
-  L.C = 16, L.H = 16, L.W = 16, L.K = 16, L.R = 3, L.S = 3;
-  L.stride = 1, L.padding = 1;
-  L.requant.scale.assign(L.K, 1);
-  L.requant.shift = 8;
-  return L;
-}
-
-HardwareConfig array_8x24() {
-  HardwareConfig hw;
-  hw.fold = ArrayFold::Matmul;  // the unfolded formulas worked below
-  hw.compute.array_rows = 8;
-  hw.compute.array_cols = 24;
-  return hw;
-}
-
-}  // namespace
 
 TEST_CASE(
     "the feature-stationary estimate of two 8-kernel tiles in two 8-row pieces on an 8x24 "
@@ -55,8 +33,8 @@ TEST_CASE(
   //   4 + 216 + 2 x 2100 + 356 = 4776.
   // Bounds not reached: bus 100 + 2 x 72 + 2 x (80 + 512) = 1428; ports
   //   2 x (45 + 2 x (63 + 64 + 64 + 18)) = 926 over 2 ports.
-  const LayerConfig L = loop_order_conv();
-  HardwareConfig hw = array_8x24();
+  const LayerConfig L = npusim::test::hand_conv_16();
+  HardwareConfig hw = npusim::test::hand_array_8x24();
   LayerTilingPlan plan = make_plan(L, hw, 8, 8, 8);
   REQUIRE(plan.k_tiles == 2);
   REQUIRE(plan.rows_per_store_batch == 8);
@@ -80,8 +58,8 @@ TEST_CASE(
 
 TEST_CASE("a feature-stationary layer of one weight tile is estimated as weight-stationary",
           "[mapper][loop_order]") {
-  const LayerConfig L = loop_order_conv();
-  const HardwareConfig hw = array_8x24();
+  const LayerConfig L = npusim::test::hand_conv_16();
+  const HardwareConfig hw = npusim::test::hand_array_8x24();
   LayerTilingPlan plan = make_plan(L, hw, 16, 8, 8);
   REQUIRE(plan.k_tiles == 1);
   const uint64_t weight_stationary = estimate_mapping(L, hw, plan).total;
@@ -94,7 +72,7 @@ TEST_CASE(
     "weight_stationary none, feature_stationary only those, after_weights loads none",
     "[mapper][loop_order]") {
   // 512 kernels of 3x3x128: tiles of k < 512 in a 64 KiB weight region.
-  LayerConfig L = loop_order_conv();
+  LayerConfig L = npusim::test::hand_conv_16();
   L.C = 128, L.H = 14, L.W = 14, L.K = 512;
   L.requant.scale.assign(L.K, 1);
   HardwareConfig hw;
