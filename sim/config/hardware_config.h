@@ -70,7 +70,8 @@ enum class WeightBuffers { Auto, Single };
 enum class ColumnPieces { Auto, Off };
 // Kernel parts (docs/mapping.md#kernel-parts): the cost mapper may cut the
 // input channels into parts where whole kernels do not fit or fit only in
-// k-tiles below the array's rows (`auto`), or never (`off`, as the greedy mapper).
+// k-tiles below the array's rows (`auto`), or never (`off`, the default for
+// now, as the greedy mapper).
 enum class KernelParts { Auto, Off };
 // Seed 004 rule 1's two loop orders (docs/scheduler.md#loop-orders): per
 // weight tile, its weights and then every piece's input rows
@@ -216,7 +217,7 @@ struct HardwareConfig {
   InputLoads input_loads = InputLoads::AnyTime;
   WeightBuffers weight_buffers = WeightBuffers::Auto;
   ColumnPieces column_pieces = ColumnPieces::Auto;
-  KernelParts kernel_parts = KernelParts::Auto;
+  KernelParts kernel_parts = KernelParts::Off;
   DataRegisters data_registers = DataRegisters::InPlace;
   LoopOrder loop_order = LoopOrder::WeightStationary;
   TrialMode trial_mode = TrialMode::Simulate;

@@ -35,6 +35,9 @@ const char* kQuantised = R"({"name": "q256",
                  "weights": {"dtype": "int8", "scale": 0.01},
                  "out": {"dtype": "uint8", "scale": 0.2, "zero_point": 3}}]})";
 
+// Kernel parts are the cost mapper's choice only with compiler.kernel_parts auto.
+const std::string kParts = " --set compiler.kernel_parts=auto";
+
 const json& parts_layer(const json& report) { return report.at("layers").at(0); }
 
 uint64_t parts_counter(const json& report, const char* name) {
@@ -48,7 +51,7 @@ TEST_CASE(
     "worked by hand and the outputs of whole kernels",
     "[kernel_parts]") {
   const std::string layer = write_temp_file("kernel_parts_wide.json", kWidePartsLayer);
-  const json parts = run_report("run " + layer + " --set cache.size_kib=8");
+  const json parts = run_report("run " + layer + " --set cache.size_kib=8" + kParts);
   const json& tiling = parts_layer(parts).at("tiling");
   REQUIRE(tiling.value("channels_per_part", 0) == 26);  // 20 parts: 19 of 26, one of 18
   REQUIRE(tiling.at("k_tile") == 8);
@@ -76,7 +79,7 @@ TEST_CASE(
     "outputs of whole kernels",
     "[kernel_parts][graph]") {
   const std::string net = write_temp_file("kernel_parts_q256.json", kQuantised);
-  const json parts = run_report("run " + net + " --set cache.size_kib=4");
+  const json parts = run_report("run " + net + " --set cache.size_kib=4" + kParts);
   REQUIRE(parts_layer(parts).at("tiling").value("channels_per_part", 0) > 0);
   CHECK(parts_layer(parts).at("check").at("match").get<bool>());
   const json whole = run_report("run " + net + " --set compiler.kernel_parts=off");
@@ -91,11 +94,12 @@ TEST_CASE(
     "[kernel_parts][trace]") {
   const std::string layer = write_temp_file("kernel_parts_replay.json", kWidePartsLayer);
   const std::string program = npusim::test::temp_dir() + "/kernel_parts.jsonl";
-  const auto compiled = run_cli("compile " + layer +
-                                " --set cache.size_kib=8 --set compiler.trials=off -o " + program);
+  const auto compiled =
+      run_cli("compile " + layer + " --set cache.size_kib=8 --set compiler.trials=off" + kParts +
+              " -o " + program);
   REQUIRE(compiled.exit_code == 0);
   const json direct =
-      run_report("run " + layer + " --set cache.size_kib=8 --set compiler.trials=off");
+      run_report("run " + layer + " --set cache.size_kib=8 --set compiler.trials=off" + kParts);
   const json replayed = run_report("run --program " + program);
   CHECK(replayed.at("totals").at("cycles") == direct.at("totals").at("cycles"));
   CHECK(parts_layer(replayed).at("check").at("match").get<bool>());
@@ -103,8 +107,8 @@ TEST_CASE(
   // Under a feature-stationary header the layer line says its own order.
   const std::string fs_program = npusim::test::temp_dir() + "/kernel_parts_fs.jsonl";
   REQUIRE(run_cli("compile " + layer +
-                  " --set cache.size_kib=8 --set compiler.loop_order=feature_stationary -o " +
-                  fs_program)
+                  " --set cache.size_kib=8 --set compiler.loop_order=feature_stationary" + kParts +
+                  " -o " + fs_program)
               .exit_code == 0);
   CHECK(npusim::test::read_json_lines(fs_program)[1].value("loop_order", "") ==
         "weight_stationary");

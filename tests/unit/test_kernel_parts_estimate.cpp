@@ -74,10 +74,13 @@ TEST_CASE(
 
 TEST_CASE(
     "kernel parts are weighed for a plain or quantised convolution of one group on the lockstep "
-    "array, and not for a grouped or binary layer, the broadcast array or with the key off",
+    "array with the key auto, and not for a grouped layer, the broadcast array, the greedy mapper "
+    "or with the key off (the default)",
     "[mapper][kernel_parts]") {
   LayerConfig L = npusim::test::hand_conv_16();
   HardwareConfig hw;
+  CHECK(kernel_parts_refusal(L, hw) == "compiler.kernel_parts is off");  // the default
+  hw.kernel_parts = KernelParts::Auto;
   CHECK(kernel_parts_refusal(L, hw).empty());
   hw.kernel_parts = KernelParts::Off;
   CHECK(kernel_parts_refusal(L, hw) == "compiler.kernel_parts is off");
