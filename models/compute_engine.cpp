@@ -72,13 +72,12 @@ void ComputeEngine::compute(const Instruction& in) {
   const uint64_t coefficients =
       L.binary ? uint64_t(L.R) * L.S * L.groups() : L.kernel_coefficients();
   const RowRange piece_rows = tile_rows_for(L, in.out_row_begin, in.out_row_end);
-  TileTag input_tag{int32_t(in.layer), in.batch,         in.out_col_begin,
-                    in.out_col_end,    piece_rows.begin, piece_rows.end};
-  input_tag.channel_begin = in.channel_begin, input_tag.channel_end = in.channel_end;
+  const TileTag input_tag{int32_t(in.layer), in.batch,       in.out_col_begin, in.out_col_end,
+                          piece_rows.begin,  piece_rows.end, in.channel_begin, in.channel_end};
   // batch_matmul's kernels are image n's own keys or values; weights are every image's.
   const uint32_t weights_image = L.op == OpKind::BatchMatMul ? in.batch : 0;
-  TileTag weight_tag{int32_t(in.layer), weights_image, in.k_begin, in.k_end, 0, 1};
-  weight_tag.channel_begin = in.channel_begin, weight_tag.channel_end = in.channel_end;
+  const TileTag weight_tag{int32_t(in.layer), weights_image, in.k_begin, in.k_end, 0, 1,
+                           in.channel_begin,  in.channel_end};
 
   ByteTile& input = cache->input_half(in.unit, in.half);
   ByteTile& weights = cache->weights(weight_slot(layer_of(in), in));

@@ -162,9 +162,9 @@ uint64_t LoadEngine::load_kernel_part(const Instruction& in) {
   const uint64_t run = in.channel_count(), taps = uint64_t(L.R) * L.S;
   const uint64_t row = taps * run;
   ByteTile& weights = cache->take_weights(weight_slot(L, in), L.weight_buffers);
-  TileTag tag{int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1};
-  tag.channel_begin = in.channel_begin, tag.channel_end = in.channel_end;
-  weights.begin_fill(tag, in.k_count(), row, options_.functional);
+  weights.begin_fill(
+      {int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1, in.channel_begin, in.channel_end},
+      in.k_count(), row, options_.functional);
   cache->occupancy_changed(in.layer);
   const uint32_t group = hw_.compute.array_rows;
   uint64_t last = now_cycles();
@@ -269,9 +269,9 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
   const uint64_t dram_row = uint64_t(L.W) * channels;
   const bool planar = !L.binary && L.input_layout == TensorLayout::Nchw;
   ByteTile& half = cache->input_half(in.unit, in.half);
-  TileTag tag{int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end};
-  tag.channel_begin = in.channel_begin, tag.channel_end = in.channel_end;
-  half.begin_fill(tag, uint32_t(rows.count()), padded_row, options_.functional);
+  half.begin_fill(
+      {int32_t(in.layer), in.batch, 0, 0, rows.begin, rows.end, in.channel_begin, in.channel_end},
+      uint32_t(rows.count()), padded_row, options_.functional);
   // Padding holds the input zero point (graph operators; 0 otherwise).
   if (options_.functional && L.pad_byte() != 0)
     for (int64_t r = rows.begin; r < rows.end; ++r)
