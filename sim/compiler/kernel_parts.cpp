@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -194,26 +195,40 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
     return g;
   };
 
+  // One k-tile's pass over the pieces, a group at a time: each distinct group
+  // (its pieces' shapes) with its first piece and how often it comes.
+  struct GroupKind {
+    size_t first = 0, last = 0;
+    uint64_t count = 0;
+  };
+  std::map<std::vector<bool>, GroupKind> kinds;
+  for (size_t first = 0; first < pieces.size(); first += group) {
+    const size_t last = std::min(pieces.size(), first + group);
+    GroupKind& kind = kinds
+                          .try_emplace(std::vector<bool>(pieces.begin() + long(first),
+                                                         pieces.begin() + long(last)),
+                                       GroupKind{first, last, 0})
+                          .first->second;
+    ++kind.count;
+  }
+  // The k-tiles: the full ones alike, then a shorter last one (if any).
+  const uint32_t full_tiles = L.K / plan.k_tile, short_tile = L.K % plan.k_tile;
   MappingEstimate e;
   uint64_t total = 0, ports = 0;
-  std::map<std::pair<uint32_t, std::vector<bool>>, GroupFigures> seen;
-  for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
-    const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
-    for (size_t first = 0; first < pieces.size(); first += group) {
-      const size_t last = std::min(pieces.size(), first + group);
-      auto key = std::make_pair(
-          k_count, std::vector<bool>(pieces.begin() + long(first), pieces.begin() + long(last)));
-      auto it = seen.find(key);
-      if (it == seen.end())
-        it = seen.emplace(std::move(key), group_figures(first, last, k0, k_count)).first;
-      const GroupFigures& g = it->second;
-      total += g.chain;
-      e.weights += g.weights, e.bus += g.bus, e.compute += g.compute;
-      ports += g.ports;
-      if (first == 0 && plan.params_per_tile) {  // the tile's parameters, with its first weights
-        const uint64_t params = cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8);
-        total += params, e.weights += params;
-      }
+  for (const auto& [k_count, tiles, k0] :
+       {std::tuple<uint32_t, uint64_t, uint32_t>{plan.k_tile, full_tiles, 0},
+        {short_tile, short_tile != 0 ? 1 : 0, full_tiles * plan.k_tile}}) {
+    if (tiles == 0) continue;
+    for (const auto& [shapes_of_group, kind] : kinds) {
+      const GroupFigures g = group_figures(kind.first, kind.last, k0, k_count);
+      const uint64_t times = tiles * kind.count;
+      total += times * g.chain;
+      e.weights += times * g.weights, e.bus += times * g.bus, e.compute += times * g.compute;
+      ports += times * g.ports;
+    }
+    if (plan.params_per_tile) {  // each tile's parameters, with its first weights
+      const uint64_t params = tiles * cost::dram_data_cycles(hw.dram, 1, uint64_t(k_count) * 8);
+      total += params, e.weights += params;
     }
   }
   const uint64_t params =
@@ -222,7 +237,9 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
   // The cache's ports bound it too: the units' computes each read their
   // part's kernels and rows through them.
   const uint64_t port_bound = latency + ceil_div(ports, cost::cache_parallel_accesses(hw.cache));
-  e.total = params + std::max(total, port_bound);
+  // And the bus: every weight part, row load and store crosses it in turn.
+  const uint64_t bus_bound = latency + e.weights + e.bus;
+  e.total = std::max(params + std::max(total, port_bound), bus_bound);
   return e;
 }
 

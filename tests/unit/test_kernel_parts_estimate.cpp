@@ -1,6 +1,6 @@
 // Kernel parts in the cost mapper (docs/mapping.md#kernel-parts): the
 // estimate worked by hand on a small layer cut into two parts (one weight
-// slot and two, one unit and two, bound by the cache ports, on a
+// slot and two, one unit and two, bound by the cache ports or the bus, on a
 // non-square array), and which layers may be cut.
 #include <catch2/catch.hpp>
 
@@ -73,15 +73,37 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "the kernel-parts estimate is bounded by the bus, 8428 cycles on two units with one weight "
+    "slot at 16 B/cycle (hand-derived)",
+    "[mapper][kernel_parts]") {
+  // The layer, array and plan above, one weight slot, two units, a 16 B/cycle bus (a 64 B burst
+  // takes 4 cycles). Bus: parameters 2 bursts = 8; per k-tile and part the weights 72 bursts =
+  // 288; per k-tile, part and piece the rows 160 bursts = 640; per k-tile and piece the store
+  // 128 bursts = 512. All of it: 100 + 8 + 2 x 2 x 288 + 2 x 2 x 2 x 640 + 2 x 2 x 512 = 8428.
+  // The chain leaves unit 1's row loads under unit 0's (one slot: the first piece's rows
+  // alone), so it is shorter: 100 + 288 + 640 + (440 + 100 + 288 + 640) + 440 + (512 + 100) =
+  // 3548 a k-tile, 8 + 2 x 3548 = 7104. Without the bus bound the estimate was that.
+  const LayerConfig L = npusim::test::hand_conv_16();
+  HardwareConfig hw = npusim::test::hand_array_8x24();
+  hw.compute.units = 2;
+  hw.dram.bytes_per_cycle = 16;
+  LayerTilingPlan plan = make_plan(kernel_part_layer(L, 8), hw, 8, 8, 8);
+  plan.channels_per_part = 8;
+  plan.weight_buffers = 1;
+  const MappingEstimate e = estimate_mapping(L, hw, plan);
+  CHECK(e.weights == 8 + 2 * 2 * 288);
+  CHECK(e.bus == 2 * 2 * 2 * 640 + 2 * 2 * 512);
+  CHECK(e.total == 8428);
+}
+
+TEST_CASE(
     "kernel parts are weighed for a plain or quantised convolution of one group on the lockstep "
     "array with the key auto, and not for a grouped layer, the broadcast array, the greedy mapper "
-    "or with the key off (the default)",
+    "or with the key off",
     "[mapper][kernel_parts]") {
   LayerConfig L = npusim::test::hand_conv_16();
   HardwareConfig hw;
-  CHECK(kernel_parts_refusal(L, hw) == "compiler.kernel_parts is off");  // the default
-  hw.kernel_parts = KernelParts::Auto;
-  CHECK(kernel_parts_refusal(L, hw).empty());
+  CHECK(kernel_parts_refusal(L, hw).empty());  // auto, the default
   hw.kernel_parts = KernelParts::Off;
   CHECK(kernel_parts_refusal(L, hw) == "compiler.kernel_parts is off");
   hw.kernel_parts = KernelParts::Auto;
