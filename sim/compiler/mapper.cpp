@@ -481,29 +481,41 @@ std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
   return out;
 }
 
+namespace {
+
+// Why layer `L` has no mapping in `part`, told with the smallest k-tile (one
+// kernel, or one packed word); `whole_rows`: column pieces are not weighed.
+std::string unfit_reason(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,
+                         uint32_t output_bits, bool whole_rows) {
+  const uint32_t k = output_bits != 0 && output_bits < L.K ? output_bits : 1;
+  if (k * tiling_kernel_bytes(L) > part.weight_region_bytes)
+    return std::to_string(k) + " kernel(s) of " + std::to_string(tiling_kernel_bytes(L)) +
+           " B exceed the weight region (" + std::to_string(part.weight_region_bytes) + " B)";
+  if (uint64_t(L.out_w()) * k * 4 > uint64_t(hw.compute.accumulator_kib) * 1024)
+    return "one output row of int32 sums (" + std::to_string(uint64_t(L.out_w()) * k * 4) +
+           " B) exceeds the accumulator (compute.accumulator_kib)";
+  if (!whole_rows && column_pieces_refusal(L, hw, output_bits).empty())
+    return "one output column with a k-tile of " + std::to_string(k) + " needs " +
+           std::to_string(column_piece_bytes(L, 1, k)) + " B but a ping-pong half holds " +
+           std::to_string(part.half_bytes) + " B";
+  return "one output row with a k-tile of " + std::to_string(k) + " needs " +
+         std::to_string(piece_bytes(L, 1, k, L.access_on(hw))) + " B but a ping-pong half holds " +
+         std::to_string(part.half_bytes) + " B";
+}
+
+}  // namespace
+
 LayerTilingPlan choose_mapping(const LayerConfig& L, const HardwareConfig& hw,
                                const CachePartition& part, uint32_t output_bits) {
   if (hw.mapper == Mapper::Greedy) return plan_layer(L, hw, part, output_bits);
   const std::vector<MappingCandidate> candidates = mapping_candidates(L, hw, part, output_bits);
   if (candidates.empty()) {
-    // Say why with the smallest k-tile (one kernel, or one packed word).
     LayerTilingPlan plan;
-    const uint32_t k = output_bits != 0 && output_bits < L.K ? output_bits : 1;
-    const LoadAccess access = L.access_on(hw);
-    if (k * tiling_kernel_bytes(L) > part.weight_region_bytes)
-      plan.why = std::to_string(k) + " kernel(s) of " + std::to_string(tiling_kernel_bytes(L)) +
-                 " B exceed the weight region (" + std::to_string(part.weight_region_bytes) + " B)";
-    else if (uint64_t(L.out_w()) * k * 4 > uint64_t(hw.compute.accumulator_kib) * 1024)
-      plan.why = "one output row of int32 sums (" + std::to_string(uint64_t(L.out_w()) * k * 4) +
-                 " B) exceeds the accumulator (compute.accumulator_kib)";
-    else if (column_pieces_refusal(L, hw, output_bits).empty())
-      plan.why = "one output column with a k-tile of " + std::to_string(k) + " needs " +
-                 std::to_string(column_piece_bytes(L, 1, k)) + " B but a ping-pong half holds " +
-                 std::to_string(part.half_bytes) + " B";
-    else
-      plan.why = "one output row with a k-tile of " + std::to_string(k) + " needs " +
-                 std::to_string(piece_bytes(L, 1, k, access)) + " B but a ping-pong half holds " +
-                 std::to_string(part.half_bytes) + " B";
+    plan.why = unfit_reason(L, hw, part, output_bits, false);
+    // Where kernel parts are weighed, their smallest (one channel) failed too.
+    if (kernel_parts_refusal(L, hw).empty())
+      plan.why += "; in kernel parts of one channel, " +
+                  unfit_reason(kernel_part_layer(L, 1), hw, part, output_bits, true);
     return plan;
   }
   return chosen_candidate(candidates, hw)->plan;

@@ -217,7 +217,7 @@ struct HardwareConfig {
   InputLoads input_loads = InputLoads::AnyTime;
   WeightBuffers weight_buffers = WeightBuffers::Auto;
   ColumnPieces column_pieces = ColumnPieces::Auto;
-  KernelParts kernel_parts = KernelParts::Off;
+  KernelParts kernel_parts = KernelParts::Auto;
   DataRegisters data_registers = DataRegisters::InPlace;
   LoopOrder loop_order = LoopOrder::WeightStationary;
   TrialMode trial_mode = TrialMode::Simulate;

@@ -80,9 +80,12 @@ TEST_CASE(
   CHECK(replay.at("totals").at("cycles") == cut.at("totals").at("cycles"));
   CHECK(first_layer(replay).at("check").at("match").get<bool>());
 
-  // Without column pieces the layer is refused, naming the cache whole rows need.
-  const npusim::test::CliResult off = npusim::test::run_cli(
-      "run -q " + net + " --set cache.size_kib=64 --set compiler.column_pieces=off");
+  // Without column pieces (and kernel parts) the layer is refused, naming the cache whole rows
+  // need.
+  const npusim::test::CliResult off =
+      npusim::test::run_cli("run -q " + net +
+                            " --set cache.size_kib=64 --set compiler.column_pieces=off --set "
+                            "compiler.kernel_parts=off");
   CHECK(off.exit_code == 2);
   CHECK_THAT(off.err, Contains("one output row") && Contains("fits from cache.size_kib = 199"));
 }

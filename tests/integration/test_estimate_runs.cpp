@@ -117,10 +117,10 @@ TEST_CASE("npusim estimate of a cache too small gives the compiler's error and e
           "[estimate]") {
   const npusim::test::CliResult r = run_cli("estimate " + kRoot +
                                             "/configs/networks/resnet18.json "
-                                            "--set cache.size_kib=16 -q");
+                                            "--set cache.size_kib=1 -q");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("layer conv1 does not fit") &&
-                        Contains("the network fits from cache.size_kib = 18"));
+                        Contains("the network fits from cache.size_kib = 2"));
 }
 
 TEST_CASE(

@@ -285,7 +285,7 @@ TEST_CASE(
 
 TEST_CASE(
     "ResNet-50 compiles from 64 KiB on the default array with parameters per weight tile and "
-    "runs bit-exact there, and 17 KiB is refused naming 18",
+    "runs bit-exact there, and 1 KiB is refused naming 2",
     "[mapper][small_cache]") {
   const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/resnet50.json";
   // The partition: parameters per weight tile at 64 KiB (a layer's 2 x 2048 x 8 B would take
@@ -306,9 +306,14 @@ TEST_CASE(
     CHECK(layer.at("check").at("match").get<bool>());
   }
   const npusim::test::CliResult refused =
-      npusim::test::run_cli("run -q --timing-only " + net + " --set cache.size_kib=17");
+      npusim::test::run_cli("run -q --timing-only " + net + " --set cache.size_kib=1");
   CHECK(refused.exit_code != 0);
-  CHECK_THAT(refused.err, Catch::Contains("fits from cache.size_kib = 18"));
+  CHECK_THAT(refused.err, Catch::Contains("fits from cache.size_kib = 2"));
+  // Whole kernels alone (kernel parts off) need 18 KiB.
+  const npusim::test::CliResult whole = npusim::test::run_cli(
+      "run -q --timing-only " + net + " --set cache.size_kib=17 --set compiler.kernel_parts=off");
+  CHECK(whole.exit_code != 0);
+  CHECK_THAT(whole.err, Catch::Contains("fits from cache.size_kib = 18"));
 }
 
 TEST_CASE(

@@ -308,27 +308,37 @@ TEST_CASE("a layer whose largest k-tile overflows a half fits by a smaller k-til
   CHECK_FALSE(choose_mapping(L, hw, part).fits);
 }
 
-TEST_CASE("a layer that cannot fit names itself, the smallest cache that fits and the key",
-          "[mapper]") {
+TEST_CASE(
+    "a layer that cannot fit names itself, the smallest cache that fits and the key, with kernel "
+    "parts and without",
+    "[mapper]") {
   const NetworkConfig net = network({mapper_conv("wide", 256, 32, 32, 64, 3, 1, 1)});
-  HardwareConfig hw;
-  hw.cache.size_kib = 8;
-  std::string message;
-  try {
-    compile_network(net, hw);
-  } catch (const CompileError& e) {
-    message = e.what();
+  for (const auto& [parts, small_kib] :
+       {std::pair{KernelParts::Off, 8u}, {KernelParts::Auto, 1u}}) {
+    INFO("kernel parts " << to_string(parts) << " at " << small_kib << " KiB");
+    HardwareConfig hw;
+    hw.kernel_parts = parts;
+    hw.cache.size_kib = small_kib;
+    std::string message;
+    try {
+      compile_network(net, hw);
+    } catch (const CompileError& e) {
+      message = e.what();
+    }
+    CHECK_THAT(message, Contains("layer wide does not fit"));
+    CHECK_THAT(message, Contains("raise cache.size_kib"));
+    // Under auto the reason covers the smallest part too.
+    CHECK((message.find("in kernel parts of one channel") != std::string::npos) ==
+          (parts == KernelParts::Auto));
+    const std::string marker = "cache.size_kib = ";
+    const auto at = message.find(marker);
+    REQUIRE(at != std::string::npos);
+    const uint32_t kib = uint32_t(std::stoul(message.substr(at + marker.size())));
+    hw.cache.size_kib = kib;
+    CHECK_NOTHROW(compile_network(net, hw));
+    hw.cache.size_kib = kib - 1;
+    CHECK_THROWS_AS(compile_network(net, hw), CompileError);
   }
-  CHECK_THAT(message, Contains("layer wide does not fit"));
-  CHECK_THAT(message, Contains("raise cache.size_kib"));
-  const std::string marker = "cache.size_kib = ";
-  const auto at = message.find(marker);
-  REQUIRE(at != std::string::npos);
-  const uint32_t kib = uint32_t(std::stoul(message.substr(at + marker.size())));
-  hw.cache.size_kib = kib;
-  CHECK_NOTHROW(compile_network(net, hw));
-  hw.cache.size_kib = kib - 1;
-  CHECK_THROWS_AS(compile_network(net, hw), CompileError);
 }
 
 TEST_CASE(
