@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -77,7 +78,7 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& L, const
     if (channels == previous) continue;
     previous = channels;
     for (MappingCandidate c :
-         whole_kernel_candidates(kernel_part_layer(L, channels), h, part, output_bits)) {
+         whole_kernel_candidates(kernel_part_layer(L, channels), h, part, output_bits, false)) {
       if (c.plan.input_channel_tiles || c.plan.cols_per_piece != 0) continue;
       c.plan.channels_per_part = channels;
       c.estimate = estimate_kernel_parts(L, hu, c.plan, output_bits);
@@ -121,13 +122,20 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
     // The part's weights: R*S runs of its channels per kernel.
     f.weights = cost::dram_data_cycles(hw.dram, k_count * taps, width);
     f.ports = cost::cache_access_cycles(hw.cache, uint64_t(k_count) * taps * width);
+    // A piece's cost and row load depend on its shape alone (full or the shorter one).
+    std::optional<std::pair<PieceCost, uint64_t>> of_shape[2];
     for (size_t i = first; i < last; ++i) {
       const PieceShape shape = pieces[i] ? shapes.last_shape : shapes.full_shape;
-      const PieceCost c = piece_cost(view, hw, plan, shape, k0, k_count, output_bits);
-      // Its rows of the part's channels: a run per pixel.
-      const uint64_t rows =
-          std::min<uint64_t>(L.H, uint64_t(shape.rows - 1) * L.stride + window_h(L));
-      const uint64_t load = cost::dram_data_cycles(hw.dram, rows * L.W, width);
+      auto& known = of_shape[pieces[i] ? 1 : 0];
+      if (!known) {
+        // Its rows of the part's channels: a run per pixel.
+        const uint64_t rows =
+            std::min<uint64_t>(L.H, uint64_t(shape.rows - 1) * L.stride + window_h(L));
+        known.emplace(piece_cost(view, hw, plan, shape, k0, k_count, output_bits),
+                      cost::dram_data_cycles(hw.dram, rows * L.W, width));
+      }
+      const PieceCost& c = known->first;
+      const uint64_t load = known->second;
       f.loads += load;
       const size_t u = (i - first) % units;
       if (i - first < units) {

@@ -403,15 +403,18 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
 std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
                                                       const HardwareConfig& hw,
                                                       const CachePartition& part,
-                                                      uint32_t output_bits) {
+                                                      uint32_t output_bits, bool estimated) {
   std::vector<MappingCandidate> out;
   // The pieces go round-robin to the partition's units.
   HardwareConfig hu = hw;
   if (part.units != 0) hu.compute.units = part.units;
+  const auto estimate = [&](const LayerTilingPlan& plan) {
+    return estimated ? estimate_mapping(L, hu, plan, output_bits) : MappingEstimate{};
+  };
   const LoadAccess access = L.access_on(hw);
   const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
   const LayerTilingPlan greedy = plan_layer(L, hw, part, output_bits);
-  if (greedy.fits) out.push_back({greedy, estimate_mapping(L, hu, greedy, output_bits)});
+  if (greedy.fits) out.push_back({greedy, estimate(greedy)});
 
   const std::vector<uint32_t> ks = k_tile_candidates(L, hw, part, output_bits);
   const bool columns = column_pieces_refusal(L, hw, output_bits).empty();
@@ -435,10 +438,10 @@ std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
         if (slots == 2 && !double_buffered) break;
         plan.weight_buffers = slots;
         plan.loop_order = first;
-        out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+        out.push_back({plan, estimate(plan)});
         if (both_orders) {
           plan.loop_order = LoopOrder::FeatureStationary;
-          out.push_back({plan, estimate_mapping(L, hu, plan, output_bits)});
+          out.push_back({plan, estimate(plan)});
         }
       }
     };

@@ -68,11 +68,13 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
                                                  const CachePartition& partition,
                                                  uint32_t output_bits = 0);
 
-// mapping_candidates' candidates with whole kernels.
+// mapping_candidates' candidates with whole kernels; `estimated` false
+// leaves their estimates empty (kernel parts estimate their own).
 std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
                                                       const HardwareConfig& hw,
                                                       const CachePartition& partition,
-                                                      uint32_t output_bits = 0);
+                                                      uint32_t output_bits = 0,
+                                                      bool estimated = true);
 
 // The k-tiles the cost mapper tries: K and the multiples of the array rows
 // or of 8 below it that fit, or (when none does) the largest smaller one
