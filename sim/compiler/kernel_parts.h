@@ -1,11 +1,10 @@
 // Kernel parts (docs/mapping.md#kernel-parts): where not even one kernel, or
-// one output row with one kernel, fits the cache, the compiler cuts the input
-// channels into parts. Each part's weights (every kernel of the k-tile, its
-// channels at every tap) and each piece's rows of those channels load in
-// turn, and the piece's int32 sums build up over one compute per part: the
-// partial sums stay in the piece's half until the last part, then the store
-// requantises them. The issue's "splitting a kernel along its input
-// channels"; the seeds describe no such split (seed 003 cuts rows only).
+// one output row with one kernel, fits the cache, or kernels fit only a few
+// at a time, the compiler may cut the input channels into parts. Each part's weights (every kernel
+// of the k-tile, its channels at every tap) and each piece's rows of those channels load in turn,
+// and the piece's int32 sums build up over one compute per part: the partial sums stay in the
+// piece's half until the last part, then the store requantises them. The issue's "splitting a
+// kernel along its input channels"; the seeds describe no such split (seed 003 cuts rows only).
 #pragma once
 
 #include <cstdint>
@@ -47,7 +46,9 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
 // one slot a part's weights wait for the computes before. Groups follow one
 // another (their overlap is left out). The cache ports' time over the layer
 // (loads, computes, the last part's stores, weight writes) bounds it from
-// below, as in the whole-kernel estimate. docs/mapping.md#kernel-parts.
+// below, as in the whole-kernel estimate, and so does the bus (every weight
+// part, row load, parameter load and store in turn).
+// docs/mapping.md#kernel-parts.
 MappingEstimate estimate_kernel_parts(const LayerConfig& layer, const HardwareConfig& hw,
                                       const LayerTilingPlan& plan, uint32_t output_bits);
 

@@ -63,7 +63,8 @@ const MappingCandidate* chosen_candidate(const std::vector<MappingCandidate>& ca
                                          const HardwareConfig& hw);
 
 // Every candidate that fits, in enumeration order (the greedy one first);
-// where no whole-kernel candidate fits, those with kernel parts (kernel_parts.h).
+// where no whole-kernel candidate fits, or none has a k-tile of min(K, array
+// rows), also those with kernel parts (kernel_parts.h, compiler.kernel_parts).
 std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
                                                  const CachePartition& partition,
                                                  uint32_t output_bits = 0);
