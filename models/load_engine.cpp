@@ -131,26 +131,15 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
   weights.begin_fill({int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1}, in.k_count(), longest,
                      options_.functional, tile_bytes);
   cache->occupancy_changed(in.layer);
-  const uint32_t group = hw_.compute.array_rows;
-  uint64_t last = now_cycles();
+  // The tile's kernels lie one after another in DRAM.
   uint64_t address = L.weights_address + L.kernel_offset(in.k_begin);
-  for (uint32_t s = 0; s < in.stages; ++s) {
-    const uint32_t k0 = std::min(in.k_count(), s * group);
-    const uint32_t k1 = std::min(in.k_count(), (s + 1) * group);
-    uint64_t bytes = 0;
-    for (uint32_t k = k0; k < k1; ++k) {
-      const uint64_t kernel = L.kernel_bytes(in.k_begin + k);
-      if (options_.functional) std::memcpy(weights.row(k), dram->image(address, kernel), kernel);
-      address += kernel;
-      bytes += kernel;
-    }
-    const uint64_t begin = now_cycles();
-    const uint64_t ready = transfer_stage(in, bytes, bytes);
-    for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
-    scheduler->stage_done(in, s, begin, now_cycles(), ready);
-    last = std::max(last, ready);
-  }
-  return last;
+  const auto kernel_row = [&](uint32_t k) {
+    const uint64_t kernel = L.kernel_bytes(in.k_begin + k);
+    if (options_.functional) std::memcpy(weights.row(k), dram->image(address, kernel), kernel);
+    address += kernel;
+    return kernel;
+  };
+  return load_weight_stages(in, weights, kernel_row, 0);
 }
 
 uint64_t LoadEngine::load_kernel_part(const Instruction& in) {
@@ -166,20 +155,30 @@ uint64_t LoadEngine::load_kernel_part(const Instruction& in) {
       {int32_t(in.layer), 0, in.k_begin, in.k_end, 0, 1, in.channel_begin, in.channel_end},
       in.k_count(), row, options_.functional);
   cache->occupancy_changed(in.layer);
+  const auto kernel_row = [&](uint32_t k) {
+    const uint64_t kernel = L.weights_address + L.kernel_offset(in.k_begin + k);
+    for (uint64_t t = 0; options_.functional && t < taps; ++t)
+      std::memcpy(weights.row(k) + t * run, dram->image(kernel + t * L.C + in.channel_begin, run),
+                  run);
+    return row;
+  };
+  return load_weight_stages(in, weights, kernel_row, taps);
+}
+
+uint64_t LoadEngine::load_weight_stages(const Instruction& in, ByteTile& weights,
+                                        const std::function<uint64_t(uint32_t)>& kernel_row,
+                                        uint64_t segments_per_kernel) {
   const uint32_t group = hw_.compute.array_rows;
   uint64_t last = now_cycles();
   for (uint32_t s = 0; s < in.stages; ++s) {
     const uint32_t k0 = std::min(in.k_count(), s * group);
     const uint32_t k1 = std::min(in.k_count(), (s + 1) * group);
-    for (uint32_t k = k0; options_.functional && k < k1; ++k) {
-      const uint64_t kernel = L.weights_address + L.kernel_offset(in.k_begin + k);
-      for (uint64_t t = 0; t < taps; ++t)
-        std::memcpy(weights.row(k) + t * run, dram->image(kernel + t * L.C + in.channel_begin, run),
-                    run);
-    }
+    uint64_t bytes = 0;
+    for (uint32_t k = k0; k < k1; ++k) bytes += kernel_row(k);
     const uint64_t begin = now_cycles();
-    const uint64_t bytes = uint64_t(k1 - k0) * row;
-    const uint64_t ready = transfer_stage(in, bytes, bytes, uint64_t(k1 - k0) * taps);
+    const uint64_t segments =
+        segments_per_kernel == 0 ? 1 : uint64_t(k1 - k0) * segments_per_kernel;
+    const uint64_t ready = transfer_stage(in, bytes, bytes, segments);
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);

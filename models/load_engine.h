@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -33,6 +34,14 @@ class LoadEngine : public Engine {
   uint64_t load_weights(const Instruction& in);
   // A kernel part's weight tile: each kernel's part of its channels.
   uint64_t load_kernel_part(const Instruction& in);
+  // A weight tile's kernels in stages of array_rows (the compute engine may
+  // start on a stage's kernels once they are valid). `kernel_row(k)` copies
+  // the tile's kernel k into its row (functional runs) and returns its
+  // bytes, called for k = 0, 1, ... in turn; a stage crosses the bus in
+  // `segments_per_kernel` runs per kernel, or one run when 0.
+  uint64_t load_weight_stages(const Instruction& in, ByteTile& weights,
+                              const std::function<uint64_t(uint32_t)>& kernel_row,
+                              uint64_t segments_per_kernel);
   // batch_matmul's weight tile: kernels gathered from its second operand.
   uint64_t load_operand_kernels(const Instruction& in);
   uint64_t load_input(const Instruction& in);
