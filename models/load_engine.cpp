@@ -116,6 +116,27 @@ uint64_t LoadEngine::load_params(const Instruction& in) {
   return ready;
 }
 
+template <class KernelRow>
+uint64_t LoadEngine::load_weight_stages(const Instruction& in, ByteTile& weights,
+                                        const KernelRow& kernel_row, uint64_t segments_per_kernel) {
+  const uint32_t group = hw_.compute.array_rows;
+  uint64_t last = now_cycles();
+  for (uint32_t s = 0; s < in.stages; ++s) {
+    const uint32_t k0 = std::min(in.k_count(), s * group);
+    const uint32_t k1 = std::min(in.k_count(), (s + 1) * group);
+    uint64_t bytes = 0;
+    for (uint32_t k = k0; k < k1; ++k) bytes += kernel_row(k);
+    const uint64_t begin = now_cycles();
+    const uint64_t segments =
+        segments_per_kernel == 0 ? 1 : uint64_t(k1 - k0) * segments_per_kernel;
+    const uint64_t ready = transfer_stage(in, bytes, bytes, segments);
+    for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
+    scheduler->stage_done(in, s, begin, now_cycles(), ready);
+    last = std::max(last, ready);
+  }
+  return last;
+}
+
 uint64_t LoadEngine::load_weights(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   if (L.op == OpKind::BatchMatMul) return load_operand_kernels(in);
@@ -163,27 +184,6 @@ uint64_t LoadEngine::load_kernel_part(const Instruction& in) {
     return row;
   };
   return load_weight_stages(in, weights, kernel_row, taps);
-}
-
-uint64_t LoadEngine::load_weight_stages(const Instruction& in, ByteTile& weights,
-                                        const std::function<uint64_t(uint32_t)>& kernel_row,
-                                        uint64_t segments_per_kernel) {
-  const uint32_t group = hw_.compute.array_rows;
-  uint64_t last = now_cycles();
-  for (uint32_t s = 0; s < in.stages; ++s) {
-    const uint32_t k0 = std::min(in.k_count(), s * group);
-    const uint32_t k1 = std::min(in.k_count(), (s + 1) * group);
-    uint64_t bytes = 0;
-    for (uint32_t k = k0; k < k1; ++k) bytes += kernel_row(k);
-    const uint64_t begin = now_cycles();
-    const uint64_t segments =
-        segments_per_kernel == 0 ? 1 : uint64_t(k1 - k0) * segments_per_kernel;
-    const uint64_t ready = transfer_stage(in, bytes, bytes, segments);
-    for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
-    scheduler->stage_done(in, s, begin, now_cycles(), ready);
-    last = std::max(last, ready);
-  }
-  return last;
 }
 
 uint64_t LoadEngine::agu_init(const Instruction& in) {

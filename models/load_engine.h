@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <utility>
 
@@ -39,8 +38,10 @@ class LoadEngine : public Engine {
   // the tile's kernel k into its row (functional runs) and returns its
   // bytes, called for k = 0, 1, ... in turn; a stage crosses the bus in
   // `segments_per_kernel` runs per kernel, or one run when 0.
-  uint64_t load_weight_stages(const Instruction& in, ByteTile& weights,
-                              const std::function<uint64_t(uint32_t)>& kernel_row,
+  // (A template, not a std::function: a run that stops abandons the
+  // engine's thread stack, and a std::function's heap copy would leak.)
+  template <class KernelRow>
+  uint64_t load_weight_stages(const Instruction& in, ByteTile& weights, const KernelRow& kernel_row,
                               uint64_t segments_per_kernel);
   // batch_matmul's weight tile: kernels gathered from its second operand.
   uint64_t load_operand_kernels(const Instruction& in);

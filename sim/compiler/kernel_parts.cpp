@@ -52,10 +52,16 @@ bool kernel_parts_fit(const LayerConfig& L, const HardwareConfig& hw, const Cach
   return !k_tile_candidates(kernel_part_layer(L, 1), part_hardware(hw), part, output_bits).empty();
 }
 
-std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& L, const HardwareConfig& hw,
+std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
+                                                     const HardwareConfig& hw,
                                                      const CachePartition& part,
                                                      uint32_t output_bits) {
   std::vector<MappingCandidate> out;
+  if (!kernel_parts_refusal(layer, hw).empty()) return out;
+  // The layer's shape without an ONNX model's weight and bias values: every
+  // part's view below is a copy of it, and the mapper reads no values.
+  LayerConfig L = layer;
+  L.weight_values = {}, L.bias_values = {};
   if (!kernel_parts_fit(L, hw, part, output_bits)) return out;
   const HardwareConfig h = part_hardware(hw);
   HardwareConfig hu = hw;
