@@ -229,9 +229,17 @@ uint64_t vector_special_cycles(const VectorConfig& vector, uint64_t special_ops)
   return ceil_div(special_ops, vector.special_per_cycle);
 }
 
-VectorWork sequence_op_work(OpKind op, uint64_t pixels, uint64_t channels) {
+VectorWork vector_row_work(OpKind op, uint64_t pixels, uint64_t channels, uint64_t window) {
   const uint64_t n = pixels * channels;
   switch (op) {
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+      return {n * window, 0};
+    case OpKind::Add:
+      return {2 * n, 0};
+    case OpKind::Concat:
+      return {n, 0};
     case OpKind::Softmax:
       return {3 * n, n};
     case OpKind::LayerNorm:
@@ -245,9 +253,12 @@ VectorWork sequence_op_work(OpKind op, uint64_t pixels, uint64_t channels) {
       return {2 * n, 0};
     case OpKind::Rope:
       return {3 * n, 0};
-    default:
-      return {n, 0};
+    case OpKind::Conv:
+    case OpKind::MatMul:
+    case OpKind::BatchMatMul:
+      break;
   }
+  return {0, 0};
 }
 
 }  // namespace npusim::cost

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim::cost {
 
@@ -179,19 +179,26 @@ uint64_t vector_stage_cycles(const VectorConfig& vector, uint64_t element_ops);
 // unit: ceil(special_ops / vector.special_per_cycle), paid after the lanes.
 uint64_t vector_special_cycles(const VectorConfig& vector, uint64_t special_ops);
 
-// What one output row of a transformer vector operator costs (docs/transformers.md#cost),
-// for `pixels` pixels of `channels` channels (n = pixels * channels elements):
+// What one output row of a vector-unit operator costs (docs/transformers.md#cost),
+// for `pixels` output pixels of `channels` channels (n = pixels * channels
+// elements) and a pooling window of `window` taps (R*S; global: H*W):
+//   maxpool, averagepool,
+//   globalaveragepool  n * window element ops (one per window tap)
+//   add                2n (one per addend)
+//   concat             n (one copy per element)
 //   softmax            3n element ops (max, exp lookup and sum, normalise), n special (divisions)
 //   layernorm          4n (sum, squares, normalise, scale), n + pixels special (divisions, roots)
 //   rmsnorm            3n (squares, normalise, scale), n + pixels special
 //   gelu, silu         n (a table lookup each)
 //   mul                2n (as add)
 //   rope               3n (two products and a sum per output)
+//   conv, matmul,
+//   batch_matmul       none: the array's (cost::*_stage_cycles)
 struct VectorWork {
   uint64_t element_ops = 0;
   uint64_t special_ops = 0;
 };
-VectorWork sequence_op_work(OpKind op, uint64_t pixels, uint64_t channels);
+VectorWork vector_row_work(OpKind op, uint64_t pixels, uint64_t channels, uint64_t window);
 
 // Cycles of one weight tile streamed through the engines (the mapper's
 // estimate, docs/mapping.md). Of the tile's weight load, `hidden` cycles

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "models/requantiser.h"
@@ -92,16 +94,45 @@ void norm_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, const i
   }
 }
 
+// The table activations' real functions, in double.
+using RealFunction = double (*)(double);
+double gelu(double v) { return 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)); }
+double silu(double v) { return v / (1.0 + std::exp(-v)); }
+RealFunction activation_function(OpKind op) {
+  switch (op) {
+    case OpKind::Gelu:
+      return gelu;
+    case OpKind::Silu:
+      return silu;
+    case OpKind::Conv:  // not table activations
+    case OpKind::MatMul:
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+    case OpKind::Add:
+    case OpKind::Concat:
+    case OpKind::BatchMatMul:
+    case OpKind::Softmax:
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
+    case OpKind::Mul:
+    case OpKind::Rope:
+      break;
+  }
+  throw std::logic_error(std::string("sequence_ops: ") + to_string(op) +
+                         " is not a table activation");
+}
+
 // GELU and SiLU through a 256-entry table of the input's codes:
 // T[q] = clamp(round(f((q - zp) * x_scale) / y_scale) + y_zp), f in double.
 void table_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
   const TensorQuant& y = L.quant.output;
+  const RealFunction function = activation_function(L.op);
   const int32_t lo = quant_min(x.quant.type);
   std::array<int8_t, 256> table{};
   for (int32_t q = lo; q <= quant_max(x.quant.type); ++q) {
     const double v = double(q - x.quant.zero_point) * double(x.quant.scale);
-    const double f = L.op == OpKind::Gelu ? 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440))
-                                          : v / (1.0 + std::exp(-v));
+    const double f = function(v);
     const double r = std::nearbyint(f / double(y.scale)) + double(y.zero_point);
     table[size_t(q - lo)] = int8_t(
         int32_t(std::min(std::max(r, double(quant_min(y.type))), double(quant_max(y.type)))));
@@ -145,21 +176,6 @@ void rope_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t*
 
 }  // namespace
 
-bool handles(OpKind op) {
-  switch (op) {
-    case OpKind::Softmax:
-    case OpKind::LayerNorm:
-    case OpKind::RmsNorm:
-    case OpKind::Gelu:
-    case OpKind::Silu:
-    case OpKind::Mul:
-    case OpKind::Rope:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
                  const int8_t* params, int8_t* out_row) {
   switch (L.op) {
@@ -175,9 +191,18 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
       return mul_row(L, inputs, oh, out_row);
     case OpKind::Rope:
       return rope_row(L, inputs[0], oh, out_row);
-    default:
+    case OpKind::Conv:  // the array's
+    case OpKind::MatMul:
+    case OpKind::BatchMatMul:
+    case OpKind::MaxPool:  // vector_ops'
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+    case OpKind::Add:
+    case OpKind::Concat:
       break;
   }
+  throw std::logic_error(std::string("sequence_ops::compute_row: ") + to_string(L.op) +
+                         " is not a transformer vector operator");
 }
 
 uint64_t isqrt(uint64_t v) {

@@ -12,9 +12,6 @@
 
 namespace npusim::sequence_ops {
 
-// True for the operators this file computes.
-bool handles(OpKind op);
-
 // Output row `oh` of operator L into `out_row` (NHWC bytes). `params` is the
 // norms' C x {int32 beta, int32 gamma} bank (nullptr for the others).
 void compute_row(const LayerDescriptor& L, const vector_ops::InputView* inputs, uint32_t oh,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "models/cost_model.h"
 #include "models/requantiser.h"
@@ -150,29 +152,30 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
       return add_row(L, inputs, oh, k_begin, k_end, out_row);
     case OpKind::Concat:
       return concat_row(L, inputs, oh, out_row);
-    default:  // the array's operators; the transformer ones are sequence_ops'
+    case OpKind::Conv:  // the array's
+    case OpKind::MatMul:
+    case OpKind::BatchMatMul:
+    case OpKind::Softmax:  // sequence_ops'
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Mul:
+    case OpKind::Rope:
       break;
   }
+  throw std::logic_error(std::string("vector_ops::compute_row: ") + to_string(L.op) +
+                         " is not a pooling, add or concat operator");
 }
 
 uint64_t row_element_ops(const LayerDescriptor& L, uint32_t k_count) {
-  const uint64_t elements = uint64_t(L.out_w) * k_count;
-  switch (L.op) {
-    case OpKind::MaxPool:
-    case OpKind::AveragePool:
-    case OpKind::GlobalAveragePool:
-      return elements * L.R * L.S;
-    case OpKind::Add:
-      return elements * 2;
-    case OpKind::Concat:
-      return elements;
-    default:
-      return cost::sequence_op_work(L.op, L.out_w, L.K).element_ops;
-  }
+  // A sequence operator's row always covers all K channels.
+  const uint64_t channels = op_info(L.op).operands == OpOperands::Sequences ? L.K : k_count;
+  return cost::vector_row_work(L.op, L.out_w, channels, uint64_t(L.R) * L.S).element_ops;
 }
 
 uint64_t row_special_ops(const LayerDescriptor& L) {
-  return L.op <= OpKind::Concat ? 0 : cost::sequence_op_work(L.op, L.out_w, L.K).special_ops;
+  return cost::vector_row_work(L.op, L.out_w, L.K, uint64_t(L.R) * L.S).special_ops;
 }
 
 }  // namespace npusim::vector_ops

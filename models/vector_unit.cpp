@@ -96,7 +96,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       for (uint32_t oh = in.out_row_begin; oh < in.out_row_end; ++oh) {
         int8_t* out =
             dram->image(L.output_address + (uint64_t(in.batch) * L.out_h + oh) * out_row, out_row);
-        if (sequence_ops::handles(L.op))
+        // The transformer operators (sequences) are sequence_ops', the others vector_ops'.
+        if (op_info(L.op).operands == OpOperands::Sequences)
           sequence_ops::compute_row(L, views.data(), oh, params, out);
         else
           vector_ops::compute_row(L, views.data(), oh, in.k_begin, in.k_end, out);

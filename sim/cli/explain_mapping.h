@@ -9,7 +9,7 @@
 #include <string>
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim::cli {
 

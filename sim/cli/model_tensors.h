@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/workload_config.h"
-#include "sim/frontend/onnx_import.h"
+#include "sim/frontend/onnx/onnx_import.h"
+#include "sim/graph/workload.h"
 #include "sim/tensor/tensor.h"
 
 namespace npusim::cli {

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "sim/frontend/onnx_import.h"
+#include "sim/frontend/onnx/onnx_import.h"
 
 namespace npusim::cli {
 

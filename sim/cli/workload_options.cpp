@@ -9,8 +9,9 @@
 #include "sim/cli/onnx_loader.h"
 #include "sim/config/config_error.h"
 #include "sim/config/content_hash.h"
-#include "sim/config/decoder_workload.h"
 #include "sim/config/json_reader.h"
+#include "sim/frontend/json/decoder_workload.h"
+#include "sim/frontend/load_workload.h"
 
 namespace npusim::cli {
 

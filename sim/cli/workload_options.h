@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
-#include "sim/frontend/onnx_import.h"
+#include "sim/frontend/onnx/onnx_import.h"
+#include "sim/graph/workload.h"
 #include "sim/program/trace_io.h"
 
 namespace npusim::cli {

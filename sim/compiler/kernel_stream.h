@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/program/program.h"
 #include "sim/tensor/tensor.h"
 

@@ -13,7 +13,7 @@
 
 #include "sim/compiler/tiler.h"
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim {
 

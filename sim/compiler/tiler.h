@@ -13,7 +13,7 @@
 #include <string>
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/program/program.h"
 
 namespace npusim {

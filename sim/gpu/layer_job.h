@@ -4,8 +4,8 @@
 // the kernels (or their host emulation) the way the command does.
 #pragma once
 
-#include "sim/config/workload_config.h"
 #include "sim/gpu/conv_job.h"
+#include "sim/graph/workload.h"
 #include "sim/workload/layer_data.h"
 
 namespace npusim::gpu {

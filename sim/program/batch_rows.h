@@ -9,7 +9,7 @@
 // image * rows per image + row), which are the same bytes.
 #pragma once
 
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim {
 

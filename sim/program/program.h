@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim {
 

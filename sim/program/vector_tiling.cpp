@@ -2,10 +2,7 @@
 
 namespace npusim {
 
-bool vector_splits_channels(const LayerDescriptor& d) {
-  return d.op == OpKind::MaxPool || d.op == OpKind::AveragePool ||
-         d.op == OpKind::GlobalAveragePool || d.op == OpKind::Add;
-}
+bool vector_splits_channels(const LayerDescriptor& d) { return op_info(d.op).splits_channels; }
 
 uint64_t vector_instruction_bytes(const LayerDescriptor& d, uint32_t rows, uint32_t k_count) {
   if (d.op == OpKind::GlobalAveragePool) return uint64_t(d.W) * k_count + uint64_t(k_count) * 4;

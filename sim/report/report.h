@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/report/compile_trials.h"
 #include "sim/stats/stats_registry.h"
 

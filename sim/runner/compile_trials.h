@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/report/compile_trials.h"
 
 namespace npusim {

@@ -144,7 +144,7 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
   for (size_t l = 0; l < net.layers.size(); ++l) {
     const LayerConfig& L = net.layers[l];
     const OpQuant& oq = L.quant;
-    if (L.op > OpKind::Concat) {    // the transformer operators: NHWC values in and out
+    if (op_info(L.op).operands == OpOperands::Sequences) {  // NHWC values in and out
       std::vector<TensorI32> held;  // the graph inputs among its inputs, as values
       for (size_t i = 0; i < net.sources[l].size(); ++i) {
         const TensorSource& s = net.sources[l][i];
@@ -200,8 +200,16 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
             nchw_to_nhwc_values(q::qlinear_concat(xs, qs, qops_quant(oq.output), y_type, 1)));
         break;
       }
-      default:
-        break;
+      case OpKind::BatchMatMul:  // sequence operators: sequence_reference_output above
+      case OpKind::Softmax:
+      case OpKind::LayerNorm:
+      case OpKind::RmsNorm:
+      case OpKind::Gelu:
+      case OpKind::Silu:
+      case OpKind::Mul:
+      case OpKind::Rope:
+        throw std::logic_error(std::string("graph reference: ") + to_string(L.op) +
+                               " reads sequences, not feature maps");
     }
   }
   return outputs;

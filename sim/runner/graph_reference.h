@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "models/dram_image.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/program/program.h"
 #include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"

@@ -10,7 +10,7 @@
 
 #include "sim/compiler/kernel_stream.h"
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim {
 

@@ -8,7 +8,7 @@
 
 #include "models/dram_image.h"
 #include "sim/compiler/kernel_stream.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/program/program.h"
 #include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"

@@ -12,7 +12,7 @@
 
 #include "models/accelerator.h"
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/program/program.h"
 #include "sim/report/report.h"
 #include "sim/stats/stats_registry.h"

@@ -1,6 +1,8 @@
 #include "sim/runner/sequence_reference.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "sim/reference/qsequence.h"
 
@@ -55,6 +57,18 @@ q::QTensor split_heads_transposed(const TensorI32& t, uint32_t groups, QuantType
       for (uint32_t j = 0; j < D; ++j)
         r.data[(uint64_t(g) * D + j) * M + m] = s.data[(uint64_t(g) * M + m) * D + j];
   return r;
+}
+
+// The tensor's values as one flat row (elementwise operators ignore shape).
+q::QTensor flat(const TensorI32& t, QuantType type) {
+  return {{uint32_t(t.size())}, t.data, qops_elem_type(type)};
+}
+
+// An elementwise result `y` in the shape of its first input `x`.
+TensorI32 elementwise(const TensorI32& x, const q::QTensor& y) {
+  TensorI32 out(x.shape);
+  out.data = y.data;
+  return out;
 }
 
 }  // namespace
@@ -125,26 +139,26 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
       return out;
     }
     case OpKind::Gelu:
+      return elementwise(
+          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::Gelu, yq, y_type));
     case OpKind::Silu:
-    case OpKind::Mul: {
-      const q::QTensor a{{uint32_t(x.size())}, x.data, qops_elem_type(oq.inputs[0].type)};
-      q::QTensor y;
-      if (L.op == OpKind::Mul) {
-        const q::QTensor b{
-            {uint32_t(x.size())}, inputs[1]->data, qops_elem_type(oq.inputs[1].type)};
-        y = q::mul(a, xq, b, qops_quant(oq.inputs[1]), yq, y_type);
-      } else {
-        y = q::activation(a, xq, L.op == OpKind::Gelu ? q::Activation::Gelu : q::Activation::Silu,
-                          yq, y_type);
-      }
-      TensorI32 out(x.shape);
-      out.data = y.data;
-      return out;
-    }
-    default:
+      return elementwise(
+          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::Silu, yq, y_type));
+    case OpKind::Mul:
+      return elementwise(x,
+                         q::mul(flat(x, oq.inputs[0].type), xq, flat(*inputs[1], oq.inputs[1].type),
+                                qops_quant(oq.inputs[1]), yq, y_type));
+    case OpKind::Conv:  // feature-map operators: graph_reference_outputs
+    case OpKind::MatMul:
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+    case OpKind::Add:
+    case OpKind::Concat:
       break;
   }
-  return TensorI32{};
+  throw std::logic_error(std::string("sequence reference: ") + to_string(L.op) +
+                         " is not a sequence operator");
 }
 
 }  // namespace npusim

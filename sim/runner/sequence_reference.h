@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/reference/qops.h"
 #include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"

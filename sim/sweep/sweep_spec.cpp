@@ -7,8 +7,9 @@
 #include "sim/config/config_error.h"
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
-#include "sim/config/scalesim_topology.h"
-#include "sim/config/workload_config.h"
+#include "sim/frontend/load_workload.h"
+#include "sim/frontend/scalesim/scalesim_topology.h"
+#include "sim/graph/workload.h"
 #include "sim/sweep/expansion.h"
 #include "sim/sweep/results.h"
 

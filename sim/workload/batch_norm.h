@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim {
 

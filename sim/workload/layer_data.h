@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/tensor/tensor.h"
 
 namespace npusim {

@@ -4,6 +4,7 @@
 // and the timing invariants of DESIGN.md hold on them.
 #include <catch2/catch.hpp>
 
+#include "sim/frontend/load_workload.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <string>
 
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;

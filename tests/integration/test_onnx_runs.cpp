@@ -13,7 +13,7 @@
 #include <regex>
 #include <set>
 
-#include "sim/frontend/onnx_import.h"
+#include "sim/frontend/onnx/onnx_import.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <vector>
 
+#include "sim/frontend/load_workload.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;

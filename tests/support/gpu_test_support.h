@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "sim/config/workload_config.h"
 #include "sim/gpu/conv_job.h"
+#include "sim/graph/workload.h"
 #include "sim/reference/binary_reference.h"
 #include "sim/reference/reference_conv.h"
 #include "sim/tensor/tensor.h"

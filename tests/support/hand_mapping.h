@@ -3,7 +3,7 @@
 #pragma once
 
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim::test {
 

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/frontend/load_workload.h"
+
 namespace npusim::test {
 
 NetworkConfig workload(const std::string& json_text) {

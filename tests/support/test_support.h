@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/config/config_error.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/runner/runner.h"
 
 namespace npusim::test {

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/workload/batch_norm.h"
 #include "sim/workload/layer_data.h"
 

@@ -9,7 +9,7 @@
 
 #include "sim/compiler/tiler.h"
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/program/program.h"
 
 using namespace npusim;

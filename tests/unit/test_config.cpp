@@ -11,7 +11,8 @@
 #include "sim/config/config_error.h"
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
-#include "sim/config/workload_config.h"
+#include "sim/frontend/load_workload.h"
+#include "sim/graph/workload.h"
 #include "tests/support/test_support.h"
 
 using nlohmann::json;

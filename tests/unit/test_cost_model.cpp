@@ -410,10 +410,9 @@ TEST_CASE("broadcast stage: every coefficient over all rows x cols multipliers, 
   CHECK(cost::broadcast_stage_cycles(array(2, 16), 64, nz, 7) == 42);
 }
 
-TEST_CASE("transformer vector operators: element and special work per row, worked by hand",
-          "[cost]") {
+TEST_CASE("vector operators: element and special work per row, worked by hand", "[cost]") {
   // One row of BERT-base scores: 12 heads x 128 keys = 1536 elements.
-  const cost::VectorWork softmax = cost::sequence_op_work(OpKind::Softmax, 1, 1536);
+  const cost::VectorWork softmax = cost::vector_row_work(OpKind::Softmax, 1, 1536, 1);
   CHECK(softmax.element_ops == 4608);
   CHECK(softmax.special_ops == 1536);
   VectorConfig v;  // 32 lanes, 4 special results per cycle
@@ -421,16 +420,23 @@ TEST_CASE("transformer vector operators: element and special work per row, worke
             cost::vector_special_cycles(v, softmax.special_ops) ==
         144 + 384);
   // 3 pixels x 7 channels tells pixels from channels: n = 21.
-  const cost::VectorWork ln = cost::sequence_op_work(OpKind::LayerNorm, 3, 7);
+  const cost::VectorWork ln = cost::vector_row_work(OpKind::LayerNorm, 3, 7, 1);
   CHECK(ln.element_ops == 84);
   CHECK(ln.special_ops == 24);  // 21 divisions + 3 roots
-  const cost::VectorWork rms = cost::sequence_op_work(OpKind::RmsNorm, 3, 7);
+  const cost::VectorWork rms = cost::vector_row_work(OpKind::RmsNorm, 3, 7, 1);
   CHECK(rms.element_ops == 63);
   CHECK(rms.special_ops == 24);
-  CHECK(cost::sequence_op_work(OpKind::Gelu, 3, 7).element_ops == 21);
-  CHECK(cost::sequence_op_work(OpKind::Silu, 3, 7).special_ops == 0);
-  CHECK(cost::sequence_op_work(OpKind::Mul, 3, 7).element_ops == 42);
-  CHECK(cost::sequence_op_work(OpKind::Rope, 3, 7).element_ops == 63);
+  CHECK(cost::vector_row_work(OpKind::Gelu, 3, 7, 1).element_ops == 21);
+  CHECK(cost::vector_row_work(OpKind::Silu, 3, 7, 1).special_ops == 0);
+  CHECK(cost::vector_row_work(OpKind::Mul, 3, 7, 1).element_ops == 42);
+  CHECK(cost::vector_row_work(OpKind::Rope, 3, 7, 1).element_ops == 63);
+  // The map operators, 3 pixels x 7 channels with a 2x3 window (6 taps).
+  CHECK(cost::vector_row_work(OpKind::MaxPool, 3, 7, 6).element_ops == 126);
+  CHECK(cost::vector_row_work(OpKind::GlobalAveragePool, 3, 7, 6).special_ops == 0);
+  CHECK(cost::vector_row_work(OpKind::Add, 3, 7, 1).element_ops == 42);
+  CHECK(cost::vector_row_work(OpKind::Concat, 3, 7, 1).element_ops == 21);
+  // The array's operators cost the vector unit nothing.
+  CHECK(cost::vector_row_work(OpKind::Conv, 3, 7, 6).element_ops == 0);
   v.special_per_cycle = 5;
   CHECK(cost::vector_special_cycles(v, 24) == 5);  // ceil(24 / 5)
   CHECK(cost::vector_special_cycles(v, 25) == 5);

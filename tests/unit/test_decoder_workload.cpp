@@ -5,8 +5,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "sim/config/decoder_workload.h"
 #include "sim/config/json_reader.h"
+#include "sim/frontend/json/decoder_workload.h"
+#include "sim/frontend/load_workload.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;

@@ -3,6 +3,7 @@
 // pointer and the tensor or operator at fault.
 #include <catch2/catch.hpp>
 
+#include "sim/frontend/load_workload.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;

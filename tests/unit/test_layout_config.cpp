@@ -6,7 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/config_error.h"
-#include "sim/config/workload_config.h"
+#include "sim/frontend/load_workload.h"
+#include "sim/graph/workload.h"
 #include "tests/support/test_support.h"
 
 using nlohmann::json;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "sim/frontend/onnx_constants.h"
+#include "sim/frontend/onnx/onnx_constants.h"
 
 using namespace npusim;
 

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "sim/config/config_error.h"
-#include "sim/frontend/onnx_import.h"
+#include "sim/frontend/onnx/onnx_import.h"
 #include "tests/support/onnx_model_builder.h"
 #include "tests/support/test_support.h"
 

@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/config/config_error.h"
-#include "sim/frontend/onnx_import.h"
+#include "sim/frontend/onnx/onnx_import.h"
 #include "tests/support/onnx_model_builder.h"
 #include "tests/support/test_support.h"
 

@@ -6,7 +6,8 @@
 #include <string>
 
 #include "sim/config/config_error.h"
-#include "sim/config/scalesim_topology.h"
+#include "sim/frontend/load_workload.h"
+#include "sim/frontend/scalesim/scalesim_topology.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;

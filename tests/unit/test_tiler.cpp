@@ -30,7 +30,8 @@
 #include "sim/compiler/tiler.h"
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
-#include "sim/config/workload_config.h"
+#include "sim/frontend/load_workload.h"
+#include "sim/graph/workload.h"
 #include "sim/program/program.h"
 
 using namespace npusim;

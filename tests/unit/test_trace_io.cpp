@@ -12,7 +12,7 @@
 #include "sim/compiler/tiler.h"
 #include "sim/config/config_error.h"
 #include "sim/config/hardware_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 #include "sim/program/trace_io.h"
 #include "tests/support/test_support.h"
 

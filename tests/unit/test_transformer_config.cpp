@@ -3,6 +3,7 @@
 // the key.
 #include <catch2/catch.hpp>
 
+#include "sim/frontend/load_workload.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;

@@ -10,8 +10,9 @@
 #include "sim/compiler/tiler.h"
 #include "sim/config/config_error.h"
 #include "sim/config/hardware_config.h"
-#include "sim/config/scalesim_topology.h"
-#include "sim/config/workload_config.h"
+#include "sim/frontend/load_workload.h"
+#include "sim/frontend/scalesim/scalesim_topology.h"
+#include "sim/graph/workload.h"
 #include "sim/program/program.h"
 #include "tests/support/test_support.h"
 

@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "sim/config/config_error.h"
-#include "sim/frontend/onnx_constants.h"
-#include "sim/frontend/onnx_importer.h"
-#include "sim/frontend/onnx_shapes.h"
-#include "sim/frontend/qdq_lowering.h"
+#include "sim/frontend/onnx/onnx_constants.h"
+#include "sim/frontend/onnx/onnx_importer.h"
+#include "sim/frontend/onnx/onnx_shapes.h"
+#include "sim/frontend/onnx/qdq_lowering.h"
 #include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
 

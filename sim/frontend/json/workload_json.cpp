@@ -1,5 +1,3 @@
-#include "sim/config/workload_config.h"
-
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -13,9 +11,9 @@
 
 #include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
-#include "sim/config/decoder_workload.h"
 #include "sim/config/json_reader.h"
-#include "sim/config/scalesim_topology.h"
+#include "sim/frontend/json/decoder_workload.h"
+#include "sim/graph/workload.h"
 
 namespace npusim {
 
@@ -384,55 +382,6 @@ void resolve_layouts(NetworkConfig& net, const std::vector<LayoutRequest>& asked
 
 }  // namespace
 
-const char* to_string(TensorLayout l) { return l == TensorLayout::Nchw ? "nchw" : "nhwc"; }
-
-uint32_t output_bits_of(const NetworkConfig& net, size_t l) {
-  if (l + 1 < net.layers.size() && l + 1 < net.chained.size() && net.chained[l + 1]) {
-    const LayerConfig& consumer = net.layers[l + 1];
-    return consumer.is_binary() ? consumer.binary.bits : 0;
-  }
-  return net.layers[l].is_binary() ? net.layers[l].binary.bits : 0;
-}
-
-const char* to_string(DataType t) { return t == DataType::Binary ? "binary" : "int8"; }
-
-const char* to_string(BinaryPadMode m) {
-  switch (m) {
-    case BinaryPadMode::Skip:
-      return "skip";
-    case BinaryPadMode::PlusOne:
-      return "plus_one";
-    case BinaryPadMode::MinusOne:
-      return "minus_one";
-  }
-  return "?";
-}
-
-const char* to_string(BinaryTie t) { return t == BinaryTie::MinusOne ? "minus_one" : "plus_one"; }
-
-const char* to_string(SparsityConfig::Pattern p) {
-  switch (p) {
-    case SparsityConfig::Pattern::None:
-      return "none";
-    case SparsityConfig::Pattern::Unstructured:
-      return "unstructured";
-    case SparsityConfig::Pattern::NM:
-      return "nm";
-    case SparsityConfig::Pattern::Channel:
-      return "channel";
-  }
-  return "?";
-}
-
-uint32_t auto_requant_shift(uint64_t reduction_size) {
-  // ceil(log2(x) / 2) is the smallest s with 4^s >= x; integer arithmetic keeps
-  // it exact and identical on every platform.
-  uint32_t half_log = 0;
-  while (half_log < 32 && (uint64_t(1) << (2 * half_log)) < reduction_size) ++half_log;
-  const uint32_t shift = 7 + half_log;
-  return shift > kMaxShift ? uint32_t(kMaxShift) : shift;
-}
-
 NetworkConfig parse_workload(const json& j, const std::string& file) {
   check_json_depth(j, file);  // JSON handed over in memory (a program header, a sweep)
   NetworkConfig net;
@@ -499,100 +448,6 @@ NetworkConfig parse_workload(const json& j, const std::string& file) {
   return net;
 }
 
-namespace {
-uint64_t sum_tensor_bytes(const NetworkConfig& net, bool activations) {
-  uint64_t total = 0;
-  // Graph operators with the same seeded weights (a decode step's projections
-  // and the prefill's) share one copy, in DRAM and on the host: count it once.
-  std::set<std::string> shared;
-  for (const LayerConfig& l : net.layers) {
-    // Each term is at most 256 MiB (validate_layer), so only the sum can overflow.
-    if (activations) total = saturating_sum(total, l.input_bytes());
-    // batch_matmul's second operand is an activation, not weights.
-    if (!activations && l.op == OpKind::BatchMatMul) continue;
-    if (!l.quantized || l.weight_bytes() == 0 || shared.insert(seeded_weights_key(l)).second)
-      total = saturating_sum(total, l.weight_bytes());
-    if (activations) total = saturating_sum(total, l.output_bytes());
-  }
-  return total;
-}
-}  // namespace
-
-uint64_t workload_tensor_bytes(const NetworkConfig& net) { return sum_tensor_bytes(net, true); }
-
-uint64_t workload_weight_bytes(const NetworkConfig& net) { return sum_tensor_bytes(net, false); }
-
-std::string input_source(const NetworkConfig& net, size_t l) {
-  if (net.is_graph()) return "graph";
-  if (l < net.chained.size() && net.chained[l]) return "chained from " + net.layers[l - 1].name;
-  if (!net.layers[l].input_npy.empty()) return net.layers[l].input_npy;
-  return "random";
-}
-
-NetworkConfig load_workload(const std::string& path) {
-  if (is_scalesim_topology(path)) {
-    // 4096 rows of a few dozen characters each: 16 MiB is generous, and keeps
-    // a huge file from being read whole before the row limit is checked.
-    constexpr uint64_t kMaxTopologyFileBytes = uint64_t(16) << 20;
-    return parse_scalesim_topology(
-        read_input_file(path, "a readable SCALE-Sim topology CSV", kMaxTopologyFileBytes), path);
-  }
-  return parse_workload(load_json_file(path), path);
-}
-
-json to_json(const NetworkConfig& net) {
-  if (net.is_graph()) return json::parse(net.graph_json);
-  json layers = json::array();
-  for (const LayerConfig& l : net.layers) {
-    json layer = {{"type", "conv2d"},
-                  {"name", l.name},
-                  {"N", l.N},
-                  {"C", l.C},
-                  {"H", l.H},
-                  {"W", l.W},
-                  {"K", l.K},
-                  {"R", l.R},
-                  {"S", l.S},
-                  {"stride", l.stride},
-                  {"padding", l.padding},
-                  {"dtype", to_string(l.dtype)},
-                  {"seed", l.seed}};
-    if (l.access) layer["access"] = to_string(*l.access);
-    // Written only when not the default, so files that never used them stay as they were.
-    if (l.input_layout != TensorLayout::Nhwc) layer["input_layout"] = to_string(l.input_layout);
-    if (l.output_layout != TensorLayout::Nhwc) layer["output_layout"] = to_string(l.output_layout);
-    if (!l.weights_npy.empty()) layer["weights_npy"] = l.weights_npy;
-    if (!l.input_npy.empty()) layer["input_npy"] = l.input_npy;
-    if (l.is_binary()) {
-      json b = {{"bits", l.binary.bits},
-                {"padding", to_string(l.binary.padding)},
-                {"tie", to_string(l.binary.tie)}};
-      const auto& t = l.binary.threshold;
-      const bool uniform_t = t.empty() || std::equal(t.begin() + 1, t.end(), t.begin());
-      if (l.binary.batch_norm)
-        b["batch_norm"] = {{"seed", l.binary.batch_norm_seed}};
-      else
-        b["threshold"] = uniform_t ? json(t.empty() ? 0 : t[0]) : json(t);
-      layer["binary"] = std::move(b);
-      layers.push_back(std::move(layer));
-      continue;
-    }
-    layer["relu"] = l.relu;
-    const auto& scale = l.requant.scale;
-    const bool uniform = scale.empty() || std::equal(scale.begin() + 1, scale.end(), scale.begin());
-    layer["requant"] = {{"scale", uniform ? json(scale.empty() ? 1 : scale[0]) : json(scale)},
-                        {"shift", l.requant.shift}};
-    if (!l.bias_npy.empty()) layer["bias_npy"] = l.bias_npy;
-    if (l.sparsity.pattern == SparsityConfig::Pattern::NM)
-      layer["sparsity"] = {{"pattern", "nm"}, {"n", l.sparsity.n}, {"m", l.sparsity.m}};
-    else if (l.sparsity.pattern != SparsityConfig::Pattern::None)
-      layer["sparsity"] = {{"pattern", to_string(l.sparsity.pattern)},
-                           {"density", l.sparsity.density}};
-    layers.push_back(std::move(layer));
-  }
-  return {{"name", net.name}, {"layers", std::move(layers)}};
-}
-
 NetworkConfig default_network() {
   NetworkConfig net;
   net.name = "resnet18";
@@ -634,21 +489,6 @@ NetworkConfig default_network() {
   net.chained = compute_chaining(net.layers);
   net.warnings = chaining_warnings(net);  // as the same network read from its file
   return net;
-}
-
-std::string seeded_weights_key(const LayerConfig& L) {
-  if (!L.weights_npy.empty() || !L.weight_values.empty()) return "";
-  std::ostringstream k;
-  k.precision(17);
-  k << "seed " << L.seed << " K " << L.K << " R " << L.R << " S " << L.S << " C " << L.C
-    << " groups " << L.groups << " dtype " << int(L.dtype) << " bits " << L.binary.bits
-    << " quantized " << L.quantized << " sparsity " << to_string(L.sparsity.pattern) << " "
-    << L.sparsity.density << " " << L.sparsity.n << " " << L.sparsity.m;
-  if (L.quantized) {
-    k << " weight_type " << int(L.quant.weight_type) << " zero_points";
-    for (int32_t z : L.quant.weight_zero_point) k << " " << z;
-  }
-  return k.str();
 }
 
 }  // namespace npusim

@@ -10,8 +10,8 @@
 #include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
-#include "sim/config/sequence_config.h"
-#include "sim/config/workload_config.h"
+#include "sim/frontend/json/sequence_config.h"
+#include "sim/frontend/json/workload_json.h"
 
 namespace npusim {
 namespace {
@@ -324,25 +324,25 @@ class GraphParser {
     if (!names_.emplace(L.name, p).second)
       r.fail("name", "a name no other operator uses",
              "\"" + L.name + "\" (also at " + names_[L.name] + "/name)");
-    static const std::vector<std::string> kinds = {
-        "conv",    "matmul", "maxpool",      "averagepool", "globalaveragepool",
-        "add",     "concat", "batch_matmul", "softmax",     "layernorm",
-        "rmsnorm", "gelu",   "silu",         "mul",         "rope"};
-    L.op = static_cast<OpKind>(r.require_choice("op", kinds));
+    static const std::vector<std::string> kinds = [] {
+      std::vector<std::string> names;
+      for (const OpKind k : kOpKinds) names.push_back(to_string(k));
+      return names;
+    }();
+    L.op = kOpKinds[r.require_choice("op", kinds)];
+    const OpInfo info = op_info(L.op);
     L.seed = r.get_uint("seed", 0, kMaxSeed, seed_ + i);
     if (r.has("pass")) L.pass = int32_t(r.require_uint("pass", 0, kMaxOperators));
     // Inputs: tensors already defined (file order respects data flow).
     const json* ins = r.find("inputs");
-    const bool two = L.op == OpKind::Add || L.op == OpKind::Mul;
     // batch_matmul: a, then b as one or more blocks of tokens (a key-value cache).
-    const bool blocks = L.op == OpKind::Concat || L.op == OpKind::BatchMatMul;
-    const size_t want_min = two || blocks ? 2 : 1;
-    const size_t want_max = two ? 2 : blocks ? kMaxBlocks : 1;
+    const size_t want_min = info.min_inputs;
+    const size_t want_max = info.max_inputs == kManyInputs ? kMaxBlocks : info.max_inputs;
     const std::string count = want_min == want_max
                                   ? std::to_string(want_min)
                                   : std::to_string(want_min) + ".." + std::to_string(want_max);
     if (!ins || !ins->is_array() || ins->size() < want_min || ins->size() > want_max)
-      r.fail("inputs", "an array of " + count + " tensor names for " + kinds[size_t(L.op)],
+      r.fail("inputs", "an array of " + count + " tensor names for " + info.name,
              ins ? describe_json(*ins) : "nothing (the key is missing)");
     const std::string out_name = r.require_string("output");
     std::vector<const TensorInfo*> in_tensors;
@@ -375,7 +375,7 @@ class GraphParser {
                             std::to_string(t.H) + ", " + std::to_string(t.W) + "]");
     };
     LayerConfig::Geometry g;
-    const bool array_op = runs_on_array(L.op);
+    const bool array_op = info.unit == OpUnit::Array;
     switch (L.op) {
       case OpKind::Conv: {
         L.K = uint32_t(r.require_uint("K", 1, kMaxDim));
@@ -450,28 +450,30 @@ class GraphParser {
         break;
       }
     }
-    if (L.op == OpKind::Conv || L.op == OpKind::MaxPool || L.op == OpKind::AveragePool) {
+    if (info.window) {
       const auto [sh, sw] = parse_pair(r, "stride", 1, 1);
       const auto pads = parse_pads(r);
       L.stride = sh, g.stride_w = sw;
       L.padding = pads[0], g.pad_left = pads[1], g.pad_bottom = pads[2], g.pad_right = pads[3];
-      if (L.op != OpKind::AveragePool) {
+      if (info.dilation) {
         const auto [dh, dw] = parse_pair(r, "dilation", 1, 1);
         g.dilation_h = dh, g.dilation_w = dw;
       }
       for (int side = 0; side < 4; ++side) {
         const uint32_t kernel = side % 2 == 0 ? L.R : L.S;
         const uint32_t pad = pads[size_t(side)];
-        if (L.op != OpKind::Conv && pad >= kernel)
+        if (info.family == OpFamily::Pool && pad >= kernel)
           r.fail("pads", "pads smaller than the kernel (" + std::to_string(kernel) + ")",
                  std::to_string(pad));
       }
     }
     L.general = g;  // the defaults (stride 1, no pads) for the operators without geometry
     // Quantisation of the output and the weights.
-    if (L.op == OpKind::MaxPool) {
+    if (info.keeps_input_quant) {
       if (const json* o = r.find("out"))
-        r.fail("out", "no \"out\" on maxpool (its output keeps the input's quantisation)",
+        r.fail("out",
+               std::string("no \"out\" on ") + info.name +
+                   " (its output keeps the input's quantisation)",
                describe_json(*o));
       L.quant.output = x.quant;
     } else {
@@ -480,7 +482,7 @@ class GraphParser {
         r.fail("out", "an output quantisation {\"dtype\", \"scale\", \"zero_point\"}", "nothing");
       L.quant.output = parse_tensor_quant(*o, file_, r.pointer_to("out"), array_op);
     }
-    if (array_op && L.op != OpKind::BatchMatMul) {
+    if (info.weights) {
       const json* w = r.find("weights");
       if (!w)
         r.fail("weights", "a weight quantisation {\"dtype\", \"scale\", \"zero_point\"}",
@@ -488,16 +490,14 @@ class GraphParser {
       parse_weight_quant(*w, file_, r.pointer_to("weights"), L.K, L.quant);
       L.quant.bias = r.get_bool("bias", true);
     }
-    if ((array_op && L.op != OpKind::BatchMatMul) || L.op == OpKind::Add) {
-      parse_activation(r, L.quant);
-    }
+    if (info.fused_activation) parse_activation(r, L.quant);
     // ONNX Runtime's contrib operators take and give one 8-bit type.
-    if (!array_op && L.op <= OpKind::Concat && L.op != OpKind::MaxPool)
+    if (info.one_8bit_type)
       for (std::size_t k = 0; k < in_tensors.size(); ++k)
         if (in_tensors[k]->quant.type != L.quant.output.type)
           throw ConfigError(file_, r.pointer_to("inputs") + "/" + std::to_string(k),
                             std::string("a ") + to_string(L.quant.output.type) + " tensor (" +
-                                kinds[size_t(L.op)] +
+                                info.name +
                                 " reads and writes one type, as ONNX Runtime's operator does)",
                             "\"" + (*ins)[k].get<std::string>() + "\" (" +
                                 to_string(in_tensors[k]->quant.type) + ")");
@@ -506,14 +506,13 @@ class GraphParser {
     // Shapes.
     if (L.out_h() == 0 || L.out_w() == 0)
       r.fail(
-          L.op == OpKind::Conv || L.op == OpKind::MaxPool || L.op == OpKind::AveragePool ? "kernel"
-                                                                                         : "",
+          info.window ? "kernel" : "",
           "a window that fits the padded input " + std::to_string(L.H) + "x" + std::to_string(L.W),
           std::to_string(L.R) + "x" + std::to_string(L.S));
     // A weight tensor only where the array runs the operator (a vector
     // operator's K x C is no tensor: softmax over a decode step's 32 x 513
     // keys is 16416 x 16416 "kernels" that nobody stores).
-    if ((runs_on_array(L.op) &&
+    if ((array_op &&
          saturating_product({L.K, L.R, L.S, L.group_channels()}) > kMaxTensorElements) ||
         saturating_product({L.N, L.out_h(), L.out_w(), L.K}) > kMaxTensorElements)
       r.fail("", "tensors of at most 2^28 elements", "a larger weight or output tensor");
@@ -533,46 +532,6 @@ class GraphParser {
 };
 
 }  // namespace
-
-const char* to_string(OpKind k) {
-  switch (k) {
-    case OpKind::Conv:
-      return "conv";
-    case OpKind::MatMul:
-      return "matmul";
-    case OpKind::MaxPool:
-      return "maxpool";
-    case OpKind::AveragePool:
-      return "averagepool";
-    case OpKind::GlobalAveragePool:
-      return "globalaveragepool";
-    case OpKind::Add:
-      return "add";
-    case OpKind::Concat:
-      return "concat";
-    case OpKind::BatchMatMul:
-      return "batch_matmul";
-    case OpKind::Softmax:
-      return "softmax";
-    case OpKind::LayerNorm:
-      return "layernorm";
-    case OpKind::RmsNorm:
-      return "rmsnorm";
-    case OpKind::Gelu:
-      return "gelu";
-    case OpKind::Silu:
-      return "silu";
-    case OpKind::Mul:
-      return "mul";
-    case OpKind::Rope:
-      break;
-  }
-  return "rope";
-}
-
-const char* to_string(QuantType t) {
-  return t == QuantType::Int8 ? "int8" : t == QuantType::Uint8 ? "uint8" : "int32";
-}
 
 NetworkConfig parse_graph_workload(const json& j, const std::string& file) {
   NetworkConfig net = GraphParser(j, file).run();

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/config/json_reader.h"
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim {
 

@@ -1,4 +1,4 @@
-#include "sim/config/scalesim_topology.h"
+#include "sim/frontend/scalesim/scalesim_topology.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +10,7 @@
 
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
+#include "sim/frontend/json/workload_json.h"
 
 namespace npusim {
 namespace {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/workload_config.h"
-#include "sim/frontend/onnx_constants.h"
-#include "sim/frontend/onnx_import.h"
+#include "sim/frontend/onnx/onnx_constants.h"
+#include "sim/frontend/onnx/onnx_import.h"
+#include "sim/graph/workload.h"
 
 namespace npusim::onnx_detail {
 

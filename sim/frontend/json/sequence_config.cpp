@@ -1,4 +1,4 @@
-#include "sim/config/sequence_config.h"
+#include "sim/frontend/json/sequence_config.h"
 
 #include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
@@ -94,7 +94,16 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       L.seq.rope_base = r.get_positive_number("base", 1e12, 10000.0);
       L.seq.position_offset = uint32_t(r.get_uint("position_offset", 0, kMaxDim, 0));
       break;
-    default:
+    case OpKind::Gelu:  // no attributes
+    case OpKind::Silu:
+      break;
+    case OpKind::Conv:  // not sequence operators: parse_graph_workload reads their keys
+    case OpKind::MatMul:
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+    case OpKind::Add:
+    case OpKind::Concat:
       break;
   }
 }

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/config/sequence_config.h"
-#include "sim/frontend/onnx_importer.h"
+#include "sim/frontend/json/sequence_config.h"
+#include "sim/frontend/onnx/onnx_importer.h"
 
 namespace npusim::onnx_detail {
 namespace {

@@ -1,7 +1,7 @@
 // import_onnx and the Importer's driver: reading the model, its graph inputs (as
 // activations or as constants from --input files), dispatching each node, and
 // declaring the outputs (onnx_importer.h has the rest of the Importer).
-#include "sim/frontend/onnx_import.h"
+#include "sim/frontend/onnx/onnx_import.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -14,10 +14,10 @@
 #include <sstream>
 
 #include "sim/config/config_error.h"
-#include "sim/frontend/onnx_constants.h"
-#include "sim/frontend/onnx_importer.h"
-#include "sim/frontend/onnx_shapes.h"
-#include "sim/frontend/qdq_lowering.h"
+#include "sim/frontend/onnx/onnx_constants.h"
+#include "sim/frontend/onnx/onnx_importer.h"
+#include "sim/frontend/onnx/onnx_shapes.h"
+#include "sim/frontend/onnx/qdq_lowering.h"
 #include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
 

@@ -1,4 +1,4 @@
-#include "sim/frontend/onnx_shapes.h"
+#include "sim/frontend/onnx/onnx_shapes.h"
 
 #include <onnx/shape_inference/implementation.h>
 

@@ -1,4 +1,4 @@
-#include "sim/config/decoder_workload.h"
+#include "sim/frontend/json/decoder_workload.h"
 
 #include <algorithm>
 #include <cmath>

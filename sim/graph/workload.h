@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
+#include "sim/graph/op_table.h"
 
 namespace npusim {
 
@@ -66,39 +67,6 @@ const char* to_string(SparsityConfig::Pattern p);
 // plane per channel). Binary tensors are always packed N(C/b)HWb.
 enum class TensorLayout { Nhwc, Nchw };
 const char* to_string(TensorLayout l);
-
-// Graph operators (docs/graphs.md), each with the semantics of its ONNX
-// counterpart: conv (QLinearConv / ConvInteger), matmul (QLinearMatMul /
-// MatMulInteger, Gemm with bias), maxpool, averagepool (QLinearAveragePool),
-// globalaveragepool (QLinearGlobalAveragePool), add (QLinearAdd), concat
-// (QLinearConcat). Conv and matmul run on the array; the rest on the vector unit.
-// Transformer operators (docs/transformers.md): batch_matmul (both operands
-// activations, batched over heads: QK^T and attention x V, on the array),
-// softmax, layernorm, rmsnorm, gelu, silu, mul and rope (on the vector unit).
-enum class OpKind {
-  Conv,
-  MatMul,
-  MaxPool,
-  AveragePool,
-  GlobalAveragePool,
-  Add,
-  Concat,
-  BatchMatMul,
-  Softmax,
-  LayerNorm,
-  RmsNorm,
-  Gelu,
-  Silu,
-  Mul,
-  Rope
-};
-const char* to_string(OpKind k);
-inline bool runs_on_array(OpKind k) {
-  return k == OpKind::Conv || k == OpKind::MatMul || k == OpKind::BatchMatMul;
-}
-// Operators with per-channel parameters the host lays into DRAM beside
-// them: the norms' gamma (int8 weights) and beta (int32 bias).
-inline bool has_norm_params(OpKind k) { return k == OpKind::LayerNorm || k == OpKind::RmsNorm; }
 
 // The attributes of the transformer operators (docs/transformers.md). A
 // sequence tensor [tokens, heads * dim] is [N = 1, C = heads * dim, H =
@@ -352,16 +320,6 @@ std::string input_source(const NetworkConfig& net, size_t l);
 // consumer (or a binary layer's own output), 0 (int8, in output_layout) otherwise.
 uint32_t output_bits_of(const NetworkConfig& net, size_t l);
 
-// A file holding either one layer ({"type": "conv2d", ...}) or a network
-// ({"layers": [...]}) becomes a NetworkConfig. Relative .npy paths resolve
-// against the config file's folder. Throws ConfigError.
-NetworkConfig parse_workload(const nlohmann::json& j, const std::string& file);
-// A graph workload ({"operators": [...]}, docs/graphs.md). Throws ConfigError
-// naming the file, the JSON pointer and the tensor or operator.
-NetworkConfig parse_graph_workload(const nlohmann::json& j, const std::string& file);
-// load_workload also reads SCALE-Sim topology CSVs (a path ending in .csv;
-// sim/config/scalesim_topology.h).
-NetworkConfig load_workload(const std::string& path);
 nlohmann::json to_json(const NetworkConfig& net);
 
 // Everything a layer's seeded weights depend on, as text: the seed, the
@@ -378,8 +336,5 @@ std::string seeded_weights_key(const LayerConfig& layer);
 // Shifting by 7 + log2(sqrt(C*R*S)) brings that to about 2^5.4 (~43): outputs
 // spread over the int8 range instead of all saturating or all rounding to zero.
 uint32_t auto_requant_shift(uint64_t reduction_size);
-
-// The embedded default workload (ResNet-18's convolution layers, batch 1).
-NetworkConfig default_network();
 
 }  // namespace npusim

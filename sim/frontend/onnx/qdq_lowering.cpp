@@ -1,4 +1,4 @@
-#include "sim/frontend/qdq_lowering.h"
+#include "sim/frontend/onnx/qdq_lowering.h"
 
 #include <cmath>
 #include <cstring>

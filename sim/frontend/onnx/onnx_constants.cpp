@@ -1,4 +1,4 @@
-#include "sim/frontend/onnx_constants.h"
+#include "sim/frontend/onnx/onnx_constants.h"
 
 #include <algorithm>
 #include <cstring>

@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "sim/config/workload_config.h"
+#include "sim/graph/workload.h"
 
 namespace npusim {
 

@@ -1,0 +1,190 @@
+// The operator table: every graph operator declared once, as one row of
+// op_info() (docs/architecture.md#adding-an-operator). The row drives the
+// graph parser (names, input counts, which keys an operator takes), the
+// array/vector split, the vector unit's family dispatch and the reports; code
+// that must treat operators differently switches on OpKind with no `default:`,
+// so the compiler names every place a new operator has to be handled. No
+// behaviour depends on the order of the enumerators.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace npusim {
+
+// Each with the semantics of its ONNX counterpart (docs/graphs.md,
+// docs/transformers.md).
+enum class OpKind : uint8_t {
+  Conv,
+  MatMul,
+  MaxPool,
+  AveragePool,
+  GlobalAveragePool,
+  Add,
+  Concat,
+  BatchMatMul,
+  Softmax,
+  LayerNorm,
+  RmsNorm,
+  Gelu,
+  Silu,
+  Mul,
+  Rope
+};
+
+// Every operator, in enumerator order: what parsers and tests iterate.
+inline constexpr OpKind kOpKinds[] = {OpKind::Conv,
+                                      OpKind::MatMul,
+                                      OpKind::MaxPool,
+                                      OpKind::AveragePool,
+                                      OpKind::GlobalAveragePool,
+                                      OpKind::Add,
+                                      OpKind::Concat,
+                                      OpKind::BatchMatMul,
+                                      OpKind::Softmax,
+                                      OpKind::LayerNorm,
+                                      OpKind::RmsNorm,
+                                      OpKind::Gelu,
+                                      OpKind::Silu,
+                                      OpKind::Mul,
+                                      OpKind::Rope};
+inline constexpr std::size_t kOpKindCount = sizeof(kOpKinds) / sizeof(kOpKinds[0]);
+
+// Where an operator runs: the MAC array (conv, matmul, batch_matmul) or the
+// vector unit.
+enum class OpUnit { Array, Vector };
+
+// What an operator computes; kernels, references and cost lines are grouped
+// by family on every floor.
+enum class OpFamily { Conv, Matmul, Pool, Elementwise, Concat, Softmax, Norm, Activation, Rope };
+
+// The tensors an operator reads: feature maps [N, C, H, W] (NHWC in DRAM,
+// the CNN operators) or sequences [N, C = heads * dim, H = tokens, W = 1]
+// (the transformer operators; docs/transformers.md).
+enum class OpOperands { Maps, Sequences };
+
+// An operator's inputs: at least `min`, at most `max`; kManyInputs: as many
+// as the graph's block limit allows (concat's inputs, batch_matmul's KV blocks).
+inline constexpr uint32_t kManyInputs = 0;
+
+struct OpInfo {
+  OpKind kind = OpKind::Conv;
+  const char* name = nullptr;  // the graph JSON's "op" and every report
+  OpUnit unit = OpUnit::Vector;
+  OpFamily family = OpFamily::Elementwise;
+  OpOperands operands = OpOperands::Maps;
+  uint32_t min_inputs = 1;
+  uint32_t max_inputs = 1;        // or kManyInputs
+  bool window = false;            // kernel, strides and pads over H x W
+  bool dilation = false;          // ... and dilations
+  bool weights = false;           // a constant weight tensor (and bias) from the workload
+  bool norm_params = false;       // per-channel gamma (int8) and beta (int32) in DRAM
+  bool fused_activation = false;  // the graph key "activation" (relu, clip)
+  // ONNX Runtime's contrib operator reads and writes one 8-bit type.
+  bool one_8bit_type = false;
+  // The output keeps the first input's quantisation (no "out" key).
+  bool keeps_input_quant = false;
+  // Output channel c reads only channel c of each input, so one vector
+  // instruction may cover some of the channels (pools, add).
+  bool splits_channels = false;
+};
+
+// The row of `k`: an exhaustive switch, so a new enumerator fails to compile
+// until its row is written. Past the last row (an enumerator missing from
+// kOpKinds) it gives a row with no name, which the static_assert below catches.
+constexpr OpInfo op_info(OpKind k) {
+  OpInfo i;
+  i.kind = k;
+  switch (k) {
+    case OpKind::Conv:
+      i.name = "conv", i.unit = OpUnit::Array, i.family = OpFamily::Conv;
+      i.window = i.dilation = i.weights = i.fused_activation = true;
+      return i;
+    case OpKind::MatMul:
+      i.name = "matmul", i.unit = OpUnit::Array, i.family = OpFamily::Matmul;
+      i.weights = i.fused_activation = true;
+      return i;
+    case OpKind::MaxPool:
+      i.name = "maxpool", i.family = OpFamily::Pool;
+      i.window = i.dilation = i.keeps_input_quant = i.splits_channels = true;
+      return i;
+    case OpKind::AveragePool:
+      i.name = "averagepool", i.family = OpFamily::Pool;
+      i.window = i.one_8bit_type = i.splits_channels = true;
+      return i;
+    case OpKind::GlobalAveragePool:
+      i.name = "globalaveragepool", i.family = OpFamily::Pool;
+      i.one_8bit_type = i.splits_channels = true;
+      return i;
+    case OpKind::Add:
+      i.name = "add", i.family = OpFamily::Elementwise;
+      i.min_inputs = i.max_inputs = 2;
+      i.fused_activation = i.one_8bit_type = i.splits_channels = true;
+      return i;
+    case OpKind::Concat:
+      i.name = "concat", i.family = OpFamily::Concat;
+      i.min_inputs = 2, i.max_inputs = kManyInputs;
+      i.one_8bit_type = true;
+      return i;
+    case OpKind::BatchMatMul:
+      // The second operand is produced, not constant: a matmul of two activations.
+      i.name = "batch_matmul", i.unit = OpUnit::Array, i.family = OpFamily::Matmul;
+      i.operands = OpOperands::Sequences;
+      i.min_inputs = 2, i.max_inputs = kManyInputs;
+      return i;
+    case OpKind::Softmax:
+      i.name = "softmax", i.family = OpFamily::Softmax, i.operands = OpOperands::Sequences;
+      return i;
+    case OpKind::LayerNorm:
+      i.name = "layernorm", i.family = OpFamily::Norm, i.operands = OpOperands::Sequences;
+      i.norm_params = true;
+      return i;
+    case OpKind::RmsNorm:
+      i.name = "rmsnorm", i.family = OpFamily::Norm, i.operands = OpOperands::Sequences;
+      i.norm_params = true;
+      return i;
+    case OpKind::Gelu:
+      i.name = "gelu", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      return i;
+    case OpKind::Silu:
+      i.name = "silu", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      return i;
+    case OpKind::Mul:
+      i.name = "mul", i.family = OpFamily::Elementwise, i.operands = OpOperands::Sequences;
+      i.min_inputs = i.max_inputs = 2;
+      return i;
+    case OpKind::Rope:
+      i.name = "rope", i.family = OpFamily::Rope, i.operands = OpOperands::Sequences;
+      return i;
+  }
+  return OpInfo{};  // not an operator: no name
+}
+
+namespace op_table_detail {
+constexpr bool rows_in_order() {
+  for (std::size_t i = 0; i < kOpKindCount; ++i)
+    if (static_cast<std::size_t>(kOpKinds[i]) != i || op_info(kOpKinds[i]).name == nullptr)
+      return false;
+  return true;
+}
+}  // namespace op_table_detail
+static_assert(op_table_detail::rows_in_order(),
+              "kOpKinds lists every OpKind in enumerator order, each with a row in op_info");
+static_assert(op_info(static_cast<OpKind>(kOpKindCount)).name == nullptr,
+              "an OpKind has a row in op_info but is missing from kOpKinds");
+
+inline const char* to_string(OpKind k) { return op_info(k).name; }
+inline bool runs_on_array(OpKind k) { return op_info(k).unit == OpUnit::Array; }
+// Operators with per-channel parameters the host lays into DRAM beside them:
+// the norms' gamma (int8 weights) and beta (int32 bias).
+inline bool has_norm_params(OpKind k) { return op_info(k).norm_params; }
+const char* to_string(OpFamily f);
+
+// The operator a graph names ("conv", "batch_matmul", ...); nullopt for none.
+std::optional<OpKind> op_kind_named(const std::string& name);
+// Every operator name, comma-separated in table order (for error messages).
+std::string op_names_list();
+
+}  // namespace npusim

@@ -1,0 +1,100 @@
+// The operator table (sim/graph/op_table.h): one row per operator drives the
+// graph parser, the array/vector split and the vector unit's dispatch.
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "sim/frontend/json/workload_json.h"
+#include "sim/graph/op_table.h"
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+
+TEST_CASE("op table: every operator has one row, a unique name, and parses back by that name",
+          "[op_table]") {
+  std::set<std::string> names;
+  for (const OpKind k : kOpKinds) {
+    const OpInfo i = op_info(k);
+    REQUIRE(i.name != nullptr);
+    CHECK(i.kind == k);
+    CHECK(names.insert(i.name).second);
+    CHECK(op_kind_named(i.name) == k);
+    CHECK(i.min_inputs >= 1);
+    CHECK((i.max_inputs == kManyInputs || i.max_inputs >= i.min_inputs));
+  }
+  CHECK(names.size() == kOpKindCount);
+  CHECK_FALSE(op_kind_named("hardswish").has_value());
+  CHECK(op_names_list().rfind("conv, matmul, ", 0) == 0);
+}
+
+TEST_CASE("op table: the array runs conv, matmul and batch_matmul, the vector unit the rest",
+          "[op_table]") {
+  std::set<std::string> array;
+  for (const OpKind k : kOpKinds)
+    if (runs_on_array(k)) array.insert(to_string(k));
+  CHECK(array == std::set<std::string>{"conv", "matmul", "batch_matmul"});
+  // batch_matmul is a matmul whose second operand is produced, not a constant weight.
+  CHECK(op_info(OpKind::BatchMatMul).family == OpFamily::Matmul);
+  CHECK_FALSE(op_info(OpKind::BatchMatMul).weights);
+  CHECK(op_info(OpKind::MatMul).weights);
+}
+
+TEST_CASE("op table: families group operators by what they compute", "[op_table]") {
+  CHECK(op_info(OpKind::MaxPool).family == OpFamily::Pool);
+  CHECK(op_info(OpKind::GlobalAveragePool).family == OpFamily::Pool);
+  CHECK(op_info(OpKind::Add).family == OpFamily::Elementwise);
+  CHECK(op_info(OpKind::Mul).family == OpFamily::Elementwise);
+  CHECK(op_info(OpKind::Gelu).family == OpFamily::Activation);
+  CHECK(op_info(OpKind::Silu).family == OpFamily::Activation);
+  CHECK(op_info(OpKind::RmsNorm).family == OpFamily::Norm);
+  CHECK(std::string(to_string(OpFamily::Rope)) == "rope");
+  // Only the norms carry per-channel parameters; only pools and add split channels.
+  for (const OpKind k : kOpKinds) {
+    CHECK(has_norm_params(k) == (op_info(k).family == OpFamily::Norm));
+    const bool splits = k == OpKind::MaxPool || k == OpKind::AveragePool ||
+                        k == OpKind::GlobalAveragePool || k == OpKind::Add;
+    CHECK(op_info(k).splits_channels == splits);
+  }
+}
+
+TEST_CASE("op table: the graph parser takes operator names and input counts from the table",
+          "[op_table][config]") {
+  // A name the table lacks is refused with the table's names as the choices.
+  const nlohmann::json bad = nlohmann::json::parse(R"({
+    "inputs": [{"name": "x", "shape": [1, 4, 2, 2], "dtype": "int8", "scale": 0.1, "zero_point": 0}],
+    "operators": [{"name": "a", "op": "hardswish", "inputs": ["x"], "output": "y",
+                   "out": {"dtype": "int8", "scale": 0.1, "zero_point": 0}}],
+    "outputs": ["y"]})");
+  try {
+    parse_graph_workload(bad, "g.json");
+    FAIL("hardswish was accepted");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("/operators/0/op") != std::string::npos);
+    CHECK(what.find("batch_matmul") != std::string::npos);
+  }
+  // add takes exactly two inputs (min_inputs = max_inputs = 2).
+  const nlohmann::json one = nlohmann::json::parse(R"({
+    "inputs": [{"name": "x", "shape": [1, 4, 2, 2], "dtype": "int8", "scale": 0.1, "zero_point": 0}],
+    "operators": [{"name": "a", "op": "add", "inputs": ["x"], "output": "y",
+                   "out": {"dtype": "int8", "scale": 0.1, "zero_point": 0}}],
+    "outputs": ["y"]})");
+  try {
+    parse_graph_workload(one, "g.json");
+    FAIL("add with one input was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("an array of 2 tensor names for add") != std::string::npos);
+  }
+  // maxpool keeps its input's quantisation: an "out" key is refused by name.
+  const nlohmann::json pool = nlohmann::json::parse(R"({
+    "inputs": [{"name": "x", "shape": [1, 4, 4, 4], "dtype": "int8", "scale": 0.1, "zero_point": 0}],
+    "operators": [{"name": "p", "op": "maxpool", "inputs": ["x"], "output": "y", "kernel": 2,
+                   "out": {"dtype": "int8", "scale": 0.1, "zero_point": 0}}],
+    "outputs": ["y"]})");
+  try {
+    parse_graph_workload(pool, "g.json");
+    FAIL("maxpool with out was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("no \"out\" on maxpool") != std::string::npos);
+  }
+}
