@@ -5,7 +5,7 @@
 
 #include "models/binary_array.h"
 #include "models/coefficient_broadcast.h"
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 #include "models/int8_kernels.h"
 #include "models/kernel_decompressor.h"
 #include "models/operand_fetch.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 #include "models/layer_addressing.h"
 
 namespace npusim {

@@ -94,16 +94,40 @@ void norm_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, const i
   }
 }
 
-// The table activations' real functions, in double.
-using RealFunction = double (*)(double);
+// The table activations (docs/transformers.md#table-activations): entry q is
+// round_half_even(f(v) / y_s) + y_zp, clamped, with v = (q - x_zp) * x_s:
+// GELU and SiLU in double, sigmoid, hard sigmoid and hard swish in float32
+// (ONNX's float operators between DequantizeLinear and QuantizeLinear).
 double gelu(double v) { return 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)); }
 double silu(double v) { return v / (1.0 + std::exp(-v)); }
-RealFunction activation_function(OpKind op) {
-  switch (op) {
+float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+float hard_sigmoid(float v, float alpha, float beta) {
+  return std::min(1.0f, std::max(0.0f, alpha * v + beta));
+}
+float hard_swish(float v) { return v * hard_sigmoid(v, 1.0f / 6.0f, 0.5f); }
+
+// Entry q before the clamp.
+double table_entry(const LayerDescriptor& L, const TensorQuant& x, int32_t q) {
+  const TensorQuant& y = L.quant.output;
+  const double vd = double(q - x.zero_point) * double(x.scale);
+  const float vf = float(q - x.zero_point) * x.scale;
+  const auto from_double = [&](double f) {
+    return std::nearbyint(f / double(y.scale)) + double(y.zero_point);
+  };
+  const auto from_float = [&](float f) {
+    return double(std::nearbyint(f / y.scale)) + double(y.zero_point);
+  };
+  switch (L.op) {
     case OpKind::Gelu:
-      return gelu;
+      return from_double(gelu(vd));
     case OpKind::Silu:
-      return silu;
+      return from_double(silu(vd));
+    case OpKind::Sigmoid:
+      return from_float(sigmoid(vf));
+    case OpKind::HardSigmoid:
+      return from_float(hard_sigmoid(vf, L.seq.alpha, L.seq.beta));
+    case OpKind::HardSwish:
+      return from_float(hard_swish(vf));
     case OpKind::Conv:  // not table activations
     case OpKind::MatMul:
     case OpKind::MaxPool:
@@ -119,21 +143,17 @@ RealFunction activation_function(OpKind op) {
     case OpKind::Rope:
       break;
   }
-  throw std::logic_error(std::string("sequence_ops: ") + to_string(op) +
+  throw std::logic_error(std::string("sequence_ops: ") + to_string(L.op) +
                          " is not a table activation");
 }
 
-// GELU and SiLU through a 256-entry table of the input's codes:
-// T[q] = clamp(round(f((q - zp) * x_scale) / y_scale) + y_zp), f in double.
+// A table activation through a 256-entry table of the input's codes.
 void table_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
   const TensorQuant& y = L.quant.output;
-  const RealFunction function = activation_function(L.op);
   const int32_t lo = quant_min(x.quant.type);
   std::array<int8_t, 256> table{};
   for (int32_t q = lo; q <= quant_max(x.quant.type); ++q) {
-    const double v = double(q - x.quant.zero_point) * double(x.quant.scale);
-    const double f = function(v);
-    const double r = std::nearbyint(f / double(y.scale)) + double(y.zero_point);
+    const double r = table_entry(L, x.quant, q);
     table[size_t(q - lo)] = int8_t(
         int32_t(std::min(std::max(r, double(quant_min(y.type))), double(quant_max(y.type)))));
   }
@@ -186,6 +206,9 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
       return norm_row(L, inputs[0], oh, params, out_row);
     case OpKind::Gelu:
     case OpKind::Silu:
+    case OpKind::Sigmoid:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
       return table_row(L, inputs[0], oh, out_row);
     case OpKind::Mul:
       return mul_row(L, inputs, oh, out_row);

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <optional>
 
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 #include "models/layer_addressing.h"
 #include "models/requantiser.h"
 

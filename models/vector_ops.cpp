@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/cost_model.h"
 #include "models/requantiser.h"
 
 namespace npusim::vector_ops {
@@ -162,20 +161,13 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
     case OpKind::Silu:
     case OpKind::Mul:
     case OpKind::Rope:
+    case OpKind::Sigmoid:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
       break;
   }
   throw std::logic_error(std::string("vector_ops::compute_row: ") + to_string(L.op) +
                          " is not a pooling, add or concat operator");
-}
-
-uint64_t row_element_ops(const LayerDescriptor& L, uint32_t k_count) {
-  // A sequence operator's row always covers all K channels.
-  const uint64_t channels = op_info(L.op).operands == OpOperands::Sequences ? L.K : k_count;
-  return cost::vector_row_work(L.op, L.out_w, channels, uint64_t(L.R) * L.S).element_ops;
-}
-
-uint64_t row_special_ops(const LayerDescriptor& L) {
-  return cost::vector_row_work(L.op, L.out_w, L.K, uint64_t(L.R) * L.S).special_ops;
 }
 
 }  // namespace npusim::vector_ops

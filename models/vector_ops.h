@@ -29,13 +29,4 @@ struct InputView {
 void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, uint32_t k_begin,
                  uint32_t k_end, int8_t* out_row);
 
-// Element operations the row's `k_count` channels cost on the lanes
-// (cost::vector_stage_cycles): pooling: window taps per output element (R*S;
-// global: H*W), add: 2 per element, concat: 1 per element; the transformer
-// operators (all K channels): cost::sequence_op_work.
-uint64_t row_element_ops(const LayerDescriptor& L, uint32_t k_count);
-// Special-function operations the row costs (cost::vector_special_cycles):
-// 0 but for softmax and the norms.
-uint64_t row_special_ops(const LayerDescriptor& L);
-
 }  // namespace npusim::vector_ops

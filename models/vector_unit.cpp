@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
+#include "models/cost/vector_cost.h"
 #include "models/sequence_ops.h"
 #include "models/vector_ops.h"
 #include "sim/program/vector_tiling.h"
@@ -107,8 +108,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
 
   const uint64_t lanes =
       cost::vector_stage_cycles(hw_.vector,
-                                vector_ops::row_element_ops(L, k_count) * in.row_count()) +
-      cost::vector_special_cycles(hw_.vector, vector_ops::row_special_ops(L) * in.row_count()) +
+                                cost::vector_row_element_ops(L, k_count) * in.row_count()) +
+      cost::vector_special_cycles(hw_.vector, cost::vector_row_special_ops(L) * in.row_count()) +
       hw_.vector.latency_cycles;
   work_cycles_.add(in.layer, lanes);
   const BusSegments out = vector_bus_segments(L, uint64_t(in.row_count()) * L.out_w, L.K, k_count);

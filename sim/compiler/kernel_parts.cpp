@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 #include "sim/compiler/piece_cost.h"
 
 namespace npusim {

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 #include "sim/compiler/feature_stationary_estimate.h"
 #include "sim/compiler/kernel_parts.h"
 #include "sim/compiler/piece_cost.h"

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "sim/compiler/mapper.h"
+#include "sim/compiler/program_emitter.h"
 #include "sim/compiler/vector_estimate.h"
 #include "sim/program/batch_rows.h"
 #include "sim/program/vector_tiling.h"

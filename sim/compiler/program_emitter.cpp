@@ -1,4 +1,4 @@
-// Emits the instruction stream of compile_network (declared in tiler.h).
+// Emits the instruction stream of compile_network (program_emitter.h).
 // Loop nest per layer: for each k-tile: load its weights (into the whole
 // weight region, or with two weight slots into slot t mod 2, so the load
 // waits only for the computes of tile t - 2 and overlaps tile t - 1's); for
@@ -14,6 +14,8 @@
 // first fetch, so it is written while layer l streams; with one set (single
 // buffering) it comes just before the layer's first fetch and waits for the
 // previous layer's stream to end.
+#include "sim/compiler/program_emitter.h"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -22,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/compiler/dram_layout.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/batch_rows.h"
@@ -29,8 +32,6 @@
 
 namespace npusim {
 namespace {
-
-uint64_t align64(uint64_t a) { return (a + 63) / 64 * 64; }
 
 struct StoreRecord {
   uint32_t id, batch, row_begin, row_end;
@@ -50,25 +51,16 @@ class Emitter {
     const CachePartition part = choose_partition(net_, hw_, &mappings_);
     units_ = part.units;
     params_per_tile_ = part.params_per_tile;
-    uint64_t dram = 0;
+    DramLayout dram(net_);
     // A graph's input tensors lie first, each NHWC (docs/graphs.md).
-    for (const GraphInput& g : net_.graph_inputs) {
-      program_.graph_input_addresses.push_back(dram);
-      dram = align64(dram + uint64_t(g.N) * g.H * g.W * g.C);
-    }
+    dram.place_graph_inputs(program_);
     for (size_t l = 0; l < net_.layers.size(); ++l)
       if (runs_on_array(net_.layers[l].op)) array_ops_.push_back(uint32_t(l));
     for (size_t l = 0; l < net_.layers.size(); ++l) {
       const LayerConfig& L = net_.layers[l];
       if (!runs_on_array(L.op)) {
         LayerDescriptor d = describe_common(l, part);
-        place_inputs(d, l, dram);
-        if (has_norm_params(L.op)) {  // gamma and beta: C x {int32 beta, int32 gamma}
-          d.params_address = dram;
-          dram = align64(dram + d.params_bytes());
-        }
-        d.output_address = dram;
-        dram = align64(dram + d.output_bytes());
+        dram.place_vector_operator(d, l, program_);
         program_.layers.push_back(d);
         emit_vector_op(static_cast<uint32_t>(l));
         continue;
@@ -93,59 +85,17 @@ class Emitter {
       d.loop_order = plan.loop_order;
       d.channels_per_part = plan.channels_per_part;
       const int32_t producer = net_.producer_of(l);
-      place_inputs(d, l, dram);
-      if (L.op == OpKind::BatchMatMul) {
-        // Its kernels are rows or columns of the second operand, an activation.
-        d.weights_address = d.more_inputs.at(0).address;
-      } else if (const std::string key = weights_identity(L);
-                 !key.empty() && shared_weights_.count(key) != 0) {
-        // The same seeded weights as an earlier operator (a decode step's
-        // projection and the prefill's): one region, streamed by both.
-        d.weights_address = shared_weights_.at(key);
-      } else {
-        d.weights_address = dram;
-        if (!key.empty()) shared_weights_[key] = dram;
-        dram = align64(dram + L.weight_bytes());
-      }
-      d.params_address = dram;
-      dram = align64(dram + d.params_bytes());
-      d.output_address = dram;
-      dram = align64(dram + d.output_bytes());
-      // Where the host materialises the lowered matrix (host_im2col, mec).
-      d.lowered_address = dram;
-      dram = align64(dram + uint64_t(d.N) * d.lowered_bytes_per_image());
+      dram.place_array_operator(d, l, program_);
       program_.layers.push_back(d);
       if (l == array_ops_.front())
         for (uint32_t i = 0; i < register_sets() && i < array_ops_.size(); ++i)
           emit_agu_init(array_ops_[i]);
       emit_layer(static_cast<uint32_t>(l), plan, producer);
     }
-    program_.dram_bytes = dram;
-    place_key_value_blocks();
+    program_.dram_bytes = dram.bytes();
+    place_key_value_blocks(program_, hw_.kv_cache_bytes());
     validate_program(program_);
     return std::move(program_);
-  }
-
-  // The key-value cache's blocks (a batch_matmul's second operand: keys or
-  // values, the prefill's and each step's) go into the cache's key-value
-  // region (cache.kv_kib) in program order while they fit; the rest stay in
-  // DRAM. They keep their DRAM addresses, which a functional run still uses
-  // for their values.
-  void place_key_value_blocks() {
-    const uint64_t capacity = hw_.kv_cache_bytes();
-    if (capacity == 0) return;
-    std::vector<bool> is_block(program_.layers.size(), false);
-    for (const LayerDescriptor& d : program_.layers)
-      if (d.op == OpKind::BatchMatMul)
-        for (const auto& block : d.more_inputs)
-          if (block.from_layer >= 0) is_block[size_t(block.from_layer)] = true;
-    uint64_t used = 0;
-    for (size_t l = 0; l < program_.layers.size(); ++l) {
-      LayerDescriptor& d = program_.layers[l];
-      if (!is_block[l] || used + d.output_bytes() > capacity) continue;
-      d.output_on_chip = true;
-      used += d.output_bytes();
-    }
   }
 
  private:
@@ -501,12 +451,6 @@ class Emitter {
            " (raise cache.size_kib)";
   }
 
-  // Graph operators with the same seeded weights share one region (a decode
-  // step's projection and the prefill's); plain layers keep a region each.
-  static std::string weights_identity(const LayerConfig& L) {
-    return L.quantized ? seeded_weights_key(L) : "";
-  }
-
   uint32_t register_sets() const { return hw_.buffering == Buffering::PingPong ? 2 : 1; }
 
   // AGU_INIT of array operator l into its register set (its ordinal among the
@@ -528,28 +472,6 @@ class Emitter {
 
   uint32_t array_ordinal(uint32_t l) const {
     return uint32_t(std::lower_bound(array_ops_.begin(), array_ops_.end(), l) - array_ops_.begin());
-  }
-
-  // Where each input tensor lies: a producer's output, a graph input, or (a
-  // layer list's unchained layer) a fresh tensor of its own.
-  void place_inputs(LayerDescriptor& d, size_t l, uint64_t& dram) {
-    const auto address_of = [&](int32_t op, int32_t graph_input) {
-      return op >= 0 ? program_.layers[size_t(op)].output_address
-                     : program_.graph_input_addresses[size_t(graph_input)];
-    };
-    if (!net_.is_graph()) {
-      if (d.input_from_layer >= 0) {
-        d.input_address = program_.layers[size_t(d.input_from_layer)].output_address;
-      } else {
-        d.input_address = dram;
-        dram = align64(dram + net_.layers[l].input_bytes());
-      }
-      return;
-    }
-    const std::vector<TensorSource>& sources = net_.sources[l];
-    d.input_address = address_of(sources[0].op, sources[0].graph_input);
-    for (size_t i = 1; i < sources.size(); ++i)
-      d.more_inputs[i - 1].address = address_of(sources[i].op, sources[i].graph_input);
   }
 
   // c0, c1: a column piece's output columns (0, 0: whole rows).
@@ -635,7 +557,6 @@ class Emitter {
   std::map<uint32_t, RowIndex> store_index_;
   std::vector<uint32_t> scratch_ids_, scratch_known_;
   std::map<uint32_t, uint32_t> agu_init_of_layer_;
-  std::map<std::string, uint64_t> shared_weights_;  // weights_identity -> weights_address
   std::map<uint32_t, uint32_t> last_fetch_of_layer_;
   // Mappings by mapping_signature: operators of one shape are mapped once.
   std::unordered_map<std::string, LayerTilingPlan> mappings_;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 
 namespace npusim {
 namespace {

@@ -157,13 +157,4 @@ class CompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Throws CompileError naming the first layer that does not fit and why.
-Program compile_network(const NetworkConfig& net, const HardwareConfig& hw);
-
-// The checks of array operator `l` (of the program view of a network) that
-// do not depend on its mapping: broadcast dataflow needs im2col access, and a
-// chained operator reads its input in the layout its producer stores it.
-// Throws CompileError; compile_network and the network estimate both call it.
-void check_array_operator(const NetworkConfig& net, size_t l, const HardwareConfig& hw);
-
 }  // namespace npusim

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "models/cost_model.h"
-#include "models/vector_ops.h"
+#include "models/cost/cost_model.h"
+#include "models/cost/vector_cost.h"
 #include "sim/program/vector_tiling.h"
 
 namespace npusim {
@@ -31,8 +31,8 @@ uint64_t estimate_vector_operator(const LayerDescriptor& d, const HardwareConfig
     if (has_norm_params(d.op)) bus += cost::dram_data_cycles(hw.dram, 1, d.params_bytes());
     const uint32_t out_rows = r1 - r0;
     const uint64_t lanes =
-        cost::vector_stage_cycles(hw.vector, vector_ops::row_element_ops(d, k) * out_rows) +
-        cost::vector_special_cycles(hw.vector, vector_ops::row_special_ops(d) * out_rows) +
+        cost::vector_stage_cycles(hw.vector, cost::vector_row_element_ops(d, k) * out_rows) +
+        cost::vector_special_cycles(hw.vector, cost::vector_row_special_ops(d) * out_rows) +
         hw.vector.latency_cycles;
     const BusSegments out = vector_bus_segments(d, uint64_t(out_rows) * d.out_w, d.K, k);
     const uint64_t write = cost::dram_data_cycles(hw.dram, out.count, out.bytes);

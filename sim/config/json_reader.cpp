@@ -225,6 +225,16 @@ double JsonReader::get_positive_number(const std::string& key, double max, doubl
        describe_json(*value));
 }
 
+double JsonReader::get_number(const std::string& key, double min, double max, double fallback) {
+  const json* value = find(key);
+  if (!value) return fallback;
+  if (value->is_number()) {
+    const auto v = value->get<double>();
+    if (v >= min && v <= max) return v;
+  }
+  fail(key, "a number from " + json(min).dump() + " to " + json(max).dump(), describe_json(*value));
+}
+
 bool JsonReader::get_bool(const std::string& key, bool fallback) {
   const json* value = find(key);
   if (!value) return fallback;

@@ -52,6 +52,8 @@ class JsonReader {
   uint64_t require_uint(const std::string& key, uint64_t min, uint64_t max);
   // A number (integer or floating-point) with min < value <= max.
   double get_positive_number(const std::string& key, double max, double fallback);
+  // A number (integer or floating-point) with min <= value <= max.
+  double get_number(const std::string& key, double min, double max, double fallback);
   bool get_bool(const std::string& key, bool fallback);
   std::string get_string(const std::string& key, const std::string& fallback);
   std::string require_string(const std::string& key);

@@ -1,5 +1,5 @@
 // The operator table: every graph operator declared once, as one row of
-// op_info() (docs/architecture.md#adding-an-operator). The row drives the
+// op_info() (docs/architecture.md, adding an operator). The row drives the
 // graph parser (names, input counts, which keys an operator takes), the
 // array/vector split, the vector unit's family dispatch and the reports; code
 // that must treat operators differently switches on OpKind with no `default:`,
@@ -31,7 +31,10 @@ enum class OpKind : uint8_t {
   Gelu,
   Silu,
   Mul,
-  Rope
+  Rope,
+  Sigmoid,
+  HardSigmoid,
+  HardSwish
 };
 
 // Every operator, in enumerator order: what parsers and tests iterate.
@@ -49,7 +52,10 @@ inline constexpr OpKind kOpKinds[] = {OpKind::Conv,
                                       OpKind::Gelu,
                                       OpKind::Silu,
                                       OpKind::Mul,
-                                      OpKind::Rope};
+                                      OpKind::Rope,
+                                      OpKind::Sigmoid,
+                                      OpKind::HardSigmoid,
+                                      OpKind::HardSwish};
 inline constexpr std::size_t kOpKindCount = sizeof(kOpKinds) / sizeof(kOpKinds[0]);
 
 // Where an operator runs: the MAC array (conv, matmul, batch_matmul) or the
@@ -62,7 +68,9 @@ enum class OpFamily { Conv, Matmul, Pool, Elementwise, Concat, Softmax, Norm, Ac
 
 // The tensors an operator reads: feature maps [N, C, H, W] (NHWC in DRAM,
 // the CNN operators) or sequences [N, C = heads * dim, H = tokens, W = 1]
-// (the transformer operators; docs/transformers.md).
+// (the transformer operators; docs/transformers.md). The elementwise
+// activations are sequence operators that take any [N, C, H, W] as NHWC
+// values (the transformer kernels and references run them).
 enum class OpOperands { Maps, Sequences };
 
 // An operator's inputs: at least `min`, at most `max`; kManyInputs: as many
@@ -157,6 +165,15 @@ constexpr OpInfo op_info(OpKind k) {
       return i;
     case OpKind::Rope:
       i.name = "rope", i.family = OpFamily::Rope, i.operands = OpOperands::Sequences;
+      return i;
+    case OpKind::Sigmoid:
+      i.name = "sigmoid", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      return i;
+    case OpKind::HardSigmoid:
+      i.name = "hardsigmoid", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      return i;
+    case OpKind::HardSwish:
+      i.name = "hardswish", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
       return i;
   }
   return OpInfo{};  // not an operator: no name

@@ -1,4 +1,4 @@
-// The workload as a graph of tensors with lifetimes (docs/graphs.md#tensors):
+// The workload as a graph of tensors with lifetimes (docs/architecture.md, the IR):
 // every tensor an operator reads or writes is one object with its shape,
 // element type, quantisation (per tensor, or per output channel for weights),
 // DRAM layout, producer, consumers and the first and last operator that touch

@@ -151,20 +151,69 @@ QTensor normalize(const QTensor& x, const Quant& xq, const std::vector<int32_t>&
   return y;
 }
 
+namespace {
+
+const char* activation_name(Activation f) {
+  switch (f) {
+    case Activation::Gelu:
+      return "gelu";
+    case Activation::Silu:
+      return "silu";
+    case Activation::Sigmoid:
+      return "sigmoid";
+    case Activation::HardSigmoid:
+      return "hardsigmoid";
+    case Activation::HardSwish:
+      break;
+  }
+  return "hardswish";
+}
+
+// The activation of one real value: the double-precision pair, then the
+// float32 ones (ONNX's float tensor arithmetic, one operation at a time).
+double activation_value(Activation f, double real, float alpha, float beta) {
+  const float v = float(real);
+  switch (f) {
+    case Activation::Gelu:
+      return 0.5 * real * (1.0 + std::erf(real * 0.70710678118654752440));
+    case Activation::Silu:
+      return real / (1.0 + std::exp(-real));
+    case Activation::Sigmoid:
+      return 1.0f / (1.0f + std::exp(-v));
+    case Activation::HardSigmoid: {
+      const float t = alpha * v + beta;
+      return t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+    }
+    case Activation::HardSwish:
+      break;
+  }
+  const float t = (1.0f / 6.0f) * v + 0.5f;
+  return v * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
+}
+
+bool in_float32(Activation f) { return f != Activation::Gelu && f != Activation::Silu; }
+
+}  // namespace
+
 QTensor activation(const QTensor& x, const Quant& xq, Activation f, const Quant& yq,
-                   ElemType y_type) {
-  const char* op = f == Activation::Gelu ? "gelu" : "silu";
+                   ElemType y_type, float alpha, float beta) {
+  const char* op = activation_name(f);
   detail::check_tensor(op, "x", x, 0);
   const detail::Single xs = detail::single(op, "x", xq, x.type);
   const detail::Single ys = detail::single(op, "y", yq, y_type);
   QTensor y{x.shape, std::vector<int32_t>(x.data.size()), y_type};
+  const double lo = type_min(y_type), hi = type_max(y_type);
   for (size_t i = 0; i < x.data.size(); ++i) {
-    const double real = double(x.data[i] - xs.zero_point) * double(xs.scale);
-    const double value = f == Activation::Gelu
-                             ? 0.5 * real * (1.0 + std::erf(real * 0.70710678118654752440))
-                             : real / (1.0 + std::exp(-real));
-    const double q = std::nearbyint(value / double(ys.scale)) + double(ys.zero_point);
-    const double lo = type_min(y_type), hi = type_max(y_type);
+    double q;
+    if (in_float32(f)) {
+      const float real = float(x.data[i] - xs.zero_point) * xs.scale;
+      const float value = float(activation_value(f, real, alpha, beta));
+      q = double(std::nearbyint(value / ys.scale)) + double(ys.zero_point);
+    } else {
+      const double real = double(x.data[i] - xs.zero_point) * double(xs.scale);
+      q = std::nearbyint(activation_value(f, real, alpha, beta) / double(ys.scale)) +
+          double(ys.zero_point);
+    }
     y.data[i] = int32_t(q < lo ? lo : q > hi ? hi : q);
   }
   return y;

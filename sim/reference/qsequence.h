@@ -1,7 +1,8 @@
 // Independent reference implementations of the transformer operators
 // (docs/transformers.md): a matmul of two activations batched over heads with
 // grouped-query sharing, softmax with an optional causal mask, LayerNorm,
-// RMSNorm, GELU, SiLU, elementwise multiply and rotary embedding. Plain
+// RMSNorm, GELU, SiLU, sigmoid, hard sigmoid, hard swish, elementwise
+// multiply and rotary embedding. Plain
 // loops over logical tensors, written from the document's definitions and
 // sharing no code with the simulator's models (models/sequence_ops.cpp).
 // Every function throws std::invalid_argument on bad shapes or parameters.
@@ -32,9 +33,13 @@ QTensor normalize(const QTensor& x, const Quant& xq, const std::vector<int32_t>&
                   ElemType gamma_type, const Quant& gq, const std::vector<int32_t>& beta,
                   double epsilon, bool rms, const Quant& yq, ElemType y_type);
 
-enum class Activation { Gelu, Silu };
+// Elementwise activations of one 8-bit value. Gelu and Silu in double (as
+// docs/transformers.md defines them); Sigmoid, HardSigmoid (alpha, beta) and
+// HardSwish in float32, as ONNX defines them on a dequantised float tensor:
+// v = float(x - x_zp) * x_s, y = clamp(round_half_even(f(v) / y_s) + y_zp).
+enum class Activation { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish };
 QTensor activation(const QTensor& x, const Quant& xq, Activation f, const Quant& yq,
-                   ElemType y_type);
+                   ElemType y_type, float alpha = 0.2f, float beta = 0.5f);
 
 // Elementwise product of two tensors of one shape.
 QTensor mul(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq, const Quant& yq,

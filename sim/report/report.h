@@ -11,7 +11,7 @@
 
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
-#include "sim/report/compile_trials.h"
+#include "sim/report/trial_records.h"
 #include "sim/stats/stats_registry.h"
 
 namespace npusim {

@@ -229,6 +229,9 @@ std::string shape_string(const LayerConfig& l, ShapeStyle style) {
     case OpKind::Gelu:
     case OpKind::Silu:
     case OpKind::Mul:
+    case OpKind::Sigmoid:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
       out += elementwise;
       break;
   }

@@ -22,6 +22,7 @@
 
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/network_estimate.h"
+#include "sim/compiler/program_emitter.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/trace_io.h"
 #include "sim/runner/runner.h"

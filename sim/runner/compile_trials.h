@@ -38,7 +38,7 @@
 
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
-#include "sim/report/compile_trials.h"
+#include "sim/report/trial_records.h"
 
 namespace npusim {
 

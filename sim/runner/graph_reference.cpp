@@ -208,6 +208,9 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
       case OpKind::Silu:
       case OpKind::Mul:
       case OpKind::Rope:
+      case OpKind::Sigmoid:
+      case OpKind::HardSigmoid:
+      case OpKind::HardSwish:
         throw std::logic_error(std::string("graph reference: ") + to_string(L.op) +
                                " reads sequences, not feature maps");
     }

@@ -14,6 +14,7 @@
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
 #include "sim/program/program.h"
+#include "sim/program/program_fit.h"
 #include "sim/report/report.h"
 #include "sim/stats/stats_registry.h"
 #include "sim/stats/timeline.h"
@@ -63,14 +64,6 @@ struct RunResult {
   bool ok() const;
 };
 
-// Throws ProgramError when a given program does not suit the workload or the
-// hardware (buffers over capacity, more units than the hardware has).
-class ProgramError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-void check_program_fits(const Program& program, const NetworkConfig& network,
-                        const HardwareConfig& hw);
 struct KernelStream;
 // A replayed program must carry the kernel streams of the workload's weights.
 void check_kernel_streams(const Program& program, const std::vector<KernelStream>& kernels);

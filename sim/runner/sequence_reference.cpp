@@ -144,6 +144,16 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
     case OpKind::Silu:
       return elementwise(
           x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::Silu, yq, y_type));
+    case OpKind::Sigmoid:
+      return elementwise(
+          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::Sigmoid, yq, y_type));
+    case OpKind::HardSigmoid:
+      return elementwise(
+          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::HardSigmoid, yq, y_type,
+                           L.seq.alpha, L.seq.beta));
+    case OpKind::HardSwish:
+      return elementwise(
+          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::HardSwish, yq, y_type));
     case OpKind::Mul:
       return elementwise(x,
                          q::mul(flat(x, oq.inputs[0].type), xq, flat(*inputs[1], oq.inputs[1].type),

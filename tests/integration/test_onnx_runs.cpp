@@ -150,6 +150,24 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("onnx: QDQ HardSwish, HardSigmoid and Sigmoid after a conv equal ONNX Runtime's bits",
+          "[onnx]") {
+  const std::string dir = generate("activations_qdq");
+  if (dir.empty() || !have_ort()) {
+    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  const test::CliResult r = test::run_cli("run " + dir + "/activations_qdq.onnx -q");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference"));
+  CHECK_THAT(r.out, Catch::Contains("hardswish"));
+  // The float activations, unoptimised, and ORT's fused kernels alike.
+  const OrtComparison c = ort_compare(dir + "/activations_qdq.onnx", "--levels all,disabled");
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("[disabled] gd float32 [1, 16, 6, 10]: bit-exact"));
+}
+
 TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's fused kernels",
           "[onnx]") {
   const std::string dir = generate("ops_qdq mobilenet_v2_qdq");

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/compiler/program_emitter.h"
 #include "sim/compiler/tiler.h"
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"

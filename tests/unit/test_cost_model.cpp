@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 #include "sim/config/hardware_config.h"
 
 using namespace npusim;

@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 #include "sim/compiler/mapper.h"
+#include "sim/compiler/program_emitter.h"
 #include "sim/compiler/tiler.h"
 
 using namespace npusim;

@@ -23,7 +23,7 @@ TEST_CASE("op table: every operator has one row, a unique name, and parses back 
     CHECK((i.max_inputs == kManyInputs || i.max_inputs >= i.min_inputs));
   }
   CHECK(names.size() == kOpKindCount);
-  CHECK_FALSE(op_kind_named("hardswish").has_value());
+  CHECK_FALSE(op_kind_named("erf").has_value());
   CHECK(op_names_list().rfind("conv, matmul, ", 0) == 0);
 }
 
@@ -46,6 +46,9 @@ TEST_CASE("op table: families group operators by what they compute", "[op_table]
   CHECK(op_info(OpKind::Mul).family == OpFamily::Elementwise);
   CHECK(op_info(OpKind::Gelu).family == OpFamily::Activation);
   CHECK(op_info(OpKind::Silu).family == OpFamily::Activation);
+  CHECK(op_info(OpKind::Sigmoid).family == OpFamily::Activation);
+  CHECK(op_info(OpKind::HardSigmoid).family == OpFamily::Activation);
+  CHECK(op_info(OpKind::HardSwish).family == OpFamily::Activation);
   CHECK(op_info(OpKind::RmsNorm).family == OpFamily::Norm);
   CHECK(std::string(to_string(OpFamily::Rope)) == "rope");
   // Only the norms carry per-channel parameters; only pools and add split channels.
@@ -62,12 +65,12 @@ TEST_CASE("op table: the graph parser takes operator names and input counts from
   // A name the table lacks is refused with the table's names as the choices.
   const nlohmann::json bad = nlohmann::json::parse(R"({
     "inputs": [{"name": "x", "shape": [1, 4, 2, 2], "dtype": "int8", "scale": 0.1, "zero_point": 0}],
-    "operators": [{"name": "a", "op": "hardswish", "inputs": ["x"], "output": "y",
+    "operators": [{"name": "a", "op": "erf", "inputs": ["x"], "output": "y",
                    "out": {"dtype": "int8", "scale": 0.1, "zero_point": 0}}],
     "outputs": ["y"]})");
   try {
     parse_graph_workload(bad, "g.json");
-    FAIL("hardswish was accepted");
+    FAIL("erf was accepted");
   } catch (const ConfigError& e) {
     const std::string what = e.what();
     CHECK(what.find("/operators/0/op") != std::string::npos);
@@ -96,5 +99,32 @@ TEST_CASE("op table: the graph parser takes operator names and input counts from
     FAIL("maxpool with out was accepted");
   } catch (const ConfigError& e) {
     CHECK(std::string(e.what()).find("no \"out\" on maxpool") != std::string::npos);
+  }
+}
+
+TEST_CASE("op table: hardsigmoid takes alpha and beta, ONNX's 0.2 and 0.5 when absent",
+          "[op_table][config]") {
+  const auto graph = [](const std::string& extra) {
+    return nlohmann::json::parse(R"({
+    "inputs": [{"name": "x", "shape": [1, 4, 3, 5], "dtype": "uint8", "scale": 0.1, "zero_point": 9}],
+    "operators": [{"name": "h", "op": "hardsigmoid", "inputs": ["x"], "output": "y")" +
+                                 extra + R"(,
+                   "out": {"dtype": "uint8", "scale": 0.004, "zero_point": 0}}],
+    "outputs": ["y"]})");
+  };
+  const NetworkConfig plain = parse_graph_workload(graph(""), "g.json");
+  CHECK(plain.layers[0].op == OpKind::HardSigmoid);
+  CHECK(plain.layers[0].seq.alpha == 0.2f);
+  CHECK(plain.layers[0].seq.beta == 0.5f);
+  // A feature map, not a sequence: 3 rows of 5 pixels, K = C.
+  CHECK((plain.layers[0].out_h() == 3 && plain.layers[0].out_w() == 5 && plain.layers[0].K == 4));
+  const NetworkConfig set = parse_graph_workload(graph(R"(, "alpha": 0.25, "beta": -1)"), "g.json");
+  CHECK(set.layers[0].seq.alpha == 0.25f);
+  CHECK(set.layers[0].seq.beta == -1.0f);
+  try {
+    parse_graph_workload(graph(R"(, "alpha": "big")"), "g.json");
+    FAIL("a string alpha was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("/operators/0/alpha") != std::string::npos);
   }
 }

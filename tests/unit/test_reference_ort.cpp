@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/reference/qops.h"
+#include "sim/reference/qsequence.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -158,6 +159,15 @@ QTensor run_reference(const json& c) {
     return qlinear_concat(xs, qs, reference_ort_quant(c, "y"), zp_type(c, "y"),
                           c.at("attributes").at("axis").get<uint32_t>());
   }
+  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish") {  // DQ -> op -> Q
+    const Activation f = op == "Sigmoid"       ? Activation::Sigmoid
+                         : op == "HardSigmoid" ? Activation::HardSigmoid
+                                               : Activation::HardSwish;
+    const json& at = c.at("attributes");
+    return activation(tensor(reference_ort_input(c, "x")), reference_ort_quant(c, "x"), f,
+                      reference_ort_quant(c, "y"), zp_type(c, "y"), at.value("alpha", 0.2f),
+                      at.value("beta", 0.5f));
+  }
   throw std::runtime_error("no reference for op " + op);
 }
 
@@ -193,9 +203,9 @@ TEST_CASE("the ORT vector folder holds cases for every operator", "[reference][q
     std::ifstream in(f);
     ops.push_back(json::parse(in).at("op").get<std::string>());
   }
-  for (const char* op :
-       {"QLinearConv", "ConvInteger", "MatMulInteger", "QLinearMatMul", "QGemm", "MaxPool",
-        "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearAdd", "QLinearConcat"}) {
+  for (const char* op : {"QLinearConv", "ConvInteger", "MatMulInteger", "QLinearMatMul", "QGemm",
+                         "MaxPool", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearAdd",
+                         "QLinearConcat", "Sigmoid", "HardSigmoid", "HardSwish"}) {
     INFO("operator " << op);
     CHECK(std::count(ops.begin(), ops.end(), op) >= 2);
   }

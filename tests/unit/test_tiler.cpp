@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/compiler/program_emitter.h"
 #include "sim/compiler/tiler.h"
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"

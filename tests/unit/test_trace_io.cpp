@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/compiler/program_emitter.h"
 #include "sim/compiler/tiler.h"
 #include "sim/config/config_error.h"
 #include "sim/config/hardware_config.h"

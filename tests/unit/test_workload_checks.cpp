@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "sim/compiler/program_emitter.h"
 #include "sim/compiler/tiler.h"
 #include "sim/config/config_error.h"
 #include "sim/config/hardware_config.h"

@@ -423,7 +423,10 @@ class GraphParser {
       case OpKind::Gelu:
       case OpKind::Silu:
       case OpKind::Mul:
-      case OpKind::Rope: {
+      case OpKind::Rope:
+      case OpKind::Sigmoid:
+      case OpKind::HardSigmoid:
+      case OpKind::HardSwish: {
         std::vector<SequenceOperand> operands;
         for (const TensorInfo* t : in_tensors)
           operands.push_back({t->N, t->C, t->H, t->W, t->quant});

@@ -94,8 +94,14 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       L.seq.rope_base = r.get_positive_number("base", 1e12, 10000.0);
       L.seq.position_offset = uint32_t(r.get_uint("position_offset", 0, kMaxDim, 0));
       break;
+    case OpKind::HardSigmoid:  // ONNX's defaults
+      L.seq.alpha = float(r.get_number("alpha", -1e6, 1e6, 0.2));
+      L.seq.beta = float(r.get_number("beta", -1e6, 1e6, 0.5));
+      break;
     case OpKind::Gelu:  // no attributes
     case OpKind::Silu:
+    case OpKind::Sigmoid:
+    case OpKind::HardSwish:
       break;
     case OpKind::Conv:  // not sequence operators: parse_graph_workload reads their keys
     case OpKind::MatMul:

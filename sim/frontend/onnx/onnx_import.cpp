@@ -316,6 +316,9 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if (contrib && op == "QLinearConcat") return import_concat(n, index);
   if (contrib && op == "QLinearSoftmax") return import_softmax(n, index);
   if (op == "QLinearLayerNormalization") return import_layernorm(n, index);
+  if (contrib && op == "QLinearSigmoid") return import_table_activation(n, index, OpKind::Sigmoid);
+  if (op == "QLinearHardSigmoid") return import_table_activation(n, index, OpKind::HardSigmoid);
+  if (op == "QLinearHardSwish") return import_table_activation(n, index, OpKind::HardSwish);
   if (op == "Flatten" || op == "Reshape") return import_flatten(n);
   if (op == "Transpose") return import_transpose(n);
   if (op == "Relu" || op == "Clip") return import_relu_clip(n);
@@ -326,7 +329,8 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
        "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearConcat, "
        "Relu, Clip, Flatten, Reshape, Transpose between NHWC and NCHW at a graph input or "
        "output, QuantizeLinear of an input, DequantizeLinear of an output; in QDQ form also "
-       "Softmax and LayerNormalization over the last axis and the reshapes and transposes "
+       "Softmax and LayerNormalization over the last axis, Sigmoid, HardSigmoid and "
+       "HardSwish, and the reshapes and transposes "
        "of attention heads (docs/onnx.md)",
        "an unsupported operator" +
            std::string(n.domain().empty() ? "" : " of domain " + n.domain()));

@@ -153,6 +153,9 @@ class Importer {
 
   // QLinearSoftmax over the last axis of a head view or a sequence: softmax.
   void import_softmax(const onnx::NodeProto& n, int index);
+  // QLinearSigmoid, QLinearHardSigmoid, QLinearHardSwish (the QDQ lowering's):
+  // an elementwise table activation on any activation, keeping its view.
+  void import_table_activation(const onnx::NodeProto& n, int index, OpKind kind);
 
   // LayerNormalization between a DequantizeLinear and a QuantizeLinear, with
   // float gamma and beta quantised here: layernorm.

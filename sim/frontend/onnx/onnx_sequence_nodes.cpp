@@ -113,6 +113,26 @@ void Importer::import_softmax(const onnx::NodeProto& n, int index) {
   y.sequence = view.sequence, y.heads = view.heads, y.axes = view.axes;
 }
 
+void Importer::import_table_activation(const onnx::NodeProto& n, int index, OpKind kind) {
+  Activation& x = activation(n, 0);
+  LayerConfig L = base_layer(n, index, x, kind);
+  L.K = L.C, L.R = L.S = 1;
+  if (kind == OpKind::HardSigmoid) {
+    L.seq.alpha = float_attr(n, "alpha", 0.2f);
+    L.seq.beta = float_attr(n, "beta", 0.5f);
+    if (!std::isfinite(L.seq.alpha) || !std::isfinite(L.seq.beta))
+      fail(n, "finite alpha and beta",
+           "alpha " + std::to_string(L.seq.alpha) + ", beta " + std::to_string(L.seq.beta));
+  }
+  L.quant.inputs.push_back(quantised_input(n, 0));
+  L.quant.output = output_quant(n, 3, 4);
+  const Activation view = x;
+  add_layer(n, std::move(L), {x.source}, view.flat);
+  // Elementwise: the output is the input's tensor in every respect but its values.
+  Activation& y = activations_.at(n.output(0));
+  y.sequence = view.sequence, y.heads = view.heads, y.axes = view.axes;
+}
+
 void Importer::import_layernorm(const onnx::NodeProto& n, int index) {
   Activation& x = activation(n, 0);
   const std::vector<int64_t> dims = onnx_dims(x);

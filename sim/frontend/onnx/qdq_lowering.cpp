@@ -21,7 +21,9 @@ bool is_float_compute(const std::string& op) {
                                             "Gemm",        "Add",
                                             "AveragePool", "GlobalAveragePool",
                                             "MaxPool",     "Concat",
-                                            "Softmax",     "LayerNormalization"};
+                                            "Softmax",     "LayerNormalization",
+                                            "Sigmoid",     "HardSigmoid",
+                                            "HardSwish"};
   return ops.count(op) != 0;
 }
 
@@ -154,6 +156,8 @@ class Lowering {
     if (qn.op_type() != "QuantizeLinear" || qn.input_size() < 2) return false;
     used.push_back(next);
     const std::string& op = f.op_type();
+    // A table activation's output range is its table's: no Relu or Clip folds into it.
+    if (clipped && (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish")) return false;
     // Every input dequantised (an optional bias too); a LayerNormalization's
     // gamma and beta are float initialisers the importer quantises.
     for (int i = 0; i < f.input_size(); ++i)
@@ -187,6 +191,13 @@ class Lowering {
     } else if (op == "Softmax") {
       q.set_op_type("QLinearSoftmax");
       q.set_domain("com.microsoft");
+      in3(x(0));
+      q.add_input(ys), q.add_input(yz);
+    } else if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish") {
+      // ORT's contrib QLinearSigmoid; npusim's own QLinearHardSigmoid and
+      // QLinearHardSwish (alpha and beta kept as attributes), all x triple, y pair.
+      q.set_op_type("QLinear" + op);
+      if (op == "Sigmoid") q.set_domain("com.microsoft");
       in3(x(0));
       q.add_input(ys), q.add_input(yz);
     } else if (op == "LayerNormalization") {

@@ -1,4 +1,4 @@
-#include "models/cost_model.h"
+#include "models/cost/cost_model.h"
 
 #include <algorithm>
 #include <array>
@@ -248,6 +248,9 @@ VectorWork vector_row_work(OpKind op, uint64_t pixels, uint64_t channels, uint64
       return {3 * n, n + pixels};
     case OpKind::Gelu:
     case OpKind::Silu:
+    case OpKind::Sigmoid:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
       return {n, 0};
     case OpKind::Mul:
       return {2 * n, 0};
