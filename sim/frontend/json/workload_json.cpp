@@ -1,3 +1,5 @@
+#include "sim/frontend/json/workload_json.h"
+
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -13,7 +15,6 @@
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
 #include "sim/frontend/json/decoder_workload.h"
-#include "sim/graph/workload.h"
 
 namespace npusim {
 
