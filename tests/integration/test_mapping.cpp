@@ -110,7 +110,7 @@ void check_no_rise(const std::string& network) {
 TEST_CASE(
     "ResNet-18 never takes more cycles for one step more cache, bandwidth, units or array, "
     "anywhere on a 4x4x4x4 grid",
-    "[monotone]") {
+    "[monotone][slow]") {
   // Compile trials (docs/mapping.md#compile-trials) settle the units in use
   // and the cache budget by simulating the candidates; choosing by the
   // estimate alone, 19 of these 768 moves rose, by up to 2.5 %.
@@ -120,7 +120,7 @@ TEST_CASE(
 TEST_CASE(
     "resnet18_binary never takes more cycles for one step more cache, bandwidth, units or array "
     "anywhere on the 4x4x4x4 grid",
-    "[monotone]") {
+    "[monotone][slow]") {
   // Its cache moves rose 7 times, by up to 0.4 %, when the cache trials
   // counted halvings that compiled the same program, and its array moves 45
   // times, by up to 2.5 %, before the trials tried parts of the array
@@ -132,7 +132,7 @@ TEST_CASE(
     "the compiler's estimate of ResNet-18 never rises for one step more cache, bandwidth, units "
     "or array on the 4x4x4x4 grid, nor ResNet-50's and MobileNetV2's on 2x2x2x4 of it, "
     "nor a decoder layer's for a larger array",
-    "[monotone][estimator]") {
+    "[monotone][estimator][slow]") {
   // Each mapping a smaller machine may choose is a candidate on a larger one
   // (k-tiles in multiples of 8 as well as of the array's rows: a 64-row
   // array keeps the 48-kernel tiles of a 48-row one), so the cheapest

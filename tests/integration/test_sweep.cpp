@@ -367,7 +367,7 @@ TEST_CASE("every shipped sweep file parses and expands (--dry-run)", "[sweep]") 
 }
 
 TEST_CASE("every shipped sweep runs to the end with each point ok or pruned by its constraint",
-          "[sweep][shipped]") {
+          "[sweep][shipped][slow]") {
   // Issue 18: a compiler that cannot map a point fails it; every shipped example must map.
   size_t sweeps = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSweepSource + "/configs/sweeps")) {
