@@ -99,10 +99,11 @@ struct OpInfo {
   bool splits_channels = false;
 };
 
+namespace op_table_detail {
 // The row of `k`: an exhaustive switch, so a new enumerator fails to compile
 // until its row is written. Past the last row (an enumerator missing from
 // kOpKinds) it gives a row with no name, which the static_assert below catches.
-constexpr OpInfo op_info(OpKind k) {
+constexpr OpInfo row(OpKind k) {
   OpInfo i;
   i.kind = k;
   switch (k) {
@@ -179,18 +180,34 @@ constexpr OpInfo op_info(OpKind k) {
   return OpInfo{};  // not an operator: no name
 }
 
-namespace op_table_detail {
 constexpr bool rows_in_order() {
   for (std::size_t i = 0; i < kOpKindCount; ++i)
-    if (static_cast<std::size_t>(kOpKinds[i]) != i || op_info(kOpKinds[i]).name == nullptr)
+    if (static_cast<std::size_t>(kOpKinds[i]) != i || row(kOpKinds[i]).name == nullptr)
       return false;
   return true;
 }
-}  // namespace op_table_detail
-static_assert(op_table_detail::rows_in_order(),
+static_assert(rows_in_order(),
               "kOpKinds lists every OpKind in enumerator order, each with a row in op_info");
-static_assert(op_info(static_cast<OpKind>(kOpKindCount)).name == nullptr,
+static_assert(row(static_cast<OpKind>(kOpKindCount)).name == nullptr,
               "an OpKind has a row in op_info but is missing from kOpKinds");
+
+// The rows as a table built at compile time, so a lookup is an index at any
+// optimisation level (the sanitizer build's -O1 too).
+struct Table {
+  OpInfo rows[kOpKindCount];
+};
+constexpr Table make_table() {
+  Table t{};
+  for (std::size_t i = 0; i < kOpKindCount; ++i) t.rows[i] = row(kOpKinds[i]);
+  return t;
+}
+inline constexpr Table kTable = make_table();
+}  // namespace op_table_detail
+
+// The row of operator `k`.
+constexpr const OpInfo& op_info(OpKind k) {
+  return op_table_detail::kTable.rows[static_cast<std::size_t>(k)];
+}
 
 inline const char* to_string(OpKind k) { return op_info(k).name; }
 inline bool runs_on_array(OpKind k) { return op_info(k).unit == OpUnit::Array; }

@@ -65,7 +65,7 @@ TEST_CASE(
     "ResNet-18 and a BERT layer take no more cycles with each compute unit from 1 to 4, nor "
     "ResNet-18 with each doubling of the cache from 128 KiB to 4 MiB, where the estimate's "
     "choice took more",
-    "[trials][monotone]") {
+    "[trials][monotone][slow]") {
   struct Line {
     std::string network;
     uint32_t cache_kib, bus, array, most_units;

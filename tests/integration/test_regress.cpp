@@ -112,7 +112,7 @@ TEST_CASE("the project's golden suite passes", "[regress]") {
   CHECK_THAT(r.err, Catch::Contains("] hand_1x1: pass"));
 }
 
-TEST_CASE("regress results are identical run to run and with -j 1 or -j 2", "[regress]") {
+TEST_CASE("regress results are identical run to run and with -j 1 or -j 2", "[regress][slow]") {
   const std::string base = temp_dir() + "/determinism";
   const std::vector<std::pair<std::string, std::string>> runs = {
       {"a", "-j 2"}, {"b", "-j 2"}, {"c", "-j 1"}};
