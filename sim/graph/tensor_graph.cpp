@@ -97,11 +97,12 @@ class Builder {
     g_.operators.push_back(std::move(op));
   }
 
-  // One tensor per distinct seeded weight set (decode steps share the
-  // prefill's projections); a model's own or a .npy file's weights are the
+  // One tensor per distinct seeded weight set of graph operators (decode
+  // steps share the prefill's projections), as the compiler shares their DRAM
+  // region; a plain layer's, a model's own or a .npy file's weights are the
   // operator's alone.
   int32_t weights_of(const LayerConfig& L, int32_t self) {
-    const std::string key = seeded_weights_key(L);
+    const std::string key = L.quantized ? seeded_weights_key(L) : "";
     if (!key.empty()) {
       const auto it = shared_.find(key);
       if (it != shared_.end()) {
