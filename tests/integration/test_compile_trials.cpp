@@ -188,7 +188,7 @@ TEST_CASE(
     "compile writes the chosen trial into the program header as compiler.units, "
     "compiler.cache_kib and compiler.array_rows/cols, and the program replays in the run's "
     "cycles",
-    "[trials][replay]") {
+    "[heavy][trials][replay]") {
   const std::string net = kCompileTrialsNetworks + "resnet18.json";
   const std::string sets = compile_trials_sets(1024, 32, 3, 16);
   const nlohmann::json run = run_report("run -q --timing-only " + net + sets);
@@ -215,7 +215,7 @@ TEST_CASE(
 TEST_CASE(
     "a run on the hardware of a compiled program's header tries nothing more and takes the "
     "same cycles, also where the trials chose the whole cache",
-    "[trials][replay]") {
+    "[heavy][trials][replay]") {
   // ResNet-50 on the default hardware: 1 MiB and a halved 512 KiB are
   // simulated, and the whole cache runs faster.
   const std::string net = kCompileTrialsNetworks + "resnet50.json";

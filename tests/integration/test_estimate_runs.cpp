@@ -80,7 +80,7 @@ std::vector<std::map<std::string, std::string>> read_rows(const std::string& pat
 TEST_CASE(
     "npusim estimate totals the compiler's per-operator estimates with no simulation, and its "
     "MAC utilisation counts ResNet-18's MACs",
-    "[estimate]") {
+    "[heavy][estimate]") {
   const std::string dir = npusim::test::temp_dir() + "/estimate";
   for (const std::string net : {"resnet18", "resnet18_full"}) {
     INFO(net);

@@ -52,7 +52,7 @@ std::vector<std::string> mapping_line(const std::string& out, const std::string&
 TEST_CASE(
     "compile --explain-layer ranks every candidate by estimate, the compiler's choice first, "
     "and places the greedy mapping at the rank of its estimate",
-    "[mapper][explain]") {
+    "[heavy][mapper][explain]") {
   const std::string layer = "layer4.1.conv1";
   const auto chosen = npusim::test::run_cli("compile " + kResNet50 + " --explain-mapping");
   REQUIRE(chosen.exit_code == 0);
@@ -104,7 +104,7 @@ TEST_CASE(
 TEST_CASE(
     "compile --explain-layer refuses a name that is no array layer with exit 2, naming the "
     "nearest layer or saying it is a vector operator",
-    "[mapper][explain]") {
+    "[heavy][mapper][explain]") {
   const auto typo =
       npusim::test::run_cli("compile " + kResNet50 + " --explain-layer layer4.1.conv");
   INFO(typo.out << typo.err);

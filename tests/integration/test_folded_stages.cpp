@@ -27,7 +27,7 @@ double array_use(const json& layer) {
 TEST_CASE(
     "by default folded stages keep ResNet-50's 1x1 layers with K >= 1024 over 90 % of the array, "
     "bit-exact and in fewer cycles than the matmul-only fold",
-    "[fold][mapping]") {
+    "[heavy][fold][mapping]") {
   const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/resnet50.json";
   const json folded = npusim::test::run_report("run " + net);
   const json plain =

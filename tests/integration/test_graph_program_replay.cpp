@@ -70,7 +70,7 @@ TEST_CASE("graph replay: a compiled graph program replays with the same cycles a
 TEST_CASE(
     "graph replay: a batched decoder's program, its matmuls one image of rows, replays with the "
     "same cycles",
-    "[graph][trace][decoder]") {
+    "[heavy][graph][trace][decoder]") {
   // tests/data/transformer/decode_p8_d2_b2.json: 2 sequences, so every projection is a
   // [2, C, T, 1] matmul the program describes as [1, C, 2T, 1].
   const std::string dir = test::temp_dir() + "/batch_replay";

@@ -103,7 +103,7 @@ TEST_CASE("graph: whole MobileNetV2 runs bit-exact", "[graph][network]") {
 
 // SystemC elaborates once per process: each policy runs as its own npusim.
 TEST_CASE("graph: on MobileNetV2 early <= strict and ping-pong <= single buffering",
-          "[graph][network]") {
+          "[heavy][graph][network]") {
   const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/mobilenet_v2.json";
   const auto cycles = [&](const std::string& args) {
     return test::run_report("run " + net + " --timing-only " + args)["totals"]["cycles"]
@@ -127,7 +127,8 @@ TEST_CASE("graph: the fixed-point requantiser is bit-exact against its written-o
   run_exact(test::workload(kTrapGraph), hw);
 }
 
-TEST_CASE("graph: whole ResNet-50 with pooling, adds and FC runs bit-exact", "[graph][network]") {
+TEST_CASE("graph: whole ResNet-50 with pooling, adds and FC runs bit-exact",
+          "[heavy][graph][network]") {
   const NetworkConfig net = load_workload(NPUSIM_SOURCE_DIR "/configs/networks/resnet50_full.json");
   REQUIRE(net.layers.size() == 72);
   run_exact(net, default_hw());

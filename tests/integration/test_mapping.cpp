@@ -163,7 +163,7 @@ TEST_CASE(
 TEST_CASE(
     "a BERT layer takes fewer cycles with each compute unit from 1 to 4 at 4 MiB and 64 B/cycle, "
     "the estimate dealing pieces across weight tiles",
-    "[monotone][units]") {
+    "[heavy][monotone][units]") {
   // With two weight slots a unit runs on into the next weight tile, and the
   // pieces are dealt round-robin across the tiles: counting each tile's
   // slowest unit alone, the mapper took one-slot tiles of 576 kernels for
@@ -286,7 +286,7 @@ TEST_CASE(
 TEST_CASE(
     "ResNet-50 compiles from 64 KiB on the default array with parameters per weight tile and "
     "runs bit-exact there, and 1 KiB is refused naming 2",
-    "[mapper][small_cache]") {
+    "[heavy][mapper][small_cache]") {
   const std::string net = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/resnet50.json";
   // The partition: parameters per weight tile at 64 KiB (a layer's 2 x 2048 x 8 B would take
   // half the cache), a layer at a time at the default 1 MiB (those programs do not change).

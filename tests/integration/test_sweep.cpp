@@ -93,13 +93,17 @@ pid_t start_sweep(const std::string& args, const std::string& log) {
 
 // Waits for `pid` (not our child: polls) to disappear.
 void wait_gone(pid_t pid) {
-  for (int i = 0; i < 500 && ::kill(pid, 0) == 0; ++i)
+  for (int i = 0; i < 3000 && ::kill(pid, 0) == 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
-void wait_for_points(const std::string& dir, std::size_t n) {
-  for (int i = 0; i < 3000 && finished_points(dir) < n; ++i)
+// Waits until `n` points of the sweep in `dir` are finished, for as long as the sweep `pid`
+// runs (a sanitizer build takes many times a Release build's time per point); true when
+// they are. A sweep that ends first, or 20 minutes, end the wait.
+bool wait_for_points(const std::string& dir, std::size_t n, pid_t pid) {
+  for (int i = 0; i < 240000 && finished_points(dir) < n && ::kill(pid, 0) == 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return finished_points(dir) >= n;
 }
 
 // Every column except the simulator's own wall time must agree.
@@ -233,7 +237,7 @@ TEST_CASE("a point past --timeout-s is killed and recorded as timeout", "[sweep]
 
 TEST_CASE(
     "an interrupted sweep resumes with every point once and the values of an uninterrupted one",
-    "[sweep]") {
+    "[heavy][sweep]") {
   const std::string spec = sweep_file("resume", R"("workload": ")" + kSweepSource +
                                                     R"(/configs/networks/resnet18.json",
       "parameters": [{"pointer": "/cache/size_kib",
@@ -246,7 +250,7 @@ TEST_CASE(
   const std::string out = temp_dir() + "/resume";
   // Ctrl-C (SIGINT) once a few points are in: the sweep stops its children and exits 130.
   pid_t pid = start_sweep(spec + " --out " + out + " -j 1", temp_dir() + "/resume1.log");
-  wait_for_points(out, 2);
+  REQUIRE(wait_for_points(out, 2, pid));
   ::kill(pid, SIGINT);
   wait_gone(pid);
   const std::size_t after_int = finished_points(out);
@@ -258,7 +262,7 @@ TEST_CASE(
 
   // kill -9 of the resumed sweep: its children die with it and no finished point is lost.
   pid = start_sweep(spec + " --out " + out + " -j 2", temp_dir() + "/resume2.log");
-  wait_for_points(out, after_int + 2);
+  REQUIRE(wait_for_points(out, after_int + 2, pid));
   ::kill(pid, SIGKILL);
   wait_gone(pid);
   const std::size_t after_kill = finished_points(out);
@@ -314,7 +318,7 @@ TEST_CASE("bad sweep files and options exit 2 naming file and pointer", "[sweep]
 TEST_CASE(
     "a sweep over a decoder's batch puts its per-token figures in results.csv, equal to each "
     "point's report",
-    "[sweep][decoder]") {
+    "[heavy][sweep][decoder]") {
   const std::string decoder = write_temp_file("sweep_decoder.json", R"({"name": "d",
       "decoder": {"layers": 1, "hidden": 64, "heads": 4, "kv_heads": 2, "ffn": 96,
                   "prefill": 8, "decode": 2}})");

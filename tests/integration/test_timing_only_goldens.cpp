@@ -37,7 +37,7 @@ bool has_arg(const nlohmann::json& c, const std::string& arg) {
 TEST_CASE(
     "every functional golden case run with --timing-only gives exactly its golden's cycles and "
     "counters",
-    "[regress][timing_only]") {
+    "[heavy][regress][timing_only]") {
   const nlohmann::json manifest = timing_only_goldens_read_json(kGoldenDir + "/manifest.json");
   const std::string suite = temp_dir() + "/timing-only-goldens";
   fs::remove_all(suite);

@@ -77,7 +77,7 @@ TEST_CASE("a traffic margin outside 0..0.5 is refused, naming the key and the ra
 TEST_CASE(
     "with a traffic margin the compile trials take the program with the fewest DRAM bytes of "
     "those within the margin of the fastest",
-    "[mapper][trials]") {
+    "[heavy][mapper][trials]") {
   // mobilenet_v2 on the default hardware: 256 KiB of the cache runs fastest,
   // the whole 1 MiB within 0.5 % of it with 8 % fewer DRAM bytes (2026-11-28).
   const nlohmann::json r = run_report("run -q --timing-only " + std::string(NPUSIM_SOURCE_DIR) +

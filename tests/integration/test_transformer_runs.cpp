@@ -273,7 +273,7 @@ TEST_CASE("transformer: on one BERT-base layer early <= strict and ping-pong <= 
 TEST_CASE(
     "transformer: early <= strict on decoder workloads (prefill 32 + 4 steps, a batch of 2, one "
     "TinyLlama layer)",
-    "[transformer]") {
+    "[heavy][transformer]") {
   // Before parameter banks alternated by array operator, the context's LoadParams shared a
   // bank with the scores just before it, and the early policy's release of that false
   // dependency let its loads take the bus ahead of the softmax: early was slower.

@@ -113,7 +113,7 @@ TEST_CASE(
 TEST_CASE(
     "whole ResNet-50 and ResNet-18 graphs compile from 64 KiB with a smaller vector region and "
     "run bit-exact, and ResNet-18's is refused at 2 KiB naming 3",
-    "[vector_tiling][graph][network][small_cache]") {
+    "[heavy][vector_tiling][graph][network][small_cache]") {
   const std::string r50 = kVectorChannelTilesRoot + "/configs/networks/resnet50_full.json";
   const std::string r18 = kVectorChannelTilesRoot + "/configs/networks/resnet18_full.json";
   const npusim::test::CliResult explain =
@@ -145,7 +145,7 @@ TEST_CASE(
 TEST_CASE(
     "ResNet-18's graph takes no more cycles with twice the cache from 100 to 512 KiB, the mapper "
     "weighing smaller vector regions",
-    "[vector_tiling][graph][network][mapping]") {
+    "[heavy][vector_tiling][graph][network][mapping]") {
   // Before the vector region could shrink, 100 KiB took 74 M cycles and 128 KiB 24 M against
   // 121 KiB's 15 M; without parameters per tile beside a smaller region, 128 KiB took 4.7 M
   // against 121 KiB's 4.3 M. Doubling is the move the compile trials hold (a machine with twice
