@@ -4,14 +4,15 @@
 // say which mappings the compiler chooses and why (explain_mapping.h).
 #include <spdlog/spdlog.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/explain_mapping.h"
 #include "sim/cli/workload_options.h"
+#include "sim/io/atomic_file.h"
 #include "sim/program/trace_io.h"
 #include "sim/report/report.h"
 #include "sim/runner/compile_trials.h"
@@ -58,11 +59,9 @@ int compile(const CompileArguments& a) {
   }
   refuse_to_overwrite("-o", a.output, input_files(a.in, net));
   make_parent_dirs(a.output);
-  std::ofstream out(a.output);
-  if (!out) throw std::runtime_error("cannot open " + a.output + " for writing");
+  std::ostringstream out;
   write_program_jsonl(out, program, workload, to_json(hw), net.is_graph());
-  out.close();
-  if (!out) throw std::runtime_error("error writing " + a.output);
+  write_file_atomically(a.output, out.str());
   spdlog::info("wrote {} instructions for {} layers to {}", program.instructions.size(),
                program.layers.size(), a.output);
   return kOk;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/cli/commands.h"
+#include "sim/io/atomic_file.h"
 #include "sim/report/run_diff.h"
 
 namespace npusim::cli {
@@ -60,11 +61,7 @@ int diff(const DiffArguments& args) {
   if (!args.csv_file.empty()) {
     std::ostringstream csv;
     write_run_diff_csv(csv, d);
-    std::ofstream f(args.csv_file, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot open " + args.csv_file + " for writing");
-    f << csv.str();
-    f.close();
-    if (!f) throw std::runtime_error("error writing " + args.csv_file);
+    write_file_atomically(args.csv_file, csv.str());
   }
   print_run_diff(std::cout, a, b, d, label_a, label_b);
   return kOk;

@@ -16,6 +16,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/workload_options.h"
 #include "sim/compiler/network_estimate.h"
+#include "sim/io/atomic_file.h"
 #include "sim/report/report.h"
 #include "sim/report/report_figures.h"
 
@@ -105,10 +106,7 @@ int estimate(const EstimateArguments& a) {
   if (!a.out_dir.empty()) {
     std::filesystem::create_directories(a.out_dir);
     const std::string path = a.out_dir + "/report.json";
-    std::ofstream out(path);
-    out << estimate_report(a, net, hw, e, wall).dump(2) << '\n';
-    out.close();
-    if (!out) throw std::runtime_error("error writing " + path);
+    write_file_atomically(path, estimate_report(a, net, hw, e, wall).dump(2) + "\n");
     spdlog::info("wrote {}", path);
   }
   return kOk;

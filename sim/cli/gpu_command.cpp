@@ -20,6 +20,7 @@
 #include "sim/gpu/gpu_comparison.h"
 #include "sim/gpu/gpu_runner.h"
 #include "sim/gpu/layer_job.h"
+#include "sim/io/atomic_file.h"
 #include "sim/reference/binary_reference.h"
 #include "sim/reference/reference_conv.h"
 #include "sim/report/report_figures.h"
@@ -187,7 +188,7 @@ int run_gpu(const GpuArguments& a) {
   gpu::print_comparison_table(std::cout, cmp);
   if (!a.json_file.empty()) {
     make_parent_dirs(a.json_file);
-    std::ofstream(a.json_file) << gpu::comparison_json(cmp).dump(2) << '\n';
+    write_file_atomically(a.json_file, gpu::comparison_json(cmp).dump(2) + "\n");
   }
   if (!all_match) {
     std::cerr << "error: a GPU output differs from the simulator's (see the table above)\n";

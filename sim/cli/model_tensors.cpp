@@ -32,7 +32,7 @@ void write_values(const std::string& path, const std::vector<uint32_t>& shape, Q
 
 }  // namespace
 
-void write_model_tensors(const std::string& dir, const NetworkConfig& net,
+void write_model_tensors(const SavedTensorPaths& paths, const NetworkConfig& net,
                          const std::vector<OnnxOutput>& outputs,
                          const std::vector<TensorI8>& inputs,
                          const std::vector<TensorI32>& values) {
@@ -45,7 +45,7 @@ void write_model_tensors(const std::string& dir, const NetworkConfig& net,
     }
     // An input the model declares NHWC is saved as it lies.
     const std::vector<int32_t> nchw = in.onnx_nhwc ? std::move(v.data) : to_nchw(std::move(v));
-    const std::string path = dir + "/" + in.name + ".input.npy";
+    const std::string& path = paths.inputs.at(g);
     const std::vector<uint32_t> shape =
         in.onnx_shape.empty() ? std::vector<uint32_t>{in.N, in.C, in.H, in.W} : in.onnx_shape;
     if (!in.quantized_from_float) {
@@ -59,7 +59,8 @@ void write_model_tensors(const std::string& dir, const NetworkConfig& net,
       real[i] = float(nchw[i] - in.quant.zero_point) * in.quant.scale;
     write_npy_float(path, shape, real);
   }
-  for (const OnnxOutput& o : outputs) {
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const OnnxOutput& o = outputs[k];
     size_t l = 0;
     while (l < net.tensor_names.size() && net.tensor_names[l] != o.tensor) ++l;
     if (l == net.tensor_names.size() || l >= values.size())
@@ -73,7 +74,7 @@ void write_model_tensors(const std::string& dir, const NetworkConfig& net,
         o.nhwc ? (o.shape.empty() ? std::vector<uint32_t>{N, H, W, K} : o.shape)
         : L.op == OpKind::MatMul && H == 1 && W == 1 ? std::vector<uint32_t>{N, K}
                                                      : std::vector<uint32_t>{N, K, H, W};
-    const std::string path = dir + "/" + o.name + ".npy";
+    const std::string& path = paths.outputs.at(k);
     if (!o.dequantize) {
       write_values(path, shape, L.quant.output.type, nchw);
       continue;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/saved_tensor_names.h"
 #include "sim/frontend/onnx/onnx_import.h"
 #include "sim/graph/workload.h"
 #include "sim/tensor/tensor.h"
@@ -16,8 +17,8 @@ namespace npusim::cli {
 
 // `inputs`: each graph input's N,H,W,C bytes the run used
 // (RunResult::graph_inputs); `values`: each operator's output values, N,H,W,K
-// (RunResult::operator_outputs).
-void write_model_tensors(const std::string& dir, const NetworkConfig& net,
+// (RunResult::operator_outputs). `paths`: where each goes (saved_tensor_paths).
+void write_model_tensors(const SavedTensorPaths& paths, const NetworkConfig& net,
                          const std::vector<OnnxOutput>& outputs,
                          const std::vector<TensorI8>& inputs, const std::vector<TensorI32>& values);
 

@@ -13,6 +13,7 @@
 #include "sim/cli/child_process.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/model_tensors.h"
+#include "sim/cli/saved_tensor_names.h"
 #include "sim/cli/workload_options.h"
 #include "sim/config/json_reader.h"
 #include "sim/program/trace_io.h"
@@ -53,14 +54,6 @@ int compare_policies(const RunArguments& a);
 // A layer name as a file name: path separators and control characters become
 // '_', and a leading '.' is kept from hiding the file (SCALE-Sim topologies
 // have names such as "Embedding/Pooling").
-std::string file_safe(const std::string& name) {
-  std::string out = name;
-  for (char& c : out)
-    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
-  if (!out.empty() && out[0] == '.') out[0] = '_';
-  return out;
-}
-
 // --save-outputs needs somewhere to write and outputs to write (issue 21, item 12).
 void check_save_outputs(const RunArguments& a) {
   if (!a.save_outputs) return;
@@ -108,6 +101,12 @@ int run(const RunArguments& a) {
     for (const char* name : {"report.json", "layers.csv", "stats.json", "stats.txt",
                              "hw.resolved.json", "workload.resolved.json"})
       refuse_to_overwrite("--out", a.out_dir + "/" + name, inputs);
+  SavedTensorPaths saved;  // refused here, before the run, when two tensors share a file
+  if (a.save_outputs) {
+    saved = saved_tensor_paths(a.out_dir, net, model_outputs);
+    for (const auto* list : {&saved.layers, &saved.inputs, &saved.outputs})
+      for (const std::string& path : *list) refuse_to_overwrite("--save-outputs", path, inputs);
+  }
 
   RunOptions options;
   options.timing_only = a.timing_only;
@@ -143,15 +142,13 @@ int run(const RunArguments& a) {
   if (!a.out_dir.empty()) {
     write_report_files(a.out_dir, result->summary);
     for (size_t l = 0; l < result->outputs.size(); ++l)
-      write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",
-                result->outputs[l]);
+      write_npy(saved.layers.at(l), result->outputs[l]);
     if (!model_outputs.empty() && !result->operator_outputs.empty())
-      write_model_tensors(a.out_dir, result->network, model_outputs, result->graph_inputs,
+      write_model_tensors(saved, result->network, model_outputs, result->graph_inputs,
                           result->operator_outputs);
     // Graph operators: int32 values whatever the tensor's type (uint8 does not fit int8).
     for (size_t l = 0; l < result->operator_outputs.size(); ++l)
-      write_npy(a.out_dir + "/" + file_safe(result->network.layers[l].name) + ".output.npy",
-                result->operator_outputs[l]);
+      write_npy(saved.layers.at(l), result->operator_outputs[l]);
     spdlog::info("wrote reports to {}", a.out_dir);
   }
   if (!result->ok()) {
@@ -179,12 +176,12 @@ std::string read_text_file(const std::string& path) {
 // Each policy needs its own process (SystemC elaborates once per process):
 // re-run this binary with --policy and compare the two reports.
 int compare_policies(const RunArguments& a) {
-  std::string base = self_path() + " run -q";
+  std::string base = shell_quote(self_path()) + " run -q";
   if (!a.in.workload.empty()) base += " " + shell_quote(a.in.workload);
   if (!a.in.hw_file.empty()) base += " --hw " + shell_quote(a.in.hw_file);
   if (!a.program_file.empty()) base += " --program " + shell_quote(a.program_file);
   for (const std::string& s : a.in.overrides) base += " --set " + shell_quote(s);
-  if (!a.buffering.empty()) base += " --buffering " + a.buffering;
+  if (!a.buffering.empty()) base += " --buffering " + shell_quote(a.buffering);
   if (a.timing_only) base += " --timing-only";
   base += " --max-workload-mib " + std::to_string(a.max_workload_mib);
   const std::string dir = a.out_dir.empty() ? make_temp_dir() : a.out_dir;

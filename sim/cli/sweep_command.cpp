@@ -1,6 +1,7 @@
 // `npusim sweep`: design-space exploration (docs/sweeps.md). Each point runs as
 // a child `npusim run` process, locally or as a Slurm array task; the hidden
 // `npusim sweep-point` runs one point inside such a task.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -53,6 +54,8 @@ int sweep(const SweepArguments& a) {
   if (a.dry_run) return dry_run(spec, plan);
   if (a.out_dir.empty()) throw std::runtime_error("--out DIR is required (except with --dry-run)");
 
+  if (a.backend == "slurm")  // before the folder is made
+    sweep::check_slurm_paths(std::filesystem::absolute(a.out_dir).string(), self_path());
   sweep::SweepSession session(spec, std::move(plan), a.out_dir, a.quiet);
   const std::vector<std::size_t> pending = session.pending();
   const std::size_t total = session.plan().points.size();

@@ -76,6 +76,9 @@ HardwareParam choice_param(std::string path, Enum HardwareConfig::*field, std::v
 }
 
 constexpr double kMaxClockMhz = 100000;
+// 1 kHz: below it a run's times overflow to inf (a denormal clock gave "inf" ms and
+// null in report.json).
+constexpr double kMinClockMhz = 0.001;
 constexpr double kMaxPicojoules = 1e6;
 
 // A positive number inside the energy section.
@@ -146,10 +149,10 @@ const std::vector<HardwareParam>& hardware_params() {
     HardwareParam clock;
     clock.path = "clock_mhz";
     clock.unit = "MHz";
-    clock.range = "> 0, <= 100000";
+    clock.range = ">= 0.001, <= 100000";
     clock.help = "Clock frequency; converts cycles to time";
     clock.read = [](JsonReader& r, const std::string& key, HardwareConfig& hw) {
-      hw.clock_mhz = r.get_positive_number(key, kMaxClockMhz, hw.clock_mhz);
+      hw.clock_mhz = r.get_number(key, kMinClockMhz, kMaxClockMhz, hw.clock_mhz);
     };
     clock.write = [](const HardwareConfig& hw) { return json(hw.clock_mhz); };
     t.push_back(clock);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sim/config/json_reader.h"
+#include "sim/io/atomic_file.h"
 #include "sim/regress/process_pool.h"
 
 namespace npusim::regress {
@@ -16,10 +17,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) throw std::runtime_error("cannot write " + path);
+  write_file_atomically(path, text);
 }
 
 json read_json(const std::string& path) {
@@ -105,15 +103,62 @@ void bless(const Suite& suite, std::vector<CaseResult>& results) {
   }
 }
 
-std::string results_dir(const Options& o, const Suite& suite) {
-  if (!o.out_dir.empty()) {
-    fs::create_directories(o.out_dir);
-    return o.out_dir;
+// The mark of a results folder npusim regress made: it removes and rewrites the
+// case folders in one only when it finds the mark (or the folder is new or empty),
+// so a --out that names a folder of the user's never loses a file.
+constexpr const char* kResultsMark = ".npusim-regress";
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return !a.empty() && !b.empty() && fs::equivalent(a, b, ec) && !ec;
+}
+
+// What the run reads: the manifest, every case's workload and hardware file, and
+// the goldens. No output may be one of them.
+std::vector<std::string> suite_inputs(const Suite& suite) {
+  std::vector<std::string> inputs{suite.manifest};
+  for (const Case& c : suite.cases) {
+    inputs.push_back(c.workload);
+    inputs.push_back(c.hw);
+    inputs.push_back(suite.golden_path(c));
   }
-  const std::string dir = suite.dir + "/.regress-out";
+  return inputs;
+}
+
+void check_junit_target(const Options& o, const Suite& suite) {
+  if (o.junit.empty()) return;
+  if (fs::is_directory(o.junit))
+    throw std::runtime_error("--junit " + o.junit + ": a folder; name the XML file to write");
+  for (const std::string& input : suite_inputs(suite))
+    if (same_file(o.junit, input))
+      throw std::runtime_error("--junit " + o.junit + ": refusing to overwrite " + input +
+                               ", which this suite reads; write the report elsewhere");
+}
+
+std::string results_dir(const Options& o, const Suite& suite) {
+  const bool chosen = !o.out_dir.empty();
+  const std::string dir = chosen ? o.out_dir : suite.dir + "/.regress-out";
+  if (same_file(dir, suite.dir) || same_file(dir, suite.dir + "/goldens"))
+    throw std::runtime_error("--out " + dir +
+                             ": the suite's own folder; give the results a folder of their own");
+  std::error_code ec;
+  const bool empty = !fs::exists(dir) || (fs::is_directory(dir) && fs::is_empty(dir, ec));
+  // The default folder of earlier versions carries the .gitignore they wrote.
+  const bool ours =
+      fs::exists(dir + "/" + kResultsMark) || (!chosen && fs::exists(dir + "/.gitignore"));
+  if (!empty && !ours)
+    throw std::runtime_error("--out " + dir + ": " +
+                             (fs::is_directory(dir)
+                                  ? "a folder npusim regress did not make (it has no " +
+                                        std::string(kResultsMark) +
+                                        "), and not empty: its case folders would be replaced; "
+                                        "give a new or empty folder"
+                                  : std::string("not a folder")));
   fs::create_directories(dir);
-  // Results are never committed: the folder ignores itself.
-  if (!fs::exists(dir + "/.gitignore")) write_text(dir + "/.gitignore", "*\n");
+  if (!fs::exists(dir + "/" + kResultsMark))
+    write_text(dir + "/" + kResultsMark, "results of npusim regress: case folders are replaced\n");
+  // Results are never committed: the default folder ignores itself.
+  if (!chosen && !fs::exists(dir + "/.gitignore")) write_text(dir + "/.gitignore", "*\n");
   return dir;
 }
 
@@ -143,6 +188,7 @@ int run_regress(const Options& o, std::ostream& out, std::ostream& err) {
   const auto start = std::chrono::steady_clock::now();
   const Suite suite = load_suite(o.suite);
   const std::vector<Case> cases = select_cases(suite, o.cases);
+  check_junit_target(o, suite);
   const std::string dir = results_dir(o, suite);
 
   std::vector<CaseResult> results(cases.size());

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include "sim/io/atomic_file.h"
 
 namespace npusim {
 
@@ -89,11 +91,9 @@ void write_chrome_trace(std::ostream& out, const Timeline& timeline, double cloc
 }
 
 void write_chrome_trace_file(const std::string& path, const Timeline& timeline, double clock_mhz) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write chrome trace " + path);
+  std::ostringstream out;
   write_chrome_trace(out, timeline, clock_mhz);
-  out.close();
-  if (!out) throw std::runtime_error("error while writing chrome trace " + path);
+  write_file_atomically(path, out.str());
 }
 
 }  // namespace npusim

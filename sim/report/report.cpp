@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "sim/io/atomic_file.h"
 #include "sim/report/area.h"
 #include "sim/report/csv.h"
 #include "sim/report/report_figures.h"
@@ -92,11 +93,7 @@ nlohmann::json decoder_json(const HardwareConfig& hw, const DecoderFigures& d) {
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot open " + path.string() + " for writing");
-  f << text;
-  f.close();
-  if (!f) throw std::runtime_error("error writing " + path.string());
+  write_file_atomically(path.string(), text);
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "sim/runner/kernel_summary_cache.h"
 
-#include <unistd.h>
-
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -9,8 +7,10 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <vector>
 
+#include "sim/io/atomic_file.h"
 #include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"
 
@@ -30,8 +30,11 @@ KernelStream compute(const LayerConfig& layer, ComputeMode mode) {
 
 // The entry file: the key line, then the format and K counts, as text. Read
 // with strtoul rather than operator>>, which cost a sweep point over 1 M
-// instructions for ResNet-18's 20 layers (docs/performance.md).
-bool read_entry(const std::string& path, const std::string& key, uint32_t K, KernelStream& out) {
+// instructions for ResNet-18's 20 layers (docs/performance.md). A count above a
+// kernel's `taps` (R * S * C / groups) makes the entry unreadable: the cache is a
+// file anyone can edit, and a count of 2^32 - 1 once gave 51.5 G cycles, not 1,772.
+bool read_entry(const std::string& path, const std::string& key, uint32_t K, uint64_t taps,
+                KernelStream& out) {
   std::ifstream in(path, std::ios::binary);
   std::string line;
   if (!in || !std::getline(in, line) || line != key) return false;
@@ -53,7 +56,7 @@ bool read_entry(const std::string& path, const std::string& key, uint32_t K, Ker
   std::vector<uint32_t> counts(K);
   for (uint32_t& c : counts) {
     uint64_t v = 0;
-    if (!number(v)) return false;
+    if (!number(v) || v > taps) return false;
     c = uint32_t(v);
   }
   while (std::isspace(static_cast<unsigned char>(*p))) ++p;
@@ -65,18 +68,14 @@ bool read_entry(const std::string& path, const std::string& key, uint32_t K, Ker
 }
 
 void write_entry(const std::string& path, const std::string& key, const KernelStream& s) {
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << key << '\n' << int(s.format) << '\n';
-    for (uint32_t c : s.nonzeros) out << c << ' ';
-    out << "\nend\n";
-    if (!out) {
-      std::remove(tmp.c_str());
-      return;
-    }
+  std::string text = key + '\n' + std::to_string(int(s.format)) + '\n';
+  for (uint32_t c : s.nonzeros) text += std::to_string(c) + ' ';
+  text += "\nend\n";
+  try {
+    write_file_atomically(path, text);
+  } catch (const std::runtime_error&) {
+    // A cache: an entry that cannot be written is counted again next time.
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
 }
 
 }  // namespace
@@ -101,7 +100,8 @@ KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
   if (key.empty()) return compute(layer, mode);
   const std::string path = cache_dir + "/" + digest_hex(key.data(), key.size()) + ".txt";
   KernelStream s;
-  if (read_entry(path, key, layer.K, s)) return s;
+  if (read_entry(path, key, layer.K, uint64_t(layer.R) * layer.S * layer.group_channels(), s))
+    return s;
   s = compute(layer, mode);
   write_entry(path, key, s);
   return s;

@@ -37,6 +37,11 @@ struct SlurmOptions {
   double poll_s = 2;                     // squeue polling interval
   std::vector<std::string> sbatch_args;  // extra arguments, e.g. --partition=short
 };
+
+// Refuses (std::runtime_error) a sweep folder or executable path with a newline or
+// another control character: #SBATCH lines cannot quote them (docs/sweeps.md).
+void check_slurm_paths(const std::string& sweep_dir, const std::string& binary);
+
 // Writes DIR/slurm/<n>/job.sh (one array task per point, each running
 // `binary sweep-point DIR <id>`), submits it with sbatch, polls squeue until
 // the job leaves the queue while collecting finished points, then marks any

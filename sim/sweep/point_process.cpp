@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/io/atomic_file.h"
 #include "sim/sweep/sweep_store.h"
 
 namespace npusim::sweep {
@@ -104,7 +105,7 @@ void write_status(const RunningPoint& p, const std::string& status, const std::s
                   {"reason", reason},
                   {"exit_code", exit_code},
                   {"seconds", monotonic_seconds() - p.start_s}};
-  write_file_atomically(p.point_dir + "/status.json", s.dump(2) + "\n");
+  write_file_atomically(p.point_dir + "/status.json", s.dump(2) + "\n", /*durable=*/true);
 }
 
 // The last "error: ..." line of a log, without the prefix, cut to 200 characters.

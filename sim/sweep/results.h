@@ -48,8 +48,4 @@ std::string results_csv(const SweepSpec& spec, const std::vector<Point>& points,
 std::vector<std::size_t> pareto_indices(const SweepSpec& spec, const std::vector<Point>& points,
                                         const std::vector<PointResult>& results);
 
-// Writes `text` to `path` through a temporary file in the same folder and a
-// rename, so a reader (or a crash) never sees a half-written file.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace npusim::sweep

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
+#include "sim/io/atomic_file.h"
 #include "sim/sweep/backends.h"
 
 namespace npusim::sweep {
@@ -81,6 +83,19 @@ bool jobs_gone(const std::vector<Batch>& batches, unsigned& errors) {
 
 }  // namespace
 
+void check_slurm_paths(const std::string& sweep_dir, const std::string& binary) {
+  // A #SBATCH line ends at its newline and cannot be quoted: a path with a control
+  // character in it would end the directive and start a shell line of the job script.
+  for (const auto& [what, path] :
+       {std::pair<const char*, const std::string&>{"the sweep folder's path", sweep_dir},
+        {"the npusim executable's path", binary}})
+    for (const char c : path)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        throw std::runtime_error(std::string("--backend slurm: ") + what +
+                                 " holds a newline or another control character, which a "
+                                 "Slurm job script cannot carry; choose one without");
+}
+
 std::string sh_quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -103,6 +118,7 @@ int capture_command(const std::string& command, std::string& out) {
 bool run_slurm(SweepSession& session, const std::vector<std::size_t>& indices,
                const std::string& binary, const SlurmOptions& options) {
   if (indices.empty()) return true;
+  check_slurm_paths(session.dir(), binary);
   int n = 1;
   while (fs::exists(session.dir() + "/slurm/" + std::to_string(n))) ++n;
   const std::string batch_dir = session.dir() + "/slurm/" + std::to_string(n);
@@ -174,7 +190,8 @@ bool run_slurm(SweepSession& session, const std::vector<std::size_t>& indices,
       write_file_atomically(
           session.point_dir(i) + "/status.json",
           nlohmann::json{{"status", "failed"}, {"reason", r.reason}, {"exit_code", -1}}.dump(2) +
-              "\n");
+              "\n",
+          /*durable=*/true);
       session.finished(i, r);
     }
   return true;

@@ -1,5 +1,7 @@
 #include "sim/sweep/sweep_store.h"
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +12,7 @@
 #include "sim/config/config_error.h"
 #include "sim/config/content_hash.h"
 #include "sim/config/json_reader.h"
+#include "sim/io/atomic_file.h"
 
 namespace npusim::sweep {
 
@@ -17,6 +20,21 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// Temporaries (NAME.tmp.PID) of a sweep process that is gone, say killed with -9
+// mid-write: a resumed sweep removes them, leaving those of live processes.
+void remove_stale_temporaries(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    const auto at = name.rfind(".tmp.");
+    if (at == std::string::npos || !e.is_regular_file()) continue;
+    const std::string pid = name.substr(at + 5);
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH)
+      fs::remove(e.path(), ec);
+  }
+}
 
 // What a resumed sweep must find unchanged of its workload: the JSON it
 // varies, or an ONNX model's bytes (it has no JSON); "" for the default.
@@ -103,12 +121,19 @@ SweepSession::SweepSession(const SweepSpec& spec, Plan plan, const std::string& 
       dir_(fs::absolute(dir).lexically_normal().string()),
       quiet_(quiet) {
   if (!dir_.empty() && dir_.back() == '/') dir_.pop_back();
+  const std::string marker = dir_ + "/sweep.json";
+  std::error_code ec;
+  // A folder of the user's: its results.csv would be replaced.
+  if (fs::exists(dir_) && !fs::exists(marker) && !fs::is_empty(dir_, ec))
+    throw std::runtime_error(dir_ +
+                             " is not empty and holds no sweep (no sweep.json); give a new or "
+                             "empty --out folder, or the folder of an earlier run of this sweep");
   fs::create_directories(dir_ + "/points");
+  remove_stale_temporaries(dir_);
   json identity = {{"base_hw", spec_.base_hw},
                    {"workload_hash", workload_hash_of(spec_)},
                    {"timing_only", spec_.timing_only},
                    {"estimate_only", spec_.estimate_only}};
-  const std::string marker = dir_ + "/sweep.json";
   if (fs::exists(marker)) {
     json old;
     try {
@@ -134,8 +159,8 @@ SweepSession::SweepSession(const SweepSpec& spec, Plan plan, const std::string& 
   identity["workload"] = spec_.workload_path;
   identity["parameters"] = params;
   identity["objectives"] = objectives;
-  write_file_atomically(marker, identity.dump(2) + "\n");
-  write_file_atomically(dir_ + "/base_hw.json", spec_.base_hw.dump(2) + "\n");
+  write_file_atomically(marker, identity.dump(2) + "\n", /*durable=*/true);
+  write_file_atomically(dir_ + "/base_hw.json", spec_.base_hw.dump(2) + "\n", /*durable=*/true);
 
   total_ = plan_.points.size();
   for (std::size_t i = 0; i < plan_.points.size(); ++i) {
@@ -175,7 +200,7 @@ void SweepSession::prepare(const std::vector<std::size_t>& indices) const {
       json w = point_workload(spec_, p);
       if (spec_.workload_path.front() != '<')
         absolutise_npy_paths(w, fs::path(spec_.workload_path).parent_path());
-      write_file_atomically(pd + "/workload.json", w.dump(2) + "\n");
+      write_file_atomically(pd + "/workload.json", w.dump(2) + "\n", /*durable=*/true);
       args.push_back(pd + "/workload.json");
     } else if (!spec_.workload_path.empty()) {
       args.push_back(fs::absolute(spec_.workload_path).lexically_normal().string());
@@ -192,7 +217,8 @@ void SweepSession::prepare(const std::vector<std::size_t>& indices) const {
     if (spec_.timing_only && !spec_.estimate_only) args.push_back("--timing-only");
     write_file_atomically(
         pd + "/point.json",
-        json{{"id", p.id}, {"values", values}, {"arguments", args}}.dump(2) + "\n");
+        json{{"id", p.id}, {"values", values}, {"arguments", args}}.dump(2) + "\n",
+        /*durable=*/true);
   }
 }
 
@@ -209,14 +235,16 @@ void SweepSession::write_tables() const {
     points.push_back(p);
     results.push_back(PointResult{Status::Pruned, "constraint", {}});
   }
-  write_file_atomically(dir_ + "/results.csv", results_csv(spec_, points, results));
+  write_file_atomically(dir_ + "/results.csv", results_csv(spec_, points, results),
+                        /*durable=*/true);
   std::vector<Point> front_points;
   std::vector<PointResult> front_results;
   for (std::size_t i : pareto_indices(spec_, plan_.points, results_)) {
     front_points.push_back(plan_.points[i]);
     front_results.push_back(results_[i]);
   }
-  write_file_atomically(dir_ + "/pareto.csv", results_csv(spec_, front_points, front_results));
+  write_file_atomically(dir_ + "/pareto.csv", results_csv(spec_, front_points, front_results),
+                        /*durable=*/true);
 }
 
 void SweepSession::finished(std::size_t index, const PointResult& result) {

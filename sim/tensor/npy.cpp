@@ -9,11 +9,13 @@
 // Values are (de)serialised byte by byte as little-endian so the code does not
 // depend on the host's byte order.
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/io/atomic_file.h"
 #include "sim/tensor/tensor.h"
 
 namespace npusim {
@@ -110,6 +112,9 @@ uint32_t read_le(const unsigned char* p, size_t bytes) {
 // returns the shape and the raw data bytes.
 template <typename T>
 Tensor<T> read_npy(const std::string& path, const std::vector<std::string>& accepted_descr) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))  // reading one threw basic_filebuf::underflow
+    throw std::runtime_error(path + ": a folder, not a .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open for reading");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -192,11 +197,7 @@ void write_npy_impl(const std::string& path, const Tensor<T>& t, const char* des
     for (size_t b = 0; b < sizeof(T); ++b) out += char((bits >> (8 * b)) & 0xFF);
   }
 
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error(path + ": cannot open for writing");
-  f.write(out.data(), std::streamsize(out.size()));
-  f.close();
-  if (!f) throw std::runtime_error(path + ": write failed");
+  write_file_atomically(path, out);
 }
 
 }  // namespace

@@ -18,6 +18,9 @@
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
 #include "sim/frontend/load_workload.h"
+#if defined(NPUSIM_FUZZ_ONNX)
+#include "sim/frontend/onnx/onnx_import.h"
+#endif
 #include "sim/frontend/scalesim/scalesim_topology.h"
 #include "sim/graph/workload.h"
 #include "sim/program/trace_io.h"
@@ -77,6 +80,9 @@ void run_one(const uint8_t* data, size_t size) {
   } catch (const std::runtime_error&) {
   }
   read_npy_uint8(path);
+#elif defined(NPUSIM_FUZZ_ONNX)
+  // Mutated model bytes: the importer either reads a model or refuses it by name.
+  import_onnx(scratch_file(".onnx", data, size), {});
 #else
 #error "define one NPUSIM_FUZZ_<TARGET>"
 #endif

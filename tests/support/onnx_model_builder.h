@@ -42,7 +42,12 @@ struct OnnxModelBuilder {
         dim->set_dim_value(d);
     }
   }
-  void output(const std::string& name) { g->add_output()->set_name(name); }
+  // A graph output, typed as exporters write them (ONNX's checker requires the type).
+  void output(const std::string& name, int type = onnx::TensorProto_DataType_UINT8) {
+    auto* o = g->add_output();
+    o->set_name(name);
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
   void scalar_float(const std::string& name, float v) {
     auto* t = g->add_initializer();
     t->set_name(name);

@@ -134,3 +134,32 @@ TEST_CASE("a truncated entry or one written for another key is recomputed, not b
   std::ofstream(entry) << foreign << "\nend\n";
   CHECK(same(timing_kernel_summary(L, ComputeMode::ZeroSkip, dir), want));
 }
+
+TEST_CASE(
+    "an entry with a count above a kernel's R*S*C taps is recomputed, not believed (a poisoned "
+    "count gave 51.5 G cycles)",
+    "[kernel_summary_cache][robustness]") {
+  const std::string dir = fresh_dir("ksc-poisoned");
+  const LayerConfig L = layer();
+  const KernelStream want = direct(L, ComputeMode::ZeroSkip);
+  timing_kernel_summary(L, ComputeMode::ZeroSkip, dir);
+  const std::string entry = fs::directory_iterator(dir)->path().string();
+  std::string text;
+  {
+    std::ifstream in(entry);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // The first count (after the key line and the format) becomes 3*3*19 + 1 = 172.
+  const std::size_t format_end = text.find('\n', text.find('\n') + 1);
+  const std::size_t first = text.find_first_of("0123456789", format_end);
+  const std::size_t first_end = text.find_first_not_of("0123456789", first);
+  std::string poisoned = text;
+  poisoned.replace(first, first_end - first, std::to_string(3 * 3 * 19 + 1));
+  std::ofstream(entry) << poisoned;
+  CHECK(same(timing_kernel_summary(L, ComputeMode::ZeroSkip, dir), want));
+  // At the bound itself (every tap non-zero) the entry is read as written.
+  std::string full = text;
+  full.replace(first, first_end - first, std::to_string(3 * 3 * 19));
+  std::ofstream(entry) << full;
+  CHECK(timing_kernel_summary(L, ComputeMode::ZeroSkip, dir).nonzeros.at(0) == 3 * 3 * 19);
+}

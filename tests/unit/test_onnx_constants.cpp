@@ -122,3 +122,28 @@ TEST_CASE("constant folding: other nodes and activations are left alone, bad ind
   const std::optional<Constant> zeros = f.fold(node("ConstantOfShape", {"dims"}));
   CHECK(zeros->floats == std::vector<float>{0.0f, 0.0f, 0.0f});  // the default value: float 0
 }
+
+TEST_CASE(
+    "constant folding: a required input left empty is refused, never read (a Gather of \"\" "
+    "crashed)",
+    "[onnx]") {
+  Folder f;
+  f.constants["shape"] = ints({2}, {1, 8});
+  f.constants["zero"] = ints({}, {0});
+  const auto refused = [&](const onnx::NodeProto& n, const std::string& found) {
+    try {
+      f.fold(n);
+      FAIL(n.op_type() + " with an empty input was folded");
+    } catch (const FoldError& e) {
+      CHECK_THAT(e.expected, Catch::Contains("not optional"));
+      CHECK(e.found == found);
+    }
+  };
+  refused(node("Gather", {"", "zero"}), "an empty name");
+  refused(node("Gather", {"shape", ""}), "an empty name");
+  refused(node("Gather", {"shape"}), "no such input");
+  refused(node("Cast", {""}), "an empty name");
+  refused(node("Unsqueeze", {""}), "an empty name");
+  refused(node("Concat", {"shape", ""}), "an empty name");
+  refused(node("ConstantOfShape", {}), "no such input");
+}

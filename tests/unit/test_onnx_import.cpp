@@ -94,8 +94,8 @@ TEST_CASE("onnx: a missing initialiser is an error at the node and input", "[onn
   ModelBuilder m = conv_model();
   m.g->mutable_node(0)->set_input(4, "no_such_scale");
   const ConfigError e = test::config_error_from([&] { import_onnx(m.save("missing.onnx"), {}); });
-  CHECK_THAT(e.pointer(), Catch::Contains("conv"));
-  CHECK_THAT(e.expected(), Catch::Contains("no_such_scale"));
+  CHECK(e.pointer() == "node 'conv' (QLinearConv)");
+  CHECK_THAT(e.found(), Catch::Contains("input 'no_such_scale'"));
 }
 
 TEST_CASE("onnx: a truncated or non-ONNX file is a clear error", "[onnx]") {
@@ -234,4 +234,107 @@ TEST_CASE("onnx: a Transpose that would move data is refused with the forms it m
   CHECK(e.pointer() == "node 'swap_hw' (Transpose)");
   CHECK_THAT(e.expected(), Catch::Contains("perm [0, 3, 1, 2] of an NHWC graph input"));
   CHECK_THAT(e.found(), Catch::Contains("computed tensor \"y\""));
+}
+
+TEST_CASE(
+    "onnx: malformed models that crashed the importer are errors naming the node: zero strides, "
+    "5-D weights, an int16 zero point",
+    "[onnx][robustness]") {
+  // strides [0, 0]: libonnx's shape inference divided by them (SIGFPE).
+  ModelBuilder strides = conv_model();
+  auto* s = strides.g->mutable_node(0)->add_attribute();
+  s->set_name("strides");
+  s->set_type(onnx::AttributeProto_AttributeType_INTS);
+  s->add_ints(0);
+  s->add_ints(0);
+  ConfigError e = test::config_error_from([&] { import_onnx(strides.save("s0.onnx"), {}); });
+  CHECK(e.pointer() == "node 'conv' (QLinearConv)");
+  CHECK(e.expected() == "strides >= 1");
+
+  // 5-D weights at a 4-D input: libonnx read past the dilations (SIGSEGV).
+  ModelBuilder five = conv_model();
+  for (auto& t : *five.g->mutable_initializer()) {
+    if (t.name() != "w") continue;
+    std::vector<int64_t> dims{1};  // [1, K, C, R, S], the same values
+    dims.insert(dims.end(), t.dims().begin(), t.dims().end());
+    t.clear_dims();
+    for (int64_t d : dims) t.add_dims(d);
+  }
+  e = test::config_error_from([&] { import_onnx(five.save("w5.onnx"), {}); });
+  CHECK(e.pointer() == "node 'conv' (QLinearConv)");
+  CHECK(e.found() == "5-D");
+
+  // An int16 zero point was read as 8-bit values (SIGSEGV).
+  ModelBuilder wide = conv_model();
+  for (auto& t : *wide.g->mutable_initializer())
+    if (t.name() == "yz") t.set_data_type(onnx::TensorProto_DataType_INT16);
+  e = test::config_error_from([&] { import_onnx(wide.save("z16.onnx"), {}); });
+  CHECK(e.pointer() == "node 'conv' (QLinearConv)");
+  CHECK(e.found() == "int16");
+
+  // dilations 0 were taken as given.
+  ModelBuilder dil = conv_model();
+  auto* d = dil.g->mutable_node(0)->add_attribute();
+  d->set_name("dilations");
+  d->set_type(onnx::AttributeProto_AttributeType_INTS);
+  d->add_ints(0);
+  d->add_ints(1);
+  e = test::config_error_from([&] { import_onnx(dil.save("d0.onnx"), {}); });
+  CHECK(e.expected() == "dilations >= 1");
+}
+
+TEST_CASE(
+    "onnx: what onnx's checker rejects is refused, not guessed: a float group, two initialisers "
+    "of one name, an extra node input",
+    "[onnx][robustness]") {
+  // An attribute of the wrong type was read as its default.
+  ModelBuilder typed = conv_model();
+  auto* g = typed.g->mutable_node(0)->add_attribute();
+  g->set_name("group");
+  g->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+  g->set_f(2.0f);
+  ConfigError e = test::config_error_from([&] { import_onnx(typed.save("fgroup.onnx"), {}); });
+  CHECK(e.pointer() == "node 'conv' (QLinearConv)");
+  CHECK(e.expected() == "a model ONNX's checker accepts");
+  CHECK_THAT(e.found(), Catch::Contains("attribute type") && Catch::Contains("group"));
+
+  // Two initialisers named "ys": the last one won.
+  ModelBuilder twice = conv_model();
+  twice.scalar_float("ys", 0.5f);
+  e = test::config_error_from([&] { import_onnx(twice.save("twice.onnx"), {}); });
+  CHECK(e.pointer() == "/graph/initializer/ys");
+  CHECK(e.expected() == "each initialiser name once");
+
+  // A tenth input to QLinearConv (at most 9): ignored before.
+  ModelBuilder extra = conv_model();
+  extra.g->mutable_node(0)->add_input("b");
+  e = test::config_error_from([&] { import_onnx(extra.save("extra.onnx"), {}); });
+  CHECK(e.pointer() == "node 'conv' (QLinearConv)");
+  CHECK_THAT(e.found(), Catch::Contains("input size 10"));
+
+  // A node without an output: the QDQ lowering read its first output (found by fuzzing).
+  ModelBuilder bare = conv_model();
+  bare.g->mutable_node(0)->clear_output();
+  e = test::config_error_from([&] { import_onnx(bare.save("bare.onnx"), {}); });
+  CHECK(e.pointer() == "node 'conv' (QLinearConv)");
+}
+
+TEST_CASE(
+    "onnx: an attribute of a com.microsoft node (no schema in onnx's checker) with the wrong type "
+    "is refused by the importer",
+    "[onnx][robustness]") {
+  ModelBuilder m = conv_model();
+  m.scalar_float("gs", 0.05f);
+  m.ints("gz", onnx::TensorProto_DataType_UINT8, {}, {10});
+  auto* gap = m.node("QLinearGlobalAveragePool", {"y", "ys", "yz", "gs", "gz"}, {"g"}, "gap",
+                     "com.microsoft");
+  auto* a = gap->add_attribute();
+  a->set_name("channels_last");
+  a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+  a->set_f(1.0f);  // read as an INT, it was 0: channels first
+  m.output("g");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("gapf.onnx"), {}); });
+  CHECK(e.pointer() == "node 'gap' (QLinearGlobalAveragePool)");
+  CHECK(e.expected() == "attribute channels_last of type INT");
+  CHECK(e.found() == "FLOAT");
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sim/tensor/tensor.h"
+#include "tests/support/test_support.h"
 
 using namespace npusim;
 
@@ -219,4 +220,16 @@ TEST_CASE("digest_hex is FNV-1a 64 as 16 lowercase hex digits", "[tensor]") {
   CHECK(d.size() == 16);
   t.data[3] = 5;
   CHECK(digest_hex(t.data.data(), t.data.size()) != d);
+}
+
+TEST_CASE("a folder given as a .npy is an error naming it (it threw basic_filebuf::underflow)",
+          "[tensor][robustness]") {
+  const std::string dir = npusim::test::temp_dir() + "/not_a_file.npy";
+  std::filesystem::create_directories(dir);
+  try {
+    npusim::read_npy_int8(dir);
+    FAIL("a folder was read as a .npy");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == dir + ": a folder, not a .npy file");
+  }
 }

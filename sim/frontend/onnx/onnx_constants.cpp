@@ -179,6 +179,7 @@ std::optional<Constant> fold_constant_node(
   // initialiser; one still here holds its value in another form.
   if (op == "Constant") throw FoldError{"a \"value\" tensor attribute", "another form of Constant"};
   if (op == "Shape") {
+    if (n.input_size() < 1 || n.input(0).empty()) throw FoldError{"input 0 a named tensor", "none"};
     const std::optional<std::vector<int64_t>> s = shape(n.input(0));
     if (!s) return std::nullopt;  // the shape of a constant: not exported in practice
     Constant c;
@@ -191,6 +192,12 @@ std::optional<Constant> fold_constant_node(
       op != "ConstantOfShape")
     return std::nullopt;
   if (!all_constant()) return std::nullopt;
+  // An empty name marks an optional input left out; these inputs are not optional.
+  const size_t required = op == "Gather" ? 2 : op == "Concat" ? std::max<size_t>(in.size(), 1) : 1;
+  for (size_t i = 0; i < required; ++i)
+    if (i >= in.size() || in[i] == nullptr)
+      throw FoldError{"input " + std::to_string(i) + " a named tensor (it is not optional)",
+                      i >= in.size() ? "no such input" : "an empty name"};
 
   if (op == "Cast") {
     const onnx::AttributeProto* to = attribute(n, "to");

@@ -3,12 +3,15 @@
 // declaring the outputs (onnx_importer.h has the rest of the Importer).
 #include "sim/frontend/onnx/onnx_import.h"
 
+#include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -26,6 +29,7 @@ namespace onnx_detail {
 
 OnnxModel Importer::run() {
   read_model();
+  run_onnx_checker();
   const std::map<std::string, std::vector<int64_t>> stated = stated_shapes(model_);
   // Each tensor's producer as the model names it, for messages (the QDQ
   // lowering renames nodes).
@@ -83,6 +87,61 @@ void Importer::read_model() {
   }
   if (!default_domain)
     throw ConfigError(path_, "/opset_import", "an import of the default ONNX domain", "none");
+  // Two initialisers of one name: which one a node reads would be a guess.
+  std::set<std::string> names;
+  for (const onnx::TensorProto& t : model_.graph().initializer())
+    if (!names.insert(t.name()).second)
+      throw ConfigError(path_, "/graph/initializer/" + t.name(), "each initialiser name once",
+                        "\"" + t.name() + "\" twice");
+}
+
+// ONNX's own checker, on the model as read and before anything else reads it: each
+// node's inputs, outputs and attributes against its operator's schema (counts, types,
+// required ones), names defined before use, and the model's own fields. The importer
+// and its QDQ lowering index what the schema promises (a node without an output
+// stopped the lowering with a null access, found by fuzzing), and the checker refuses
+// what the import would accept in silence (an extra node input, an attribute of the
+// wrong type). Nodes of other domains (com.microsoft) have no schema here; the
+// importer checks those itself.
+void Importer::run_onnx_checker() {
+  // This checker wants every graph input and output to state a shape; ONNX Runtime
+  // and later checkers do not, and exporters may leave it out. Those without one get
+  // an empty shape for the check only.
+  std::vector<onnx::ValueInfoProto*> shapeless;
+  for (auto* list :
+       {model_.mutable_graph()->mutable_input(), model_.mutable_graph()->mutable_output(),
+        model_.mutable_graph()->mutable_value_info()})
+    for (onnx::ValueInfoProto& v : *list)
+      if (v.type().has_tensor_type() && !v.type().tensor_type().has_shape()) {
+        v.mutable_type()->mutable_tensor_type()->mutable_shape();
+        shapeless.push_back(&v);
+      }
+  try {
+    onnx::checker::check_model(model_);
+    for (onnx::ValueInfoProto* v : shapeless)
+      v->mutable_type()->mutable_tensor_type()->clear_shape();
+  } catch (const onnx::checker::ValidationError& e) {
+    for (onnx::ValueInfoProto* v : shapeless)
+      v->mutable_type()->mutable_tensor_type()->clear_shape();
+    std::string message = e.what();
+    // The node, as "... Name: conv OpType: QLinearConv" (in the context the checker
+    // appends, or in the message itself: "input 'x' of node: \nname: conv OpType: ...").
+    std::string where = "/graph";
+    const auto op = message.find(" OpType: ");
+    const auto name = op == std::string::npos ? op : message.rfind("ame: ", op);
+    if (name != std::string::npos) {
+      std::string type = message.substr(op + 9);
+      type = type.substr(0, type.find_first_of(" \n"));
+      where = "node '" + message.substr(name + 5, op - name - 5) + "' (" + type + ")";
+    }
+    const auto context = message.find("==> Context:");
+    if (context != std::string::npos) message.resize(context);
+    for (char& c : message)
+      if (c == '\n') c = ' ';
+    while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back())))
+      message.pop_back();
+    throw ConfigError(path_, where, "a model ONNX's checker accepts", message);
+  }
 }
 
 std::vector<int> Importer::data_slots(const onnx::NodeProto& n) {

@@ -56,6 +56,7 @@ class Importer {
  private:
   // ---- reading ------------------------------------------------------------
   void read_model();
+  void run_onnx_checker();  // throws ConfigError naming the node when it finds one
 
   // ---- graph inputs read as constants --------------------------------------
   // The inputs of a node that carry activations; every other input is a
@@ -91,6 +92,9 @@ class Importer {
   std::vector<int32_t> zero_points_of(const onnx::NodeProto& n, int i, int want_type,
                                       uint64_t per_channel) const;
 
+  // Attributes by name; one of another type than the reader's is an error at the node.
+  const onnx::AttributeProto* typed_attr(const onnx::NodeProto& n, const char* name, int type,
+                                         const char* type_text) const;
   int64_t int_attr(const onnx::NodeProto& n, const char* name, int64_t fallback) const;
   float float_attr(const onnx::NodeProto& n, const char* name, float fallback) const;
   std::vector<int64_t> ints_attr(const onnx::NodeProto& n, const char* name) const;

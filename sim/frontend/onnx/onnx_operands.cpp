@@ -33,6 +33,24 @@ const char* type_name(int t) {
       return "int32";
     case onnx::TensorProto_DataType_INT64:
       return "int64";
+    case onnx::TensorProto_DataType_INT16:
+      return "int16";
+    case onnx::TensorProto_DataType_UINT16:
+      return "uint16";
+    case onnx::TensorProto_DataType_UINT32:
+      return "uint32";
+    case onnx::TensorProto_DataType_UINT64:
+      return "uint64";
+    case onnx::TensorProto_DataType_FLOAT16:
+      return "float16";
+    case onnx::TensorProto_DataType_BFLOAT16:
+      return "bfloat16";
+    case onnx::TensorProto_DataType_DOUBLE:
+      return "float64";
+    case onnx::TensorProto_DataType_BOOL:
+      return "bool";
+    case onnx::TensorProto_DataType_STRING:
+      return "string";
     default:
       return "another type";
   }
@@ -90,6 +108,8 @@ std::vector<int32_t> Importer::zero_points_of(const onnx::NodeProto& n, int i, i
                                               uint64_t per_channel) const {
   if (i >= n.input_size() || n.input(i).empty()) return {0};
   const Constant& c = constant(n, i);
+  if (c.type != onnx::TensorProto_DataType_UINT8 && c.type != onnx::TensorProto_DataType_INT8)
+    fail(n, "input " + std::to_string(i) + " a uint8 or int8 zero point", type_name(c.type));
   if (c.type != want_type)
     fail(n, "input " + std::to_string(i) + " a " + type_name(want_type) + " zero point",
          type_name(c.type));
@@ -101,22 +121,32 @@ std::vector<int32_t> Importer::zero_points_of(const onnx::NodeProto& n, int i, i
   return zero_points;
 }
 
+const onnx::AttributeProto* Importer::typed_attr(const onnx::NodeProto& n, const char* name,
+                                                 int type, const char* type_text) const {
+  for (const auto& a : n.attribute()) {
+    if (a.name() != name) continue;
+    // A reader that took a.i() of a FLOAT attribute would use 0 in silence.
+    if (a.type() != type)
+      fail(n, std::string("attribute ") + name + " of type " + type_text,
+           onnx::AttributeProto_AttributeType_Name(a.type()));
+    return &a;
+  }
+  return nullptr;
+}
+
 int64_t Importer::int_attr(const onnx::NodeProto& n, const char* name, int64_t fallback) const {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.i();
-  return fallback;
+  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_INT, "INT");
+  return a ? a->i() : fallback;
 }
 
 float Importer::float_attr(const onnx::NodeProto& n, const char* name, float fallback) const {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.f();
-  return fallback;
+  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_FLOAT, "FLOAT");
+  return a ? a->f() : fallback;
 }
 
 std::vector<int64_t> Importer::ints_attr(const onnx::NodeProto& n, const char* name) const {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return {a.ints().begin(), a.ints().end()};
-  return {};
+  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_INTS, "INTS");
+  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
 }
 
 void Importer::require_attr_absent_or(const onnx::NodeProto& n, const char* name,
@@ -167,7 +197,10 @@ int Importer::activation_type(const Activation& a) {
 
 int Importer::type_of_zero_point_or(const onnx::NodeProto& n, int i, int fallback) const {
   if (i >= n.input_size() || n.input(i).empty()) return fallback;
-  return constant(n, i).type;
+  const int type = constant(n, i).type;
+  if (type != onnx::TensorProto_DataType_UINT8 && type != onnx::TensorProto_DataType_INT8)
+    fail(n, "input " + std::to_string(i) + " a uint8 or int8 zero point", type_name(type));
+  return type;
 }
 
 TensorQuant Importer::quantised_input(const onnx::NodeProto& n, int i) {
@@ -268,6 +301,7 @@ void Importer::conv_geometry(const onnx::NodeProto& n, LayerConfig& L, bool dila
   if (!dil.empty()) {
     L.general->dilation_h = positive(dil[0], "dilations");
     L.general->dilation_w = positive(dil[1], "dilations");
+    if (L.general->dilation_h == 0 || L.general->dilation_w == 0) fail(n, "dilations >= 1", "0");
   }
 }
 

@@ -1,0 +1,21 @@
+// Files written whole or not at all. Every file npusim writes for a user (reports,
+// .npy tensors, programs, traces, CSV and JUnit files) goes through here, so that
+// a full disk, a size limit or a crash never leaves a torn or empty file where an
+// earlier good one was: the bytes go to a temporary file beside the target, which
+// is renamed over it only once it is complete and closed.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace npusim {
+
+// Writes `bytes` to `path` (a file in an existing folder) through the temporary
+// `path.tmp.<pid>`. On failure the temporary is removed, `path` keeps what it held
+// before, and the std::runtime_error names `path` and the system's reason
+// ("No space left on device", "File too large", "Permission denied", ...).
+// `durable`: the bytes reach the disk (fsync) before the rename, for files a later
+// process trusts after a power loss (a sweep's results and point records).
+void write_file_atomically(const std::string& path, std::string_view bytes, bool durable = false);
+
+}  // namespace npusim
