@@ -110,6 +110,9 @@ NetworkConfig resolve_workload(const WorkloadOptions& options,
           "sequences; " +
           (options.workload.empty() ? std::string("the embedded ResNet-18") : options.workload) +
           " is not one (a JSON file with a \"decoder\" object, docs/transformers.md)");
+    // The file's own values are checked first: one the options replace is still an
+    // error in the file (it ran silently, and failed when run without the options).
+    read_decoder_shape(j, options.workload);
     if (options.prefill >= 0) j["decoder"]["prefill"] = options.prefill;
     if (options.decode >= 0) j["decoder"]["decode"] = options.decode;
     if (options.batch >= 0) j["decoder"]["batch"] = options.batch;

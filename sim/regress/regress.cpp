@@ -20,15 +20,9 @@ void write_text(const std::string& path, const std::string& text) {
   write_file_atomically(path, text);
 }
 
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
-}
+// A report or golden record: read as every input is (a duplicate key, a syntax error
+// with its line and column, too deep nesting are ConfigErrors naming the file).
+json read_json(const std::string& path) { return load_json_file(path); }
 
 // The last non-empty line of a log: usually the child's "error: ..." line.
 std::string last_log_line(const std::string& path) {

@@ -287,3 +287,23 @@ TEST_CASE("bad manifests and unknown case names are rejected with file and point
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.err, Catch::Contains("no case named \"y\""));
 }
+
+TEST_CASE(
+    "a golden record with a key twice is unusable, naming the file, the key and both lines (the "
+    "last one used to win)",
+    "[regress][robustness]") {
+  const std::string dir =
+      make_suite("dup-golden", manifest({case_json("twice", workload("hand_1x1"))}));
+  REQUIRE(run_cli("regress " + dir + " --bless").exit_code == 0);
+  const std::string golden = dir + "/goldens/twice.json";
+  std::string text = read_text_file(golden);
+  const std::size_t open = text.find('{');
+  REQUIRE(open != std::string::npos);
+  text.insert(open + 1, "\n  \"cycles\": 1,");  // a second "cycles" further down
+  std::ofstream(golden) << text;
+  const auto r = run_cli("regress " + dir);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("unusable golden") && Catch::Contains("twice.json") &&
+                        Catch::Contains("/cycles") && Catch::Contains("each key at most once"));
+}
