@@ -37,7 +37,8 @@ std::vector<std::string> files_under(const std::string& dir) {
 
 // `npusim ARGS` with the file size limited to `kib` KiB (SIGXFSZ ignored, so a
 // write past it fails with EFBIG as a full disk fails with ENOSPC): exit status and
-// standard error.
+// standard error. `ulimit -f` counts 512-byte blocks in POSIX shells (dash); bash
+// outside POSIX mode counts KiB, so callers leave room for twice the limit.
 npusim::test::CliResult run_with_file_limit(const std::string& args, int kib) {
   const std::string err = temp_dir() + "/limited.err";
   const std::string command = "sh -c \"trap '' XFSZ; ulimit -f " + std::to_string(kib * 2) +
@@ -122,13 +123,13 @@ TEST_CASE(
     "leaves the earlier file whole, with no temporary beside it",
     "[robustness]") {
   const std::string net = kSafetySource + "/configs/networks/tiny3.json";
-  // estimate --out: a second estimate on other hardware, unable to write 2 KiB.
+  // estimate --out: a second estimate on other hardware, unable to write 1 KiB (2 in bash).
   const std::string est = temp_dir() + "/limited-estimate";
   REQUIRE(run_cli("estimate " + net + " --out " + est).exit_code == 0);
   const std::string estimate = read_text_file(est + "/report.json");
   REQUIRE(estimate.size() > 2048);
   const auto e =
-      run_with_file_limit("estimate " + net + " --set cache.size_kib=64 --out " + est, 2);
+      run_with_file_limit("estimate " + net + " --set cache.size_kib=64 --out " + est, 1);
   CHECK(e.exit_code != 0);
   CHECK_THAT(e.err, Catch::Contains("report.json") && Catch::Contains("File too large"));
   CHECK(read_text_file(est + "/report.json") == estimate);
@@ -142,7 +143,7 @@ TEST_CASE(
   const std::string report = read_text_file(out + "/report.json");
   REQUIRE(report.size() > 4096);
   const auto r =
-      run_with_file_limit("run -q " + net + " --set scheduler.policy=strict --out " + out, 4);
+      run_with_file_limit("run -q " + net + " --set scheduler.policy=strict --out " + out, 1);
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.err, Catch::Contains("report.json") && Catch::Contains("File too large"));
   CHECK(read_text_file(out + "/report.json") == report);
@@ -154,11 +155,11 @@ TEST_CASE(
   REQUIRE(run_cli("compile " + net + " -o " + program).exit_code == 0);
   const std::string before = read_text_file(program);
   const auto c =
-      run_with_file_limit("compile " + net + " --set cache.size_kib=64 -o " + program, 4);
+      run_with_file_limit("compile " + net + " --set cache.size_kib=64 -o " + program, 1);
   CHECK(c.exit_code != 0);
   CHECK_THAT(c.err, Catch::Contains(program) && Catch::Contains("File too large"));
   CHECK(read_text_file(program) == before);
-  const auto fresh = run_with_file_limit("compile " + net + " -o " + program + ".new", 4);
+  const auto fresh = run_with_file_limit("compile " + net + " -o " + program + ".new", 1);
   CHECK(fresh.exit_code != 0);
   CHECK(!fs::exists(program + ".new"));
 }
