@@ -16,6 +16,7 @@
 #include "sim/cli/saved_tensor_names.h"
 #include "sim/cli/workload_options.h"
 #include "sim/config/json_reader.h"
+#include "sim/io/atomic_file.h"
 #include "sim/program/trace_io.h"
 #include "sim/report/chrome_trace.h"
 #include "sim/report/policy_comparison.h"

@@ -1,9 +1,9 @@
 #include "sim/cli/saved_tensor_names.h"
 
-#include <cstdio>
-#include <functional>
 #include <map>
 #include <stdexcept>
+
+#include "sim/config/content_hash.h"
 
 namespace npusim::cli {
 
@@ -14,9 +14,9 @@ std::string file_safe(const std::string& name) {
   if (out[0] == '.') out[0] = '_';
   constexpr std::size_t kMaxBytes = 200, kKeep = 180;  // file systems allow 255
   if (out.size() > kMaxBytes) {
-    char hash[20];
-    std::snprintf(hash, sizeof hash, "~%016zx", std::hash<std::string>{}(name));
-    out = out.substr(0, kKeep) + hash;
+    std::string hash = fnv1a64_hex(name);  // the same name on every build and machine
+    hash.insert(0, 16 - hash.size(), '0');
+    out = out.substr(0, kKeep) + "~" + hash;
   }
   return out;
 }

@@ -198,17 +198,6 @@ std::vector<std::string> input_files(const WorkloadOptions& options, const Netwo
   return files;
 }
 
-void refuse_to_overwrite(const std::string& option, const std::string& output,
-                         const std::vector<std::string>& inputs) {
-  if (output.empty() || output == "-") return;
-  for (const std::string& input : inputs) {
-    std::error_code ec;
-    if (!input.empty() && std::filesystem::equivalent(output, input, ec) && !ec)
-      throw std::runtime_error(option + " " + output + ": refusing to overwrite " + input +
-                               ", which this command reads; write the output elsewhere");
-  }
-}
-
 namespace {
 
 // A number parsed from `text`, or an error message for it.

@@ -60,11 +60,6 @@ WorkloadResolver program_workload_resolver(const std::string& program_path,
 std::vector<std::string> input_files(const WorkloadOptions& options, const NetworkConfig& net,
                                      const std::string& program_file = {});
 
-// Throws std::runtime_error when writing `output` (from option `option`, e.g.
-// "--trace") would replace one of `inputs` (the same file, or a link to it).
-void refuse_to_overwrite(const std::string& option, const std::string& output,
-                         const std::vector<std::string>& inputs);
-
 // Numeric option checks whose messages state the range in plain words (CLI11's
 // PositiveNumber prints the whole double range, 300 digits).
 CLI::Validator positive_number();

@@ -32,6 +32,12 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
   return out;
 }
 
+// A limit in a message: 100000 rather than json's 100000.0 for a whole number.
+std::string number_text(double v) {
+  if (std::fabs(v) < 9e15 && v == std::trunc(v)) return std::to_string(static_cast<int64_t>(v));
+  return json(v).dump();
+}
+
 std::string uint_range_text(uint64_t min, uint64_t max) {
   if (max == std::numeric_limits<uint64_t>::max()) {
     return "integer >= " + std::to_string(min);
@@ -218,12 +224,7 @@ double JsonReader::get_positive_number(const std::string& key, double max, doubl
     const auto v = value->get<double>();
     if (std::isnormal(v) && v > 0 && v <= max) return v;  // not a denormal
   }
-  // Print 100000 rather than json's 100000.0 when the limit is a whole number.
-  const bool whole = max == static_cast<double>(static_cast<uint64_t>(max));
-  fail(key,
-       "number > 0 and <= " +
-           (whole ? std::to_string(static_cast<uint64_t>(max)) : json(max).dump()),
-       describe_json(*value));
+  fail(key, "number > 0 and <= " + number_text(max), describe_json(*value));
 }
 
 double JsonReader::get_number(const std::string& key, double min, double max, double fallback) {
@@ -233,12 +234,7 @@ double JsonReader::get_number(const std::string& key, double min, double max, do
     const auto v = value->get<double>();
     if (v >= min && v <= max) return v;
   }
-  // 100000 rather than json's 100000.0 for a whole number.
-  const auto text = [](double v) {
-    return v == static_cast<double>(static_cast<int64_t>(v)) ? std::to_string(int64_t(v))
-                                                             : json(v).dump();
-  };
-  fail(key, "a number from " + text(min) + " to " + text(max), describe_json(*value));
+  fail(key, "a number from " + number_text(min) + " to " + number_text(max), describe_json(*value));
 }
 
 bool JsonReader::get_bool(const std::string& key, bool fallback) {

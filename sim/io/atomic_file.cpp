@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace npusim {
@@ -44,6 +45,17 @@ void write_file_atomically(const std::string& path, std::string_view bytes, bool
   // close() reports what a network or quota-limited file system defers to it.
   if (::close(fd) != 0) fail(path, "write", errno, tmp);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) fail(path, "replace", errno, tmp);
+}
+
+void refuse_to_overwrite(const std::string& option, const std::string& output,
+                         const std::vector<std::string>& inputs) {
+  if (output.empty() || output == "-") return;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (!input.empty() && std::filesystem::equivalent(output, input, ec) && !ec)
+      throw std::runtime_error(option + " " + output + ": refusing to overwrite " + input +
+                               ", which this command reads; write the output elsewhere");
+  }
 }
 
 }  // namespace npusim

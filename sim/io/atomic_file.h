@@ -1,12 +1,13 @@
-// Files written whole or not at all. Every file npusim writes for a user (reports,
-// .npy tensors, programs, traces, CSV and JUnit files) goes through here, so that
-// a full disk, a size limit or a crash never leaves a torn or empty file where an
-// earlier good one was: the bytes go to a temporary file beside the target, which
-// is renamed over it only once it is complete and closed.
+// Files written whole or not at all, and never over an input. Every file npusim
+// writes for a user (reports, .npy tensors, programs, traces, CSV and JUnit files)
+// goes through here, so that a full disk, a size limit or a crash never leaves a
+// torn or empty file where an earlier good one was: the bytes go to a temporary file
+// beside the target, which is renamed over it only once it is complete and closed.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace npusim {
 
@@ -17,5 +18,11 @@ namespace npusim {
 // `durable`: the bytes reach the disk (fsync) before the rename, for files a later
 // process trusts after a power loss (a sweep's results and point records).
 void write_file_atomically(const std::string& path, std::string_view bytes, bool durable = false);
+
+// Throws std::runtime_error when writing `output` (from option `option`, e.g.
+// "--trace") would replace one of `inputs` (the same file, or a link to it). An
+// empty `output` or "-" (standard output) and empty inputs are skipped.
+void refuse_to_overwrite(const std::string& option, const std::string& output,
+                         const std::vector<std::string>& inputs);
 
 }  // namespace npusim

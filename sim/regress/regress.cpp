@@ -20,10 +20,6 @@ void write_text(const std::string& path, const std::string& text) {
   write_file_atomically(path, text);
 }
 
-// A report or golden record: read as every input is (a duplicate key, a syntax error
-// with its line and column, too deep nesting are ConfigErrors naming the file).
-json read_json(const std::string& path) { return load_json_file(path); }
-
 // The last non-empty line of a log: usually the child's "error: ..." line.
 std::string last_log_line(const std::string& path) {
   std::ifstream in(path);
@@ -59,7 +55,7 @@ void evaluate(const Suite& suite, const JobResult& job, CaseResult& r) {
     return;
   }
   try {
-    r.record = golden_from_report(r.spec.name, read_json(r.dir + "/run/report.json"));
+    r.record = golden_from_report(r.spec.name, load_json_file(r.dir + "/run/report.json"));
   } catch (const std::exception& e) {
     r.message = std::string("unusable report: ") + e.what();
     return;
@@ -72,7 +68,7 @@ void evaluate(const Suite& suite, const JobResult& job, CaseResult& r) {
     return;
   }
   try {
-    r.changes = compare_golden(read_json(golden_path), r.record, r.spec.tolerance);
+    r.changes = compare_golden(load_json_file(golden_path), r.record, r.spec.tolerance);
   } catch (const std::exception& e) {
     r.message = std::string("unusable golden: ") + e.what();
     return;
@@ -123,10 +119,7 @@ void check_junit_target(const Options& o, const Suite& suite) {
   if (o.junit.empty()) return;
   if (fs::is_directory(o.junit))
     throw std::runtime_error("--junit " + o.junit + ": a folder; name the XML file to write");
-  for (const std::string& input : suite_inputs(suite))
-    if (same_file(o.junit, input))
-      throw std::runtime_error("--junit " + o.junit + ": refusing to overwrite " + input +
-                               ", which this suite reads; write the report elsewhere");
+  refuse_to_overwrite("--junit", o.junit, suite_inputs(suite));
 }
 
 std::string results_dir(const Options& o, const Suite& suite) {

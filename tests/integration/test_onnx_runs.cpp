@@ -22,16 +22,6 @@ namespace {
 
 const std::string kOnnxRunsRoot = NPUSIM_SOURCE_DIR;
 
-// Writes the named models into a fresh folder; "" when python3-onnx is missing.
-std::string generate(const std::string& names) {
-  if (std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) return "";
-  const std::string dir = test::temp_dir() + "/onnx";
-  const std::string cmd =
-      kOnnxRunsRoot + "/tools/gen-onnx-models " + dir + " " + names + " > /dev/null";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  return dir;
-}
-
 // tools/ort-compare MODEL ARGS with this build's npusim: its exit status (as
 // std::system returns it) and everything it printed.
 struct OrtComparison {
@@ -66,7 +56,7 @@ std::string npy_header(const std::string& path) {
 
 TEST_CASE("onnx: the operator model runs bit-exact and writes outputs in ONNX dtype and shape",
           "[onnx]") {
-  const std::string dir = generate("ops qdq_boundary");
+  const std::string dir = test::generate_onnx_models("ops qdq_boundary");
   if (dir.empty()) {
     WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
     return;
@@ -105,7 +95,7 @@ TEST_CASE(
     "onnx: --input feeds a graph input from .npy, others are said to be seeded, and a wrong name "
     "is an error",
     "[onnx]") {
-  const std::string dir = generate("ops");
+  const std::string dir = test::generate_onnx_models("ops");
   if (dir.empty()) {
     WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
     return;
@@ -135,8 +125,8 @@ TEST_CASE(
     "onnx: the operator model, Relu/Clip nodes, an int8 MatMulInteger with no zero point, "
     "NHWC Transposes and MobileNetV2 equal ONNX Runtime bit for bit",
     "[onnx]") {
-  const std::string dir =
-      generate("ops relu_clip torch_reshape s8_defaults transpose_layouts mobilenet_v2");
+  const std::string dir = test::generate_onnx_models(
+      "ops relu_clip torch_reshape s8_defaults transpose_layouts mobilenet_v2");
   if (dir.empty() || !have_ort()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
@@ -152,7 +142,7 @@ TEST_CASE(
 
 TEST_CASE("onnx: QDQ HardSwish, HardSigmoid and Sigmoid after a conv equal ONNX Runtime's bits",
           "[onnx]") {
-  const std::string dir = generate("activations_qdq");
+  const std::string dir = test::generate_onnx_models("activations_qdq");
   if (dir.empty() || !have_ort()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
@@ -170,7 +160,7 @@ TEST_CASE("onnx: QDQ HardSwish, HardSigmoid and Sigmoid after a conv equal ONNX 
 
 TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's fused kernels",
           "[onnx]") {
-  const std::string dir = generate("ops_qdq mobilenet_v2_qdq");
+  const std::string dir = test::generate_onnx_models("ops_qdq mobilenet_v2_qdq");
   if (dir.empty() || !have_ort()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
@@ -192,7 +182,7 @@ TEST_CASE(
     "onnx: MobileNetV2 (QDQ) on a 32 KiB cache, operators cut into column pieces, equals ONNX "
     "Runtime's fused kernels",
     "[onnx][column_pieces]") {
-  const std::string dir = generate("mobilenet_v2_qdq");
+  const std::string dir = test::generate_onnx_models("mobilenet_v2_qdq");
   if (dir.empty() || !have_ort()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
@@ -212,7 +202,7 @@ TEST_CASE(
 TEST_CASE(
     "onnx: a model is a sweep workload (hardware varied, each point checked) and a regress case",
     "[onnx][sweep]") {
-  const std::string dir = generate("relu_clip");
+  const std::string dir = test::generate_onnx_models("relu_clip");
   if (dir.empty()) {
     WARN("SKIPPED: needs python3-onnx (tools/install-deps --onnx)");
     return;
@@ -280,7 +270,7 @@ TEST_CASE(
   WARN("SKIPPED: a Release-build test (sanitizer builds run the smaller ONNX models)");
   return;
 #endif
-  const std::string dir = generate("resnet50 resnet50_qdq");
+  const std::string dir = test::generate_onnx_models("resnet50 resnet50_qdq");
   if (dir.empty() || !have_ort()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;

@@ -73,6 +73,14 @@ struct OnnxModelBuilder {
     for (auto& o : out) n->add_output(o);
     return n;
   }
+  // An INTS attribute (strides, pads, perm, ...) on `n`.
+  static void ints_attribute(onnx::NodeProto* n, const std::string& name,
+                             const std::vector<int64_t>& values) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_INTS);
+    for (int64_t v : values) a->add_ints(v);
+  }
   std::string save(const std::string& file) const {
     const std::string path = temp_dir() + "/" + file;
     std::ofstream f(path, std::ios::binary);

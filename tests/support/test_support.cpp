@@ -77,6 +77,15 @@ std::string read_text_file(const std::string& path) {
   return s.str();
 }
 
+std::string generate_onnx_models(const std::string& names) {
+  if (std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) return "";
+  const std::string dir = temp_dir() + "/onnx";
+  const std::string cmd = std::string(NPUSIM_SOURCE_DIR) + "/tools/gen-onnx-models " + dir + " " +
+                          names + " > /dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return dir;
+}
+
 CliResult run_cli(const std::string& args) {
   const std::string out = temp_dir() + "/cli.out", err = temp_dir() + "/cli.err";
   const std::string command =

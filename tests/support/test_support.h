@@ -55,6 +55,11 @@ std::string read_text_file(const std::string& path);
 std::vector<nlohmann::json> read_json_lines(const std::string& path);
 std::string write_json_lines(const std::string& name, const std::vector<nlohmann::json>& lines);
 
+// tools/gen-onnx-models OUT NAMES into a fresh folder under the test temp folder;
+// returns the folder, or "" when /usr/bin/python3 lacks python3-onnx or numpy (the
+// caller skips). The generator failing is a test failure.
+std::string generate_onnx_models(const std::string& names);
+
 // Runs the CLI with --out into a temp folder and returns report.json.
 nlohmann::json run_report(const std::string& args);
 

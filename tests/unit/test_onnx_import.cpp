@@ -38,10 +38,7 @@ ModelBuilder conv_model() {
   m.ints("b", onnx::TensorProto_DataType_INT32, {3}, {5, -6, 7});
   auto* n =
       m.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"}, {"y"}, "conv");
-  auto* pads = n->add_attribute();
-  pads->set_name("pads");
-  pads->set_type(onnx::AttributeProto_AttributeType_INTS);
-  for (int p : {1, 0, 1, 2}) pads->add_ints(p);
+  ModelBuilder::ints_attribute(n, "pads", {1, 0, 1, 2});
   m.output("y");
   return m;
 }
@@ -192,16 +189,10 @@ TEST_CASE("onnx: Transposes at an NHWC input and to an NHWC output become layout
   dims->mutable_dim(2)->set_dim_value(3);
   dims->mutable_dim(3)->set_dim_value(2);
   auto* in = m.node("Transpose", {"x_nhwc"}, {"x"}, "to_nchw");
-  auto* perm = in->add_attribute();
-  perm->set_name("perm");
-  perm->set_type(onnx::AttributeProto_AttributeType_INTS);
-  for (int p : {0, 3, 1, 2}) perm->add_ints(p);
+  ModelBuilder::ints_attribute(in, "perm", {0, 3, 1, 2});
   m.g->mutable_node()->SwapElements(0, 1);  // the Transpose first
   auto* out = m.node("Transpose", {"y"}, {"y_nhwc"}, "to_nhwc");
-  auto* perm2 = out->add_attribute();
-  perm2->set_name("perm");
-  perm2->set_type(onnx::AttributeProto_AttributeType_INTS);
-  for (int p : {0, 2, 3, 1}) perm2->add_ints(p);
+  ModelBuilder::ints_attribute(out, "perm", {0, 2, 3, 1});
   m.output("y_nhwc");
   const OnnxModel model = import_onnx(m.save("transposes.onnx"), {});
   REQUIRE(model.network.layers.size() == 1);  // the conv only
@@ -242,11 +233,7 @@ TEST_CASE(
     "[onnx][robustness]") {
   // strides [0, 0]: libonnx's shape inference divided by them (SIGFPE).
   ModelBuilder strides = conv_model();
-  auto* s = strides.g->mutable_node(0)->add_attribute();
-  s->set_name("strides");
-  s->set_type(onnx::AttributeProto_AttributeType_INTS);
-  s->add_ints(0);
-  s->add_ints(0);
+  ModelBuilder::ints_attribute(strides.g->mutable_node(0), "strides", {0, 0});
   ConfigError e = test::config_error_from([&] { import_onnx(strides.save("s0.onnx"), {}); });
   CHECK(e.pointer() == "node 'conv' (QLinearConv)");
   CHECK(e.expected() == "strides >= 1");
@@ -274,11 +261,7 @@ TEST_CASE(
 
   // dilations 0 were taken as given.
   ModelBuilder dil = conv_model();
-  auto* d = dil.g->mutable_node(0)->add_attribute();
-  d->set_name("dilations");
-  d->set_type(onnx::AttributeProto_AttributeType_INTS);
-  d->add_ints(0);
-  d->add_ints(1);
+  ModelBuilder::ints_attribute(dil.g->mutable_node(0), "dilations", {0, 1});
   e = test::config_error_from([&] { import_onnx(dil.save("d0.onnx"), {}); });
   CHECK(e.expected() == "dilations >= 1");
 }

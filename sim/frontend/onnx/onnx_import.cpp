@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -116,14 +115,14 @@ void Importer::run_onnx_checker() {
         v.mutable_type()->mutable_tensor_type()->mutable_shape();
         shapeless.push_back(&v);
       }
+  std::string message;
   try {
     onnx::checker::check_model(model_);
-    for (onnx::ValueInfoProto* v : shapeless)
-      v->mutable_type()->mutable_tensor_type()->clear_shape();
   } catch (const onnx::checker::ValidationError& e) {
-    for (onnx::ValueInfoProto* v : shapeless)
-      v->mutable_type()->mutable_tensor_type()->clear_shape();
-    std::string message = e.what();
+    message = e.what();
+  }
+  for (onnx::ValueInfoProto* v : shapeless) v->mutable_type()->mutable_tensor_type()->clear_shape();
+  if (!message.empty()) {
     // The node, as "... Name: conv OpType: QLinearConv" (in the context the checker
     // appends, or in the message itself: "input 'x' of node: \nname: conv OpType: ...").
     std::string where = "/graph";

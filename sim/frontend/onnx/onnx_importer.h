@@ -93,8 +93,8 @@ class Importer {
                                       uint64_t per_channel) const;
 
   // Attributes by name; one of another type than the reader's is an error at the node.
-  const onnx::AttributeProto* typed_attr(const onnx::NodeProto& n, const char* name, int type,
-                                         const char* type_text) const;
+  const onnx::AttributeProto* typed_attr(const onnx::NodeProto& n, const char* name,
+                                         onnx::AttributeProto_AttributeType type) const;
   int64_t int_attr(const onnx::NodeProto& n, const char* name, int64_t fallback) const;
   float float_attr(const onnx::NodeProto& n, const char* name, float fallback) const;
   std::vector<int64_t> ints_attr(const onnx::NodeProto& n, const char* name) const;

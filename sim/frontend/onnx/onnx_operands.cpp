@@ -122,12 +122,14 @@ std::vector<int32_t> Importer::zero_points_of(const onnx::NodeProto& n, int i, i
 }
 
 const onnx::AttributeProto* Importer::typed_attr(const onnx::NodeProto& n, const char* name,
-                                                 int type, const char* type_text) const {
+                                                 onnx::AttributeProto_AttributeType type) const {
   for (const auto& a : n.attribute()) {
     if (a.name() != name) continue;
     // A reader that took a.i() of a FLOAT attribute would use 0 in silence.
     if (a.type() != type)
-      fail(n, std::string("attribute ") + name + " of type " + type_text,
+      fail(n,
+           std::string("attribute ") + name + " of type " +
+               onnx::AttributeProto_AttributeType_Name(type),
            onnx::AttributeProto_AttributeType_Name(a.type()));
     return &a;
   }
@@ -135,17 +137,17 @@ const onnx::AttributeProto* Importer::typed_attr(const onnx::NodeProto& n, const
 }
 
 int64_t Importer::int_attr(const onnx::NodeProto& n, const char* name, int64_t fallback) const {
-  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_INT, "INT");
+  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_INT);
   return a ? a->i() : fallback;
 }
 
 float Importer::float_attr(const onnx::NodeProto& n, const char* name, float fallback) const {
-  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_FLOAT, "FLOAT");
+  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_FLOAT);
   return a ? a->f() : fallback;
 }
 
 std::vector<int64_t> Importer::ints_attr(const onnx::NodeProto& n, const char* name) const {
-  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_INTS, "INTS");
+  const auto* a = typed_attr(n, name, onnx::AttributeProto_AttributeType_INTS);
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
 }
 
@@ -197,10 +199,7 @@ int Importer::activation_type(const Activation& a) {
 
 int Importer::type_of_zero_point_or(const onnx::NodeProto& n, int i, int fallback) const {
   if (i >= n.input_size() || n.input(i).empty()) return fallback;
-  const int type = constant(n, i).type;
-  if (type != onnx::TensorProto_DataType_UINT8 && type != onnx::TensorProto_DataType_INT8)
-    fail(n, "input " + std::to_string(i) + " a uint8 or int8 zero point", type_name(type));
-  return type;
+  return constant(n, i).type;
 }
 
 TensorQuant Importer::quantised_input(const onnx::NodeProto& n, int i) {
