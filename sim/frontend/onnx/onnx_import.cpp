@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "sim/config/config_error.h"
+#include "sim/frontend/onnx/exporter_idioms.h"
 #include "sim/frontend/onnx/onnx_constants.h"
 #include "sim/frontend/onnx/onnx_importer.h"
 #include "sim/frontend/onnx/onnx_shapes.h"
@@ -30,13 +31,17 @@ OnnxModel Importer::run() {
   read_model();
   run_onnx_checker();
   const std::map<std::string, std::vector<int64_t>> stated = stated_shapes(model_);
-  // Each tensor's producer as the model names it, for messages (the QDQ
-  // lowering renames nodes).
-  std::map<std::string, std::string> producers;
-  for (const onnx::NodeProto& n : model_.graph().node())
+  float_model_ = true;
+  for (const onnx::NodeProto& n : model_.graph().node()) {
     for (const std::string& out : n.output())
-      producers[out] = "node '" + n.name() + "' (" + n.op_type() + ")";
-  hoist_constant_nodes(*model_.mutable_graph());  // Constant / Identity -> initialisers
+      producers_[out] = "node '" + n.name() + "' (" + n.op_type() + ")";
+    if (n.op_type().find("Quant") != std::string::npos ||
+        n.op_type().find("QLinear") != std::string::npos ||
+        n.op_type().find("Integer") != std::string::npos || n.op_type() == "QGemm")
+      float_model_ = false;
+  }
+  hoist_constant_nodes(*model_.mutable_graph());     // Constant / Identity -> initialisers
+  rewrite_exporter_idioms(*model_.mutable_graph());  // identity Casts, ...
   lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
   const onnx::GraphProto& g = model_.graph();
   for (const onnx::TensorProto& t : g.initializer())
@@ -56,7 +61,7 @@ OnnxModel Importer::run() {
   for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i);
   for (const auto& [name, file] : input_files_)
     if (!constant_uses.count(name)) load_input_file(name, file);
-  check_stated_shapes(stated, producers);
+  check_stated_shapes(stated, producers_);
   for (const onnx::ValueInfoProto& v : g.output()) declare_output(v.name());
   out_.network.name = g.name().empty() ? "onnx_model" : g.name();
   out_.network.graph_json = nlohmann_placeholder();
@@ -382,6 +387,14 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if (op == "Relu" || op == "Clip") return import_relu_clip(n);
   if (op == "QuantizeLinear") return import_quantize(n);
   if (op == "DequantizeLinear") return import_dequantize(n);
+  if (float_model_)
+    fail(n,
+         "a quantised model (QDQ or QOperator form): npusim simulates 8-bit integer "
+         "inference. Quantise the model first, e.g. with PyTorch's post-training quantisation "
+         "before torch.onnx.export (tools/gen-torch-zoo does this for torchvision models) or "
+         "ONNX Runtime's quantize_static (docs/onnx.md#float-models)",
+         "a float model (no QuantizeLinear, DequantizeLinear or integer operator); its " + op +
+             " is float");
   fail(n,
        "a supported operator: QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, QGemm, "
        "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearConcat, "
@@ -418,6 +431,9 @@ void Importer::declare_output(const std::string& name) {
                         "a view with the heads before the tokens");
     o.nhwc = true;
     for (int64_t d : onnx_dims(a)) o.shape.push_back(uint32_t(d));
+  } else if (a.flat) {  // [N, C]: with H = W = 1 both orders are one
+    o.nhwc = true;
+    o.shape = {a.N, a.C};
   }
   out_.outputs.push_back(o);
   out_.network.outputs.push_back(o.tensor);

@@ -213,6 +213,10 @@ class Importer {
   onnx::ModelProto model_;
   std::map<std::string, Constant> constants_;
   std::map<std::string, Activation> activations_;
+  // Each tensor's producer in the model as read, "node 'NAME' (OP)", for messages
+  // (the idiom rewrites and the QDQ lowering replace nodes).
+  std::map<std::string, std::string> producers_;
+  bool float_model_ = false;            // no QuantizeLinear, DequantizeLinear or integer operator
   std::map<std::string, int> readers_;  // per tensor: node inputs and graph outputs reading it
   int64_t opset_ = 0;                   // of the default domain
   std::map<std::string, OnnxOutput> dequantized_;

@@ -291,7 +291,8 @@ void Importer::import_dequantize(const onnx::NodeProto& n) {
   if (a.source.op < 0) fail(n, "a DequantizeLinear of a computed tensor", "one of a graph input");
   OnnxOutput o;
   o.name = n.output(0);
-  o.tensor = input(n, 0);
+  // The operator's own tensor: a Flatten or Reshape view of it has another name.
+  o.tensor = out_.network.tensor_names[size_t(a.source.op)];
   o.dequantize = true;
   o.scale = scale_of(n, 1);
   o.zero_point = zero_points_of(
@@ -302,6 +303,9 @@ void Importer::import_dequantize(const onnx::NodeProto& n) {
            "a view with the heads before the tokens");
     o.nhwc = true;
     for (int64_t d : onnx_dims(a)) o.shape.push_back(uint32_t(d));
+  } else if (a.flat) {  // [N, C]: with H = W = 1 both orders are one
+    o.nhwc = true;
+    o.shape = {a.N, a.C};
   }
   dequantized_[o.name] = o;
 }

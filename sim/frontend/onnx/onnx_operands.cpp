@@ -165,6 +165,14 @@ Activation& Importer::activation(const onnx::NodeProto& n, int i) {
     if (constants_.count(name))
       fail(n, "input " + std::to_string(i) + " (\"" + name + "\") a tensor computed by the graph",
            "an initialiser (constant activations are not supported)");
+    const auto producer = producers_.find(name);
+    if (producer != producers_.end())
+      fail(n,
+           "input " + std::to_string(i) + " (\"" + name +
+               "\") a tensor the simulator computes: in QDQ form a float tensor exists only "
+               "between DequantizeLinear and a QuantizeLinear that an operator fuses "
+               "(docs/onnx.md#qdq-form)",
+           "the float output of " + producer->second + ", which no QDQ pattern covers");
     fail(n,
          "input " + std::to_string(i) + " (\"" + name +
              "\") produced by an earlier node or a graph input",

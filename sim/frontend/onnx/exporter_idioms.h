@@ -1,0 +1,23 @@
+// What framework exporters write around quantised tensors, rewritten into the
+// plain QDQ form the lowering (qdq_lowering.h) fuses. Runs after Constant nodes
+// are hoisted to initialisers and before the lowering (docs/onnx.md#exporter-idioms):
+//  - an identity Cast of a quantised tensor (torch.onnx writes QuantizeLinear ->
+//    Cast(to=uint8) -> DequantizeLinear for every activation) is removed, its
+//    readers reading the Cast's input;
+//  - DequantizeLinear -> Flatten (Reshape, Squeeze, Unsqueeze, Transpose) ->
+//    QuantizeLinear becomes the reshape of the quantised tensor, after a
+//    requantisation when the two scales or zero points differ;
+//  - DequantizeLinear -> Pad (constant 0 on H and W) -> AveragePool becomes one
+//    AveragePool with those pads and count_include_pad 1;
+//  - x * HardSigmoid(x) with alpha 1/6 and beta 1/2 becomes HardSwish(x).
+// Nodes outside these idioms are left as they are.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+namespace npusim {
+
+// Rewrites `graph` in place; returns how many nodes it removed or replaced.
+int rewrite_exporter_idioms(onnx::GraphProto& graph);
+
+}  // namespace npusim

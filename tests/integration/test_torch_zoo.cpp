@@ -1,0 +1,169 @@
+// torchvision models quantised by PyTorch's own post-training quantisation and
+// exported by torch.onnx (tools/gen-torch-zoo), as a user brings them: each
+// runs, functional and timing-only, and equals ONNX Runtime's optimised output
+// bit for bit (tools/ort-compare). What they carry that the project's own
+// quantiser never writes (identity Casts, Flatten between DequantizeLinear and
+// QuantizeLinear, Pad before AveragePool, hardswish as x * HardSigmoid(x)) is
+// rewritten by sim/frontend/onnx/exporter_idioms. Skipped where python3-torch,
+// python3-torchvision, python3-onnx or onnxruntime-node is missing.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/onnx_model_builder.h"
+#include "tests/support/test_support.h"
+
+namespace {
+
+const std::string kZooRoot = NPUSIM_SOURCE_DIR;
+
+bool have_torch_and_ort() {
+  return std::system("/usr/bin/python3 -c 'import torch, torchvision, onnx' > /dev/null 2>&1") ==
+             0 &&
+         std::filesystem::exists(kZooRoot + "/tools/ort/node_modules/onnxruntime-node") &&
+         std::system("node --version > /dev/null 2>&1") == 0;
+}
+
+// tools/gen-torch-zoo DIR MODELS; "" when it fails.
+std::string export_zoo(const std::string& models) {
+  const std::string dir = npusim::test::temp_dir() + "/zoo";
+  const std::string cmd =
+      kZooRoot + "/tools/gen-torch-zoo " + dir + " " + models + " > /dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0 ? dir : "";
+}
+
+// tools/ort-compare MODEL --levels all with this build: exit status and text.
+std::pair<int, std::string> zoo_ort_compare(const std::string& model) {
+  const std::string out = npusim::test::temp_dir() + "/zoo-compare.txt";
+  const std::string cmd = kZooRoot + "/tools/ort-compare " + model + " --levels all --npusim " +
+                          NPUSIM_BINARY + " > " + out + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  return {status, npusim::test::read_text_file(out)};
+}
+
+// Each model equals ONNX Runtime, and its timing-only run times every node the
+// functional run does.
+void check_models(const std::string& models) {
+  const std::string dir = export_zoo(models);
+  REQUIRE(!dir.empty());
+  std::istringstream names(models);
+  for (std::string name; names >> name;) {
+    const std::string path = dir + "/" + name + ".onnx";
+    const auto [status, text] = zoo_ort_compare(path);
+    INFO(name << "\n" << text);
+    CHECK(status == 0);
+    CHECK_THAT(text, Catch::Contains("[all] logits float32 [1, 1000]: bit-exact (1000 values)"));
+    const nlohmann::json functional = npusim::test::run_report("run " + path + " -q");
+    const nlohmann::json timing = npusim::test::run_report("run " + path + " -q --timing-only");
+    CHECK(timing["layers"].size() == functional["layers"].size());
+    CHECK(timing["totals"]["cycles"] == functional["totals"]["cycles"]);
+    CHECK(timing["totals"]["cycles"].get<uint64_t>() > 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "torch zoo: PyTorch-quantised ResNet-18, MobileNetV2, GoogLeNet (eager) and ResNet-18 (FX) "
+    "as torch.onnx exports them equal ONNX Runtime bit for bit",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) {
+    WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
+    return;
+  }
+  check_models("resnet18 mobilenet_v2 googlenet fx_resnet18");
+}
+
+TEST_CASE(
+    "torch zoo: PyTorch-quantised ResNet-50, Inception-v3 and ResNeXt-101 32x8d as torch.onnx "
+    "exports them equal ONNX Runtime bit for bit",
+    "[onnx][torch][slow]") {
+  if (!have_torch_and_ort()) {
+    WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
+    return;
+  }
+  check_models("resnet50 inception_v3 resnext101_32x8d");
+}
+
+TEST_CASE(
+    "torch zoo: a squeeze-excitation Mul (MobileNetV3 FX) is refused naming the node, and a "
+    "float model is told to quantise",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) {
+    WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
+    return;
+  }
+  const std::string dir = export_zoo("fx_mobilenet_v3_small");
+  REQUIRE(!dir.empty());
+  const npusim::test::CliResult se =
+      npusim::test::run_cli("run " + dir + "/fx_mobilenet_v3_small.onnx --timing-only");
+  CHECK(se.exit_code == 2);
+  CHECK_THAT(se.err, Catch::Contains("fx_mobilenet_v3_small.onnx: at node '") &&
+                         Catch::Contains("' (Mul): expected a supported operator"));
+
+  const std::string float_model = dir + "/float_resnet18.onnx";
+  const std::string cmd =
+      "/usr/bin/python3 -c \"import torch, torchvision; torch.manual_seed(0); "
+      "torch.onnx.export(torchvision.models.resnet18(weights=None).eval(), "
+      "torch.zeros(1, 3, 32, 32), '" +
+      float_model + "', opset_version=13)\" > /dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const npusim::test::CliResult f = npusim::test::run_cli("run " + float_model);
+  CHECK(f.exit_code == 2);
+  CHECK_THAT(f.err, Catch::Contains("at node '/conv1/Conv' (Conv): expected a quantised model") &&
+                        Catch::Contains("Quantise the model first") &&
+                        Catch::Contains("found a float model"));
+}
+
+TEST_CASE(
+    "exporter idioms end to end: Pad before an AveragePool (asymmetric, on a 5x7 map) and a "
+    "Flatten that requantises equal ONNX Runtime bit for bit",
+    "[onnx]") {
+  if (!std::filesystem::exists(kZooRoot + "/tools/ort/node_modules/onnxruntime-node") ||
+      std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
+    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  using Builder = npusim::test::OnnxModelBuilder;
+  constexpr int kU8 = onnx::TensorProto_DataType_UINT8;
+  Builder m;
+  m.input("x", onnx::TensorProto_DataType_FLOAT, {1, 6, 5, 7});
+  m.output("y", onnx::TensorProto_DataType_FLOAT);
+  const auto quant = [&](const std::string& name, float s, int z) {
+    m.scalar_float(name + "_s", s);
+    m.ints(name + "_z", kU8, {}, {z});
+  };
+  quant("in", 0.02f, 128), quant("pool", 0.013f, 120), quant("gap", 0.011f, 125);
+  quant("flat", 0.004f, 60);
+  m.node("QuantizeLinear", {"x", "in_s", "in_z"}, {"xq"}, "quant");
+  m.node("DequantizeLinear", {"xq", "in_s", "in_z"}, {"xd"}, "dq");
+  auto* pads = m.g->add_initializer();
+  pads->set_name("pads");
+  pads->set_data_type(onnx::TensorProto_DataType_INT64);
+  pads->add_dims(8);
+  for (int64_t p : {0, 0, 1, 0, 0, 0, 0, 1}) pads->add_int64_data(p);  // top 1, right 1
+  m.node("Pad", {"xd", "pads"}, {"padded"}, "pad");
+  auto* pool = m.node("AveragePool", {"padded"}, {"pooled"}, "pool");
+  Builder::ints_attribute(pool, "kernel_shape", {3, 2});
+  m.node("QuantizeLinear", {"pooled", "pool_s", "pool_z"}, {"pq"}, "pool_q");
+  m.node("DequantizeLinear", {"pq", "pool_s", "pool_z"}, {"pd"}, "pool_dq");
+  m.node("GlobalAveragePool", {"pd"}, {"g"}, "gap");
+  m.node("QuantizeLinear", {"g", "gap_s", "gap_z"}, {"gq"}, "gap_q");
+  m.node("DequantizeLinear", {"gq", "gap_s", "gap_z"}, {"gd"}, "gap_dq");
+  m.node("Flatten", {"gd"}, {"f"}, "flatten");
+  m.node("QuantizeLinear", {"f", "flat_s", "flat_z"}, {"fq"}, "flat_q");  // a new scale
+  m.node("DequantizeLinear", {"fq", "flat_s", "flat_z"}, {"y"}, "out");
+  const std::string path = m.save("idioms.onnx");
+  const auto [status, text] = zoo_ort_compare(path);
+  INFO(text);
+  CHECK(status == 0);
+  CHECK_THAT(text, Catch::Contains("[all] y float32 [1, 6]: bit-exact (6 values)"));
+  // The pool is one operator with the pads; the requantisation is its own.
+  const nlohmann::json report = npusim::test::run_report("run " + path + " -q");
+  REQUIRE(report["layers"].size() == 3);
+  CHECK(report["layers"][0]["shape"]["source_op"] == "AveragePool(QDQ)");
+  CHECK(report["layers"][2]["shape"]["source_op"] == "Requantize(QDQ)");
+}
