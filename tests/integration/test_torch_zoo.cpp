@@ -69,7 +69,7 @@ void check_models(const std::string& models) {
 TEST_CASE(
     "torch zoo: PyTorch-quantised ResNet-18, MobileNetV2, GoogLeNet (eager) and ResNet-18 (FX) "
     "as torch.onnx exports them equal ONNX Runtime bit for bit",
-    "[onnx][torch]") {
+    "[onnx][torch][heavy]") {
   if (!have_torch_and_ort()) {
     WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
     return;
