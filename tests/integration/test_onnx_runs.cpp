@@ -22,28 +22,6 @@ namespace {
 
 const std::string kOnnxRunsRoot = NPUSIM_SOURCE_DIR;
 
-// tools/ort-compare MODEL ARGS with this build's npusim: its exit status (as
-// std::system returns it) and everything it printed.
-struct OrtComparison {
-  int status = 0;
-  std::string text;
-};
-OrtComparison ort_compare(const std::string& model, const std::string& args) {
-  const std::string out = test::temp_dir() + "/ort-compare.txt";
-  const std::string cmd = kOnnxRunsRoot + "/tools/ort-compare " + model + " " + args +
-                          " --npusim " + NPUSIM_BINARY + " > " + out + " 2>&1";
-  OrtComparison c;
-  c.status = std::system(cmd.c_str());
-  std::ifstream f(out);
-  c.text.assign(std::istreambuf_iterator<char>(f), {});
-  return c;
-}
-
-bool have_ort() {
-  return std::filesystem::exists(kOnnxRunsRoot + "/tools/ort/node_modules/onnxruntime-node") &&
-         std::system("node --version > /dev/null 2>&1") == 0;
-}
-
 // The .npy header's descr and shape, as text.
 std::string npy_header(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -127,13 +105,13 @@ TEST_CASE(
     "[onnx]") {
   const std::string dir = test::generate_onnx_models(
       "ops relu_clip torch_reshape s8_defaults transpose_layouts mobilenet_v2");
-  if (dir.empty() || !have_ort()) {
+  if (dir.empty() || !test::have_onnx_runtime()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
   }
   for (const char* model :
        {"ops", "relu_clip", "torch_reshape", "s8_defaults", "transpose_layouts", "mobilenet_v2"}) {
-    const OrtComparison c = ort_compare(dir + "/" + model + ".onnx", "");
+    const test::OrtComparison c = test::ort_compare(dir + "/" + model + ".onnx", "");
     INFO(c.text);
     CHECK(c.status == 0);
     CHECK_THAT(c.text, Catch::Contains("bit-exact"));
@@ -143,7 +121,7 @@ TEST_CASE(
 TEST_CASE("onnx: QDQ HardSwish, HardSigmoid and Sigmoid after a conv equal ONNX Runtime's bits",
           "[onnx]") {
   const std::string dir = test::generate_onnx_models("activations_qdq");
-  if (dir.empty() || !have_ort()) {
+  if (dir.empty() || !test::have_onnx_runtime()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
   }
@@ -152,7 +130,8 @@ TEST_CASE("onnx: QDQ HardSwish, HardSigmoid and Sigmoid after a conv equal ONNX 
   CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference"));
   CHECK_THAT(r.out, Catch::Contains("hardswish"));
   // The float activations, unoptimised, and ORT's fused kernels alike.
-  const OrtComparison c = ort_compare(dir + "/activations_qdq.onnx", "--levels all,disabled");
+  const test::OrtComparison c =
+      test::ort_compare(dir + "/activations_qdq.onnx", "--levels all,disabled");
   INFO(c.text);
   CHECK(c.status == 0);
   CHECK_THAT(c.text, Catch::Contains("[disabled] gd float32 [1, 16, 6, 10]: bit-exact"));
@@ -161,7 +140,7 @@ TEST_CASE("onnx: QDQ HardSwish, HardSigmoid and Sigmoid after a conv equal ONNX 
 TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's fused kernels",
           "[onnx]") {
   const std::string dir = test::generate_onnx_models("ops_qdq mobilenet_v2_qdq");
-  if (dir.empty() || !have_ort()) {
+  if (dir.empty() || !test::have_onnx_runtime()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
   }
@@ -172,7 +151,7 @@ TEST_CASE("onnx: QDQ models lower to integer operators and equal ONNX Runtime's 
     const test::CliResult r = test::run_cli("run " + dir + "/" + model + ".onnx -q");
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference"));
-    const OrtComparison c = ort_compare(dir + "/" + model + ".onnx", "--levels all");
+    const test::OrtComparison c = test::ort_compare(dir + "/" + model + ".onnx", "--levels all");
     INFO(c.text);
     CHECK(c.status == 0);
   }
@@ -183,7 +162,7 @@ TEST_CASE(
     "Runtime's fused kernels",
     "[onnx][column_pieces]") {
   const std::string dir = test::generate_onnx_models("mobilenet_v2_qdq");
-  if (dir.empty() || !have_ort()) {
+  if (dir.empty() || !test::have_onnx_runtime()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
   }
@@ -193,7 +172,7 @@ TEST_CASE(
   for (const nlohmann::json& layer : report.at("layers"))
     column_layers += layer.contains("tiling") && layer.at("tiling").contains("cols_per_piece");
   CHECK(column_layers > 0);  // 9 of its 64 operators when written (docs/mapping.md#column-pieces)
-  const OrtComparison c = ort_compare(model, "--levels all --set cache.size_kib=32");
+  const test::OrtComparison c = test::ort_compare(model, "--levels all --set cache.size_kib=32");
   INFO(c.text);
   CHECK(c.status == 0);
   CHECK_THAT(c.text, Catch::Contains("bit-exact"));
@@ -243,7 +222,7 @@ TEST_CASE(
     "bit for bit",
     "[onnx]") {
   if (std::system("/usr/bin/python3 -c 'import torch, torchvision, onnx' > /dev/null 2>&1") != 0 ||
-      !have_ort()) {
+      !test::have_onnx_runtime()) {
     WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
     return;
   }
@@ -254,7 +233,7 @@ TEST_CASE(
         kOnnxRunsRoot + "/tools/gen-torch-qdq " + path + " --model " + model + " > /dev/null 2>&1";
     REQUIRE(std::system(gen.c_str()) == 0);
     // ONNX Runtime with its graph optimisations (it then fuses QDQ into integer kernels).
-    const OrtComparison c = ort_compare(path, "--levels all");
+    const test::OrtComparison c = test::ort_compare(path, "--levels all");
     INFO(model << "\n" << c.text);
     CHECK(c.status == 0);
     CHECK_THAT(c.text, Catch::Contains("logits_dq float32 [1, 1000]: bit-exact (1000 values)"));
@@ -271,12 +250,12 @@ TEST_CASE(
   return;
 #endif
   const std::string dir = test::generate_onnx_models("resnet50 resnet50_qdq");
-  if (dir.empty() || !have_ort()) {
+  if (dir.empty() || !test::have_onnx_runtime()) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
   }
   for (const char* model : {"resnet50", "resnet50_qdq"}) {
-    const OrtComparison c = ort_compare(dir + "/" + model + ".onnx", "--levels all");
+    const test::OrtComparison c = test::ort_compare(dir + "/" + model + ".onnx", "--levels all");
     INFO(model << "\n" << c.text);
     CHECK(c.status == 0);
     CHECK_THAT(c.text, Catch::Contains("fc.out uint8 [1, 1000]: bit-exact (1000 values)"));
@@ -342,13 +321,14 @@ TEST_CASE(
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (9 layers)"));
 
-  if (!have_ort()) {
+  if (!test::have_onnx_runtime()) {
     WARN("SKIPPED: the ONNX Runtime comparison needs onnxruntime-node (tools/install-deps --onnx)");
     return;
   }
   // ONNX Runtime evaluates softmax and layer normalisation in float, npusim in its integer
   // numerics (docs/onnx.md#transformer-blocks): at most 3 LSB apart on this block.
-  const OrtComparison c = ort_compare(model, "--levels all,disabled --tolerance 3 --input x=" + x);
+  const test::OrtComparison c =
+      test::ort_compare(model, "--levels all,disabled --tolerance 3 --input x=" + x);
   const std::string& text = c.text;
   INFO(text);
   CHECK(c.status == 0);
@@ -359,7 +339,8 @@ TEST_CASE(
   CHECK(levels == 2);
   // Not bit-exact, so a tolerance of 0 fails, and without --tolerance the comparison is exact.
   for (const std::string option : {" --tolerance 0", ""}) {
-    const OrtComparison exact = ort_compare(model, "--levels all --input x=" + x + option);
+    const test::OrtComparison exact =
+        test::ort_compare(model, "--levels all --input x=" + x + option);
     INFO(option << "\n" << exact.text);
     CHECK(WEXITSTATUS(exact.status) == 1);
     CHECK_THAT(exact.text, Catch::Contains(option.empty() ? " of 1024 differ (max |diff| "

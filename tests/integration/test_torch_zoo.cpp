@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "tests/support/onnx_model_builder.h"
@@ -20,11 +21,13 @@ namespace {
 
 const std::string kZooRoot = NPUSIM_SOURCE_DIR;
 
+// Whether PyTorch, torchvision, python3-onnx and ONNX Runtime are all here; says so when not.
 bool have_torch_and_ort() {
-  return std::system("/usr/bin/python3 -c 'import torch, torchvision, onnx' > /dev/null 2>&1") ==
-             0 &&
-         std::filesystem::exists(kZooRoot + "/tools/ort/node_modules/onnxruntime-node") &&
-         std::system("node --version > /dev/null 2>&1") == 0;
+  if (std::system("/usr/bin/python3 -c 'import torch, torchvision, onnx' > /dev/null 2>&1") == 0 &&
+      npusim::test::have_onnx_runtime())
+    return true;
+  WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
+  return false;
 }
 
 // tools/gen-torch-zoo DIR MODELS; "" when it fails.
@@ -35,15 +38,6 @@ std::string export_zoo(const std::string& models) {
   return std::system(cmd.c_str()) == 0 ? dir : "";
 }
 
-// tools/ort-compare MODEL --levels all with this build: exit status and text.
-std::pair<int, std::string> zoo_ort_compare(const std::string& model) {
-  const std::string out = npusim::test::temp_dir() + "/zoo-compare.txt";
-  const std::string cmd = kZooRoot + "/tools/ort-compare " + model + " --levels all --npusim " +
-                          NPUSIM_BINARY + " > " + out + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  return {status, npusim::test::read_text_file(out)};
-}
-
 // Each model equals ONNX Runtime, and its timing-only run times every node the
 // functional run does.
 void check_models(const std::string& models) {
@@ -52,10 +46,10 @@ void check_models(const std::string& models) {
   std::istringstream names(models);
   for (std::string name; names >> name;) {
     const std::string path = dir + "/" + name + ".onnx";
-    const auto [status, text] = zoo_ort_compare(path);
-    INFO(name << "\n" << text);
-    CHECK(status == 0);
-    CHECK_THAT(text, Catch::Contains("[all] logits float32 [1, 1000]: bit-exact (1000 values)"));
+    const npusim::test::OrtComparison c = npusim::test::ort_compare(path, "--levels all");
+    INFO(name << "\n" << c.text);
+    CHECK(c.status == 0);
+    CHECK_THAT(c.text, Catch::Contains("[all] logits float32 [1, 1000]: bit-exact (1000 values)"));
     const nlohmann::json functional = npusim::test::run_report("run " + path + " -q");
     const nlohmann::json timing = npusim::test::run_report("run " + path + " -q --timing-only");
     CHECK(timing["layers"].size() == functional["layers"].size());
@@ -70,10 +64,7 @@ TEST_CASE(
     "torch zoo: PyTorch-quantised ResNet-18, MobileNetV2, GoogLeNet (eager) and ResNet-18 (FX) "
     "as torch.onnx exports them equal ONNX Runtime bit for bit",
     "[onnx][torch][heavy]") {
-  if (!have_torch_and_ort()) {
-    WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
-    return;
-  }
+  if (!have_torch_and_ort()) return;
   check_models("resnet18 mobilenet_v2 googlenet fx_resnet18");
 }
 
@@ -81,10 +72,7 @@ TEST_CASE(
     "torch zoo: PyTorch-quantised ResNet-50, Inception-v3 and ResNeXt-101 32x8d as torch.onnx "
     "exports them equal ONNX Runtime bit for bit",
     "[onnx][torch][slow]") {
-  if (!have_torch_and_ort()) {
-    WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
-    return;
-  }
+  if (!have_torch_and_ort()) return;
   check_models("resnet50 inception_v3 resnext101_32x8d");
 }
 
@@ -92,10 +80,7 @@ TEST_CASE(
     "torch zoo: a squeeze-excitation Mul (MobileNetV3 FX) is refused naming the node, and a "
     "float model is told to quantise",
     "[onnx][torch]") {
-  if (!have_torch_and_ort()) {
-    WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
-    return;
-  }
+  if (!have_torch_and_ort()) return;
   const std::string dir = export_zoo("fx_mobilenet_v3_small");
   REQUIRE(!dir.empty());
   const npusim::test::CliResult se =
@@ -122,7 +107,7 @@ TEST_CASE(
     "exporter idioms end to end: Pad before an AveragePool (asymmetric, on a 5x7 map) and a "
     "Flatten that requantises equal ONNX Runtime bit for bit",
     "[onnx]") {
-  if (!std::filesystem::exists(kZooRoot + "/tools/ort/node_modules/onnxruntime-node") ||
+  if (!npusim::test::have_onnx_runtime() ||
       std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
     WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
     return;
@@ -157,10 +142,10 @@ TEST_CASE(
   m.node("QuantizeLinear", {"f", "flat_s", "flat_z"}, {"fq"}, "flat_q");  // a new scale
   m.node("DequantizeLinear", {"fq", "flat_s", "flat_z"}, {"y"}, "out");
   const std::string path = m.save("idioms.onnx");
-  const auto [status, text] = zoo_ort_compare(path);
-  INFO(text);
-  CHECK(status == 0);
-  CHECK_THAT(text, Catch::Contains("[all] y float32 [1, 6]: bit-exact (6 values)"));
+  const npusim::test::OrtComparison c = npusim::test::ort_compare(path, "--levels all");
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 6]: bit-exact (6 values)"));
   // The pool is one operator with the pads; the requantisation is its own.
   const nlohmann::json report = npusim::test::run_report("run " + path + " -q");
   REQUIRE(report["layers"].size() == 3);

@@ -86,6 +86,22 @@ std::string generate_onnx_models(const std::string& names) {
   return dir;
 }
 
+bool have_onnx_runtime() {
+  return std::filesystem::exists(std::string(NPUSIM_SOURCE_DIR) +
+                                 "/tools/ort/node_modules/onnxruntime-node") &&
+         std::system("node --version > /dev/null 2>&1") == 0;
+}
+
+OrtComparison ort_compare(const std::string& model, const std::string& args) {
+  const std::string out = temp_dir() + "/ort-compare.txt";
+  const std::string cmd = std::string(NPUSIM_SOURCE_DIR) + "/tools/ort-compare " + model + " " +
+                          args + " --npusim " + NPUSIM_BINARY + " > " + out + " 2>&1";
+  OrtComparison c;
+  c.status = std::system(cmd.c_str());
+  c.text = read_text_file(out);
+  return c;
+}
+
 CliResult run_cli(const std::string& args) {
   const std::string out = temp_dir() + "/cli.out", err = temp_dir() + "/cli.err";
   const std::string command =

@@ -60,6 +60,18 @@ std::string write_json_lines(const std::string& name, const std::vector<nlohmann
 // caller skips). The generator failing is a test failure.
 std::string generate_onnx_models(const std::string& names);
 
+// Whether ONNX Runtime (onnxruntime-node in tools/ort, and node) is installed
+// (tools/install-deps --onnx).
+bool have_onnx_runtime();
+
+// tools/ort-compare MODEL ARGS with this build's npusim: its exit status (as
+// std::system returns it) and everything it printed.
+struct OrtComparison {
+  int status = 0;
+  std::string text;
+};
+OrtComparison ort_compare(const std::string& model, const std::string& args);
+
 // Runs the CLI with --out into a temp folder and returns report.json.
 nlohmann::json run_report(const std::string& args);
 

@@ -80,6 +80,13 @@ ModelBuilder quantised_input(int z_type = kU8) {
   return m;
 }
 
+// quantised_input's q -> DequantizeLinear -> Flatten -> QuantizeLinear(scale, zero_point) -> fq.
+void flatten_between(ModelBuilder& m, const std::string& scale, const std::string& zero_point) {
+  m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
+  m.node("Flatten", {"d"}, {"f"}, "flatten");
+  m.node("QuantizeLinear", {"f", scale, zero_point}, {"fq"}, "requant");
+}
+
 }  // namespace
 
 TEST_CASE("exporter idioms: a Cast of a quantised tensor to its own type is removed", "[onnx]") {
@@ -106,9 +113,7 @@ TEST_CASE(
     "of the quantised tensor",
     "[onnx]") {
   ModelBuilder m = quantised_input();
-  m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
-  m.node("Flatten", {"d"}, {"f"}, "flatten");
-  m.node("QuantizeLinear", {"f", "s", "z"}, {"fq"}, "requant");
+  flatten_between(m, "s", "z");
   m.node("DequantizeLinear", {"fq", "s", "z"}, {"y"}, "out");
   CHECK(rewrite_exporter_idioms(*m.g) == 1);
   const onnx::NodeProto& flatten = only(*m.g, "Flatten");
@@ -124,9 +129,7 @@ TEST_CASE(
   ModelBuilder m = quantised_input();
   m.scalar_float("s2", 0.25f);
   m.ints("z2", kU8, {}, {10});
-  m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
-  m.node("Flatten", {"d"}, {"f"}, "flatten");
-  m.node("QuantizeLinear", {"f", "s2", "z2"}, {"fq"}, "requant");
+  flatten_between(m, "s2", "z2");
   CHECK(rewrite_exporter_idioms(*m.g) == 1);
   const onnx::NodeProto& concat = only(*m.g, "QLinearConcat");
   CHECK(concat.domain() == "com.microsoft");
@@ -139,9 +142,7 @@ TEST_CASE(
 TEST_CASE("exporter idioms: a Flatten between uint8 and int8 quantisations stays", "[onnx]") {
   ModelBuilder m = quantised_input();
   m.ints("zi", kI8, {}, {0});
-  m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
-  m.node("Flatten", {"d"}, {"f"}, "flatten");
-  m.node("QuantizeLinear", {"f", "s", "zi"}, {"fq"}, "requant");
+  flatten_between(m, "s", "zi");
   CHECK(rewrite_exporter_idioms(*m.g) == 0);
   CHECK(only(*m.g, "Flatten").input(0) == "d");
 }

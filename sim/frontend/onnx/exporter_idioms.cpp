@@ -11,80 +11,8 @@
 namespace npusim {
 namespace {
 
-int64_t cast_target(const onnx::NodeProto& n) {
-  for (const onnx::AttributeProto& a : n.attribute())
-    if (a.name() == "to") return a.i();
-  return -1;
-}
-
-// Each QuantizeLinear output's element type: its zero point's, or uint8 without one.
-std::map<std::string, int> quantised_types(const onnx::GraphProto& g) {
-  std::map<std::string, int> initialiser_type;
-  for (const onnx::TensorProto& t : g.initializer()) initialiser_type[t.name()] = t.data_type();
-  std::map<std::string, int> types;
-  for (const onnx::NodeProto& n : g.node()) {
-    if (n.op_type() != "QuantizeLinear" || n.output_size() < 1) continue;
-    int type = onnx::TensorProto_DataType_UINT8;
-    if (n.input_size() > 2 && !n.input(2).empty()) {
-      const auto it = initialiser_type.find(n.input(2));
-      if (it == initialiser_type.end()) continue;  // a computed zero point: type unknown here
-      type = it->second;
-    }
-    types[n.output(0)] = type;
-  }
-  return types;
-}
-
-// Removes each Cast of a quantised tensor to the type it already has.
-int remove_identity_casts(onnx::GraphProto& g) {
-  std::map<std::string, int> types = quantised_types(g);
-  std::map<std::string, std::string> alias;  // Cast output -> the tensor it copies
-  std::map<std::string, bool> graph_output;
-  for (const onnx::ValueInfoProto& o : g.output()) graph_output[o.name()] = true;
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (const onnx::NodeProto& n : g.node()) {
-    onnx::NodeProto copy = n;
-    for (std::string& in : *copy.mutable_input()) {
-      const auto a = alias.find(in);
-      if (a != alias.end()) in = a->second;
-    }
-    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-    if (default_domain && n.op_type() == "Cast" && n.input_size() == 1 && n.output_size() == 1 &&
-        !graph_output.count(n.output(0))) {
-      const auto t = types.find(copy.input(0));
-      if (t != types.end() && t->second == cast_target(n)) {
-        alias[n.output(0)] = copy.input(0);
-        types[n.output(0)] = t->second;
-        continue;
-      }
-    }
-    *kept.Add() = std::move(copy);
-  }
-  const int removed = g.node_size() - kept.size();
-  g.mutable_node()->Swap(&kept);
-  return removed;
-}
-
-bool is_reshape(const onnx::NodeProto& n) {
-  static const std::set<std::string> ops = {"Flatten", "Reshape", "Squeeze", "Unsqueeze",
-                                            "Transpose"};
-  return (n.domain().empty() || n.domain() == "ai.onnx") && ops.count(n.op_type()) != 0 &&
-         n.input_size() >= 1 && n.output_size() == 1;
-}
-
-// The graph's nodes with some replaced: each entry of `replaced` by its list
-// (empty: removed). Keeps the order, so every tensor is still written before it is read.
-void replace_nodes(onnx::GraphProto& g,
-                   const std::map<const onnx::NodeProto*, std::vector<onnx::NodeProto>>& replaced) {
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (const onnx::NodeProto& n : g.node()) {
-    const auto it = replaced.find(&n);
-    if (it == replaced.end())
-      *kept.Add() = n;
-    else
-      for (const onnx::NodeProto& m : it->second) *kept.Add() = m;
-  }
-  g.mutable_node()->Swap(&kept);
+bool default_domain(const onnx::NodeProto& n) {
+  return n.domain().empty() || n.domain() == "ai.onnx";
 }
 
 const onnx::AttributeProto* find_attribute(const onnx::NodeProto& n, const std::string& name) {
@@ -99,15 +27,17 @@ std::vector<int64_t> ints_of(const onnx::NodeProto& n, const std::string& name) 
   return {a->ints().begin(), a->ints().end()};
 }
 
-void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& values) {
+// Attribute `name` of `n`, emptied and given `type` (added when `n` has none).
+onnx::AttributeProto& reset_attribute(onnx::NodeProto& n, const std::string& name,
+                                      onnx::AttributeProto_AttributeType type) {
   onnx::AttributeProto* a = nullptr;
   for (onnx::AttributeProto& b : *n.mutable_attribute())
     if (b.name() == name) a = &b;
   if (a == nullptr) a = n.add_attribute();
   a->Clear();
   a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_INTS);
-  for (int64_t v : values) a->add_ints(v);
+  a->set_type(type);
+  return *a;
 }
 
 struct Quant {
@@ -163,6 +93,76 @@ struct GraphIndex {
   std::map<std::string, const onnx::NodeProto*> producer;
 };
 
+// Each QuantizeLinear output's element type: its zero point's, or uint8 without one.
+std::map<std::string, int> quantised_types(const onnx::GraphProto& g) {
+  std::map<std::string, int> initialiser_type;
+  for (const onnx::TensorProto& t : g.initializer()) initialiser_type[t.name()] = t.data_type();
+  std::map<std::string, int> types;
+  for (const onnx::NodeProto& n : g.node()) {
+    if (n.op_type() != "QuantizeLinear" || n.output_size() < 1) continue;
+    int type = onnx::TensorProto_DataType_UINT8;
+    if (n.input_size() > 2 && !n.input(2).empty()) {
+      const auto it = initialiser_type.find(n.input(2));
+      if (it == initialiser_type.end()) continue;  // a computed zero point: type unknown here
+      type = it->second;
+    }
+    types[n.output(0)] = type;
+  }
+  return types;
+}
+
+// Removes each Cast of a quantised tensor to the type it already has.
+int remove_identity_casts(onnx::GraphProto& g) {
+  std::map<std::string, int> types = quantised_types(g);
+  std::map<std::string, std::string> alias;  // Cast output -> the tensor it copies
+  std::set<std::string> graph_output;
+  for (const onnx::ValueInfoProto& o : g.output()) graph_output.insert(o.name());
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (const onnx::NodeProto& n : g.node()) {
+    onnx::NodeProto copy = n;
+    for (std::string& in : *copy.mutable_input()) {
+      const auto a = alias.find(in);
+      if (a != alias.end()) in = a->second;
+    }
+    if (default_domain(n) && n.op_type() == "Cast" && n.input_size() == 1 && n.output_size() == 1 &&
+        !graph_output.count(n.output(0))) {
+      const auto t = types.find(copy.input(0));
+      const onnx::AttributeProto* to = find_attribute(n, "to");
+      if (t != types.end() && to != nullptr && t->second == to->i()) {
+        alias[n.output(0)] = copy.input(0);
+        types[n.output(0)] = t->second;
+        continue;
+      }
+    }
+    *kept.Add() = std::move(copy);
+  }
+  const int removed = g.node_size() - kept.size();
+  g.mutable_node()->Swap(&kept);
+  return removed;
+}
+
+bool is_reshape(const onnx::NodeProto& n) {
+  static const std::set<std::string> ops = {"Flatten", "Reshape", "Squeeze", "Unsqueeze",
+                                            "Transpose"};
+  return default_domain(n) && ops.count(n.op_type()) != 0 && n.input_size() >= 1 &&
+         n.output_size() == 1;
+}
+
+// The graph's nodes with some replaced: each entry of `replaced` by its list
+// (empty: removed). Keeps the order, so every tensor is still written before it is read.
+void replace_nodes(onnx::GraphProto& g,
+                   const std::map<const onnx::NodeProto*, std::vector<onnx::NodeProto>>& replaced) {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (const onnx::NodeProto& n : g.node()) {
+    const auto it = replaced.find(&n);
+    if (it == replaced.end())
+      *kept.Add() = n;
+    else
+      for (const onnx::NodeProto& m : it->second) *kept.Add() = m;
+  }
+  g.mutable_node()->Swap(&kept);
+}
+
 // DequantizeLinear -> (Flatten | Reshape | Squeeze | Unsqueeze | Transpose) ->
 // QuantizeLinear, as torch.onnx writes a quantised model's flatten before its
 // classifier. At one scale and zero point the reshape moves onto the quantised
@@ -196,14 +196,10 @@ int move_reshapes_to_quantised(onnx::GraphProto& g) {
       for (const std::string& in : {q.input(1), qz, dq->input(0), dq->input(1), dz})
         requant.add_input(in);
       requant.add_output(q.output(0) + ".requantized");
-      auto* axis = requant.add_attribute();
-      axis->set_name("axis");
-      axis->set_type(onnx::AttributeProto_AttributeType_INT);
-      axis->set_i(1);
-      auto* from = requant.add_attribute();  // the report's op type: Requantize(QDQ)
-      from->set_name("npusim_qdq_op");
-      from->set_type(onnx::AttributeProto_AttributeType_STRING);
-      from->set_s("Requantize");
+      reset_attribute(requant, "axis", onnx::AttributeProto_AttributeType_INT).set_i(1);
+      // The report's op type: Requantize(QDQ).
+      reset_attribute(requant, "npusim_qdq_op", onnx::AttributeProto_AttributeType_STRING)
+          .set_s("Requantize");
       nodes.push_back(requant);
       source = requant.output(0);
     }
@@ -266,14 +262,10 @@ int fold_pad_into_average_pool(onnx::GraphProto& g) {
       continue;
     onnx::NodeProto merged = pool;
     merged.set_input(0, pad->input(0));
-    set_ints(merged, "pads", merged_pads);
-    onnx::AttributeProto* flag = nullptr;
-    for (onnx::AttributeProto& a : *merged.mutable_attribute())
-      if (a.name() == "count_include_pad") flag = &a;
-    if (flag == nullptr) flag = merged.add_attribute();
-    flag->set_name("count_include_pad");
-    flag->set_type(onnx::AttributeProto_AttributeType_INT);
-    flag->set_i(1);
+    onnx::AttributeProto& pads_attribute =
+        reset_attribute(merged, "pads", onnx::AttributeProto_AttributeType_INTS);
+    for (int64_t p : merged_pads) pads_attribute.add_ints(p);
+    reset_attribute(merged, "count_include_pad", onnx::AttributeProto_AttributeType_INT).set_i(1);
     replaced[pad] = {};
     replaced[&pool] = {merged};
   }

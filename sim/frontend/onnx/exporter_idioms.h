@@ -1,6 +1,7 @@
 // What framework exporters write around quantised tensors, rewritten into the
 // plain QDQ form the lowering (qdq_lowering.h) fuses. Runs after Constant nodes
-// are hoisted to initialisers and before the lowering (docs/onnx.md#exporter-idioms):
+// are hoisted to initialisers and before the lowering
+// (docs/onnx.md#models-as-torchonnx-exports-them):
 //  - an identity Cast of a quantised tensor (torch.onnx writes QuantizeLinear ->
 //    Cast(to=uint8) -> DequantizeLinear for every activation) is removed, its
 //    readers reading the Cast's input;

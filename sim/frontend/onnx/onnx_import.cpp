@@ -419,24 +419,31 @@ void Importer::declare_output(const std::string& name) {
   if (it == activations_.end() || it->second.source.op < 0)
     throw ConfigError(path_, "/graph/output/" + name, "a tensor a supported node computes",
                       "no such tensor");
-  const Activation& a = it->second;
+  const std::optional<OnnxOutput> o = saved_output(name, it->second);
+  if (!o)
+    throw ConfigError(path_, "/graph/output/" + name,
+                      "a sequence output in token order ([1, T, F] or [1, T, heads, dim])",
+                      "a view with the heads before the tokens");
+  out_.outputs.push_back(*o);
+  out_.network.outputs.push_back(o->tensor);
+}
+
+std::optional<OnnxOutput> Importer::saved_output(const std::string& name,
+                                                 const Activation& a) const {
+  if (a.sequence && a.heads > 0 && (a.axes[1] != kToken || a.axes[2] != kHead))
+    return std::nullopt;  // a head view with the heads first: no order the tensor lies in
   OnnxOutput o;
   o.name = name;
+  // The operator's own tensor: a Flatten or Reshape view of it has another name.
   o.tensor = out_.network.tensor_names[size_t(a.source.op)];
-  if (a.sequence) {
-    // Saved as it lies (T rows of F): a head view only in that token-major order.
-    if (a.heads > 0 && (a.axes[1] != kToken || a.axes[2] != kHead))
-      throw ConfigError(path_, "/graph/output/" + name,
-                        "a sequence output in token order ([1, T, F] or [1, T, heads, dim])",
-                        "a view with the heads before the tokens");
+  if (a.sequence) {  // saved as it lies, T rows of F
     o.nhwc = true;
     for (int64_t d : onnx_dims(a)) o.shape.push_back(uint32_t(d));
   } else if (a.flat) {  // [N, C]: with H = W = 1 both orders are one
     o.nhwc = true;
     o.shape = {a.N, a.C};
   }
-  out_.outputs.push_back(o);
-  out_.network.outputs.push_back(o.tensor);
+  return o;
 }
 
 std::string Importer::nlohmann_placeholder() const {

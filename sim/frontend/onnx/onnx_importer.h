@@ -10,6 +10,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -204,6 +205,13 @@ class Importer {
   void import_node(const onnx::NodeProto& n, int index);
 
   void declare_output(const std::string& name);
+
+  // The graph output `name` that saves computed tensor `a`: the operator's own
+  // tensor (a Flatten or Reshape view has another name) in the order it lies in
+  // DRAM when that is the model's (a sequence as T rows of F, [N, C] with H = W = 1),
+  // else NCHW. nullopt for a head view with the heads before the tokens, which
+  // lies in no order the model states (the caller refuses it).
+  std::optional<OnnxOutput> saved_output(const std::string& name, const Activation& a) const;
 
   // What to_json writes for the workload: the model file it came from.
   std::string nlohmann_placeholder() const;

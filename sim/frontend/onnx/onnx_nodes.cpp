@@ -289,24 +289,15 @@ void Importer::import_quantize(const onnx::NodeProto& n) {
 void Importer::import_dequantize(const onnx::NodeProto& n) {
   Activation& a = activation(n, 0);
   if (a.source.op < 0) fail(n, "a DequantizeLinear of a computed tensor", "one of a graph input");
-  OnnxOutput o;
-  o.name = n.output(0);
-  // The operator's own tensor: a Flatten or Reshape view of it has another name.
-  o.tensor = out_.network.tensor_names[size_t(a.source.op)];
+  const std::optional<OnnxOutput> saved = saved_output(n.output(0), a);
+  if (!saved)
+    fail(n, "a sequence in token order ([1, T, F] or [1, T, heads, dim])",
+         "a view with the heads before the tokens");
+  OnnxOutput o = *saved;
   o.dequantize = true;
   o.scale = scale_of(n, 1);
   o.zero_point = zero_points_of(
       n, 2, n.input_size() > 2 ? constant(n, 2).type : onnx::TensorProto_DataType_UINT8, 1)[0];
-  if (a.sequence) {  // saved as it lies, T rows of F (a head view in token order only)
-    if (a.heads > 0 && (a.axes[1] != kToken || a.axes[2] != kHead))
-      fail(n, "a sequence in token order ([1, T, F] or [1, T, heads, dim])",
-           "a view with the heads before the tokens");
-    o.nhwc = true;
-    for (int64_t d : onnx_dims(a)) o.shape.push_back(uint32_t(d));
-  } else if (a.flat) {  // [N, C]: with H = W = 1 both orders are one
-    o.nhwc = true;
-    o.shape = {a.N, a.C};
-  }
   dequantized_[o.name] = o;
 }
 
