@@ -321,3 +321,47 @@ TEST_CASE(
   CHECK(e.expected() == "attribute channels_last of type INT");
   CHECK(e.found() == "FLOAT");
 }
+
+TEST_CASE(
+    "onnx: a QDQ MatMul's int32 bias with a zero point of 256 in raw_data is not taken as zero "
+    "(the lowering read its first byte)",
+    "[onnx]") {
+  // x [1, 4] -> MatMul(int8 W [4, 3]) -> Add(int32 bias at x_scale * w_scale) -> y, in QDQ form.
+  const auto model = [](int32_t bias_zero_point) {
+    ModelBuilder m;
+    m.input("x", onnx::TensorProto_DataType_FLOAT, {1, 4});
+    m.output("y", onnx::TensorProto_DataType_FLOAT);
+    m.scalar_float("xs", 0.5f), m.scalar_float("ws", 0.25f), m.scalar_float("bs", 0.125f);
+    m.scalar_float("ys", 0.1f);
+    m.ints("xz", onnx::TensorProto_DataType_UINT8, {}, {128});
+    m.ints("yz", onnx::TensorProto_DataType_UINT8, {}, {128});
+    m.ints("wz", onnx::TensorProto_DataType_INT8, {}, {0});
+    m.ints("w", onnx::TensorProto_DataType_INT8, {4, 3}, {1, -2, 3, 4, -5, 6, 7, -8, 9, 1, 2, 3});
+    m.ints("b", onnx::TensorProto_DataType_INT32, {3}, {10, -20, 30});
+    auto* bz = m.g->add_initializer();  // as numpy_helper writes it: little-endian raw_data
+    bz->set_name("bz");
+    bz->set_data_type(onnx::TensorProto_DataType_INT32);
+    const uint32_t v = uint32_t(bias_zero_point);
+    bz->set_raw_data(
+        std::string{char(v & 0xff), char((v >> 8) & 0xff), char((v >> 16) & 0xff), char(v >> 24)});
+    m.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, "quant");
+    m.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, "x_dq");
+    m.node("DequantizeLinear", {"w", "ws", "wz"}, {"wd"}, "w_dq");
+    m.node("DequantizeLinear", {"b", "bs", "bz"}, {"bd"}, "b_dq");
+    m.node("MatMul", {"xd", "wd"}, {"mm"}, "fc");
+    m.node("Add", {"mm", "bd"}, {"sum"}, "bias");
+    m.node("QuantizeLinear", {"sum", "ys", "yz"}, {"yq"}, "out_q");
+    m.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"}, "out");
+    return m;
+  };
+  // Zero point 0: the pattern is one QLinearMatMul with the bias.
+  const OnnxModel plain = import_onnx(model(0).save("bias_z0.onnx"), {});
+  REQUIRE(plain.network.layers.size() == 1);
+  CHECK(plain.network.layers[0].op == OpKind::MatMul);
+  // Zero point 256 (first byte 0): not a bias the accumulator can add, so the pattern stays float
+  // and the model is refused (at its first DequantizeLinear of the input, which only a lowered
+  // operator reads) instead of run with the zero point dropped.
+  const ConfigError e =
+      test::config_error_from([&] { import_onnx(model(256).save("bias_z256.onnx"), {}); });
+  CHECK(e.pointer() == "node 'x_dq' (DequantizeLinear)");
+}

@@ -68,11 +68,7 @@ struct GraphIndex {
   std::optional<Constant> constant(const std::string& name) const {
     const auto it = init.find(name);
     if (it == init.end()) return std::nullopt;
-    try {
-      return constant_from_tensor(*it->second, "", "");
-    } catch (...) {
-      return std::nullopt;
-    }
+    return constant_if_readable(*it->second);
   }
   // A scalar float scale and 8-bit zero point (uint8 when absent), both
   // initialisers; nullopt otherwise.

@@ -110,6 +110,14 @@ Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& fil
   return c;
 }
 
+std::optional<Constant> constant_if_readable(const onnx::TensorProto& t) {
+  try {
+    return constant_from_tensor(t, "", "");
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
 int hoist_constant_nodes(onnx::GraphProto& g) {
   std::map<std::string, int> initialiser;
   for (int i = 0; i < g.initializer_size(); ++i) initialiser[g.initializer(i).name()] = i;

@@ -44,6 +44,10 @@ struct Constant {
 Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& file,
                               const std::string& pointer);
 
+// The same for a reader that only looks (the graph rewrites before import):
+// nullopt where constant_from_tensor throws, which the import then reports.
+std::optional<Constant> constant_if_readable(const onnx::TensorProto& t);
+
 // Why a node that looks foldable cannot be folded, in the terms of an error.
 struct FoldError {
   std::string expected, found;

@@ -1,12 +1,14 @@
 #include "sim/frontend/onnx/qdq_lowering.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "sim/frontend/onnx/onnx_constants.h"
 
 namespace npusim {
 namespace {
@@ -27,22 +29,10 @@ bool is_float_compute(const std::string& op) {
   return ops.count(op) != 0;
 }
 
-float float_constant(const onnx::GraphProto& g, const std::string& name, float fallback) {
-  for (const onnx::TensorProto& t : g.initializer())
-    if (t.name() == name && t.data_type() == onnx::TensorProto_DataType_FLOAT) {
-      if (t.float_data_size() > 0) return t.float_data(0);
-      if (t.raw_data().size() >= 4) {
-        float v;
-        std::memcpy(&v, t.raw_data().data(), 4);
-        return v;
-      }
-    }
-  return fallback;
-}
-
 class Lowering {
  public:
   explicit Lowering(onnx::GraphProto& g) : g_(g) {
+    for (const onnx::TensorProto& t : g.initializer()) initialisers_[t.name()] = &t;
     for (int i = 0; i < g.node_size(); ++i)
       for (const std::string& in : g.node(i).input()) ++readers_[in];
     for (const onnx::ValueInfoProto& o : g.output()) ++readers_[o.name()];
@@ -138,10 +128,10 @@ class Lowering {
       clip_min = 0.0f;
       if (act.op_type() == "Clip") {
         clip_min = act.input_size() > 1 && !act.input(1).empty()
-                       ? float_constant(g_, act.input(1), clip_min)
+                       ? float_constant(act.input(1), clip_min)
                        : clip_min;
         clip_max = act.input_size() > 2 && !act.input(2).empty()
-                       ? float_constant(g_, act.input(2), clip_max)
+                       ? float_constant(act.input(2), clip_max)
                        : clip_max;
         for (const auto& a : act.attribute()) {
           if (a.name() == "min") clip_min = a.f();
@@ -233,7 +223,7 @@ class Lowering {
       // Max commutes with (de)quantisation only when both use one scale and
       // zero point (as ONNX Runtime requires to fuse it); otherwise leave it.
       const Dequantized& d = x(0);
-      if (float_constant(g_, d.scale, -1.0f) != float_constant(g_, ys, -2.0f) ||
+      if (float_constant(d.scale, -1.0f) != float_constant(ys, -2.0f) ||
           int_constant(d.zero_point) != int_constant(yz))
         return false;
       q.set_op_type("MaxPool");
@@ -260,9 +250,8 @@ class Lowering {
 
   // The initialiser named `name`, or null.
   const onnx::TensorProto* initializer(const std::string& name) const {
-    for (const onnx::TensorProto& t : g_.initializer())
-      if (t.name() == name) return &t;
-    return nullptr;
+    const auto it = initialisers_.find(name);
+    return it == initialisers_.end() ? nullptr : it->second;
   }
 
   int initializer_type(const std::string& name) const {
@@ -270,27 +259,37 @@ class Lowering {
     return t ? t->data_type() : int(onnx::TensorProto_DataType_UNDEFINED);
   }
 
-  // A float32 initialiser of one value, or NaN (per-channel scales: no single value).
-  float scalar_float(const std::string& name) const {
+  // An initialiser's values; nullopt when absent or unreadable (the import reports that).
+  std::optional<Constant> constant(const std::string& name) const {
     const onnx::TensorProto* t = initializer(name);
-    if (t == nullptr) return std::nanf("");
-    int64_t count = 1;
-    for (int64_t d : t->dims()) count *= d;
-    return count == 1 ? float_constant(g_, name, std::nanf("")) : std::nanf("");
+    return t ? constant_if_readable(*t) : std::nullopt;
   }
 
-  // An 8-bit or int32 scalar initialiser's value (0 when absent, as ONNX's default zero point).
+  // A float32 initialiser's first value, or `fallback`.
+  float float_constant(const std::string& name, float fallback) const {
+    const std::optional<Constant> c = constant(name);
+    return c && c->type == onnx::TensorProto_DataType_FLOAT && !c->floats.empty() ? c->floats[0]
+                                                                                  : fallback;
+  }
+
+  // A float32 initialiser of one value, or NaN (per-channel scales: no single value).
+  float scalar_float(const std::string& name) const {
+    const std::optional<Constant> c = constant(name);
+    return c && c->type == onnx::TensorProto_DataType_FLOAT && c->floats.size() == 1
+               ? c->floats[0]
+               : std::nanf("");
+  }
+
+  // An integer initialiser's first value, whatever its storage (0 when absent, as
+  // ONNX's default zero point).
   int64_t int_constant(const std::string& name) const {
-    const onnx::TensorProto* t = initializer(name);
-    if (t == nullptr) return 0;
-    if (t->int32_data_size() > 0) return t->int32_data(0);
-    if (!t->raw_data().empty())
-      return t->data_type() == onnx::TensorProto_DataType_UINT8 ? int64_t(uint8_t(t->raw_data()[0]))
-                                                                : int64_t(int8_t(t->raw_data()[0]));
-    return 0;
+    const std::optional<Constant> c = constant(name);
+    if (!c || c->count() == 0 || (!c->is_8bit() && c->ints.empty())) return 0;
+    return c->int_at(0);
   }
 
   onnx::GraphProto& g_;
+  std::map<std::string, const onnx::TensorProto*> initialisers_;
   std::map<std::string, int> readers_;
   std::map<std::string, Dequantized> dq_;
   int count_ = 0;
