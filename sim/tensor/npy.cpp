@@ -108,17 +108,22 @@ uint32_t read_le(const unsigned char* p, size_t bytes) {
   return v;
 }
 
-// Reads the whole file, checks the header against the expected dtype and
-// returns the shape and the raw data bytes.
-template <typename T>
-Tensor<T> read_npy(const std::string& path, const std::vector<std::string>& accepted_descr) {
+// A .npy file's bytes, and where its header (the dict text) and its data lie.
+struct NpyFile {
+  std::string bytes, header;
+  size_t data_start = 0;
+};
+
+NpyFile read_npy_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))  // reading one threw basic_filebuf::underflow
     throw std::runtime_error(path + ": a folder, not a .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open for reading");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  NpyFile f;
+  f.bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw std::runtime_error(path + ": read error");
+  const std::string& bytes = f.bytes;
 
   if (bytes.size() < kMagicLen + 2 || bytes.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
     fail(path, "bad magic (expected \\x93NUMPY)");
@@ -137,7 +142,19 @@ Tensor<T> read_npy(const std::string& path, const std::vector<std::string>& acce
   if (bytes.size() < header_start) fail(path, "truncated header");
   const size_t header_len = read_le(u + kMagicLen + 2, len_bytes);
   if (bytes.size() < header_start + header_len) fail(path, "truncated header");
-  const std::string header = bytes.substr(header_start, header_len);
+  f.header = bytes.substr(header_start, header_len);
+  f.data_start = header_start + header_len;
+  return f;
+}
+
+// Reads the whole file, checks the header against the expected dtype and
+// returns the shape and the data.
+template <typename T>
+Tensor<T> read_npy(const std::string& path, const std::vector<std::string>& accepted_descr) {
+  const NpyFile f = read_npy_file(path);
+  const std::string& bytes = f.bytes;
+  const std::string& header = f.header;
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
 
   const std::string descr = parse_descr(header, path);
   bool ok = false;
@@ -149,7 +166,7 @@ Tensor<T> read_npy(const std::string& path, const std::vector<std::string>& acce
   Tensor<T> t;
   t.shape = parse_shape(header, path);
   const uint64_t count = Tensor<T>::element_count(t.shape);
-  const uint64_t available = bytes.size() - header_start - header_len;
+  const uint64_t available = bytes.size() - f.data_start;
   // Compare as division so a huge shape cannot overflow count * sizeof(T).
   if (available / sizeof(T) < count)
     fail(path, "truncated data: shape " + shape_str(t.shape) + " needs " + std::to_string(count) +
@@ -160,7 +177,7 @@ Tensor<T> read_npy(const std::string& path, const std::vector<std::string>& acce
                    " unexpected trailing bytes after the data of shape " + shape_str(t.shape));
 
   t.data.resize(count);
-  const unsigned char* src = u + header_start + header_len;
+  const unsigned char* src = u + f.data_start;
   for (uint64_t i = 0; i < count; ++i)
     t.data[i] = static_cast<T>(read_le(src + i * sizeof(T), sizeof(T)));
   return t;
@@ -210,6 +227,10 @@ TensorI8 read_npy_int8(const std::string& path) {
 // Big-endian '>i4' is rejected rather than swapped: NumPy never writes it on
 // the machines npusim runs on, so seeing it means the wrong file.
 TensorI32 read_npy_int32(const std::string& path) { return read_npy<int32_t>(path, {"<i4"}); }
+
+std::string read_npy_descr(const std::string& path) {
+  return parse_descr(read_npy_file(path).header, path);
+}
 
 TensorU8 read_npy_uint8(const std::string& path) {
   return read_npy<uint8_t>(path, {"|u1", "<u1", ">u1", "u1"});

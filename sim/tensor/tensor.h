@@ -31,6 +31,8 @@ using TensorU8 = Tensor<uint8_t>;
 TensorI8 read_npy_int8(const std::string& path);
 TensorI32 read_npy_int32(const std::string& path);
 TensorU8 read_npy_uint8(const std::string& path);
+// The dtype a .npy file states ('|u1', '<f4', ...), for readers that take several.
+std::string read_npy_descr(const std::string& path);
 // float32 ('<f4'): an ONNX model's scales given as a file (--input).
 Tensor<float> read_npy_float32(const std::string& path);
 void write_npy(const std::string& path, const TensorI8& t);

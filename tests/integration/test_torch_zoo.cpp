@@ -7,6 +7,7 @@
 // rewritten by sim/frontend/onnx/exporter_idioms. Skipped where python3-torch,
 // python3-torchvision, python3-onnx or onnxruntime-node is missing.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "sim/tensor/tensor.h"
 #include "tests/support/onnx_model_builder.h"
 #include "tests/support/test_support.h"
 
@@ -105,7 +107,8 @@ TEST_CASE(
 
 TEST_CASE(
     "exporter idioms end to end: Pad before an AveragePool (asymmetric, on a 5x7 map) and a "
-    "Flatten that requantises equal ONNX Runtime bit for bit",
+    "Flatten that requantises equal ONNX Runtime bit for bit, on seeded codes and on the model's "
+    "own float input",
     "[onnx]") {
   if (!npusim::test::have_onnx_runtime() ||
       std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
@@ -146,9 +149,57 @@ TEST_CASE(
   INFO(c.text);
   CHECK(c.status == 0);
   CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 6]: bit-exact (6 values)"));
+  // The model's own float input (ties of x / 0.02 included), quantised by npusim and by ONNX
+  // Runtime each from the same file.
+  std::vector<float> real(6 * 5 * 7);
+  for (size_t i = 0; i < real.size(); ++i)
+    real[i] = i % 5 == 0 ? (float(i % 13) - 6.5f) * 0.02f : std::sin(float(i)) * 2.7f;
+  const std::string x = npusim::test::temp_dir() + "/idioms_x.npy";
+  npusim::write_npy_float(x, {1, 6, 5, 7}, real);
+  const npusim::test::OrtComparison given =
+      npusim::test::ort_compare(path, "--levels all --input x=" + x);
+  INFO(given.text);
+  CHECK(given.status == 0);
+  CHECK_THAT(given.text, Catch::Contains("[all] y float32 [1, 6]: bit-exact (6 values)"));
   // The pool is one operator with the pads; the requantisation is its own.
   const nlohmann::json report = npusim::test::run_report("run " + path + " -q");
   REQUIRE(report["layers"].size() == 3);
   CHECK(report["layers"][0]["shape"]["source_op"] == "AveragePool(QDQ)");
   CHECK(report["layers"][2]["shape"]["source_op"] == "Requantize(QDQ)");
+}
+
+TEST_CASE(
+    "a float --input is quantised as ONNX Runtime quantises it, value for value: values at and "
+    "next to ties, both saturations",
+    "[onnx]") {
+  if (!npusim::test::have_onnx_runtime() ||
+      std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
+    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+    return;
+  }
+  // x float [1, 3, 4, 5] -> QuantizeLinear -> (1x1 MaxPool: the codes as they are) -> y float.
+  using Builder = npusim::test::OnnxModelBuilder;
+  Builder m;
+  m.input("x", onnx::TensorProto_DataType_FLOAT, {1, 3, 4, 5});
+  m.output("y", onnx::TensorProto_DataType_FLOAT);
+  m.scalar_float("s", 0.037f);
+  m.ints("z", onnx::TensorProto_DataType_UINT8, {}, {131});
+  m.node("QuantizeLinear", {"x", "s", "z"}, {"xq"}, "quant");
+  m.node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}, "dq");
+  Builder::ints_attribute(m.node("MaxPool", {"xd"}, {"p"}, "pool"), "kernel_shape", {1, 1});
+  m.node("QuantizeLinear", {"p", "s", "z"}, {"pq"}, "pool_q");
+  m.node("DequantizeLinear", {"pq", "s", "z"}, {"y"}, "out");
+  const std::string path = m.save("quantise_input.onnx");
+  std::vector<float> real(60);
+  // (i - 30.5) * scale: x / scale at or an ulp from a half. (The manifest ort-compare hands
+  // ONNX Runtime is JSON, which holds no NaN or infinity: the unit test has those.)
+  for (size_t i = 0; i < real.size(); ++i) real[i] = (float(i) - 30.5f) * 0.037f;
+  real[0] = 1e9f, real[1] = -1e9f;
+  const std::string x = npusim::test::temp_dir() + "/quantise_x.npy";
+  npusim::write_npy_float(x, {1, 3, 4, 5}, real);
+  const npusim::test::OrtComparison c =
+      npusim::test::ort_compare(path, "--levels all --input x=" + x);
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 3, 4, 5]: bit-exact (60 values)"));
 }

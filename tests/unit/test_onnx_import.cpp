@@ -6,9 +6,11 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <limits>
 
 #include "sim/config/config_error.h"
 #include "sim/frontend/onnx/onnx_import.h"
+#include "sim/tensor/tensor.h"
 #include "tests/support/onnx_model_builder.h"
 #include "tests/support/test_support.h"
 
@@ -364,4 +366,44 @@ TEST_CASE(
   const ConfigError e =
       test::config_error_from([&] { import_onnx(model(256).save("bias_z256.onnx"), {}); });
   CHECK(e.pointer() == "node 'x_dq' (DequantizeLinear)");
+}
+
+TEST_CASE(
+    "onnx: --input takes the model's own float input and quantises it as ONNX Runtime's "
+    "QuantizeLinear does (x / scale, half to even, saturated, NaN to the low end), by channel "
+    "and column",
+    "[onnx]") {
+  // x float [1, 2, 1, 3] -> QuantizeLinear (scale 0.5, zero point 128) -> 1x1 QLinearConv.
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto_DataType_FLOAT, {1, 2, 1, 3});
+  m.scalar_float("xs", 0.5f), m.scalar_float("ws", 1.0f), m.scalar_float("ys", 1.0f);
+  m.ints("xz", onnx::TensorProto_DataType_UINT8, {}, {128});
+  m.ints("yz", onnx::TensorProto_DataType_UINT8, {}, {128});
+  m.ints("wz", onnx::TensorProto_DataType_INT8, {}, {0});
+  m.ints("w", onnx::TensorProto_DataType_INT8, {1, 2, 1, 1}, {1, 1});
+  m.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, "quant");
+  m.node("QLinearConv", {"xq", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"y"}, "conv");
+  m.output("y");
+  // Channel 0: 0.25 -> 0.5 -> 0 (even), 0.75 -> 1.5 -> 2, -0.25 -> -0.5 -> -0;
+  // channel 1: 100 -> 200 -> 127 (saturated), -100 -> -128, NaN -> -128 (the low end).
+  const std::string values = test::temp_dir() + "/x_float.npy";
+  write_npy_float(values, {1, 2, 1, 3},
+                  {0.25f, 0.75f, -0.25f, 100.0f, -100.0f, std::numeric_limits<float>::quiet_NaN()});
+  const OnnxModel model = import_onnx(m.save("float_input.onnx"), {{"x", values}});
+  REQUIRE(model.network.graph_inputs.size() == 1);
+  // Stored NHWC: (channel 0, channel 1) per column, as uint8 bytes plus the zero point 128.
+  const std::vector<int8_t>& q = model.network.graph_inputs[0].values;
+  const std::vector<int> got(q.begin(), q.end());
+  CHECK(got ==
+        std::vector<int>{int8_t(128), int8_t(255), int8_t(130), int8_t(0), int8_t(128), int8_t(0)});
+
+  // An integer file stays what it was: the quantised tensor itself.
+  TensorU8 ints;
+  ints.shape = {1, 2, 1, 3};
+  ints.data = {1, 2, 3, 4, 5, 6};
+  const std::string codes = test::temp_dir() + "/x_u8.npy";
+  write_npy(codes, ints);
+  const OnnxModel as_codes = import_onnx(m.save("float_input2.onnx"), {{"x", codes}});
+  const std::vector<int8_t>& c = as_codes.network.graph_inputs[0].values;
+  CHECK(std::vector<int>(c.begin(), c.end()) == std::vector<int>{1, 4, 2, 5, 3, 6});
 }

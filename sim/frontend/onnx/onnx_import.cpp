@@ -270,6 +270,21 @@ void Importer::declare_input(const onnx::ValueInfoProto& v) {
   activations_[v.name()] = a;
 }
 
+namespace {
+
+// QuantizeLinear of one float input value as ONNX Runtime computes it (MLAS's
+// QuantizeLinear): x / scale in float32, clamped to the type's range less the
+// zero point, rounded half to even, plus the zero point.
+int32_t quantize_input(float x, const TensorQuant& q) {
+  const float lo = float(quant_min(q.type) - q.zero_point);
+  const float hi = float(quant_max(q.type) - q.zero_point);
+  float v = x / q.scale;
+  v = std::isnan(v) ? lo : std::min(std::max(v, lo), hi);  // MLAS's MAXPS takes lo for a NaN
+  return int32_t(std::nearbyint(v)) + q.zero_point;        // half to even (the default mode)
+}
+
+}  // namespace
+
 void Importer::load_input_file(const std::string& name, const std::string& file) {
   int32_t index = -1;
   for (size_t i = 0; i < out_.network.graph_inputs.size(); ++i)
@@ -290,7 +305,14 @@ void Importer::load_input_file(const std::string& name, const std::string& file)
                           ") of float input \"" + name + "\" as .npy",
                       "a float input (quantise it first: (x / scale) + zero point, rounded)");
   TensorI8 nchw;  // uint8 values held as their bytes
-  if (in.quant.type == QuantType::Uint8) {
+  if (in.quantized_from_float && read_npy_descr(file) == "<f4") {
+    // The model's own float input, quantised by its QuantizeLinear as ONNX Runtime does.
+    const Tensor<float> real = read_npy_float32(file);
+    nchw.shape = real.shape;
+    nchw.data.resize(real.data.size());
+    for (size_t i = 0; i < real.data.size(); ++i)
+      nchw.data[i] = int8_t(quantize_input(real.data[i], in.quant));
+  } else if (in.quant.type == QuantType::Uint8) {
     const TensorU8 t = read_npy_uint8(file);
     nchw.shape = t.shape;
     nchw.data.assign(t.data.begin(), t.data.end());
