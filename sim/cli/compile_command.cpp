@@ -21,9 +21,10 @@
 namespace npusim::cli {
 namespace {
 
-CompileTrials compile_trials(const NetworkConfig& net, const HardwareConfig& hw) {
+CompileTrials compile_trials(const NetworkConfig& net, const HardwareConfig& hw,
+                             NetworkEstimate& chosen_estimate) {
   if (!runs_compile_trials(hw)) return {};
-  CompileTrials c = run_compile_trials(net, hw, true);
+  CompileTrials c = run_compile_trials(net, hw, true, 0, &chosen_estimate);
   if (!c.trials.empty()) {
     std::string text;
     for (const std::string& item : compile_trials_summary(c))
@@ -48,10 +49,13 @@ int compile(const CompileArguments& a) {
   // written (and the mapping explained) is the one `run` would simulate; the
   // header records them as compiler.units, compiler.cache_kib and
   // compiler.array_rows/cols.
-  const HardwareConfig hw = compile_target(given, compile_trials(net, given));
+  NetworkEstimate chosen_estimate;  // the chosen trial's: the program is built from it
+  const CompileTrials trials = compile_trials(net, given, chosen_estimate);
+  const HardwareConfig hw = compile_target(given, trials);
   if (!a.explain_layer.empty()) return explain_layer(net, hw, a.explain_layer, a.candidates);
   if (a.explain_mapping) return explain_mapping(net, hw);
-  const Program program = compile_for_workload(net, hw);
+  const Program program =
+      compile_for_workload(net, hw, trials.chosen.units != 0 ? &chosen_estimate : nullptr);
   const nlohmann::json workload = program_workload(a.in, net, a.output);
   if (a.output.empty() || a.output == "-") {
     write_program_jsonl(std::cout, program, workload, to_json(hw), net.is_graph());

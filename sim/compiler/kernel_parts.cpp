@@ -68,10 +68,10 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
   if (part.units != 0) hu.compute.units = part.units;
   // The fewest parts that fit (fitting only gets easier with narrower parts:
   // bisection), then twice and four times as many.
+  LayerConfig view = L;  // one copy, its channels set per question
   const auto fits = [&](uint32_t parts) {
-    return !k_tile_candidates(kernel_part_layer(L, uint32_t(ceil_div(L.C, parts))), h, part,
-                              output_bits)
-                .empty();
+    view.C = uint32_t(ceil_div(L.C, parts));
+    return !k_tile_candidates(view, h, part, output_bits).empty();
   };
   uint32_t lo = 1, hi = L.C;  // parts: lo does not fit (or is whole kernels), hi fits
   while (hi - lo > 1) {
@@ -83,8 +83,8 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
     const uint32_t channels = uint32_t(ceil_div(L.C, std::min<uint64_t>(parts, L.C)));
     if (channels == previous) continue;
     previous = channels;
-    for (MappingCandidate c :
-         whole_kernel_candidates(kernel_part_layer(L, channels), h, part, output_bits, false)) {
+    view.C = channels;
+    for (MappingCandidate c : whole_kernel_candidates(view, h, part, output_bits, false)) {
       if (c.plan.input_channel_tiles || c.plan.cols_per_piece != 0) continue;
       c.plan.channels_per_part = channels;
       c.estimate = estimate_kernel_parts(L, hu, c.plan, output_bits);
@@ -117,6 +117,9 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
   for (uint32_t n = 0; n < L.N; ++n)
     for (uint32_t p = 0; p < shapes.n_pieces; ++p) pieces.push_back(p >= shapes.full_pieces);
   const uint64_t taps = uint64_t(L.R) * L.S;
+  // The parts' views: every part but the last is per_part channels wide.
+  const LayerConfig full_view = kernel_part_layer(L, per_part);
+  const LayerConfig last_view = kernel_part_layer(L, last_width);
 
   // A part's figures for a group: pieces [first, last), k_count kernels,
   // `width` channels, `last_part`: it adds the stores.
@@ -124,7 +127,7 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
                                 uint32_t width, bool last_part) {
     PartFigures f;
     f.firsts.assign(units, 0), f.rests.assign(units, 0), f.loads_first.assign(units, 0);
-    const LayerConfig view = kernel_part_layer(L, width);
+    const LayerConfig& view = width == per_part ? full_view : last_view;
     // The part's weights: R*S runs of its channels per kernel.
     f.weights = cost::dram_data_cycles(hw.dram, k_count * taps, width);
     f.ports = cost::cache_access_cycles(hw.cache, uint64_t(k_count) * taps * width);
@@ -197,8 +200,8 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
     }
     // The parts between the first and the last are alike.
     const uint64_t middles = n_parts - 2;
-    const PartFigures middle =
-        middles > 0 ? part_figures(first, last, k0, k_count, per_part, false) : head;
+    // (The head is not the last part here: the middle parts' figures are the head's.)
+    const PartFigures& middle = head;
     const PartFigures tail = part_figures(first, last, k0, k_count, last_width, true);
     if (middles > 0) g.chain += step(head, middle) + (middles - 1) * step(middle, middle);
     g.chain += step(middle, tail) + tail.busiest + tail.drain;

@@ -17,7 +17,7 @@ NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareCo
   NetworkConfig storage;
   const NetworkConfig& net = program_view(workload, storage);  // as compile_network maps it
   NetworkEstimate e;
-  std::unordered_map<std::string, LayerTilingPlan> mappings;
+  std::unordered_map<std::string, LayerTilingPlan>& mappings = e.mappings;
   e.partition = choose_partition(net, hw, &mappings);
   HardwareConfig in_use = hw;
   in_use.compute.units = e.partition.units;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/compiler/tiler.h"
@@ -33,6 +34,10 @@ struct OperatorEstimate {
 
 struct NetworkEstimate {
   CachePartition partition;
+  // The mappings the partition was chosen with, by mapping_signature: with the
+  // partition, what compile_network for the same network and hardware would
+  // choose again (it takes both from here when given the estimate).
+  std::unordered_map<std::string, LayerTilingPlan> mappings;
   std::vector<OperatorEstimate> operators;  // in network order
   uint64_t cycles = 0;                      // the sum of the operators' cycles
   uint64_t macs = 0;

@@ -39,7 +39,8 @@ struct StoreRecord {
 
 class Emitter {
  public:
-  Emitter(const NetworkConfig& net, const HardwareConfig& hw) : net_(net), hw_(hw) {
+  Emitter(const NetworkConfig& net, const HardwareConfig& hw, const NetworkEstimate* estimate)
+      : net_(net), hw_(hw), estimate_(estimate) {
     const uint32_t units = hw.compute.units;
     last_compute_of_half_.assign(units, {kNone, kNone});
     last_store_of_half_.assign(units, {kNone, kNone});
@@ -48,7 +49,9 @@ class Emitter {
   }
 
   Program run() {
-    const CachePartition part = choose_partition(net_, hw_, &mappings_);
+    if (estimate_ != nullptr) mappings_ = estimate_->mappings;
+    const CachePartition part =
+        estimate_ != nullptr ? estimate_->partition : choose_partition(net_, hw_, &mappings_);
     units_ = part.units;
     params_per_tile_ = part.params_per_tile;
     DramLayout dram(net_);
@@ -560,6 +563,7 @@ class Emitter {
   std::map<uint32_t, uint32_t> last_fetch_of_layer_;
   // Mappings by mapping_signature: operators of one shape are mapped once.
   std::unordered_map<std::string, LayerTilingPlan> mappings_;
+  const NetworkEstimate* estimate_;  // the partition and mappings chosen already, or null
   std::vector<uint32_t> array_ops_;  // indices of the operators that run on the array
   uint32_t units_ = 1;               // the units the pieces use (the partition's)
 };
@@ -582,11 +586,12 @@ void check_array_operator(const NetworkConfig& net, size_t l, const HardwareConf
                        " but " + from.name + " stores it " + to_string(from.output_layout));
 }
 
-Program compile_network(const NetworkConfig& net, const HardwareConfig& hw) {
+Program compile_network(const NetworkConfig& net, const HardwareConfig& hw,
+                        const NetworkEstimate* estimate) {
   if (net.layers.empty()) throw CompileError("network has no layers");
   NetworkConfig storage;
   // The part of the array the program uses (compiler.array_rows/cols).
-  return Emitter(program_view(net, storage), array_in_use(hw)).run();
+  return Emitter(program_view(net, storage), array_in_use(hw), estimate).run();
 }
 
 }  // namespace npusim

@@ -6,12 +6,17 @@
 
 #include <cstddef>
 
+#include "sim/compiler/network_estimate.h"
 #include "sim/compiler/tiler.h"
 
 namespace npusim {
 
 // Throws CompileError naming the first layer that does not fit and why.
-Program compile_network(const NetworkConfig& net, const HardwareConfig& hw);
+// `estimate`, when given, is estimate_network(net, hw)'s result for this very
+// network and hardware (compiler.cache_kib 0 and the whole cache alike): the
+// program takes its partition and mappings instead of choosing them again.
+Program compile_network(const NetworkConfig& net, const HardwareConfig& hw,
+                        const NetworkEstimate* estimate = nullptr);
 
 // The checks of array operator `l` (of the program view of a network) that
 // do not depend on its mapping: broadcast dataflow needs im2col access, and a

@@ -25,6 +25,7 @@
 #include "sim/compiler/program_emitter.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/trace_io.h"
+#include "sim/runner/kernel_summary_cache.h"
 #include "sim/runner/runner.h"
 
 namespace npusim {
@@ -57,12 +58,14 @@ struct Child {
 
 // In the child: simulate `hw` (the trial's compiler.units and cache_kib)
 // timing only and write the reply. Never returns.
-[[noreturn]] void run_trial(int write_fd, const NetworkConfig& network, const HardwareConfig& hw) {
+[[noreturn]] void run_trial(int write_fd, const NetworkConfig& network, const HardwareConfig& hw,
+                            const NetworkEstimate& estimate) {
   std::string reply;
   try {
     RunOptions options;
     options.timing_only = true;
     options.progress = false;
+    options.estimate = &estimate;  // the parent's: the program is not mapped again
     const std::unique_ptr<RunResult> r = run_network(network, hw, options);
     const auto counted = [&](const char* name) {
       const Counter* c = r->stats->find(name);
@@ -88,7 +91,8 @@ struct Child {
   ::_exit(0);  // no atexit handlers: they belong to the parent
 }
 
-Child start_trial(const NetworkConfig& network, const HardwareConfig& hw, size_t trial) {
+Child start_trial(const NetworkConfig& network, const HardwareConfig& hw,
+                  const NetworkEstimate& estimate, size_t trial) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("compile trials: pipe failed: ") + std::strerror(errno));
@@ -110,7 +114,7 @@ Child start_trial(const NetworkConfig& network, const HardwareConfig& hw, size_t
       ::dup2(null_fd, 1);
       ::dup2(null_fd, 2);
     }
-    run_trial(fds[1], network, hw);
+    run_trial(fds[1], network, hw, estimate);
   }
   ::close(fds[1]);
   return {pid, fds[0], trial};
@@ -184,17 +188,21 @@ HardwareConfig weight_stationary_twin(HardwareConfig h) {
 // are taken against it, so they keep every budget and part the
 // weight-stationary trials would (a budget's per-layer estimate is at most
 // its weight-stationary one).
+// Each trial's estimate goes to `estimates`, in step with choice.trials.
 uint64_t add_with_twin(const NetworkConfig& network, const HardwareConfig& h, CompileTrial trial,
-                       const NetworkEstimate& e, CompileTrials& choice) {
+                       const NetworkEstimate& e, CompileTrials& choice,
+                       std::vector<NetworkEstimate>& estimates) {
   const bool feature_stationary =
       std::any_of(e.operators.begin(), e.operators.end(),
                   [](const OperatorEstimate& o) { return o.feature_stationary; });
   trial.estimate = e.cycles;
   choice.trials.push_back(trial);
+  estimates.push_back(e);
   if (h.loop_order == LoopOrder::Auto && feature_stationary) {
     CompileTrial twin = trial;
     twin.weight_stationary = true;
-    twin.estimate = estimate_network(network, weight_stationary_twin(h)).cycles;
+    estimates.push_back(estimate_network(network, weight_stationary_twin(h)));
+    twin.estimate = estimates.back().cycles;
     choice.trials.push_back(twin);
     return std::max(trial.estimate, twin.estimate);
   }
@@ -217,7 +225,7 @@ std::string budget_fingerprint(const NetworkConfig& network, const HardwareConfi
 // within the margin of the whole cache's. Returns the whole cache's trial,
 // its estimate the one the margins are taken against (add_with_twin).
 CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
-                                CompileTrials& choice) {
+                                CompileTrials& choice, std::vector<NetworkEstimate>& estimates) {
   CompileTrial whole;
   whole.units = h.compiler.units;
   whole.cache_kib = h.compiler.cache_kib != 0 ? h.compiler.cache_kib : h.cache.size_kib;
@@ -231,7 +239,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     return whole;
   }
   whole.estimate = estimate.cycles;
-  const uint64_t reference = add_with_twin(network, h, whole, estimate, choice);
+  const uint64_t reference = add_with_twin(network, h, whole, estimate, choice, estimates);
   if (h.compiler.cache_kib != 0) {
     whole.estimate = reference;
     return whole;
@@ -275,7 +283,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     ++programs;
     CompileTrial part = whole;
     part.cache_kib = kib;
-    add_with_twin(network, h, part, halved, choice);
+    add_with_twin(network, h, part, halved, choice, estimates);
   }
   whole.estimate = reference;
   return whole;
@@ -284,7 +292,8 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
 // The trials: for every unit count, the whole array and then each smaller
 // part of it whose whole-cache estimate is within the margin of the whole
 // array's, each with its cache budgets.
-void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, CompileTrials& choice) {
+void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, CompileTrials& choice,
+                 std::vector<NetworkEstimate>& estimates) {
   const std::vector<uint32_t> counts =
       hw.compiler.units != 0 ? std::vector<uint32_t>{hw.compiler.units} : unit_counts(hw);
   const std::vector<std::pair<uint32_t, uint32_t>> parts = array_parts(hw);
@@ -296,10 +305,11 @@ void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, Compile
       h.compiler.array_rows = parts[p].first;
       h.compiler.array_cols = parts[p].second;
       const size_t before = choice.trials.size();
-      const CompileTrial whole = plan_cache_budgets(network, h, choice);
+      const CompileTrial whole = plan_cache_budgets(network, h, choice, estimates);
       if (p == 0) {
         if (!whole.failure.empty()) {
           choice.trials.push_back(whole);  // reported: this unit count does not fit
+          estimates.emplace_back();
           break;
         }
         whole_array = whole.estimate;
@@ -310,6 +320,7 @@ void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, Compile
       if (!whole.failure.empty() ||
           double(whole.estimate) > double(whole_array) * (1 + kArrayTrialMargin)) {
         choice.trials.resize(before);
+        estimates.resize(before);
         break;
       }
     }
@@ -339,16 +350,19 @@ std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw)
 }
 
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
-                                 bool announce, unsigned jobs) {
+                                 bool announce, unsigned jobs, NetworkEstimate* chosen_estimate) {
   CompileTrials choice;
   if (!runs_compile_trials(hw)) return choice;
-  plan_trials(network, hw, choice);
+  std::vector<NetworkEstimate> estimates;  // each trial's, in step with choice.trials
+  plan_trials(network, hw, choice, estimates);
   size_t runnable = 0;
   for (const CompileTrial& t : choice.trials) runnable += t.failure.empty() ? 1 : 0;
   if (runnable <= 1) {
     choice.trials.clear();  // one program: nothing to choose by simulating
     return choice;
   }
+  // Counted once here, the trials' processes inherit the counts (and the run after them).
+  warm_kernel_counts(network);
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
   if (announce)
     spdlog::info(
@@ -371,7 +385,7 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
           // A trial is one program: its child compiles it and tries nothing
           // more (loop_order auto alone would start trials again).
           trial_hw.trial_mode = TrialMode::Off;
-          running.push_back(start_trial(network, trial_hw, next));
+          running.push_back(start_trial(network, trial_hw, estimates[next], next));
         }
         ++next;
       }
@@ -408,7 +422,11 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
     for (const CompileTrial& t : choice.trials)
       if (t.ok && double(t.cycles) <= limit && t.dram_bytes < chosen->dram_bytes) chosen = &t;
   }
-  if (chosen != nullptr) choice.chosen = *chosen;
+  if (chosen != nullptr) {
+    choice.chosen = *chosen;
+    if (chosen_estimate != nullptr)
+      *chosen_estimate = std::move(estimates[size_t(chosen - choice.trials.data())]);
+  }
   if (estimated != nullptr) choice.estimated = *estimated;
   return choice;
 }

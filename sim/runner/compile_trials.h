@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/compiler/network_estimate.h"
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
 #include "sim/report/trial_records.h"
@@ -59,9 +60,12 @@ std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw)
 // fewer units, then the larger cache, then the larger part of the array. With
 // compiler.traffic_margin, of the trials within the margin of the fastest, the one with the fewest
 // DRAM bytes. No trials: `trials` is empty. `announce`: log how many programs it simulates before
-// it starts.
+// it starts. `chosen_estimate`, when given, receives the chosen trial's estimate, from which
+// compile_network builds its program without mapping the network again (each trial's process
+// builds its program so too).
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
-                                 bool announce, unsigned jobs = 0);
+                                 bool announce, unsigned jobs = 0,
+                                 NetworkEstimate* chosen_estimate = nullptr);
 
 // hw with compiler.units, compiler.cache_kib and compiler.array_rows/cols set
 // to the trials' choice (unchanged when nothing was chosen).

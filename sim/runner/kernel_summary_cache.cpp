@@ -7,7 +7,9 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/io/atomic_file.h"
@@ -21,9 +23,32 @@ namespace {
 // entries of another version are never read.
 constexpr int kCacheFormat = 1;
 
+// Each seeded layer's non-zero counts by seeded_weights_key, for the life of the process: the
+// compiler, the timing run and the compile trials (forked after warm_kernel_counts) all ask for
+// them. An empty vector: the weights must be drawn (a sparsity pattern or a rejected draw).
+std::mutex counts_mutex;
+std::unordered_map<std::string, std::vector<uint32_t>>& known_counts() {
+  static std::unordered_map<std::string, std::vector<uint32_t>> counts;
+  return counts;
+}
+
+std::vector<uint32_t> seeded_counts(const LayerConfig& layer) {
+  const std::string key = seeded_weights_key(layer);
+  if (key.empty()) return {};
+  {
+    const std::lock_guard<std::mutex> lock(counts_mutex);
+    const auto known = known_counts().find(key);
+    if (known != known_counts().end()) return known->second;
+  }
+  std::vector<uint32_t> counts = count_seeded_kernel_nonzeros(layer, kernel_zeros(layer));
+  const std::lock_guard<std::mutex> lock(counts_mutex);
+  known_counts().emplace(key, counts);
+  return counts;
+}
+
 // Counted straight from the seeded draws where the weights are plain bytes, else drawn.
 KernelStream compute(const LayerConfig& layer, ComputeMode mode) {
-  std::vector<uint32_t> counts = count_seeded_kernel_nonzeros(layer, kernel_zeros(layer));
+  std::vector<uint32_t> counts = seeded_counts(layer);
   if (counts.empty()) return summarise_layer_kernels(layer, make_layer_weights(layer), mode);
   return summary_from_counts(std::move(counts), layer.R, layer.S, layer.group_channels(), mode);
 }
@@ -85,6 +110,11 @@ std::string kernel_summary_key(const LayerConfig& L, ComputeMode mode) {
   if (weights.empty()) return "";
   return "npusim kernel summary " + std::to_string(kCacheFormat) + " " + NPUSIM_VERSION + " mode " +
          to_string(mode) + " " + weights;
+}
+
+void warm_kernel_counts(const NetworkConfig& network) {
+  for (const LayerConfig& L : network.layers)
+    if (runs_on_array(L.op) && L.op != OpKind::BatchMatMul && !L.is_binary()) seeded_counts(L);
 }
 
 std::string kernel_summary_cache_dir() {

@@ -1,5 +1,6 @@
 // What a timing-only run needs of a layer's weights (the kernel stream's format and each
-// kernel's non-zero count, summarise_kernels), and a cache of it on disk shared by the points
+// kernel's non-zero count, summarise_kernels), counted once per process (the counts are kept
+// by the layer's seeded_weights_key), and a cache of it on disk shared by the points
 // of a sweep: the points of a hardware sweep draw the same seeded weights, and drawing and
 // counting them was most of a timing-only point's work. The cache is a folder named by the
 // NPUSIM_KERNEL_CACHE environment variable (npusim sweep sets it for its points); without it
@@ -21,6 +22,10 @@ namespace npusim {
 // rewritten. A folder that cannot be written only costs the saving.
 KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
                                    const std::string& cache_dir);
+
+// Counts every seeded array layer's non-zeros into the process's memory, where later summaries
+// of the same weights (this process's and its forked children's) find them.
+void warm_kernel_counts(const NetworkConfig& network);
 
 // The folder NPUSIM_KERNEL_CACHE names, or "".
 std::string kernel_summary_cache_dir();

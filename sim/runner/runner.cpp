@@ -111,8 +111,9 @@ static std::vector<int64_t> shared_weight_sources(const NetworkConfig& net, cons
   return from;
 }
 
-Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw) {
-  Program program = compile_network(network, hw);
+Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw,
+                             const NetworkEstimate* estimate) {
+  Program program = compile_network(network, hw, estimate);
   // A program file holds each kernel stream's format and non-zero counts, not its
   // bytes: counted from the seeded draws without storing them, once per weight
   // region (operators the emitter gave one region take the first one's).
@@ -159,8 +160,11 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   }
   // Before the progress meter's thread starts: the trials are forked children.
   CompileTrials compile_trials;
+  NetworkEstimate chosen_estimate;  // the chosen trial's: its program is compiled from it
   if (options.program == nullptr && runs_compile_trials(hw))
-    compile_trials = run_compile_trials(network, hw, options.progress);
+    compile_trials = run_compile_trials(network, hw, options.progress, 0, &chosen_estimate);
+  const NetworkEstimate* estimate =
+      compile_trials.chosen.units != 0 ? &chosen_estimate : options.estimate;
   // A progress line on a terminal for runs past a second (progress_meter.h);
   // the meter's thread reads only these atomics and the DRAM model's.
   std::atomic<const Accelerator*> running{nullptr};
@@ -198,7 +202,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   if (options.program != nullptr)
     r.program = *options.program;
   else
-    r.program = compile_network(r.network, target);
+    r.program = compile_network(r.network, target, estimate);
   const std::vector<int64_t> weights_from = shared_weight_sources(r.network, r.program);
   for (size_t l = 0; l < layers; ++l) {
     const LayerConfig& L = r.network.layers[l];

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/accelerator.h"
+#include "sim/compiler/network_estimate.h"
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
 #include "sim/program/program.h"
@@ -34,6 +35,10 @@ struct RunOptions {
   std::function<void(Program&)> edit_program;
   // Run this program (e.g. replayed from a trace) instead of compiling one.
   const Program* program = nullptr;
+  // The compiler's estimate for the hardware the program is compiled for
+  // (estimate_network's result, e.g. a compile trial's): the program takes its
+  // partition and mappings instead of choosing them again (compile_network).
+  const NetworkEstimate* estimate = nullptr;
   bool record_timeline = false;  // fill RunResult::timeline (for --trace)
   // Tests only: skip validate_program, to show the deadlock detector works on
   // a program no file or compiler can produce (a dependency pointing forward).
@@ -69,7 +74,8 @@ struct KernelStream;
 void check_kernel_streams(const Program& program, const std::vector<KernelStream>& kernels);
 
 // compile_network plus the kernel streams (seed 002) of the workload's weights.
-Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw);
+Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw,
+                             const NetworkEstimate* estimate = nullptr);
 
 // Throws CompileError when a layer does not fit, std::runtime_error for data
 // problems (e.g. a .npy of the wrong shape). Simulation errors and deadlocks
