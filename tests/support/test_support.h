@@ -71,6 +71,11 @@ struct OrtComparison {
   std::string text;
 };
 OrtComparison ort_compare(const std::string& model, const std::string& args);
+// Whether a comparison failed on a CPU without VNNI, where ONNX Runtime's uint8 x int8 kernels
+// saturate pairs of products at 16 bits (tools/ort-compare's note; docs/quantization.md): the
+// difference may be ONNX Runtime's own. Prints "SKIPPED: ..." (CTest then reports the case as
+// skipped) and returns true; the caller skips that comparison's checks.
+bool skipped_for_want_of_vnni(const OrtComparison& c, const std::string& model);
 
 // Runs the CLI with --out into a temp folder and returns report.json.
 nlohmann::json run_report(const std::string& args);
