@@ -107,7 +107,7 @@ KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weig
 
 KernelStream summarise_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
                                      ComputeMode mode) {
-  if (layer.is_binary()) return KernelStream{};  // raw, no zero-skip counts
+  if (layer.is_binary()) return KernelStream{};                // raw, no zero-skip counts
   if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
   return summarise_kernels(weights, mode, kernel_zeros(layer));
 }

@@ -63,7 +63,7 @@ std::vector<std::pair<std::string, HardwareConfig>> hardware_points() {
 TEST_CASE(
     "a program compiled from the network's estimate is byte for byte the program compiled "
     "without it, for conv, graph, binary and transformer networks on six hardware points",
-    "[compile_trials]") {
+    "[compile_trials][heavy]") {
   for (const std::string name : {"tiny3.json", "mixed_small.json", "resnet18_full.json",
                                  "resnet18_binary.json", "bert_base_1layer.json"}) {
     const NetworkConfig net = load_workload(kNetworks + name);
