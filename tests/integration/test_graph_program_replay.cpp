@@ -93,7 +93,7 @@ TEST_CASE(
     "graph replay: an ONNX program finds its model beside it, replays it exactly and refuses a "
     "changed model",
     "[onnx][trace]") {
-  if (std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
+  if (!test::have_python_onnx()) {
     WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
     return;
   }

@@ -292,7 +292,7 @@ TEST_CASE(
     "onnx: a QDQ transformer encoder block imports as batch_matmul, softmax and layernorm over "
     "heads in place, runs bit-exact against the reference and within 3 LSB of ONNX Runtime",
     "[onnx][transformer]") {
-  if (std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
+  if (!test::have_python_onnx()) {
     WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
     return;
   }

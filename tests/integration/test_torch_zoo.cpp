@@ -32,6 +32,13 @@ bool have_torch_and_ort() {
   return false;
 }
 
+// Whether python3-onnx and ONNX Runtime are here (the hand-built models); says so when not.
+bool have_onnx_and_ort() {
+  if (npusim::test::have_onnx_runtime() && npusim::test::have_python_onnx()) return true;
+  WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
+  return false;
+}
+
 // tools/gen-torch-zoo DIR MODELS; "" when it fails.
 std::string export_zoo(const std::string& models) {
   const std::string dir = npusim::test::temp_dir() + "/zoo";
@@ -110,11 +117,7 @@ TEST_CASE(
     "Flatten that requantises equal ONNX Runtime bit for bit, on seeded codes and on the model's "
     "own float input",
     "[onnx]") {
-  if (!npusim::test::have_onnx_runtime() ||
-      std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
-    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
-    return;
-  }
+  if (!have_onnx_and_ort()) return;
   using Builder = npusim::test::OnnxModelBuilder;
   constexpr int kU8 = onnx::TensorProto_DataType_UINT8;
   Builder m;
@@ -172,11 +175,7 @@ TEST_CASE(
     "a float --input is quantised as ONNX Runtime quantises it, value for value: values at and "
     "next to ties, both saturations",
     "[onnx]") {
-  if (!npusim::test::have_onnx_runtime() ||
-      std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) {
-    WARN("SKIPPED: needs python3-onnx and onnxruntime-node (tools/install-deps --onnx)");
-    return;
-  }
+  if (!have_onnx_and_ort()) return;
   // x float [1, 3, 4, 5] -> QuantizeLinear -> (1x1 MaxPool: the codes as they are) -> y float.
   using Builder = npusim::test::OnnxModelBuilder;
   Builder m;

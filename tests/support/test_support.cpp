@@ -79,12 +79,16 @@ std::string read_text_file(const std::string& path) {
 }
 
 std::string generate_onnx_models(const std::string& names) {
-  if (std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") != 0) return "";
+  if (!have_python_onnx()) return "";
   const std::string dir = temp_dir() + "/onnx";
   const std::string cmd = std::string(NPUSIM_SOURCE_DIR) + "/tools/gen-onnx-models " + dir + " " +
                           names + " > /dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
   return dir;
+}
+
+bool have_python_onnx() {
+  return std::system("/usr/bin/python3 -c 'import onnx, numpy' > /dev/null 2>&1") == 0;
 }
 
 bool have_onnx_runtime() {

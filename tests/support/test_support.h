@@ -63,6 +63,8 @@ std::string generate_onnx_models(const std::string& names);
 // Whether ONNX Runtime (onnxruntime-node in tools/ort, and node) is installed
 // (tools/install-deps --onnx).
 bool have_onnx_runtime();
+// Whether /usr/bin/python3 imports onnx and numpy (python3-onnx: the model generators).
+bool have_python_onnx();
 
 // tools/ort-compare MODEL ARGS with this build's npusim: its exit status (as
 // std::system returns it) and everything it printed.
