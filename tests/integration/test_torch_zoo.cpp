@@ -47,8 +47,9 @@ std::string export_zoo(const std::string& models) {
   return std::system(cmd.c_str()) == 0 ? dir : "";
 }
 
-// Each model equals ONNX Runtime, and its timing-only run times every node the
-// functional run does.
+// Each model equals ONNX Runtime (but on a CPU without VNNI, where ONNX
+// Runtime's own kernels saturate: not compared there), and its timing-only run times
+// every node the functional run does.
 void check_models(const std::string& models) {
   const std::string dir = export_zoo(models);
   REQUIRE(!dir.empty());
@@ -57,8 +58,11 @@ void check_models(const std::string& models) {
     const std::string path = dir + "/" + name + ".onnx";
     const npusim::test::OrtComparison c = npusim::test::ort_compare(path, "--levels all");
     INFO(name << "\n" << c.text);
-    CHECK(c.status == 0);
-    CHECK_THAT(c.text, Catch::Contains("[all] logits float32 [1, 1000]: bit-exact (1000 values)"));
+    if (!npusim::test::skipped_for_want_of_vnni(c, name)) {
+      CHECK(c.status == 0);
+      CHECK_THAT(c.text,
+                 Catch::Contains("[all] logits float32 [1, 1000]: bit-exact (1000 values)"));
+    }
     const nlohmann::json functional = npusim::test::run_report("run " + path + " -q");
     const nlohmann::json timing = npusim::test::run_report("run " + path + " -q --timing-only");
     CHECK(timing["layers"].size() == functional["layers"].size());

@@ -75,8 +75,8 @@ struct OrtComparison {
 OrtComparison ort_compare(const std::string& model, const std::string& args);
 // Whether a comparison failed on a CPU without VNNI, where ONNX Runtime's uint8 x int8 kernels
 // saturate pairs of products at 16 bits (tools/ort-compare's note; docs/quantization.md): the
-// difference may be ONNX Runtime's own. Prints "SKIPPED: ..." (CTest then reports the case as
-// skipped) and returns true; the caller skips that comparison's checks.
+// difference may be ONNX Runtime's own. Then it warns, naming the model, and returns true; the
+// caller skips that comparison's checks, and the case's other checks still decide it.
 bool skipped_for_want_of_vnni(const OrtComparison& c, const std::string& model);
 
 // Runs the CLI with --out into a temp folder and returns report.json.
