@@ -114,6 +114,7 @@ int run(const RunArguments& a) {
   options.keep_outputs = a.save_outputs;
   options.progress = !a.quiet;
   options.program = replay ? &replay->program : nullptr;
+  if (replay) options.program_layer_lines = replay->layer_lines;
   options.record_timeline = !a.trace_file.empty();
   options.max_workload_bytes = a.max_workload_mib << 20;
   const std::unique_ptr<RunResult> result = run_network(net, hw, options);

@@ -6,15 +6,24 @@ namespace npusim {
 
 namespace {
 
+// At most 200 bytes of a text for a message, cut with "..." and the full length.
+std::string cut(const std::string& text) {
+  constexpr std::size_t kShown = 200;
+  if (text.size() <= kShown) return text;
+  return text.substr(0, kShown - 3) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 std::string format_message(const std::string& file, const std::string& pointer,
                            const std::string& expected, const std::string& found,
                            const std::string& hint) {
   // The root's JSON pointer is the empty string; "(root)" reads better than "at :".
   // A pointer through a huge bad key is cut for the message (pointer() keeps it whole).
-  const std::string shown = pointer.size() > 200 ? pointer.substr(0, 197) + "..." : pointer;
+  // So is a "found" that quotes a huge value (a 1 MiB CSV cell or manifest string):
+  // found() keeps it whole.
+  const std::string shown = cut(pointer);
   std::string text = (file.empty() ? std::string("<config>") : file) + ": at " +
                      (shown.empty() ? std::string("(root)") : shown) + ": expected " + expected +
-                     ", found " + found;
+                     ", found " + cut(found);
   if (!hint.empty()) text += " (did you mean \"" + hint + "\"?)";
   return text;
 }

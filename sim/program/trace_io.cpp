@@ -260,6 +260,7 @@ class ProgramReader {
   void read_layer(const Line& line) {
     JsonReader r(line.value, where(line));
     const size_t i = out_.program.layers.size();
+    out_.layer_lines.push_back(where(line));
     if (network_.is_graph()) {
       field_equals(r, "layer", i, "layer lines are numbered 0, 1, 2, ... in order");
       if (i >= network_.layers.size())

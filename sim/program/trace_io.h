@@ -22,6 +22,7 @@ struct ProgramFile {
   nlohmann::json hardware;  // as written by to_json(HardwareConfig)
   NetworkConfig network;    // the header's workload, resolved
   Program program;
+  std::vector<std::string> layer_lines;  // "path:line" of each layer line, for errors
 };
 
 // `graph`: the program's layers are graph operators (operator_lines.h).

@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
+
+#include "sim/config/config_error.h"
+#include "sim/config/json_reader.h"
 
 namespace npusim::regress {
 
@@ -79,7 +83,52 @@ std::string signed_text(double v) {
   return buf;
 }
 
+// A golden's "counters" object: known counter names, whole numbers.
+void check_counters(const json& counters, const std::string& file, const std::string& pointer) {
+  JsonReader reader(counters, file, pointer);
+  for (const std::string& name : kGoldenCounters) reader.get_uint(name, 0, UINT64_MAX, 0);
+  reader.finish();
+}
+
+void check_layer(const json& layer, const std::string& file, const std::string& pointer) {
+  JsonReader reader(layer, file, pointer);
+  reader.require_string("name");
+  reader.require_uint("cycles", 0, UINT64_MAX);
+  const json* digest = reader.find("digest");
+  if (digest == nullptr || !(digest->is_null() || digest->is_string()))
+    reader.fail("digest", "a digest (string) or null (not checked)",
+                digest == nullptr ? "nothing (required key is missing)" : describe_json(*digest));
+  const json* counters = reader.find("counters");
+  if (counters == nullptr)
+    reader.fail("counters", "an object of counters", "nothing (required key is missing)");
+  reader.finish();
+  check_counters(*counters, file, reader.pointer_to("counters"));
+}
+
 }  // namespace
+
+void check_golden(const json& record, const std::string& file) {
+  JsonReader reader(record, file);
+  const uint64_t format = reader.require_uint("format", 0, UINT64_MAX);
+  if (format != uint64_t(kGoldenFormat))
+    reader.fail("format",
+                "golden format " + std::to_string(kGoldenFormat) + " (re-bless with this npusim)",
+                describe_json(*reader.find("format")));
+  reader.require_string("case");
+  reader.get_bool("timing_only", false);
+  reader.require_uint("cycles", 0, UINT64_MAX);
+  const json* counters = reader.find("counters");
+  const json* layers = reader.find("layers");
+  if (counters == nullptr)
+    reader.fail("counters", "an object of counters", "nothing (required key is missing)");
+  if (layers == nullptr || !layers->is_array())
+    reader.fail("layers", "an array of layer records",
+                layers == nullptr ? "nothing (required key is missing)" : describe_json(*layers));
+  reader.finish();
+  check_counters(*counters, file, "/counters");
+  for (std::size_t i = 0; i < layers->size(); ++i)
+    check_layer((*layers)[i], file, "/layers/" + std::to_string(i));
+}
 
 json golden_from_report(const std::string& case_name, const json& report) {
   const json& totals = at(report, "totals", "report.json");
@@ -128,9 +177,13 @@ std::vector<FieldChange> compare_golden(const json& golden, const json& fresh,
   const json new_layers = fresh.value("layers", json::array());
   cmp.value("layers", "", layer_names(old_layers), layer_names(new_layers));
   // Layers are matched by name; a layer on one side only shows up in "layers" above.
+  std::unordered_map<std::string, std::vector<const json*>> by_name;
+  for (const json& n : new_layers) by_name[n.value("name", "")].push_back(&n);
   for (const json& o : old_layers) {
-    for (const json& n : new_layers) {
-      if (o.value("name", "") != n.value("name", "")) continue;
+    const auto same = by_name.find(o.value("name", ""));
+    if (same == by_name.end()) continue;
+    for (const json* n_ptr : same->second) {
+      const json& n = *n_ptr;
       const std::string prefix = o.value("name", "") + "/";
       cmp.value(prefix + "cycles", "cycles", o.value("cycles", null), n.value("cycles", null));
       cmp.value(prefix + "digest", "", o.value("digest", null), n.value("digest", null));

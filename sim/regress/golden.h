@@ -30,9 +30,16 @@ struct FieldChange {
   std::string difference() const;  // "+12 (+0.66%)", "differs", "added", "removed"
 };
 
+// Checks a golden record read from `file` (as golden_text writes it): format
+// kGoldenFormat, every key known and of its type (counts are whole numbers,
+// counters are kGoldenCounters, a digest is a string or null). Throws
+// ConfigError naming the file, the JSON pointer, what was expected and found.
+void check_golden(const nlohmann::json& record, const std::string& file);
+
 // Compares a new record with the golden. Digests and the layer list always
 // compare exactly; a numeric field may move by `tolerance` (relative, by
-// field class: "cycles" or a counter name) and still pass.
+// field class: "cycles" or a counter name) and still pass. Layers match by
+// name, in time linear in the layers (a decoder has tens of thousands).
 std::vector<FieldChange> compare_golden(const nlohmann::json& golden, const nlohmann::json& fresh,
                                         const std::map<std::string, double>& tolerance);
 

@@ -44,7 +44,7 @@ void check_sets(const std::vector<std::string>& sets, const JsonReader& reader) 
     if (equals == std::string::npos || equals == 0)
       throw ConfigError(reader.file(),
                         json_pointer_append(reader.pointer_to("set"), std::to_string(i)),
-                        "key=value (e.g. compute.array_rows=16)", "string \"" + sets[i] + "\"");
+                        "key=value (e.g. compute.array_rows=16)", describe_json(sets[i]));
   }
 }
 
@@ -58,7 +58,7 @@ void check_args(const std::vector<std::string>& args, const JsonReader& reader) 
       std::string expected = "one of the options";
       for (const std::string& n : names) expected += " " + n;
       expected += " (output options are set by npusim regress; use \"set\" for --set)";
-      throw ConfigError(reader.file(), pointer, expected, "string \"" + args[i] + "\"",
+      throw ConfigError(reader.file(), pointer, expected, describe_json(args[i]),
                         nearest_key(args[i], names));
     }
     if (it->second && ++i >= args.size())

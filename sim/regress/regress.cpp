@@ -68,7 +68,9 @@ void evaluate(const Suite& suite, const JobResult& job, CaseResult& r) {
     return;
   }
   try {
-    r.changes = compare_golden(load_json_file(golden_path), r.record, r.spec.tolerance);
+    const nlohmann::json golden = load_json_file(golden_path);
+    check_golden(golden, golden_path);
+    r.changes = compare_golden(golden, r.record, r.spec.tolerance);
   } catch (const std::exception& e) {
     r.message = std::string("unusable golden: ") + e.what();
     return;

@@ -77,7 +77,8 @@ std::vector<TensorI8> reference_outputs(const NetworkConfig& net, const Program&
 
 }  // namespace
 
-void check_kernel_streams(const Program& p, const std::vector<KernelStream>& kernels) {
+void check_kernel_streams(const Program& p, const std::vector<KernelStream>& kernels,
+                          const std::vector<std::string>& layer_lines) {
   // "format raw, 6130 non-zero coefficients in 96 kernels"
   const auto stream = [](WeightFormat format, const std::vector<uint32_t>& nonzeros) {
     uint64_t total = 0;
@@ -88,7 +89,8 @@ void check_kernel_streams(const Program& p, const std::vector<KernelStream>& ker
   for (size_t l = 0; l < p.layers.size() && l < kernels.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
     if (d.weight_format != kernels[l].format || d.kernel_nonzeros != kernels[l].nonzeros)
-      throw ProgramError("layer " + d.name + ": the program's kernel stream (" +
+      throw ProgramError((l < layer_lines.size() ? layer_lines[l] + ": " : std::string()) +
+                         "layer " + d.name + ": the program's kernel stream (" +
                          stream(d.weight_format, d.kernel_nonzeros) +
                          ") does not match the workload's weights (" +
                          stream(kernels[l].format, kernels[l].nonzeros) +
@@ -244,7 +246,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   const std::vector<TensorI8> graph_inputs =
       options.timing_only ? std::vector<TensorI8>{} : graph_input_data(r.network);
   if (options.program != nullptr)
-    check_kernel_streams(r.program, kernels);
+    check_kernel_streams(r.program, kernels, options.program_layer_lines);
   else
     for (size_t l = 0; l < layers; ++l) attach_kernel_stream(r.program.layers[l], kernels[l]);
   if (options.edit_program) options.edit_program(r.program);

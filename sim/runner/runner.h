@@ -35,6 +35,8 @@ struct RunOptions {
   std::function<void(Program&)> edit_program;
   // Run this program (e.g. replayed from a trace) instead of compiling one.
   const Program* program = nullptr;
+  // Where each of its layers was read ("file.jsonl:3"), named in errors; may be empty.
+  std::vector<std::string> program_layer_lines;
   // The compiler's estimate for the hardware the program is compiled for
   // (estimate_network's result, e.g. a compile trial's): the program takes its
   // partition and mappings instead of choosing them again (compile_network).
@@ -70,8 +72,10 @@ struct RunResult {
 };
 
 struct KernelStream;
-// A replayed program must carry the kernel streams of the workload's weights.
-void check_kernel_streams(const Program& program, const std::vector<KernelStream>& kernels);
+// A replayed program must carry the kernel streams of the workload's weights. Throws
+// ProgramError naming the layer, and its line (`layer_lines[l]`, "file.jsonl:3") when given.
+void check_kernel_streams(const Program& program, const std::vector<KernelStream>& kernels,
+                          const std::vector<std::string>& layer_lines = {});
 
 // compile_network plus the kernel streams (seed 002) of the workload's weights.
 Program compile_for_workload(const NetworkConfig& network, const HardwareConfig& hw,

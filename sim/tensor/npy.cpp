@@ -66,6 +66,13 @@ std::string parse_descr(const std::string& header, const std::string& path) {
   const char quote = header[pos];
   const size_t end = header.find(quote, pos + 1);
   if (end == std::string::npos) fail(path, "unterminated 'descr' string");
+  // NumPy's dtype strings are a few characters ('<f4', '|u1'); a longer one is
+  // not echoed whole (a 1 MiB header filled the terminal).
+  constexpr size_t kMaxDescr = 32;
+  if (end - pos - 1 > kMaxDescr)
+    fail(path, "'descr' of " + std::to_string(end - pos - 1) +
+                   " characters, expected a dtype such as '<f4' ('" + header.substr(pos + 1, 20) +
+                   "...')");
   return header.substr(pos + 1, end - pos - 1);
 }
 

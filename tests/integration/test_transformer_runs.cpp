@@ -413,12 +413,16 @@ TEST_CASE(
       up_address = j["weights_address"];
   REQUIRE(up_address > 0);
   bool edited = false;
-  for (nlohmann::json& j : lines)
+  std::size_t gate_line = 0;  // the gate's layer line in the file, from 1
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    nlohmann::json& j = lines[i];
     if (j.value("name", "") == "step1.l0.gate" && j.contains("weights_address")) {
       CHECK(j["weights_address"] != up_address);
       j["weights_address"] = up_address;
       edited = true;
+      gate_line = i + 1;
     }
+  }
   REQUIRE(edited);
   const std::string shared = test::write_json_lines("shared_weights.edited.jsonl", lines);
   const test::CliResult r = test::run_cli("run --program " + shared + " -q");
@@ -430,7 +434,9 @@ TEST_CASE(
   // projection's that the shared region holds, and the message gives both.
   const test::CliResult t = test::run_cli("run --program " + shared + " --timing-only -q");
   CHECK(t.exit_code == 2);
-  CHECK_THAT(t.err, Catch::Contains("layer step1.l0.gate: the program's kernel stream (format "));
+  // The message names the file and the layer's line.
+  CHECK_THAT(t.err, Catch::Contains("shared_weights.edited.jsonl:" + std::to_string(gate_line) +
+                                    ": layer step1.l0.gate: the program's kernel stream (format "));
   CHECK_THAT(t.err, Catch::Contains(" non-zero coefficients in 96 kernels) does not match the "
                                     "workload's weights (format "));
 }

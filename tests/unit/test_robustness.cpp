@@ -16,7 +16,9 @@
 #include "sim/frontend/scalesim/scalesim_topology.h"
 #include "sim/graph/workload.h"
 #include "sim/program/trace_io.h"
+#include "sim/regress/manifest.h"
 #include "sim/sweep/sweep_spec.h"
+#include "sim/tensor/tensor.h"
 #include "tests/support/test_support.h"
 
 using nlohmann::json;
@@ -236,4 +238,44 @@ TEST_CASE(
       config_error_from([&] { reader.get_positive_number("epsilon", 1.0, 1e-5); });
   CHECK(e.pointer() == "/epsilon");
   CHECK_THAT(e.expected(), Catch::Contains("number > 0"));
+}
+
+TEST_CASE(
+    "a 1 MiB value is cut in the message: a SCALE-Sim cell, a regression manifest's set and a "
+    ".npy dtype",
+    "[robustness]") {
+  const std::string huge(1 << 20, 'y');
+  const ConfigError cell = config_error_from([&] {
+    parse_scalesim_topology(
+        "Layer name,IFMAP Height,IFMAP Width,Filter Height,Filter Width,"
+        "Channels,Num Filter,Strides,\nconv1," +
+            huge + ",4,1,1,4,4,1,\n",
+        "t.csv");
+  });
+  CHECK(cell.found().size() > huge.size());  // kept whole for callers
+  CHECK(std::string(cell.what()).size() < 500);
+  CHECK(contains(cell.what(), "(1048578 bytes)"));
+
+  const std::string manifest = write_temp_file(
+      "huge-set-manifest.json",
+      json{{"cases", {{{"name", "a"}, {"workload", "w.json"}, {"set", {huge}}}}}}.dump());
+  try {
+    regress::load_suite(manifest);
+    FAIL("the manifest was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(e.pointer() == "/cases/0/set/0");
+    CHECK(std::string(e.what()).size() < 500);
+  }
+
+  const std::string header = "{'descr': '" + huge + "', 'fortran_order': False, 'shape': (2,), }\n";
+  std::string npy = std::string("\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; ++i) npy += char((header.size() >> (8 * i)) & 0xff);
+  const std::string path = write_temp_file("huge-descr.npy", npy + header);
+  try {
+    read_npy_int8(path);
+    FAIL("the .npy was accepted");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).size() < 500);
+    CHECK(contains(e.what(), "'descr' of 1048576 characters"));
+  }
 }
