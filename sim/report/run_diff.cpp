@@ -14,6 +14,7 @@
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
 #include "sim/report/csv.h"
+#include "sim/report/report.h"
 
 namespace npusim {
 namespace {

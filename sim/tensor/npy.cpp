@@ -248,7 +248,8 @@ Tensor<float> read_npy_float32(const std::string& path) {
   Tensor<float> t;
   t.shape = bits.shape;
   t.data.resize(bits.data.size());
-  std::memcpy(t.data.data(), bits.data.data(), bits.data.size() * 4);
+  // A shape with a 0 has no data, and memcpy may not be given the null pointers then.
+  if (!bits.data.empty()) std::memcpy(t.data.data(), bits.data.data(), bits.data.size() * 4);
   return t;
 }
 
@@ -261,7 +262,7 @@ void write_npy_float(const std::string& path, const std::vector<uint32_t>& shape
   Tensor<uint32_t> bits;
   bits.shape = shape;
   bits.data.resize(values.size());
-  std::memcpy(bits.data.data(), values.data(), values.size() * 4);
+  if (!values.empty()) std::memcpy(bits.data.data(), values.data(), values.size() * 4);
   write_npy_impl(path, bits, "<f4");
 }
 void write_npy(const std::string& path, const TensorI32& t) { write_npy_impl(path, t, "<i4"); }

@@ -117,6 +117,18 @@ TEST_CASE("npy int32 round trips: 1-d, 0-d, empty and extreme values", "[tensor]
   }
 }
 
+TEST_CASE(
+    "a float32 npy with a zero-sized dimension reads and writes as empty (found by fuzz_npy: "
+    "memcpy was given null pointers, which UBSan stops on)",
+    "[tensor][robustness]") {
+  const std::string path = tensor_tmp("f32_empty.npy");
+  write_npy_float(path, {0, 2, 2, 1}, {});
+  const Tensor<float> back = read_npy_float32(path);
+  CHECK(back.shape == std::vector<uint32_t>{0, 2, 2, 1});
+  CHECK(back.data.empty());
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("npy reads files laid out as NumPy writes them", "[tensor]") {
   SECTION("np.save(np.array([[0, 1, -2], [127, -128, 5]], dtype=np.int8)), version 1.0") {
     // 59-char dict + 20 growth spaces + 38 alignment spaces + '\n' = 118; 10 + 118 = 128.
