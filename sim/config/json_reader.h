@@ -25,6 +25,13 @@ std::size_t edit_distance(const std::string& a, const std::string& b);
 // The candidate closest to `key`, or "" when none is close enough to be a typo.
 std::string nearest_key(const std::string& key, const std::vector<std::string>& candidates);
 
+// True when `s` is well-formed UTF-8 (no overlong forms, surrogates or code points > U+10FFFF),
+// as every text that reaches a JSON report must be.
+bool valid_utf8(const std::string& s);
+
+// `s` for a message: printable ASCII as is, any other byte as \xHH, at most 80 bytes shown.
+std::string escaped_bytes(const std::string& s);
+
 // Value-level checks, for array elements and values that are not object fields.
 uint64_t expect_uint(const nlohmann::json& value, const std::string& file,
                      const std::string& pointer, uint64_t min, uint64_t max);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "sim/reference/qops.h"
 #include "sim/runner/sequence_reference.h"
@@ -132,6 +133,82 @@ q::PoolAttrs pool_attrs(const LayerConfig& L) {
   return a;
 }
 
+// "operator 'name' (conv): ", for a refusal of the reference (qops) that names no operator.
+std::string reference_context(const LayerConfig& L) {
+  return "operator '" + L.name + "' (" + std::string(to_string(L.op)) + "): ";
+}
+
+// The reference output of operator `l`, from the outputs of the operators before it.
+TensorI32 operator_reference(const NetworkConfig& net, size_t l, const std::vector<LayerData>& data,
+                             const std::vector<TensorI8>& graph_inputs,
+                             const std::vector<TensorI32>& outputs, Requantiser requantiser,
+                             const std::vector<int64_t>& weights_from) {
+  const LayerConfig& L = net.layers[l];
+  const OpQuant& oq = L.quant;
+  if (op_info(L.op).operands == OpOperands::Sequences) {  // NHWC values in and out
+    std::vector<TensorI32> held;  // the graph inputs among its inputs, as values
+    for (size_t i = 0; i < net.sources[l].size(); ++i) {
+      const TensorSource& s = net.sources[l][i];
+      if (s.op >= 0) continue;
+      const TensorI8& g = graph_inputs[size_t(s.graph_input)];
+      TensorI32& t = held.emplace_back(g.shape);
+      for (uint64_t e = 0; e < g.size(); ++e) t.data[e] = byte_value(g.data[e], oq.inputs[i].type);
+    }
+    std::vector<const TensorI32*> ordered;
+    size_t next_held = 0;
+    for (const TensorSource& s : net.sources[l])
+      ordered.push_back(s.op >= 0 ? &outputs[size_t(s.op)] : &held[next_held++]);
+    return sequence_reference_output(L, data[l], ordered);
+  }
+  std::vector<q::QTensor> xs;
+  for (size_t i = 0; i < net.sources[l].size(); ++i) {
+    const TensorSource& s = net.sources[l][i];
+    xs.push_back(s.op >= 0
+                     ? nhwc_values_to_nchw(outputs[size_t(s.op)], oq.inputs[i].type)
+                     : channels_first(graph_inputs[size_t(s.graph_input)], oq.inputs[i].type));
+  }
+  const q::ElemType y_type = qops_elem_type(oq.output.type);
+  switch (L.op) {
+    case OpKind::Conv:
+    case OpKind::MatMul:
+      return run_array_op(L, data[l], xs[0], requantiser,
+                          l < weights_from.size() && weights_from[l] >= 0
+                              ? data[size_t(weights_from[l])].weights
+                              : data[l].weights);
+    case OpKind::MaxPool:
+      return nchw_to_nhwc_values(q::max_pool(xs[0], pool_attrs(L)));
+    case OpKind::AveragePool:
+      return nchw_to_nhwc_values(q::qlinear_average_pool(
+          xs[0], qops_quant(oq.inputs[0]), qops_quant(oq.output), y_type, pool_attrs(L)));
+    case OpKind::GlobalAveragePool:
+      return nchw_to_nhwc_values(q::qlinear_global_average_pool(xs[0], qops_quant(oq.inputs[0]),
+                                                                qops_quant(oq.output), y_type));
+    case OpKind::Add:
+      return nchw_to_nhwc_values(q::qlinear_add(xs[0], qops_quant(oq.inputs[0]), xs[1],
+                                                qops_quant(oq.inputs[1]), qops_quant(oq.output),
+                                                y_type, q::Clamp{oq.clamp_lo, oq.clamp_hi}));
+    case OpKind::Concat: {
+      std::vector<q::Quant> qs;
+      for (const TensorQuant& t : oq.inputs) qs.push_back(qops_quant(t));
+      return nchw_to_nhwc_values(q::qlinear_concat(xs, qs, qops_quant(oq.output), y_type, 1));
+    }
+    case OpKind::BatchMatMul:  // sequence operators: sequence_reference_output above
+    case OpKind::Softmax:
+    case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Mul:
+    case OpKind::Rope:
+    case OpKind::Sigmoid:
+    case OpKind::HardSigmoid:
+    case OpKind::HardSwish:
+      throw std::logic_error(std::string("graph reference: ") + to_string(L.op) +
+                             " reads sequences, not feature maps");
+  }
+  throw std::logic_error("graph reference: an operator kind no case handles");
+}
+
 }  // namespace
 
 std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
@@ -143,76 +220,11 @@ std::vector<TensorI32> graph_reference_outputs(const NetworkConfig& net,
   outputs.reserve(net.layers.size());
   for (size_t l = 0; l < net.layers.size(); ++l) {
     const LayerConfig& L = net.layers[l];
-    const OpQuant& oq = L.quant;
-    if (op_info(L.op).operands == OpOperands::Sequences) {  // NHWC values in and out
-      std::vector<TensorI32> held;  // the graph inputs among its inputs, as values
-      for (size_t i = 0; i < net.sources[l].size(); ++i) {
-        const TensorSource& s = net.sources[l][i];
-        if (s.op >= 0) continue;
-        const TensorI8& g = graph_inputs[size_t(s.graph_input)];
-        TensorI32& t = held.emplace_back(g.shape);
-        for (uint64_t e = 0; e < g.size(); ++e)
-          t.data[e] = byte_value(g.data[e], oq.inputs[i].type);
-      }
-      std::vector<const TensorI32*> ordered;
-      size_t next_held = 0;
-      for (const TensorSource& s : net.sources[l])
-        ordered.push_back(s.op >= 0 ? &outputs[size_t(s.op)] : &held[next_held++]);
-      outputs.push_back(sequence_reference_output(L, data[l], ordered));
-      continue;
-    }
-    std::vector<q::QTensor> xs;
-    for (size_t i = 0; i < net.sources[l].size(); ++i) {
-      const TensorSource& s = net.sources[l][i];
-      xs.push_back(s.op >= 0
-                       ? nhwc_values_to_nchw(outputs[size_t(s.op)], oq.inputs[i].type)
-                       : channels_first(graph_inputs[size_t(s.graph_input)], oq.inputs[i].type));
-    }
-    const q::ElemType y_type = qops_elem_type(oq.output.type);
-    switch (L.op) {
-      case OpKind::Conv:
-      case OpKind::MatMul:
-        outputs.push_back(run_array_op(L, data[l], xs[0], requantiser,
-                                       l < weights_from.size() && weights_from[l] >= 0
-                                           ? data[size_t(weights_from[l])].weights
-                                           : data[l].weights));
-        break;
-      case OpKind::MaxPool:
-        outputs.push_back(nchw_to_nhwc_values(q::max_pool(xs[0], pool_attrs(L))));
-        break;
-      case OpKind::AveragePool:
-        outputs.push_back(nchw_to_nhwc_values(q::qlinear_average_pool(
-            xs[0], qops_quant(oq.inputs[0]), qops_quant(oq.output), y_type, pool_attrs(L))));
-        break;
-      case OpKind::GlobalAveragePool:
-        outputs.push_back(nchw_to_nhwc_values(q::qlinear_global_average_pool(
-            xs[0], qops_quant(oq.inputs[0]), qops_quant(oq.output), y_type)));
-        break;
-      case OpKind::Add:
-        outputs.push_back(nchw_to_nhwc_values(
-            q::qlinear_add(xs[0], qops_quant(oq.inputs[0]), xs[1], qops_quant(oq.inputs[1]),
-                           qops_quant(oq.output), y_type, q::Clamp{oq.clamp_lo, oq.clamp_hi})));
-        break;
-      case OpKind::Concat: {
-        std::vector<q::Quant> qs;
-        for (const TensorQuant& t : oq.inputs) qs.push_back(qops_quant(t));
-        outputs.push_back(
-            nchw_to_nhwc_values(q::qlinear_concat(xs, qs, qops_quant(oq.output), y_type, 1)));
-        break;
-      }
-      case OpKind::BatchMatMul:  // sequence operators: sequence_reference_output above
-      case OpKind::Softmax:
-      case OpKind::LayerNorm:
-      case OpKind::RmsNorm:
-      case OpKind::Gelu:
-      case OpKind::Silu:
-      case OpKind::Mul:
-      case OpKind::Rope:
-      case OpKind::Sigmoid:
-      case OpKind::HardSigmoid:
-      case OpKind::HardSwish:
-        throw std::logic_error(std::string("graph reference: ") + to_string(L.op) +
-                               " reads sequences, not feature maps");
+    try {
+      outputs.push_back(
+          operator_reference(net, l, data, graph_inputs, outputs, requantiser, weights_from));
+    } catch (const std::invalid_argument& e) {  // qops' refusals name no operator
+      throw std::invalid_argument(reference_context(L) + e.what());
     }
   }
   return outputs;

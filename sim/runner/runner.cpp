@@ -69,8 +69,12 @@ std::vector<TensorI8> reference_outputs(const NetworkConfig& net, const Program&
   expected.reserve(net.layers.size());
   for (size_t l = 0; l < net.layers.size(); ++l) {
     const bool chained = l > 0 && net.chained[l];
-    expected.push_back(reference_output(net.layers[l], program.layers[l], data[l],
-                                        chained ? expected[l - 1] : data[l].input));
+    try {
+      expected.push_back(reference_output(net.layers[l], program.layers[l], data[l],
+                                          chained ? expected[l - 1] : data[l].input));
+    } catch (const std::invalid_argument& e) {  // the reference's refusals name no layer
+      throw std::invalid_argument("layer '" + net.layers[l].name + "': " + e.what());
+    }
   }
   return expected;
 }

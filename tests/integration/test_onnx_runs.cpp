@@ -353,3 +353,30 @@ TEST_CASE(
                                                           : "over --tolerance 0"));
   }
 }
+
+TEST_CASE(
+    "onnx: an accumulator the reference refuses (int32 overflow) names the operator, not only "
+    "qops",
+    "[onnx][robustness]") {
+  const std::string dir = test::generate_onnx_models("ops");
+  if (dir.empty()) {
+    WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
+    return;
+  }
+  // c_g4's bias at INT32_MIN: the first negative product sum leaves int32.
+  const std::string model = dir + "/ops_bias_min.onnx";
+  const std::string edit =
+      "/usr/bin/python3 -c \"import onnx, numpy; from onnx import numpy_helper as h; "
+      "m = onnx.load('" +
+      dir +
+      "/ops.onnx'); "
+      "t = [t for t in m.graph.initializer if t.name == 'c_g4.b'][0]; "
+      "a = h.to_array(t).copy(); a[5] = -2**31; t.CopyFrom(h.from_array(a, t.name)); "
+      "onnx.save(m, '" +
+      model + "')\"";
+  REQUIRE(std::system(edit.c_str()) == 0);
+  const test::CliResult r = test::run_cli("run -q " + model);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err,
+             Catch::Contains("operator 'c_g4' (conv): ") && Catch::Contains("overflows int32"));
+}

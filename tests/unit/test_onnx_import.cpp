@@ -407,3 +407,25 @@ TEST_CASE(
   const std::vector<int8_t>& c = as_codes.network.graph_inputs[0].values;
   CHECK(std::vector<int>(c.begin(), c.end()) == std::vector<int>{1, 4, 2, 5, 3, 6});
 }
+
+TEST_CASE(
+    "onnx: a node or tensor name that is not UTF-8 is refused at import, naming where (it failed "
+    "with a raw JSON library error only when the report was written)",
+    "[onnx][robustness]") {
+  ModelBuilder node = conv_model();
+  node.g->mutable_node(0)->set_name("con\xff");
+  const ConfigError e = test::config_error_from([&] { import_onnx(node.save("utf8.onnx"), {}); });
+  CHECK(e.pointer() == "/graph/node/0/name");
+  CHECK(e.found() == "bytes that are not UTF-8: \"con\\xFF\"");
+
+  ModelBuilder tensor = conv_model();
+  tensor.g->mutable_node(0)->set_output(0, "y\xc3");  // a two-byte sequence cut short
+  tensor.g->mutable_output(0)->set_name("y\xc3");
+  const ConfigError t =
+      test::config_error_from([&] { import_onnx(tensor.save("utf8_tensor.onnx"), {}); });
+  CHECK(t.pointer() == "/graph/node/0/output/0");
+
+  ModelBuilder fine = conv_model();
+  fine.g->mutable_node(0)->set_name("conv_\xc3\xa9");  // "conv_é" is UTF-8
+  CHECK(import_onnx(fine.save("utf8_fine.onnx"), {}).network.layers.at(0).name == "conv_\xc3\xa9");
+}

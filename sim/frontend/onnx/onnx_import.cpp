@@ -10,12 +10,14 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "sim/config/config_error.h"
+#include "sim/config/json_reader.h"
 #include "sim/frontend/onnx/exporter_idioms.h"
 #include "sim/frontend/onnx/onnx_constants.h"
 #include "sim/frontend/onnx/onnx_importer.h"
@@ -26,9 +28,38 @@
 
 namespace npusim {
 namespace onnx_detail {
+namespace {
+
+// Names become layer names, report keys and file names, and reports are JSON: a name that is
+// not UTF-8 is refused here, naming where it is, not when the first report is written.
+void check_names_are_utf8(const onnx::GraphProto& g, const std::string& path) {
+  const auto check = [&path](const std::string& name, const std::string& pointer) {
+    if (!valid_utf8(name))
+      throw ConfigError(path, pointer, "a name in UTF-8 (names become report keys and file names)",
+                        "bytes that are not UTF-8: \"" + escaped_bytes(name) + "\"");
+  };
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    const std::string at = "/graph/node/" + std::to_string(i);
+    check(n.name(), at + "/name");
+    check(n.op_type(), at + "/op_type");
+    for (int k = 0; k < n.input_size(); ++k) check(n.input(k), at + "/input/" + std::to_string(k));
+    for (int k = 0; k < n.output_size(); ++k)
+      check(n.output(k), at + "/output/" + std::to_string(k));
+  }
+  for (int i = 0; i < g.input_size(); ++i)
+    check(g.input(i).name(), "/graph/input/" + std::to_string(i) + "/name");
+  for (int i = 0; i < g.output_size(); ++i)
+    check(g.output(i).name(), "/graph/output/" + std::to_string(i) + "/name");
+  for (int i = 0; i < g.initializer_size(); ++i)
+    check(g.initializer(i).name(), "/graph/initializer/" + std::to_string(i) + "/name");
+}
+
+}  // namespace
 
 OnnxModel Importer::run() {
   read_model();
+  check_names_are_utf8(model_.graph(), path_);
   run_onnx_checker();
   const std::map<std::string, std::vector<int64_t>> stated = stated_shapes(model_);
   float_model_ = true;
@@ -475,7 +506,16 @@ std::string Importer::nlohmann_placeholder() const {
 }  // namespace onnx_detail
 
 OnnxModel import_onnx(const std::string& path, const std::map<std::string, std::string>& inputs) {
-  return onnx_detail::Importer(path, inputs).run();
+  try {
+    return onnx_detail::Importer(path, inputs).run();
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A library's own text (protobuf's "CHECK failed", std::map::at) that a check of ours
+    // should have caught first: still named with the model. fuzz_onnx counts it a finding.
+    throw ConfigError(path, "", "a model npusim can import",
+                      std::string(kImportInternalError) + e.what());
+  }
 }
 
 }  // namespace npusim

@@ -38,6 +38,10 @@ struct OnnxModel {
   std::vector<OnnxOutput> outputs;
 };
 
+// How ConfigError::found() starts when the import stopped on another exception than
+// ConfigError (a library's text, a check missing): the model file is still named.
+inline constexpr const char* kImportInternalError = "an error inside the importer: ";
+
 // `inputs`: graph input name -> .npy file (--input NAME=FILE.npy), in the
 // input's dtype and ONNX shape; inputs not named get seeded values. Throws
 // ConfigError naming the file and the node (its name and op type).
