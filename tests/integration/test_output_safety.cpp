@@ -267,3 +267,96 @@ TEST_CASE(
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains(file) && Catch::Contains("/decoder/prefill"));
 }
+
+TEST_CASE(
+    "every subcommand writes only inside the folder or file the user named, whatever names its "
+    "inputs carry",
+    "[robustness][sweep][regress]") {
+  // Names that would lead out of --out if they became paths: up, absolute, hidden, and a
+  // token to find any file that got out anyway.
+  const std::string token = "zz_escape_7f3";
+  const std::string root = temp_dir() + "/contained";
+  fs::remove_all(root);
+  for (const char* d : {"in/suite/goldens", "work", "tmp", "out"})
+    fs::create_directories(root + "/" + d);
+  const nlohmann::json layer = {{"N", 1}, {"C", 8}, {"H", 6}, {"W", 5},
+                                {"K", 8}, {"R", 3}, {"S", 3}, {"padding", 1}};
+  nlohmann::json workload = {{"name", "../../../" + token + "_workload"},
+                             {"layers", nlohmann::json::array()}};
+  for (const std::string& name : {"../../../" + token + "_up", "/" + token + "_abs",
+                                  std::string(".."), "./." + token + "_hidden"}) {
+    nlohmann::json l = layer;
+    l["name"] = name;
+    workload["layers"].push_back(l);
+  }
+  const std::string w = root + "/in/" + "w.json";
+  std::ofstream(w) << workload.dump();
+  std::ofstream(root + "/in/suite/manifest.json")
+      << nlohmann::json{{"description", "../" + token},
+                        {"cases",
+                         {{{"name", "c"}, {"workload", "../w.json"}, {"args", {"--timing-only"}}}}}}
+             .dump();
+  std::ofstream(root + "/in/sweep.json") << nlohmann::json{
+      {"name", "../../" + token + "_sweep"},
+      {"workload", "w.json"},
+      {"parameters", {{{"pointer", "/compute/array_rows"}, {"values", {8, 16}}}}},
+      {"timing_only", true}}.dump();
+  const auto inputs_before = files_under(root + "/in");
+
+  const std::string out = root + "/out";
+  const std::vector<std::string> commands = {
+      "run -q " + w + " --out " + out + "/run --save-outputs --trace " + out + "/trace.json",
+      "run -q " + w + " --timing-only --compare-policies --out " + out + "/policies",
+      "compile " + w + " -o " + out + "/program.jsonl",
+      "run -q --program " + out + "/program.jsonl --timing-only --out " + out + "/replay",
+      "estimate " + w + " --out " + out + "/estimate",
+      "diff " + out + "/run " + out + "/replay --csv " + out + "/diff.csv",
+      "regress " + root + "/in/suite --bless --out " + out + "/regress --junit " + out +
+          "/junit.xml",
+      "sweep " + root + "/in/sweep.json --out " + out + "/sweep",
+      "gpu " + w + " --repeats 1 --json " + out +
+          "/gpu.json",  // no device: refused, writes nothing
+  };
+  for (const std::string& c : commands) {
+    const std::string err = root + "/tmp/err.txt";
+    const int status = std::system(("cd " + root + "/work && TMPDIR=" + root + "/tmp " +
+                                    NPUSIM_BINARY + " " + c + " > /dev/null 2> " + err)
+                                       .c_str());
+    INFO(c << "\n" << read_text_file(err));
+    // Every command but gpu (no CUDA device here, or one) must succeed.
+    if (c.rfind("gpu", 0) != 0) CHECK(WEXITSTATUS(status) == 0);
+    fs::remove(err);
+  }
+  // The inputs are as they were, the working folder and TMPDIR are empty, and every file
+  // written is under the output it was named for.
+  // --bless writes the case's golden into the suite, where it names it; nothing else moved.
+  std::vector<std::string> inputs_after = inputs_before;
+  inputs_after.insert(inputs_after.begin(), "suite/goldens/c.json");
+  CHECK(files_under(root + "/in") == inputs_after);
+  CHECK(files_under(root + "/work").empty());
+  CHECK(files_under(root + "/tmp").empty());
+  const std::vector<std::string> named = {"run/",      "trace.json", "policies/", "program.jsonl",
+                                          "replay/",   "estimate/",  "diff.csv",  "regress/",
+                                          "junit.xml", "sweep/",     "gpu.json"};
+  std::size_t saved_layers = 0;
+  for (const std::string& f : files_under(out)) {
+    INFO(f);
+    CHECK(std::any_of(named.begin(), named.end(), [&](const std::string& n) {
+      return f == n || (n.back() == '/' && f.rfind(n, 0) == 0);
+    }));
+    if (f.rfind("run/", 0) == 0 && f.find(".output.npy") != std::string::npos) {
+      ++saved_layers;
+      CHECK(f.find('/', 4) == std::string::npos);  // a file of run/, not of a folder below it
+      CHECK(f[4] != '.');                          // nor hidden
+    }
+  }
+  CHECK(saved_layers == 4);
+  // Nothing with the token anywhere else: beside the test folders, or at the file system's root.
+  for (const auto& e : fs::recursive_directory_iterator(temp_dir())) {
+    const std::string p = e.path().string();
+    if (p.rfind(out, 0) == 0 || p.find(token) == std::string::npos) continue;
+    FAIL("written outside --out: " << p);
+  }
+  for (const auto& e : fs::directory_iterator("/"))
+    CHECK(e.path().filename().string().find(token) == std::string::npos);
+}
