@@ -146,3 +146,60 @@ TEST_CASE(
   const Instruction params = instruction(2, Opcode::LoadParams, 1, 0, 1, 1);
   CHECK(early.satisfied_from(params, 0, dep, store, state) == 320);
 }
+
+TEST_CASE(
+    "seed 004 rule 2: a store batch starts when the compute stages holding its rows are done, "
+    "rows aligned with the stages or not",
+    "[scheduler][seed004]") {
+  const Program p = two_layers();
+  const EarlyPolicy early(p);
+  const StrictPolicy strict;
+  // A compute of output rows [4, 10) in 3 stages of 2 rows: [4, 6) done at 200, [6, 8) at 260,
+  // [8, 10) at 330.
+  const Instruction compute = instruction(0, Opcode::Compute, 0, 4, 10, 3);
+  InstructionState state;
+  state.started_at = 100;
+  state.stage_done_at = {200, 260, 330};
+  state.done_at = 330;
+  const Dependency dep{0, DependencyKind::Data};
+  // Three batches of 2 rows, aligned with the stages: batch b needs stage b.
+  const Instruction aligned = instruction(1, Opcode::Store, 0, 4, 10, 3);
+  CHECK(early.satisfied_from(aligned, 0, dep, compute, state) == 200);
+  CHECK(early.satisfied_from(aligned, 1, dep, compute, state) == 260);
+  CHECK(early.satisfied_from(aligned, 2, dep, compute, state) == 330);
+  // Two batches of 3 rows: [4, 7) ends inside the second stage, [7, 10) in the third.
+  const Instruction uneven = instruction(2, Opcode::Store, 0, 4, 10, 2);
+  CHECK(early.satisfied_from(uneven, 0, dep, compute, state) == 260);
+  CHECK(early.satisfied_from(uneven, 1, dep, compute, state) == 330);
+  // The strict policy waits for the whole compute; so does a store of another piece
+  // (other output-row numbering), which the rule does not refine.
+  CHECK(strict.satisfied_from(aligned, 0, dep, compute, state) == 330);
+  const Instruction other_piece = instruction(3, Opcode::Store, 0, 0, 4, 2);
+  CHECK(early.satisfied_from(other_piece, 0, dep, compute, state) == 330);
+}
+
+TEST_CASE(
+    "seed 004 rule 1: a compute stage starts when the input load's stages covering its output "
+    "rows are done",
+    "[scheduler][seed004]") {
+  const Program p = two_layers();
+  const EarlyPolicy early(p);
+  const StrictPolicy strict;
+  // An input load for output rows [0, 8) in 4 stages of 2 rows, done at 50, 90, 130, 170.
+  const Instruction load = instruction(0, Opcode::LoadInput, 1, 0, 8, 4);
+  InstructionState state;
+  state.started_at = 10;
+  state.stage_done_at = {50, 90, 130, 170};
+  state.done_at = 170;
+  const Dependency dep{0, DependencyKind::Data};
+  // A compute in 2 stages of 4 rows: [0, 4) needs load stages 0-1, [4, 8) stages 2-3.
+  const Instruction compute = instruction(1, Opcode::Compute, 1, 0, 8, 2);
+  CHECK(early.satisfied_from(compute, 0, dep, load, state) == 90);
+  CHECK(early.satisfied_from(compute, 1, dep, load, state) == 170);
+  CHECK(strict.satisfied_from(compute, 0, dep, load, state) == 170);
+  // producer_stage_covering itself: the first stage whose rows reach row_end.
+  CHECK(producer_stage_covering(load, 1) == 0);
+  CHECK(producer_stage_covering(load, 2) == 0);
+  CHECK(producer_stage_covering(load, 3) == 1);
+  CHECK(producer_stage_covering(load, 8) == 3);
+}
