@@ -351,12 +351,20 @@ TEST_CASE(
     }
   }
   CHECK(saved_layers == 4);
-  // Nothing with the token anywhere else: beside the test folders, or at the file system's root.
-  for (const auto& e : fs::recursive_directory_iterator(temp_dir())) {
-    const std::string p = e.path().string();
+  // Nothing with the token anywhere else: in this test's folder, beside it (its parent, the
+  // system's temporary folder) or at the file system's root. Other processes' files may come
+  // and go meanwhile: the walks skip what they cannot read.
+  std::error_code ec;
+  for (fs::recursive_directory_iterator
+           it(temp_dir(), fs::directory_options::skip_permission_denied, ec),
+       end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string p = it->path().string();
     if (p.rfind(out, 0) == 0 || p.find(token) == std::string::npos) continue;
     FAIL("written outside --out: " << p);
   }
-  for (const auto& e : fs::directory_iterator("/"))
-    CHECK(e.path().filename().string().find(token) == std::string::npos);
+  for (const std::string& dir : {fs::path(temp_dir()).parent_path().string(), std::string("/")})
+    for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec))
+      CHECK(it->path().filename().string().find(token) == std::string::npos);
 }
