@@ -358,6 +358,12 @@ TEST_CASE(
     "onnx: an accumulator the reference refuses (int32 overflow) names the operator, not only "
     "qops",
     "[onnx][robustness]") {
+#ifdef NPUSIM_SANITIZE_BUILD
+  // The reference refuses after the simulation, and after SystemC's coroutines have run
+  // AddressSanitizer reports any exception as stack-use-after-scope (google/sanitizers#189).
+  WARN("SKIPPED: a Release-build test (an exception after a simulation, docs/robustness.md)");
+  return;
+#endif
   const std::string dir = test::generate_onnx_models("ops");
   if (dir.empty()) {
     WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
