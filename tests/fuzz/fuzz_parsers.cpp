@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -40,27 +39,9 @@
 
 namespace {
 
-// Parsers that take a path get the bytes through one scratch file per process
-// and suffix, removed when the fuzzer exits (libFuzzer ends with exit()).
-struct ScratchFile {
-  std::string path;
-  explicit ScratchFile(const std::string& suffix)
-      : path((std::filesystem::temp_directory_path() /
-              ("npusim-fuzz-" + std::to_string(::getpid()) + suffix))
-                 .string()) {}
-  ~ScratchFile() { std::remove(path.c_str()); }
-  ScratchFile(const ScratchFile&) = delete;
-  ScratchFile& operator=(const ScratchFile&) = delete;
-};
-
-std::string scratch_file(const std::string& suffix, const uint8_t* data, size_t size) {
-  static const ScratchFile scratch(suffix);  // one suffix per target binary
-  std::ofstream(scratch.path, std::ios::binary | std::ios::trunc)
-      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-  return scratch.path;
-}
-
-// Parsers that read a folder (a run, a sweep point, the kernel cache) get one per process.
+// Parsers that take a path or a folder (a run, a sweep point, the kernel cache) get the bytes
+// through one scratch folder per process, removed when the fuzzer exits (libFuzzer ends with
+// exit()).
 struct ScratchFolder {
   std::string path;
   ScratchFolder()
@@ -85,6 +66,13 @@ const std::string& scratch_folder() {
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The input as a file named "input<suffix>" in the scratch folder; returns its path.
+std::string scratch_file(const std::string& suffix, const uint8_t* data, size_t size) {
+  const std::string path = scratch_folder() + "/input" + suffix;
+  write_bytes(path, std::string(reinterpret_cast<const char*>(data), size));
+  return path;
 }
 
 // Inputs that hold two files: the first, this line, the second (the corpus writes them so).
@@ -193,7 +181,7 @@ void run_one(const uint8_t* data, size_t size) {
   const KernelStream s = timing_kernel_summary(layer, mode, scratch_folder());
   if (s.nonzeros.size() != layer.K) std::abort();
   for (uint32_t n : s.nonzeros)
-    if (n > layer.R * layer.S * layer.C) std::abort();
+    if (n > layer.R * layer.S * layer.group_channels()) std::abort();
 #elif defined(NPUSIM_FUZZ_DECODER)
   // A decoder workload ({"decoder": {...}}): its shape read, then expanded into a graph.
   const nlohmann::json j = parse_json_text(text, "decoder.json");
