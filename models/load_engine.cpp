@@ -52,10 +52,18 @@ LoadEngine::LoadEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
           "load.operand_on_chip_bytes", "bytes",
           "bytes batch_matmul read from key-value blocks in the cache's key-value region "
           "(cache.kv_kib) instead of DRAM")),
+      resident_bytes_(stats.declare(
+          "load.resident_bytes", "bytes",
+          "input bytes read from an output the memory plan keeps in the cache, not from DRAM")),
       operand_bytes_(stats.declare("load.operand_bytes", "bytes",
                                    "DRAM bytes batch_matmul read from its second operand (keys "
                                    "and values: in a decode step, the key-value cache)")) {
   SC_THREAD(run);
+}
+
+bool LoadEngine::input_resident(const LayerDescriptor& L) const {
+  return L.input_from_layer >= 0 &&
+         scheduler->program().layers[size_t(L.input_from_layer)].output_resident;
 }
 
 void LoadEngine::run() {
@@ -80,15 +88,18 @@ void LoadEngine::run() {
 }
 
 uint64_t LoadEngine::transfer_stage(const Instruction& in, uint64_t dram_bytes,
-                                    uint64_t cache_bytes, uint64_t segments) {
+                                    uint64_t cache_bytes, uint64_t segments, bool from_cache) {
   const uint64_t now = now_cycles();
   Grant bus{now, now};
   uint64_t arrival = now;
+  const uint64_t latency = from_cache ? 0 : dram->latency_cycles();
   if (dram_bytes > 0) {
-    bus = dram->transfer(in.layer, false, segments, dram_bytes / segments);
-    arrival = bus.end + dram->latency_cycles();
+    // An output the memory plan keeps in the cache is read through its ports.
+    bus = from_cache ? cache->access(in.layer, false, dram_bytes, now)
+                     : dram->transfer(in.layer, false, segments, dram_bytes / segments);
+    arrival = bus.end + latency;
   }
-  const uint64_t first_data = dram_bytes > 0 ? bus.start + dram->latency_cycles() : now;
+  const uint64_t first_data = dram_bytes > 0 ? bus.start + latency : now;
   const Grant write = cache->access(in.layer, true, cache_bytes, first_data);
   standalone_ += std::max(bus.end - bus.start, write.end - write.start);
   wait_until_cycle(bus.end);  // the next stage's request may go out now
@@ -310,15 +321,16 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
       }
     }
     const uint64_t begin = now_cycles();
-    input_dram_bytes_.add(in.layer, real_rows * dram_row);
+    const bool resident = input_resident(L);
+    (resident ? resident_bytes_ : input_dram_bytes_).add(in.layer, real_rows * dram_row);
     // NHWC rows are one run; packed rows one run per word group; NCHW rows one
     // run per channel plane, unless they are whole planes (which abut).
     const uint64_t segments = L.binary                    ? L.groups()
                               : channel_runs              ? real_rows * L.W
                               : planar && real_rows < L.H ? L.C
                                                           : 1;
-    const uint64_t ready =
-        transfer_stage(in, real_rows * dram_row, uint64_t(end - first) * padded_row, segments);
+    const uint64_t ready = transfer_stage(in, real_rows * dram_row,
+                                          uint64_t(end - first) * padded_row, segments, resident);
     for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
@@ -361,11 +373,12 @@ uint64_t LoadEngine::load_column_piece(const Instruction& in) {
                   dram->image(src, run), run);
     }
   const uint64_t begin = now_cycles();
-  input_dram_bytes_.add(in.layer, real_rows * run);
+  const bool resident = input_resident(L);
+  (resident ? resident_bytes_ : input_dram_bytes_).add(in.layer, real_rows * run);
   // Rows cut short are a run each; rows of the whole width abut.
   const uint64_t segments = run == uint64_t(L.W) * L.C ? 1 : std::max<uint64_t>(real_rows, 1);
   const uint64_t ready =
-      transfer_stage(in, real_rows * run, uint64_t(rows.count()) * tile_row, segments);
+      transfer_stage(in, real_rows * run, uint64_t(rows.count()) * tile_row, segments, resident);
   for (int64_t r = rows.begin; r < rows.end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
   scheduler->stage_done(in, 0, begin, now_cycles(), ready);
   return ready;
@@ -530,7 +543,7 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
   // read from there, not over the bus.
   const auto placed = [&](const auto& block) {
     return block.from_layer >= 0 &&
-           scheduler->program().layers[size_t(block.from_layer)].output_on_chip;
+           scheduler->program().layers[size_t(block.from_layer)].output_in_cache();
   };
   uint32_t tokens_on_chip = 0;  // of one image of b
   for (const auto& block : L.more_inputs)

@@ -70,8 +70,12 @@ class LoadEngine : public Engine {
   // Moves one stage: bus transfer of `dram_bytes` (in `segments` equal
   // segments), then a cache write of `cache_bytes`. Returns the cycle the
   // stage's data is in the cache.
+  // from_cache: the bytes come from an output kept in the cache (the memory
+  // plan), read through the cache ports instead of the bus.
   uint64_t transfer_stage(const Instruction& in, uint64_t dram_bytes, uint64_t cache_bytes,
-                          uint64_t segments = 1);
+                          uint64_t segments = 1, bool from_cache = false);
+  // Whether L's first input is an output the memory plan keeps in the cache.
+  bool input_resident(const LayerDescriptor& L) const;
 
   uint64_t standalone_ = 0;  // of the current instruction
   Counter& busy_;
@@ -87,6 +91,7 @@ class LoadEngine : public Engine {
   Counter& footprint_mec_;
   Counter& agu_inits_;
   Counter& operand_on_chip_bytes_;
+  Counter& resident_bytes_;
   Counter& operand_bytes_;
   // Seed 001's register sets: the layer each holds (-1: none) and the cycle
   // its AGU_INIT has finished writing it.

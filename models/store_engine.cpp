@@ -35,7 +35,10 @@ StoreEngine::StoreEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
       instructions_(stats.declare("store.instructions", "count", "store instructions executed")),
       batches_(stats.declare("store.batches", "count", "result batches written to DRAM")),
       standalone_cycles_(stats.declare("store.standalone_cycles", "cycles",
-                                       "cycles the stores would take running alone")) {
+                                       "cycles the stores would take running alone")),
+      resident_bytes_(stats.declare("store.resident_bytes", "bytes",
+                                    "output bytes stored to the cache, where the memory plan "
+                                    "keeps them, instead of DRAM")) {
   SC_THREAD(run);
 }
 
@@ -166,18 +169,19 @@ uint64_t StoreEngine::store(const Instruction& in) {
     const uint64_t word_groups = ob == 0 ? 0 : (in.k_end - 1) / ob - in.k_begin / ob + 1;
     const Grant read = cache->access(in.layer, false, pixels * k_count * 4, now);
     // Key-value blocks placed on chip (cache.kv_kib) go to the cache's
-    // key-value region, not over the bus; they are in place when written.
-    const Grant bus =
-        L.output_on_chip
-            ? cache->access(in.layer, true, pixels * k_count * L.output_element_bytes(), now)
-        : ob != 0 ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
-        : planar  ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
-                                  whole_planes ? pixels * k_count : pixels)
-                  : dram->transfer(in.layer, true, whole ? whole_runs : pixels,
-                                   (whole ? pixels / whole_runs * k_count : k_count) *
-                                       L.output_element_bytes());
+    // key-value region, and outputs the memory plan keeps in the cache to
+    // theirs, not over the bus; they are in place when written.
+    const uint64_t cache_bytes = pixels * k_count * L.output_element_bytes();
+    if (L.output_resident) resident_bytes_.add(in.layer, cache_bytes);
+    const Grant bus = L.output_in_cache() ? cache->access(in.layer, true, cache_bytes, now)
+                      : ob != 0 ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
+                      : planar  ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
+                                                whole_planes ? pixels * k_count : pixels)
+                                : dram->transfer(in.layer, true, whole ? whole_runs : pixels,
+                                                 (whole ? pixels / whole_runs * k_count : k_count) *
+                                                     L.output_element_bytes());
     const uint64_t in_write_buffer = std::max(bus.end, read.end);
-    const uint64_t ack = in_write_buffer + (L.output_on_chip ? 0 : latency);
+    const uint64_t ack = in_write_buffer + (L.output_in_cache() ? 0 : latency);
     dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count,
                       cols.count(), ack);
     standalone += std::max(bus.end - bus.start, read.end - read.start);

@@ -41,6 +41,7 @@ class StoreEngine : public Engine {
   Counter& instructions_;
   Counter& batches_;
   Counter& standalone_cycles_;
+  Counter& resident_bytes_;
 };
 
 }  // namespace npusim

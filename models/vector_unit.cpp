@@ -20,7 +20,13 @@ VectorUnit::VectorUnit(sc_core::sc_module_name name, const HardwareConfig& hw,
       work_cycles_(stats.declare("vector.work_cycles", "cycles",
                                  "lane cycles by the cost formula, pipeline fill included")),
       standalone_cycles_(stats.declare("vector.standalone_cycles", "cycles",
-                                       "cycles the vector instructions would take running alone")) {
+                                       "cycles the vector instructions would take running alone")),
+      resident_read_bytes_(stats.declare("vector.resident_read_bytes", "bytes",
+                                         "input bytes read from outputs the memory plan keeps in "
+                                         "the cache, not from DRAM")),
+      resident_write_bytes_(stats.declare("vector.resident_write_bytes", "bytes",
+                                          "output bytes written to the cache, where the memory "
+                                          "plan keeps them, instead of DRAM")) {
   SC_THREAD(run);
 }
 
@@ -53,7 +59,7 @@ uint64_t VectorUnit::execute(const Instruction& in) {
   // An instruction over part of the channels (vector_splits_channels) reads
   // and writes those channels of each pixel: one bus segment per pixel.
   const uint32_t k_count = in.k_count();
-  uint64_t read_bytes = 0, arrival = begin, bus_time = 0;
+  uint64_t read_bytes = 0, resident_read = 0, arrival = begin, bus_time = 0;
   {
     // Scoped: a thread still waiting when another one stops the run is never
     // unwound, so no heap object may live across a wait.
@@ -67,11 +73,17 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       const BusSegments s = vector_bus_segments(L, rows * L.W, channels[i], k_count);
       const uint64_t bytes = s.count * s.bytes;
       if (bytes == 0) continue;
+      if (producers[i] >= 0 && scheduler->program().layers[size_t(producers[i])].output_resident) {
+        // Kept in the cache by the memory plan: read in place, no bus, no fill.
+        resident_read += bytes;
+        continue;
+      }
       const Grant bus = dram->transfer(in.layer, false, s.count, s.bytes);
       bus_time += bus.end - bus.start;
       arrival = std::max(arrival, bus.end + latency);
       read_bytes += bytes;
     }
+    resident_read_bytes_.add(in.layer, resident_read);
     if (has_norm_params(L.op)) {  // the norm's gamma and beta bank
       const Grant bus = dram->transfer(in.layer, false, 1, L.params_bytes());
       bus_time += bus.end - bus.start;
@@ -114,17 +126,19 @@ uint64_t VectorUnit::execute(const Instruction& in) {
   work_cycles_.add(in.layer, lanes);
   const BusSegments out = vector_bus_segments(L, uint64_t(in.row_count()) * L.out_w, L.K, k_count);
   const uint64_t out_bytes = out.count * out.bytes;
-  const Grant read = cache->access(in.layer, false, read_bytes, arrival);
+  const Grant read = cache->access(in.layer, false, read_bytes + resident_read, arrival);
   const Grant write = cache->access(in.layer, true, out_bytes, arrival);
   const uint64_t computed = std::max({arrival + lanes, read.end, write.end});
   wait_until_cycle(computed);
   const Grant drain = cache->access(in.layer, false, out_bytes, computed);
   // Key-value blocks placed on chip (cache.kv_kib) stay in the cache's
   // key-value region: written there, not over the bus.
-  const Grant bus = L.output_on_chip ? cache->access(in.layer, true, out_bytes, computed)
-                                     : dram->transfer(in.layer, true, out.count, out.bytes);
+  // Outputs the memory plan keeps in the cache likewise.
+  if (L.output_resident) resident_write_bytes_.add(in.layer, out_bytes);
+  const Grant bus = L.output_in_cache() ? cache->access(in.layer, true, out_bytes, computed)
+                                        : dram->transfer(in.layer, true, out.count, out.bytes);
   const uint64_t in_write_buffer = std::max(bus.end, drain.end);
-  const uint64_t ack = in_write_buffer + (L.output_on_chip ? 0 : latency);
+  const uint64_t ack = in_write_buffer + (L.output_in_cache() ? 0 : latency);
   dram->rows_stored(in.layer, in.batch, in.out_row_begin, in.out_row_end, k_count, L.out_w, ack);
   standalone_cycles_.add(in.layer, 2 * latency + bus_time + lanes + (bus.end - bus.start));
   scheduler->stage_done(in, 0, begin, in_write_buffer, ack);

@@ -26,6 +26,8 @@ class VectorUnit : public Engine {
   Counter& instructions_;
   Counter& work_cycles_;
   Counter& standalone_cycles_;
+  Counter& resident_read_bytes_;
+  Counter& resident_write_bytes_;
 };
 
 }  // namespace npusim

@@ -26,6 +26,7 @@
 
 #include "sim/compiler/dram_layout.h"
 #include "sim/compiler/mapper.h"
+#include "sim/compiler/memory_plan.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/batch_rows.h"
 #include "sim/program/vector_tiling.h"
@@ -97,6 +98,7 @@ class Emitter {
     }
     program_.dram_bytes = dram.bytes();
     place_key_value_blocks(program_, hw_.kv_cache_bytes());
+    if (hw_.residency == Residency::Auto) plan_residency(program_, net_, hw_);
     validate_program(program_);
     return std::move(program_);
   }

@@ -331,6 +331,11 @@ const std::vector<HardwareParam>& hardware_params() {
                              "sums building up over one compute per part, where whole kernels do "
                              "not fit or fit only in k-tiles below the array's rows, or never "
                              "(docs/mapping.md#kernel-parts)"));
+    t.push_back(choice_param("compiler.residency", &H::residency, {Residency::Off, Residency::Auto},
+                             "Every operator's output goes to DRAM and its consumers read it "
+                             "back; or the memory planner keeps an output in the cache from its "
+                             "producer to its last consumer where it fits beside their buffers "
+                             "(docs/memory-plan.md)"));
     t.push_back(uint_param("compiler.units", &H::compiler, &CompilerConfig::units, "", 0, 64,
                            "Compute units the cost mapper gives pieces to, at most "
                            "compute.units; 0: it chooses the count "
@@ -438,6 +443,7 @@ const char* to_string(WeightBuffers w) { return w == WeightBuffers::Auto ? "auto
 
 const char* to_string(ColumnPieces c) { return c == ColumnPieces::Auto ? "auto" : "off"; }
 const char* to_string(KernelParts k) { return k == KernelParts::Auto ? "auto" : "off"; }
+const char* to_string(Residency r) { return r == Residency::Auto ? "auto" : "off"; }
 
 const char* to_string(LoopOrder o) {
   switch (o) {

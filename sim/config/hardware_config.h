@@ -73,6 +73,9 @@ enum class ColumnPieces { Auto, Off };
 // k-tiles below the array's rows (`auto`), or never (`off`, the default for
 // now, as the greedy mapper).
 enum class KernelParts { Auto, Off };
+// Where produced tensors live between operators (docs/memory-plan.md): always
+// in DRAM, or on chip where the memory planner finds room for them.
+enum class Residency { Off, Auto };
 // Seed 004 rule 1's two loop orders (docs/scheduler.md#loop-orders): per
 // weight tile, its weights and then every piece's input rows
 // (weight-stationary, the default), or per piece, its input rows and then
@@ -218,6 +221,7 @@ struct HardwareConfig {
   WeightBuffers weight_buffers = WeightBuffers::Auto;
   ColumnPieces column_pieces = ColumnPieces::Auto;
   KernelParts kernel_parts = KernelParts::Auto;
+  Residency residency = Residency::Off;
   DataRegisters data_registers = DataRegisters::InPlace;
   LoopOrder loop_order = LoopOrder::WeightStationary;
   TrialMode trial_mode = TrialMode::Simulate;
@@ -285,6 +289,7 @@ const char* to_string(InputLoads i);
 const char* to_string(WeightBuffers w);
 const char* to_string(ColumnPieces c);
 const char* to_string(KernelParts k);
+const char* to_string(Residency r);
 const char* to_string(DataRegisters d);
 const char* to_string(LoopOrder o);
 const char* to_string(TrialMode u);

@@ -19,7 +19,8 @@ const std::vector<std::string> kOperatorKeys = {
     "weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
     "rows_per_compute_stage", "half_bytes", "weight_region_bytes", "params_region_bytes",
     "vector_region_bytes", "units", "weight_buffers", "weight_format", "kernel_nonzeros",
-    "kv_on_chip", "input_channel_tiles", "cols_per_piece", "loop_order", "channels_per_part"};
+    "kv_on_chip", "input_channel_tiles", "cols_per_piece", "loop_order", "channels_per_part",
+    "resident_offset"};
 // clang-format on
 
 // The shape keys, written for readers; they must equal the workload's.
@@ -66,6 +67,7 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
   line["vector_region_bytes"] = d.vector_region_bytes;
   if (d.units != 0) line["units"] = d.units;
   if (d.output_on_chip) line["kv_on_chip"] = true;
+  if (d.output_resident) line["resident_offset"] = d.resident_offset;
   if (d.weight_buffers != 1) line["weight_buffers"] = d.weight_buffers;
   if (d.cols_per_piece != 0) line["cols_per_piece"] = d.cols_per_piece;
   if (d.channels_per_part != 0) line["channels_per_part"] = d.channels_per_part;
@@ -139,6 +141,9 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
   }
   d.output_address = address("output_address", d.output_bytes());
   d.output_on_chip = r.get_bool("kv_on_chip", false);
+  d.output_resident = r.has("resident_offset");
+  if (d.output_resident)
+    d.resident_offset = r.get_uint("resident_offset", 0, limits.cache_bytes, 0);
   d.input_channel_tiles = r.get_bool("input_channel_tiles", false);
   if (array) {
     d.weights_address = address("weights_address", weight_stream_bytes(d));

@@ -74,6 +74,14 @@ struct LayerDescriptor {
   // Its output (key-value cache blocks) lies in the cache's key-value region
   // (cache.kv_kib), not in DRAM: stored and read without the bus.
   bool output_on_chip = false;
+  // The memory planner's placement (docs/memory-plan.md): the output stays in
+  // the cache from its store to its last consumer's read, at resident_offset
+  // bytes below the top of the cache's tile part, beside every live
+  // operator's buffers; stored and read through the cache ports, never the bus.
+  bool output_resident = false;
+  uint64_t resident_offset = 0;
+  // Whether the output is written to (and read from) the cache instead of DRAM.
+  bool output_in_cache() const { return output_on_chip || output_resident; }
   // Compute units whose halves the partition sizes (half_bytes each); 0:
   // every unit of the hardware. The mapper may use fewer units with larger
   // halves (docs/mapping.md).

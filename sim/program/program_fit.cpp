@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/program/batch_rows.h"
+#include "sim/program/residency.h"
 #include "sim/program/vector_tiling.h"
 
 namespace npusim {
@@ -84,12 +85,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                          std::to_string(d.params_region_bytes / 2) +
                          " B (params_region_bytes / 2)");
     if (in.op == Opcode::LoadInput) {
-      // A column piece holds its window of columns and its columns' sums.
-      std::optional<LayerDescriptor> view;
-      const LayerDescriptor& v = layer_seen_by(in, d, view);
-      const RowRange rows = tile_rows_for(v, in.out_row_begin, in.out_row_end);
-      const uint64_t bytes = uint64_t(rows.count()) * v.tile_row_bytes(in.k_count()) +
-                             uint64_t(in.row_count()) * v.out_w * in.k_count() * 4;
+      const uint64_t bytes = piece_bytes(in, d);
       if (bytes > d.half_bytes)
         throw ProgramError("instruction " + describe(in, p) +
                            ": buffers over capacity: its piece "
@@ -130,6 +126,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
       throw ProgramError("instruction " + describe(in, p) + ": " + std::to_string(in.k_count()) +
                          " kernels exceed the layer's weight tile of " + std::to_string(d.k_tile));
   }
+  check_residency(p, net, hw);
 }
 
 }  // namespace npusim

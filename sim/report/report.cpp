@@ -67,6 +67,7 @@ nlohmann::json tiling_json(const LayerTiling& t) {
   if (t.cols_per_piece != 0) j["cols_per_piece"] = t.cols_per_piece;
   if (t.feature_stationary) j["loop_order"] = "feature_stationary";
   if (t.channels_per_part != 0) j["channels_per_part"] = t.channels_per_part;
+  j["output_in"] = t.output_in;
   return j;
 }
 
@@ -121,6 +122,12 @@ nlohmann::json make_report_json(const RunSummary& s) {
   nlohmann::json total_counters = nlohmann::json::object();
   for (const Counter* c : counters) total_counters[c->name()] = c->total();
   totals["counters"] = total_counters;
+  // The memory plan's effect (docs/memory-plan.md): DRAM bytes moved, and
+  // those that went through the cache instead because an output stayed there.
+  const MemoryPlanFigures plan = memory_plan_figures(s);
+  totals["memory_plan"] = {{"dram_bytes", plan.dram_bytes},
+                           {"dram_bytes_saved", plan.dram_bytes_saved},
+                           {"outputs_in_cache", plan.outputs_in_cache}};
 
   // The mapper's estimate against each array layer's simulated layer.cycles
   // (docs/mapping.md#estimator-error): signed per layer, the median of the

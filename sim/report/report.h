@@ -40,6 +40,9 @@ struct LayerTiling {
   bool feature_stationary = false;   // seed 004 rule 1's second loop order (else weight-stationary)
   uint32_t channels_per_part = 0;    // kernel parts' input channels (0: whole kernels)
   uint64_t estimate_cycles = 0;      // the mapper's estimate of the layer (0: not an array layer)
+  // Where its output lived (docs/memory-plan.md): "dram", "cache" (kept by
+  // the memory plan) or "kv_region" (cache.kv_kib).
+  const char* output_in = "dram";
 };
 
 // How the run was asked for: the header of the summary and report.json say

@@ -310,4 +310,19 @@ RunBounds run_bounds(const RunSummary& s) {
   return b;
 }
 
+MemoryPlanFigures memory_plan_figures(const RunSummary& s) {
+  const StatsRegistry& st = *s.stats;
+  const auto total = [&](const char* name) {
+    const Counter* c = st.find(name);
+    return c ? c->total() : 0;
+  };
+  MemoryPlanFigures f;
+  f.dram_bytes = total("dram.read_bytes") + total("dram.write_bytes");
+  f.dram_bytes_saved = total("load.resident_bytes") + total("store.resident_bytes") +
+                       total("vector.resident_read_bytes") + total("vector.resident_write_bytes");
+  for (const LayerTiling& t : s.tiling)
+    if (std::string(t.output_in) == "cache") ++f.outputs_in_cache;
+  return f;
+}
+
 }  // namespace npusim

@@ -43,16 +43,16 @@ const std::vector<Column> kWideColumns = {
     {"layer", true},   {"shape", true},   {"cycles", false},   {"time_us", false}, {"mac%", false},
     {"use%", false},   {"load%", false},  {"comp%", false},    {"store%", false},  {"vec%", false},
     {"dep", false},    {"mem", false},    {"buf", false},      {"bus", false},     {"port", false},
-    {"rd_KiB", false}, {"wr_KiB", false}, {"peak_KiB", false}, {"tiling", true},   {"check", true},
-    {"bound", true},
+    {"rd_KiB", false}, {"wr_KiB", false}, {"peak_KiB", false}, {"out", true},      {"tiling", true},
+    {"check", true},   {"bound", true},
 };
 
 // Cells from `shape` to `tiling` that come from counters, for one layer or the
 // whole run; `value` reads a counter.
 template <typename Value>
 std::vector<std::string> row(const std::string& name, const std::string& shape, const Figures& f,
-                             Value value, const std::string& tiling, const std::string& check,
-                             const std::string& bound) {
+                             Value value, const std::string& output_in, const std::string& tiling,
+                             const std::string& check, const std::string& bound) {
   return {name,
           shape,
           std::to_string(f.cycles),
@@ -71,6 +71,7 @@ std::vector<std::string> row(const std::string& name, const std::string& shape, 
           kib(value("dram.read_bytes")),
           kib(value("dram.write_bytes")),
           kib(value("cache.peak_occupancy_bytes")),
+          output_in,
           tiling,
           check,
           bound};
@@ -196,7 +197,7 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
     const LayerTiling& t = s.tiling[i];
     const auto value = [&](const std::string& n) { return st.get(n).at(i); };
     if (wide)
-      rows.push_back(row(layer.name, shape_string(layer), layer_figures(s, i), value,
+      rows.push_back(row(layer.name, shape_string(layer), layer_figures(s, i), value, t.output_in,
                          std::to_string(t.k_tile) + "x" + std::to_string(t.pieces) +
                              (t.weight_buffers > 1 ? "w2" : "") +
                              (t.feature_stationary ? "fs" : ""),
@@ -210,7 +211,7 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
   const Figures tot = total_figures(s);
   const auto total = [&](const std::string& n) { return st.get(n).total(); };
   if (wide)
-    rows.push_back(row("total", "", tot, total, "", totals_check(s), run_bound(s)));
+    rows.push_back(row("total", "", tot, total, "", "", totals_check(s), run_bound(s)));
   else
     rows.push_back(compact_row("total", "", tot, false, total, totals_check(s), run_bound(s)));
   if (!wide) {
@@ -230,6 +231,7 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
   if (wide) {
     out << "stalls in cycles: dep = data dependency, mem = memory dependency, buf = buffer space,"
            " bus = DRAM bus, port = cache port\n"
+           "out: where the output lived (dram; cache, kept there by the memory plan; kv_region)\n"
            "bound: compute or memory, whichever lower bound (bound.compute_cycles,"
            " bound.memory_cycles) is larger\n\n";
   } else {
@@ -284,6 +286,12 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
   out << "DRAM             : read " << kib(st.get("dram.read_bytes").total()) << " KiB, written "
       << kib(st.get("dram.write_bytes").total()) << " KiB, bus busy " << pct(tot.dram_bus_busy)
       << " %\n";
+  if (hw.residency == Residency::Auto) {
+    const MemoryPlanFigures plan = memory_plan_figures(s);
+    out << "memory plan      : " << plan.outputs_in_cache << " of " << s.tiling.size()
+        << " outputs kept in the cache, " << kib(plan.dram_bytes_saved)
+        << " KiB moved through it instead of DRAM (compiler.residency=auto)\n";
+  }
   out << "cache            : peak " << kib(st.get("cache.peak_occupancy_bytes").total())
       << " KiB of " << kib(hw.cache_bytes()) << " KiB, reuse " << fmt("%.2f", tot.cache_reuse)
       << "x\n";

@@ -374,6 +374,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     t.input_channel_tiles = d.input_channel_tiles;
     t.feature_stationary = d.loop_order == LoopOrder::FeatureStationary;
     t.channels_per_part = d.channels_per_part;
+    t.output_in = d.output_resident ? "cache" : d.output_on_chip ? "kv_region" : "dram";
     r.summary.tiling.push_back(t);
   }
   r.summary.wall_seconds =

@@ -1,0 +1,130 @@
+#include "sim/program/residency.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "sim/program/program_fit.h"
+#include "sim/program/vector_tiling.h"
+
+namespace npusim {
+
+namespace {
+
+// Whether operator `reader` takes its input from DRAM whatever the plan says.
+bool reads_through_dram(const LayerDescriptor& reader) {
+  return reader.binary || reader.input_layout != TensorLayout::Nhwc ||
+         (runs_on_array(reader.op) && reader.access != LoadAccess::Im2col);
+}
+
+}  // namespace
+
+std::vector<TensorLifetime> tensor_lifetimes(const Program& p, const NetworkConfig& net) {
+  std::vector<TensorLifetime> t(p.layers.size());
+  for (size_t l = 0; l < p.layers.size(); ++l) {
+    const LayerDescriptor& d = p.layers[l];
+    t[l].producer = t[l].last_reader = uint32_t(l);
+    t[l].needs_dram = d.output_bits != 0 || d.output_layout != TensorLayout::Nhwc || d.binary;
+    if (l < net.tensor_names.size())
+      t[l].graph_output = std::find(net.outputs.begin(), net.outputs.end(), net.tensor_names[l]) !=
+                          net.outputs.end();
+  }
+  const auto read = [&](int32_t from, size_t reader) {
+    if (from < 0 || size_t(from) >= t.size()) return;
+    TensorLifetime& x = t[size_t(from)];
+    x.last_reader = std::max(x.last_reader, uint32_t(reader));
+    ++x.readers;
+    if (reads_through_dram(p.layers[reader])) x.needs_dram = true;
+  };
+  for (size_t l = 0; l < p.layers.size(); ++l) {
+    read(p.layers[l].input_from_layer, l);
+    for (const auto& m : p.layers[l].more_inputs) read(m.from_layer, l);
+  }
+  return t;
+}
+
+OperatorSpan guarded_span(const TensorLifetime& t, size_t operators) {
+  return {t.producer == 0 ? 0 : t.producer - 1,
+          uint32_t(std::min<size_t>(size_t(t.last_reader) + 1, operators - 1))};
+}
+
+uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& d) {
+  // A column piece holds its window of columns and its columns' sums.
+  std::optional<LayerDescriptor> view;
+  const LayerDescriptor& v = layer_seen_by(in, d, view);
+  const RowRange rows = tile_rows_for(v, in.out_row_begin, in.out_row_end);
+  return uint64_t(rows.count()) * v.tile_row_bytes(in.k_count()) +
+         uint64_t(in.row_count()) * v.out_w * in.k_count() * 4;
+}
+
+std::vector<uint64_t> operator_working_sets(const Program& p, const HardwareConfig& hw) {
+  const uint64_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
+  std::vector<uint64_t> piece(p.layers.size(), 0), vector(p.layers.size(), 0);
+  for (const Instruction& in : p.instructions) {
+    const LayerDescriptor& d = p.layers[in.layer];
+    if (in.op == Opcode::LoadInput)
+      piece[in.layer] = std::max(piece[in.layer], piece_bytes(in, d));
+    else if (in.op == Opcode::Vector)
+      vector[in.layer] =
+          std::max(vector[in.layer], vector_instruction_bytes(d, in.row_count(), in.k_count()));
+  }
+  std::vector<uint64_t> bytes(p.layers.size(), 0);
+  for (size_t l = 0; l < p.layers.size(); ++l) {
+    const LayerDescriptor& d = p.layers[l];
+    uint64_t weights = 0, params = 0;
+    if (runs_on_array(d.op)) {
+      const uint64_t kernel = d.binary                   ? uint64_t(d.R) * d.S * d.pixel_bytes()
+                              : d.channels_per_part != 0 ? uint64_t(d.R) * d.S * d.channels_per_part
+                                                         : d.kernel_coefficients();
+      weights = uint64_t(d.k_tile) * kernel * std::max<uint32_t>(d.weight_buffers, 1);
+      params = d.params_region_bytes;
+    }
+    const uint64_t units = d.units != 0 ? d.units : hw.compute.units;
+    bytes[l] = weights + params + units * halves * piece[l] + vector[l];
+  }
+  return bytes;
+}
+
+void check_residency(const Program& p, const NetworkConfig& net, const HardwareConfig& hw) {
+  bool any = false;
+  for (const LayerDescriptor& d : p.layers) any = any || d.output_resident;
+  if (!any) return;
+  const std::vector<TensorLifetime> life = tensor_lifetimes(p, net);
+  const std::vector<uint64_t> used = operator_working_sets(p, hw);
+  const uint64_t cache = hw.tile_cache_bytes();
+  std::vector<size_t> resident;
+  for (size_t l = 0; l < p.layers.size(); ++l) {
+    const LayerDescriptor& d = p.layers[l];
+    if (!d.output_resident) continue;
+    const std::string who = "layer " + d.name + ": its output is placed in the cache ";
+    if (d.output_on_chip)
+      throw ProgramError(who + "and in the key-value region (resident_offset with kv_on_chip)");
+    if (life[l].graph_output || life[l].readers == 0)
+      throw ProgramError(who + "but it is an output of the workload, which must reach DRAM");
+    if (life[l].needs_dram)
+      throw ProgramError(who +
+                         "but it or a reader uses a format only DRAM serves (packed "
+                         "binary words, a planar layout or a host-lowered input)");
+    const OperatorSpan span = guarded_span(life[l], p.layers.size());
+    const uint64_t top = d.resident_offset + d.output_bytes();
+    for (uint32_t i = span.first; i <= span.last; ++i)
+      if (top + used[i] > cache)
+        throw ProgramError(who + "at " + std::to_string(d.resident_offset) + " B below the top (" +
+                           std::to_string(d.output_bytes()) + " B), but operator " +
+                           p.layers[i].name + "'s buffers use " + std::to_string(used[i]) +
+                           " B of the cache's " + std::to_string(cache) + " B");
+    for (const size_t o : resident) {
+      const LayerDescriptor& e = p.layers[o];
+      const bool shares =
+          d.resident_offset < e.resident_offset + e.output_bytes() && e.resident_offset < top;
+      if (shares && span.overlaps(guarded_span(life[o], p.layers.size())))
+        throw ProgramError(who + "over bytes that layer " + e.name +
+                           "'s output holds while it is still to be read (operators " +
+                           std::to_string(life[o].producer) + " to " +
+                           std::to_string(life[o].last_reader) + ")");
+    }
+    resident.push_back(l);
+  }
+}
+
+}  // namespace npusim

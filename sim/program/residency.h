@@ -1,0 +1,58 @@
+// What the memory plan of a compiled program rests on (docs/memory-plan.md):
+// each operator output's lifetime, from its producer to its last consumer;
+// the bytes each operator's buffers use in the cache; and the check that the
+// outputs the program keeps in the cache (LayerDescriptor::output_resident)
+// fit beside those buffers and never share bytes while both are live. The
+// compiler's planner (sim/compiler/memory_plan.h) places them; the runner
+// calls check_residency on every program, a replayed or edited one included.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/config/hardware_config.h"
+#include "sim/graph/workload.h"
+#include "sim/program/program.h"
+
+namespace npusim {
+
+// One operator output, in operator indices: written by `producer`, read last
+// by `last_reader` (== producer when nothing reads it). `graph_output`: the
+// workload names it as an output, so it must reach DRAM.
+struct TensorLifetime {
+  uint32_t producer = 0;
+  uint32_t last_reader = 0;
+  uint32_t readers = 0;
+  bool graph_output = false;
+  // A reader takes it in a way only DRAM serves: the host lowers it
+  // (host_im2col, mec), or packed binary words or a planar layout.
+  bool needs_dram = false;
+};
+std::vector<TensorLifetime> tensor_lifetimes(const Program& program, const NetworkConfig& net);
+
+// Operators next to each other overlap in time (the early-completion
+// scheduler starts one on the rows the other has finished), so an output
+// placed in the cache must also fit beside the buffers of the operator before
+// its producer and after its last reader: its guarded span.
+struct OperatorSpan {
+  uint32_t first = 0, last = 0;  // inclusive
+  bool overlaps(const OperatorSpan& o) const { return first <= o.last && o.first <= last; }
+};
+OperatorSpan guarded_span(const TensorLifetime& t, size_t operators);
+
+// Bytes of the cache operator l's buffers use: its weight tile(s), parameter
+// banks, the largest piece of each half of the units it uses, and its largest
+// vector instruction's working set.
+std::vector<uint64_t> operator_working_sets(const Program& program, const HardwareConfig& hw);
+
+// Bytes a LoadInput's piece occupies in its half: the input rows it loads and
+// the int32 results of its output rows.
+uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& layer);
+
+// Throws ProgramError naming the operator when a resident output is a graph
+// output or read only through DRAM, when at some operator of its guarded span
+// the buffers in use plus the resident bytes above it pass the cache, or when
+// two resident outputs whose guarded spans overlap share bytes.
+void check_residency(const Program& program, const NetworkConfig& net, const HardwareConfig& hw);
+
+}  // namespace npusim

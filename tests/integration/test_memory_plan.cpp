@@ -1,0 +1,312 @@
+// The memory plan (compiler.residency auto, docs/memory-plan.md): which
+// outputs stay in the cache, the DRAM bytes that saves derived by hand on
+// small graphs (a chain, a tensor larger than the cache, a fan-out that keeps
+// a tensor live across a branch, a named graph output), the program check
+// that refuses placements a planner bug would make, replay of a program's
+// placements, and bit-exact whole networks under the plan.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "sim/compiler/program_emitter.h"
+#include "sim/frontend/load_workload.h"
+#include "sim/program/program_fit.h"
+#include "sim/program/residency.h"
+#include "sim/program/trace_io.h"
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+HardwareConfig plan_hw(Residency residency) {
+  HardwareConfig hw = parse_hardware_config(nlohmann::json::object(), "<test>");
+  hw.residency = residency;
+  hw.trial_mode = TrialMode::Off;  // one program, the estimate's
+  return hw;
+}
+
+// A chain of three 1x1 convolutions on a 16 x 12 map (rows differ from
+// columns): t1 = 16*12*16 = 3072 B, t2 = 16*12*24 = 4608 B, y the output.
+std::string chain(uint32_t h, uint32_t w, const std::string& outputs = "") {
+  return R"({"name": "chain",)" + outputs + R"(
+  "inputs": [{"name": "x", "shape": [1, 8, )" +
+         std::to_string(h) + ", " + std::to_string(w) +
+         R"(], "dtype": "uint8", "scale": 0.02, "zero_point": 128}],
+  "operators": [
+    {"name": "c1", "op": "conv", "inputs": ["x"], "output": "t1", "K": 16, "kernel": 1,
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.04, "zero_point": 10}, "activation": "relu"},
+    {"name": "c2", "op": "conv", "inputs": ["t1"], "output": "t2", "K": 24, "kernel": 1,
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 3}},
+    {"name": "c3", "op": "conv", "inputs": ["t2"], "output": "y", "K": 8, "kernel": 1,
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "int8", "scale": 0.06, "zero_point": 0}}
+  ]})";
+}
+
+// a feeds two convolutions whose outputs an add joins: a is read at c2 and
+// at c3, so it must stay live across c2.
+const char* kFanOut = R"({"name": "fan_out",
+  "inputs": [{"name": "x", "shape": [1, 8, 10, 14], "dtype": "uint8", "scale": 0.02, "zero_point": 128}],
+  "operators": [
+    {"name": "c1", "op": "conv", "inputs": ["x"], "output": "a", "K": 16, "kernel": 1,
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.04, "zero_point": 10}},
+    {"name": "c2", "op": "conv", "inputs": ["a"], "output": "b", "K": 16, "kernel": 3, "pads": 1,
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 3}},
+    {"name": "c3", "op": "conv", "inputs": ["a"], "output": "c", "K": 16, "kernel": 1,
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 5}},
+    {"name": "sum", "op": "add", "inputs": ["b", "c"], "output": "y",
+     "out": {"dtype": "uint8", "scale": 0.06, "zero_point": 7}}
+  ]})";
+
+std::unique_ptr<RunResult> plan_run_exact(const NetworkConfig& net, const HardwareConfig& hw) {
+  RunOptions options;
+  options.progress = false;
+  auto r = run_network(net, hw, options);
+  INFO(r->outcome.message);
+  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    INFO("operator " << net.layers[l].name << ": " << r->summary.checks[l].mismatch);
+    CHECK(r->summary.checks[l].checked);
+    CHECK(r->summary.checks[l].match);
+  }
+  test::check_invariants(*r);
+  return r;
+}
+
+std::string plan_file_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), {});
+}
+
+uint64_t plan_counter(const RunResult& r, const char* name, size_t layer) {
+  return r.stats->get(name).at(layer);
+}
+uint64_t plan_dram_bytes(const RunResult& r) {
+  return r.stats->get("dram.read_bytes").total() + r.stats->get("dram.write_bytes").total();
+}
+
+// Times an array operator reads its whole input: once per weight tile
+// (weight-stationary), once in all (feature-stationary). 1x1 kernels, no halo.
+uint64_t input_passes(const LayerDescriptor& d) {
+  if (d.loop_order == LoopOrder::FeatureStationary) return 1;
+  return (d.K + d.k_tile - 1) / d.k_tile;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "memory plan: a chain keeps both intermediate outputs in the cache, and the saved bytes equal "
+    "one store plus every read of each, derived by hand",
+    "[memory_plan]") {
+  // residency off in a process of its own (one simulation per process).
+  const std::string dir = test::temp_dir() + "/memory_plan_chain_off";
+  const std::string graph = test::write_temp_file("memory_plan_chain_off.json", chain(16, 12));
+  const test::CliResult cli = test::run_cli(
+      "run " + graph + " --set compiler.residency=off --set compiler.trials=off -q --out " + dir);
+  INFO(cli.out << cli.err);
+  REQUIRE(cli.exit_code == 0);
+  const nlohmann::json off = nlohmann::json::parse(plan_file_text(dir + "/report.json"));
+  const auto on = plan_run_exact(test::workload(chain(16, 12)), plan_hw(Residency::Auto));
+  REQUIRE(std::string(on->summary.tiling[0].output_in) == "cache");
+  REQUIRE(std::string(on->summary.tiling[1].output_in) == "cache");
+  REQUIRE(std::string(on->summary.tiling[2].output_in) == "dram");  // the graph output
+  const uint64_t t1 = 16 * 12 * 16, t2 = 16 * 12 * 24;
+  CHECK(plan_counter(*on, "store.resident_bytes", 0) == t1);
+  CHECK(plan_counter(*on, "store.resident_bytes", 1) == t2);
+  const uint64_t reads1 = t1 * input_passes(on->program.layers[1]);
+  const uint64_t reads2 = t2 * input_passes(on->program.layers[2]);
+  CHECK(plan_counter(*on, "load.resident_bytes", 1) == reads1);
+  CHECK(plan_counter(*on, "load.resident_bytes", 2) == reads2);
+  // The same mapping, so DRAM moved exactly that much less.
+  for (size_t l : {size_t(1), size_t(2)}) {
+    REQUIRE(off["layers"][l]["tiling"]["k_tile"] == on->program.layers[l].k_tile);
+    REQUIRE(off["layers"][l]["tiling"].value("loop_order", "weight_stationary") ==
+            to_string(on->program.layers[l].loop_order));
+  }
+  const nlohmann::json& counters = off["totals"]["counters"];
+  const uint64_t off_dram =
+      counters["dram.read_bytes"].get<uint64_t>() + counters["dram.write_bytes"].get<uint64_t>();
+  // The bus moves whole bursts: a store batch of t2's 288-byte rows ends
+  // mid-burst, so DRAM saves what the engines moved plus at most one burst's
+  // rounding per store batch of t1 and t2.
+  const uint64_t saved = t1 + reads1 + t2 + reads2;
+  CHECK(off["layers"][1]["counters"]["load.input_dram_bytes"] == reads1);
+  CHECK(off["layers"][2]["counters"]["load.input_dram_bytes"] == reads2);
+  const uint64_t batches = off["layers"][0]["counters"]["store.batches"].get<uint64_t>() +
+                           off["layers"][1]["counters"]["store.batches"].get<uint64_t>();
+  CHECK(off_dram - plan_dram_bytes(*on) >= saved);
+  CHECK(off_dram - plan_dram_bytes(*on) < saved + batches * on->hw.dram.burst_bytes);
+  CHECK(off["totals"]["memory_plan"]["dram_bytes_saved"] == 0);
+  CHECK(plan_counter(*on, "dram.write_bytes", 0) == 0);
+  CHECK(on->summary.total_cycles <= off["totals"]["cycles"].get<uint64_t>());
+}
+
+TEST_CASE("memory plan: an output larger than the cache stays in DRAM", "[memory_plan]") {
+  // t1 = 64*48*16 = 49152 B and t2 = 64*48*24 = 73728 B, in a 32 KiB cache.
+  HardwareConfig hw = plan_hw(Residency::Auto);
+  hw.cache.size_kib = 32;
+  const auto r = plan_run_exact(test::workload(chain(64, 48)), hw);
+  CHECK(std::string(r->summary.tiling[0].output_in) == "dram");
+  CHECK(std::string(r->summary.tiling[1].output_in) == "dram");
+  CHECK(plan_counter(*r, "store.resident_bytes", 0) == 0);
+  CHECK(plan_counter(*r, "load.resident_bytes", 1) == 0);
+  CHECK(plan_counter(*r, "dram.write_bytes", 0) >= 49152);
+}
+
+TEST_CASE("memory plan: the same chain on a 4 x 6 map fits a 32 KiB cache and is kept",
+          "[memory_plan]") {
+  HardwareConfig hw = plan_hw(Residency::Auto);
+  hw.cache.size_kib = 32;
+  const auto small = plan_run_exact(test::workload(chain(4, 6)), hw);
+  CHECK(std::string(small->summary.tiling[0].output_in) == "cache");
+  CHECK(plan_counter(*small, "store.resident_bytes", 0) == 4 * 6 * 16);
+}
+
+TEST_CASE(
+    "memory plan: a graph output named in outputs reaches DRAM even when a later operator "
+    "reads it",
+    "[memory_plan]") {
+  const auto r = plan_run_exact(test::workload(chain(16, 12, R"( "outputs": ["t1", "y"],)")),
+                                plan_hw(Residency::Auto));
+  CHECK(std::string(r->summary.tiling[0].output_in) == "dram");
+  CHECK(plan_counter(*r, "dram.write_bytes", 0) >= 16 * 12 * 16);
+  CHECK(std::string(r->summary.tiling[1].output_in) == "cache");
+}
+
+TEST_CASE(
+    "memory plan: a fan-out keeps its tensor live across the branch, stored once and read "
+    "by both readers through the cache",
+    "[memory_plan]") {
+  const auto r = plan_run_exact(test::workload(kFanOut), plan_hw(Residency::Auto));
+  const Program& p = r->program;
+  REQUIRE(p.layers[0].output_resident);
+  const uint64_t a = 10 * 14 * 16;
+  CHECK(plan_counter(*r, "store.resident_bytes", 0) == a);
+  CHECK(plan_counter(*r, "load.resident_bytes", 2) == a * input_passes(p.layers[2]));
+  // c2 reads a 3x3 window: each piece also reads its halo rows, never fewer than a.
+  CHECK(plan_counter(*r, "load.resident_bytes", 1) >= a * input_passes(p.layers[1]));
+  // b and c, kept too, never share bytes with a while a is live (c3 reads it last).
+  const TensorLifetime life = tensor_lifetimes(p, r->network)[0];
+  CHECK(life.last_reader == 2);
+  for (size_t l : {size_t(1), size_t(2)}) {
+    if (!p.layers[l].output_resident) continue;
+    const bool apart =
+        p.layers[l].resident_offset >= p.layers[0].resident_offset + p.layers[0].output_bytes() ||
+        p.layers[0].resident_offset >= p.layers[l].resident_offset + p.layers[l].output_bytes();
+    CHECK(apart);
+  }
+  // The add reads b and c from the cache when they are kept there.
+  if (p.layers[1].output_resident && p.layers[2].output_resident)
+    CHECK(plan_counter(*r, "vector.resident_read_bytes", 3) == 2 * 10 * 14 * 16);
+}
+
+TEST_CASE(
+    "memory plan: the program check refuses a graph output in the cache, two live outputs "
+    "sharing bytes and an output over the buffers of an operator it spans",
+    "[memory_plan][bad_input]") {
+  const NetworkConfig net = test::workload(chain(16, 12));
+  const HardwareConfig hw = plan_hw(Residency::Auto);
+  const Program planned = compile_network(net, hw);
+  REQUIRE(planned.layers[0].output_resident);
+  REQUIRE(planned.layers[1].output_resident);
+  REQUIRE_NOTHROW(check_program_fits(planned, net, hw));
+  {
+    Program p = planned;  // the output of the workload
+    p.layers[2].output_resident = true;
+    REQUIRE_THROWS_WITH(check_program_fits(p, net, hw),
+                        Contains("layer c3") && Contains("output of the workload"));
+  }
+  {
+    // A planner that freed t1 one operator early would put t2 over it
+    // while c2 still reads t1.
+    Program p = planned;
+    p.layers[1].resident_offset = p.layers[0].resident_offset + 1;
+    REQUIRE_THROWS_WITH(check_program_fits(p, net, hw), Contains("layer c2") &&
+                                                            Contains("layer c1") &&
+                                                            Contains("still to be read"));
+  }
+  {
+    Program p = planned;
+    p.layers[0].resident_offset = hw.tile_cache_bytes() - p.layers[0].output_bytes();
+    REQUIRE_THROWS_WITH(check_program_fits(p, net, hw), Contains("layer c1") &&
+                                                            Contains("buffers use") &&
+                                                            Contains("of the cache's"));
+  }
+}
+
+TEST_CASE("memory plan: a program file carries the placements and replays them exactly",
+          "[memory_plan][trace]") {
+  const std::string dir = test::temp_dir() + "/memory_plan_replay";
+  const std::string graph = test::write_temp_file("memory_plan_chain.json", chain(16, 12));
+  const std::string set = " --set compiler.residency=auto --set compiler.trials=off";
+  REQUIRE(test::run_cli("compile " + graph + set + " -o " + dir + "/p.jsonl").exit_code == 0);
+  const test::CliResult direct = test::run_cli("run " + graph + set + " -q --out " + dir + "/a");
+  const test::CliResult replay =
+      test::run_cli("run --program " + dir + "/p.jsonl -q --out " + dir + "/b");
+  INFO(direct.out << direct.err << replay.out << replay.err);
+  REQUIRE(direct.exit_code == 0);
+  REQUIRE(replay.exit_code == 0);
+  const auto report = [&](const std::string& sub) {
+    return nlohmann::json::parse(plan_file_text(dir + "/" + sub + "/report.json"));
+  };
+  const nlohmann::json a = report("a"), b = report("b");
+  CHECK(a["totals"]["cycles"] == b["totals"]["cycles"]);
+  CHECK(a["totals"]["memory_plan"] == b["totals"]["memory_plan"]);
+  CHECK(b["totals"]["memory_plan"]["outputs_in_cache"] == 2);
+  CHECK(b["layers"][0]["tiling"]["output_in"] == "cache");
+  CHECK_THAT(plan_file_text(dir + "/p.jsonl"), Contains("\"resident_offset\""));
+}
+
+TEST_CASE("memory plan: a layer-list network's program file carries the placements and replays "
+          "them exactly",
+          "[memory_plan][trace]") {
+  const std::string dir = test::temp_dir() + "/memory_plan_layers_replay";
+  const std::string net = NPUSIM_SOURCE_DIR "/configs/networks/tiny3.json";
+  const std::string set = " --set compiler.residency=auto --set compiler.trials=off";
+  REQUIRE(test::run_cli("compile " + net + set + " -o " + dir + "/p.jsonl").exit_code == 0);
+  const test::CliResult direct = test::run_cli("run " + net + set + " -q --out " + dir + "/a");
+  const test::CliResult replay =
+      test::run_cli("run --program " + dir + "/p.jsonl -q --out " + dir + "/b");
+  INFO(direct.out << direct.err << replay.out << replay.err);
+  REQUIRE(direct.exit_code == 0);
+  REQUIRE(replay.exit_code == 0);
+  const nlohmann::json a = nlohmann::json::parse(plan_file_text(dir + "/a/report.json"));
+  const nlohmann::json b = nlohmann::json::parse(plan_file_text(dir + "/b/report.json"));
+  CHECK(a["totals"]["cycles"] == b["totals"]["cycles"]);
+  CHECK(a["totals"]["memory_plan"] == b["totals"]["memory_plan"]);
+  CHECK(b["totals"]["memory_plan"]["outputs_in_cache"] == 2);
+  CHECK(b["totals"]["all_layers_match"] == true);
+}
+
+TEST_CASE(
+    "memory plan: MobileNetV2 and ResNet-18 run bit-exact under the plan from 256 KiB to "
+    "16 MiB, and DRAM bytes never rise with more cache",
+    "[memory_plan][slow]") {
+  for (const char* name : {"mobilenet_v2", "resnet18_full"}) {
+    uint64_t previous = UINT64_MAX;
+    for (const uint32_t kib : {256u, 1024u, 4096u, 16384u}) {
+      INFO(name << " at " << kib << " KiB");
+      const std::string dir = test::temp_dir() + "/memory_plan_" + name + "_" + std::to_string(kib);
+      const test::CliResult cli = test::run_cli(
+          std::string("run " NPUSIM_SOURCE_DIR "/configs/networks/") + name +
+          ".json --set compiler.residency=auto --set cache.size_kib=" + std::to_string(kib) +
+          " -q --out " + dir);
+      INFO(cli.out << cli.err);
+      REQUIRE(cli.exit_code == 0);
+      const nlohmann::json report = nlohmann::json::parse(plan_file_text(dir + "/report.json"));
+      CHECK(report["totals"]["all_layers_match"] == true);
+      const uint64_t dram = report["totals"]["memory_plan"]["dram_bytes"].get<uint64_t>();
+      CHECK(report["totals"]["memory_plan"]["outputs_in_cache"].get<uint32_t>() > 0);
+      CHECK(dram <= previous);
+      previous = dram;
+    }
+  }
+}
