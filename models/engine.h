@@ -33,6 +33,12 @@ class Engine : public sc_core::sc_module {
   StageName who(const Instruction& in, uint32_t stage) const {
     return StageName(*scheduler.operator->(), in, stage);
   }
+  // Stops the run, naming `in` and `stage`, when `producer`'s output kept in
+  // the cache has not been written or has been overwritten (docs/memory-plan.md).
+  void require_resident(const Instruction& in, uint32_t stage, uint32_t producer) const {
+    const std::string why = cache->resident_problem(producer);
+    if (!why.empty()) throw SimulationError(who(in, stage).str() + " " + why);
+  }
   const LayerDescriptor& layer_of(const Instruction& in) const {
     return scheduler->program().layers[in.layer];
   }

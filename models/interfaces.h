@@ -76,6 +76,11 @@ class CacheIf : public virtual sc_core::sc_interface {
   virtual SumTile& result_half(uint32_t unit, uint32_t half) = 0;
   // Call after taking or releasing a buffer: updates occupancy statistics.
   virtual void occupancy_changed(uint32_t layer) = 0;
+  // The memory plan's kept outputs (models/resident_regions.h): operator
+  // `layer` stores to its kept output; and "" when `producer`'s kept output
+  // may be read now, else why not.
+  virtual void resident_written(uint32_t layer) = 0;
+  virtual std::string resident_problem(uint32_t producer) const = 0;
 };
 
 }  // namespace npusim

@@ -24,7 +24,8 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
                                     Counter::Reduce::Max)),
       allocated_(stats.declare("cache.allocated_bytes", "bytes",
                                "bytes the compiler's partition assigns to buffers",
-                               Counter::Reduce::Max)) {
+                               Counter::Reduce::Max)),
+      resident_(program) {
   for (uint32_t u = 0; u < hw.compute.units; ++u) units_.emplace_back("unit" + std::to_string(u));
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (uint32_t l = 0; l < program.layers.size(); ++l) {

@@ -12,6 +12,7 @@
 #include "models/interfaces.h"
 #include "models/ping_pong_buffer.h"
 #include "models/port_calendar.h"
+#include "models/resident_regions.h"
 #include "sim/config/hardware_config.h"
 #include "sim/stats/stats_registry.h"
 #include "sim/stats/timeline.h"
@@ -34,6 +35,10 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
     return units_.at(unit).results(half);
   }
   void occupancy_changed(uint32_t layer) override;
+  void resident_written(uint32_t layer) override { resident_.written(layer); }
+  std::string resident_problem(uint32_t producer) const override {
+    return resident_.problem(producer);
+  }
 
  private:
   CacheConfig config_;
@@ -48,6 +53,7 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
   Counter& port_stall_;
   Counter& peak_occupancy_;
   Counter& allocated_;
+  ResidentRegions resident_;
 };
 
 }  // namespace npusim

@@ -322,6 +322,7 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
     }
     const uint64_t begin = now_cycles();
     const bool resident = input_resident(L);
+    if (resident && real_rows > 0) require_resident(in, s, uint32_t(L.input_from_layer));
     (resident ? resident_bytes_ : input_dram_bytes_).add(in.layer, real_rows * dram_row);
     // NHWC rows are one run; packed rows one run per word group; NCHW rows one
     // run per channel plane, unless they are whole planes (which abut).
@@ -374,6 +375,7 @@ uint64_t LoadEngine::load_column_piece(const Instruction& in) {
     }
   const uint64_t begin = now_cycles();
   const bool resident = input_resident(L);
+  if (resident && real_rows > 0) require_resident(in, 0, uint32_t(L.input_from_layer));
   (resident ? resident_bytes_ : input_dram_bytes_).add(in.layer, real_rows * run);
   // Rows cut short are a run each; rows of the whole width abut.
   const uint64_t segments = run == uint64_t(L.W) * L.C ? 1 : std::max<uint64_t>(real_rows, 1);
@@ -538,6 +540,8 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
       const uint32_t rows = block.rows / L.N;
       dram->require_rows_stored(who(in, 0), uint32_t(block.from_layer),
                                 global_rows(in.batch, rows, {0, rows}));
+      if (scheduler->program().layers[size_t(block.from_layer)].output_resident)
+        require_resident(in, 0, uint32_t(block.from_layer));
     }
   // Whether a block of b lies in the cache's key-value region (cache.kv_kib):
   // read from there, not over the bus.

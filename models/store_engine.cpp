@@ -172,7 +172,10 @@ uint64_t StoreEngine::store(const Instruction& in) {
     // key-value region, and outputs the memory plan keeps in the cache to
     // theirs, not over the bus; they are in place when written.
     const uint64_t cache_bytes = pixels * k_count * L.output_element_bytes();
-    if (L.output_resident) resident_bytes_.add(in.layer, cache_bytes);
+    if (L.output_resident) {
+      resident_bytes_.add(in.layer, cache_bytes);
+      cache->resident_written(in.layer);
+    }
     const Grant bus = L.output_in_cache() ? cache->access(in.layer, true, cache_bytes, now)
                       : ob != 0 ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
                       : planar  ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,

@@ -74,6 +74,7 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       const uint64_t bytes = s.count * s.bytes;
       if (bytes == 0) continue;
       if (producers[i] >= 0 && scheduler->program().layers[size_t(producers[i])].output_resident) {
+        require_resident(in, 0, uint32_t(producers[i]));
         // Kept in the cache by the memory plan: read in place, no bus, no fill.
         resident_read += bytes;
         continue;
@@ -134,7 +135,10 @@ uint64_t VectorUnit::execute(const Instruction& in) {
   // Key-value blocks placed on chip (cache.kv_kib) stay in the cache's
   // key-value region: written there, not over the bus.
   // Outputs the memory plan keeps in the cache likewise.
-  if (L.output_resident) resident_write_bytes_.add(in.layer, out_bytes);
+  if (L.output_resident) {
+    resident_write_bytes_.add(in.layer, out_bytes);
+    cache->resident_written(in.layer);
+  }
   const Grant bus = L.output_in_cache() ? cache->access(in.layer, true, out_bytes, computed)
                                         : dram->transfer(in.layer, true, out.count, out.bytes);
   const uint64_t in_write_buffer = std::max(bus.end, drain.end);

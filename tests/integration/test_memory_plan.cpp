@@ -265,9 +265,10 @@ TEST_CASE("memory plan: a program file carries the placements and replays them e
   CHECK_THAT(plan_file_text(dir + "/p.jsonl"), Contains("\"resident_offset\""));
 }
 
-TEST_CASE("memory plan: a layer-list network's program file carries the placements and replays "
-          "them exactly",
-          "[memory_plan][trace]") {
+TEST_CASE(
+    "memory plan: a layer-list network's program file carries the placements and replays "
+    "them exactly",
+    "[memory_plan][trace]") {
   const std::string dir = test::temp_dir() + "/memory_plan_layers_replay";
   const std::string net = NPUSIM_SOURCE_DIR "/configs/networks/tiny3.json";
   const std::string set = " --set compiler.residency=auto --set compiler.trials=off";
@@ -309,4 +310,27 @@ TEST_CASE(
       previous = dram;
     }
   }
+}
+
+TEST_CASE(
+    "memory plan: a BERT encoder layer runs bit-exact with its activations kept in the cache, "
+    "keys and values read by batch_matmul through the cache",
+    "[memory_plan][heavy]") {
+  const std::string dir = test::temp_dir() + "/memory_plan_bert";
+  const test::CliResult cli =
+      test::run_cli("run " NPUSIM_SOURCE_DIR
+                    "/configs/networks/bert_base_1layer.json --set compiler.residency=auto -q "
+                    "--out " +
+                    dir);
+  INFO(cli.out << cli.err);
+  REQUIRE(cli.exit_code == 0);
+  const nlohmann::json report = nlohmann::json::parse(plan_file_text(dir + "/report.json"));
+  CHECK(report["totals"]["all_layers_match"] == true);
+  CHECK(report["totals"]["memory_plan"]["outputs_in_cache"].get<uint32_t>() > 0);
+  // Some batch_matmul read its second operand (keys or values) from a kept output.
+  uint64_t operand_in_cache = 0;
+  for (const auto& layer : report["layers"])
+    if (layer["shape"].value("op", "") == "batch_matmul")
+      operand_in_cache += layer["counters"]["load.operand_on_chip_bytes"].get<uint64_t>();
+  CHECK(operand_in_cache > 0);
 }
