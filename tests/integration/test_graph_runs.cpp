@@ -13,22 +13,6 @@ namespace {
 
 HardwareConfig default_hw() { return parse_hardware_config(nlohmann::json::object(), "<test>"); }
 
-// Runs `net` in full and requires every operator to match the reference.
-std::unique_ptr<RunResult> run_exact(const NetworkConfig& net, const HardwareConfig& hw) {
-  RunOptions options;
-  options.progress = false;
-  auto r = run_network(net, hw, options);
-  INFO(r->outcome.message);
-  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
-  for (size_t l = 0; l < net.layers.size(); ++l) {
-    INFO("operator " << net.layers[l].name << ": " << r->summary.checks[l].mismatch);
-    CHECK(r->summary.checks[l].checked);
-    CHECK(r->summary.checks[l].match);
-  }
-  test::check_invariants(*r);
-  return r;
-}
-
 // One graph holding every operator and the traps: a uint8 input with zero
 // point 128 against int8 weights (9-bit operands), padding that must hold the
 // zero point, asymmetric pads, dilation 2, depthwise and 4 groups, a stride
@@ -82,7 +66,7 @@ TEST_CASE("graph: every operator equals the ONNX-semantics reference bit for bit
           "[graph]") {
   const NetworkConfig net = test::workload(kTrapGraph);
   REQUIRE(net.layers.size() == 13);
-  run_exact(net, default_hw());
+  test::run_bit_exact(net, default_hw());
 }
 
 TEST_CASE("graph: bit-exact with a small cache, single buffering and the early policy", "[graph]") {
@@ -91,14 +75,14 @@ TEST_CASE("graph: bit-exact with a small cache, single buffering and the early p
   hw.vector.buffer_kib = 1;
   hw.buffering = Buffering::Single;
   hw.policy = SchedulerPolicy::Early;
-  const auto r = run_exact(test::workload(kTrapGraph), hw);
+  const auto r = test::run_bit_exact(test::workload(kTrapGraph), hw);
   CHECK(r->stats->get("vector.instructions").at(6) > 1);  // maxpool ran in several pieces
 }
 
 TEST_CASE("graph: whole MobileNetV2 runs bit-exact", "[graph][network]") {
   const NetworkConfig net = load_workload(NPUSIM_SOURCE_DIR "/configs/networks/mobilenet_v2.json");
   REQUIRE(net.layers.size() == 64);
-  run_exact(net, default_hw());
+  test::run_bit_exact(net, default_hw());
 }
 
 // SystemC elaborates once per process: each policy runs as its own npusim.
@@ -117,21 +101,21 @@ TEST_CASE("graph: on MobileNetV2 early <= strict and ping-pong <= single bufferi
 TEST_CASE("graph: whole ResNet-18 with pooling, adds and FC runs bit-exact", "[graph][network]") {
   const NetworkConfig net = load_workload(NPUSIM_SOURCE_DIR "/configs/networks/resnet18_full.json");
   REQUIRE(net.layers.size() == 31);
-  run_exact(net, default_hw());
+  test::run_bit_exact(net, default_hw());
 }
 
 TEST_CASE("graph: the fixed-point requantiser is bit-exact against its written-out reference",
           "[graph]") {
   HardwareConfig hw = default_hw();
   hw.requantiser = Requantiser::FixedPoint;
-  run_exact(test::workload(kTrapGraph), hw);
+  test::run_bit_exact(test::workload(kTrapGraph), hw);
 }
 
 TEST_CASE("graph: whole ResNet-50 with pooling, adds and FC runs bit-exact",
           "[heavy][graph][network]") {
   const NetworkConfig net = load_workload(NPUSIM_SOURCE_DIR "/configs/networks/resnet50_full.json");
   REQUIRE(net.layers.size() == 72);
-  run_exact(net, default_hw());
+  test::run_bit_exact(net, default_hw());
 }
 
 TEST_CASE("graph: a max pool window holding only padding gives the type's lowest value",

@@ -66,24 +66,31 @@ const char* kFanOut = R"({"name": "fan_out",
      "out": {"dtype": "uint8", "scale": 0.06, "zero_point": 7}}
   ]})";
 
-std::unique_ptr<RunResult> plan_run_exact(const NetworkConfig& net, const HardwareConfig& hw) {
-  RunOptions options;
-  options.progress = false;
-  auto r = run_network(net, hw, options);
-  INFO(r->outcome.message);
-  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
-  for (size_t l = 0; l < net.layers.size(); ++l) {
-    INFO("operator " << net.layers[l].name << ": " << r->summary.checks[l].mismatch);
-    CHECK(r->summary.checks[l].checked);
-    CHECK(r->summary.checks[l].match);
-  }
-  test::check_invariants(*r);
-  return r;
-}
-
 std::string plan_file_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(f)), {});
+}
+
+// Compiles `workload` under the plan into DIR/p.jsonl, runs it directly and
+// replays the program, and requires the same cycles, the same memory plan
+// (two outputs kept) and bit-exact outputs; returns the replay's report.
+nlohmann::json replayed_matches_direct(const std::string& workload, const std::string& name) {
+  const std::string dir = test::temp_dir() + "/" + name;
+  const std::string set = " --set compiler.residency=auto --set compiler.trials=off";
+  REQUIRE(test::run_cli("compile " + workload + set + " -o " + dir + "/p.jsonl").exit_code == 0);
+  const test::CliResult direct = test::run_cli("run " + workload + set + " -q --out " + dir + "/a");
+  const test::CliResult replay =
+      test::run_cli("run --program " + dir + "/p.jsonl -q --out " + dir + "/b");
+  INFO(direct.out << direct.err << replay.out << replay.err);
+  REQUIRE(direct.exit_code == 0);
+  REQUIRE(replay.exit_code == 0);
+  const nlohmann::json a = nlohmann::json::parse(plan_file_text(dir + "/a/report.json"));
+  const nlohmann::json b = nlohmann::json::parse(plan_file_text(dir + "/b/report.json"));
+  CHECK(a["totals"]["cycles"] == b["totals"]["cycles"]);
+  CHECK(a["totals"]["memory_plan"] == b["totals"]["memory_plan"]);
+  CHECK(b["totals"]["memory_plan"]["outputs_in_cache"] == 2);
+  CHECK(b["totals"]["all_layers_match"] == true);
+  return b;
 }
 
 uint64_t plan_counter(const RunResult& r, const char* name, size_t layer) {
@@ -114,7 +121,7 @@ TEST_CASE(
   INFO(cli.out << cli.err);
   REQUIRE(cli.exit_code == 0);
   const nlohmann::json off = nlohmann::json::parse(plan_file_text(dir + "/report.json"));
-  const auto on = plan_run_exact(test::workload(chain(16, 12)), plan_hw(Residency::Auto));
+  const auto on = test::run_bit_exact(test::workload(chain(16, 12)), plan_hw(Residency::Auto));
   REQUIRE(std::string(on->summary.tiling[0].output_in) == "cache");
   REQUIRE(std::string(on->summary.tiling[1].output_in) == "cache");
   REQUIRE(std::string(on->summary.tiling[2].output_in) == "dram");  // the graph output
@@ -153,7 +160,7 @@ TEST_CASE("memory plan: an output larger than the cache stays in DRAM", "[memory
   // t1 = 64*48*16 = 49152 B and t2 = 64*48*24 = 73728 B, in a 32 KiB cache.
   HardwareConfig hw = plan_hw(Residency::Auto);
   hw.cache.size_kib = 32;
-  const auto r = plan_run_exact(test::workload(chain(64, 48)), hw);
+  const auto r = test::run_bit_exact(test::workload(chain(64, 48)), hw);
   CHECK(std::string(r->summary.tiling[0].output_in) == "dram");
   CHECK(std::string(r->summary.tiling[1].output_in) == "dram");
   CHECK(plan_counter(*r, "store.resident_bytes", 0) == 0);
@@ -165,7 +172,7 @@ TEST_CASE("memory plan: the same chain on a 4 x 6 map fits a 32 KiB cache and is
           "[memory_plan]") {
   HardwareConfig hw = plan_hw(Residency::Auto);
   hw.cache.size_kib = 32;
-  const auto small = plan_run_exact(test::workload(chain(4, 6)), hw);
+  const auto small = test::run_bit_exact(test::workload(chain(4, 6)), hw);
   CHECK(std::string(small->summary.tiling[0].output_in) == "cache");
   CHECK(plan_counter(*small, "store.resident_bytes", 0) == 4 * 6 * 16);
 }
@@ -174,8 +181,8 @@ TEST_CASE(
     "memory plan: a graph output named in outputs reaches DRAM even when a later operator "
     "reads it",
     "[memory_plan]") {
-  const auto r = plan_run_exact(test::workload(chain(16, 12, R"( "outputs": ["t1", "y"],)")),
-                                plan_hw(Residency::Auto));
+  const auto r = test::run_bit_exact(test::workload(chain(16, 12, R"( "outputs": ["t1", "y"],)")),
+                                     plan_hw(Residency::Auto));
   CHECK(std::string(r->summary.tiling[0].output_in) == "dram");
   CHECK(plan_counter(*r, "dram.write_bytes", 0) >= 16 * 12 * 16);
   CHECK(std::string(r->summary.tiling[1].output_in) == "cache");
@@ -185,7 +192,7 @@ TEST_CASE(
     "memory plan: a fan-out keeps its tensor live across the branch, stored once and read "
     "by both readers through the cache",
     "[memory_plan]") {
-  const auto r = plan_run_exact(test::workload(kFanOut), plan_hw(Residency::Auto));
+  const auto r = test::run_bit_exact(test::workload(kFanOut), plan_hw(Residency::Auto));
   const Program& p = r->program;
   REQUIRE(p.layers[0].output_resident);
   const uint64_t a = 10 * 14 * 16;
@@ -244,47 +251,19 @@ TEST_CASE(
 
 TEST_CASE("memory plan: a program file carries the placements and replays them exactly",
           "[memory_plan][trace]") {
-  const std::string dir = test::temp_dir() + "/memory_plan_replay";
   const std::string graph = test::write_temp_file("memory_plan_chain.json", chain(16, 12));
-  const std::string set = " --set compiler.residency=auto --set compiler.trials=off";
-  REQUIRE(test::run_cli("compile " + graph + set + " -o " + dir + "/p.jsonl").exit_code == 0);
-  const test::CliResult direct = test::run_cli("run " + graph + set + " -q --out " + dir + "/a");
-  const test::CliResult replay =
-      test::run_cli("run --program " + dir + "/p.jsonl -q --out " + dir + "/b");
-  INFO(direct.out << direct.err << replay.out << replay.err);
-  REQUIRE(direct.exit_code == 0);
-  REQUIRE(replay.exit_code == 0);
-  const auto report = [&](const std::string& sub) {
-    return nlohmann::json::parse(plan_file_text(dir + "/" + sub + "/report.json"));
-  };
-  const nlohmann::json a = report("a"), b = report("b");
-  CHECK(a["totals"]["cycles"] == b["totals"]["cycles"]);
-  CHECK(a["totals"]["memory_plan"] == b["totals"]["memory_plan"]);
-  CHECK(b["totals"]["memory_plan"]["outputs_in_cache"] == 2);
+  const nlohmann::json b = replayed_matches_direct(graph, "memory_plan_replay");
   CHECK(b["layers"][0]["tiling"]["output_in"] == "cache");
-  CHECK_THAT(plan_file_text(dir + "/p.jsonl"), Contains("\"resident_offset\""));
+  CHECK_THAT(plan_file_text(test::temp_dir() + "/memory_plan_replay/p.jsonl"),
+             Contains("\"resident_offset\""));
 }
 
 TEST_CASE(
     "memory plan: a layer-list network's program file carries the placements and replays "
     "them exactly",
     "[memory_plan][trace]") {
-  const std::string dir = test::temp_dir() + "/memory_plan_layers_replay";
-  const std::string net = NPUSIM_SOURCE_DIR "/configs/networks/tiny3.json";
-  const std::string set = " --set compiler.residency=auto --set compiler.trials=off";
-  REQUIRE(test::run_cli("compile " + net + set + " -o " + dir + "/p.jsonl").exit_code == 0);
-  const test::CliResult direct = test::run_cli("run " + net + set + " -q --out " + dir + "/a");
-  const test::CliResult replay =
-      test::run_cli("run --program " + dir + "/p.jsonl -q --out " + dir + "/b");
-  INFO(direct.out << direct.err << replay.out << replay.err);
-  REQUIRE(direct.exit_code == 0);
-  REQUIRE(replay.exit_code == 0);
-  const nlohmann::json a = nlohmann::json::parse(plan_file_text(dir + "/a/report.json"));
-  const nlohmann::json b = nlohmann::json::parse(plan_file_text(dir + "/b/report.json"));
-  CHECK(a["totals"]["cycles"] == b["totals"]["cycles"]);
-  CHECK(a["totals"]["memory_plan"] == b["totals"]["memory_plan"]);
-  CHECK(b["totals"]["memory_plan"]["outputs_in_cache"] == 2);
-  CHECK(b["totals"]["all_layers_match"] == true);
+  replayed_matches_direct(NPUSIM_SOURCE_DIR "/configs/networks/tiny3.json",
+                          "memory_plan_layers_replay");
 }
 
 TEST_CASE(

@@ -19,22 +19,6 @@ HardwareConfig transformer_runs_default_hw() {
   return parse_hardware_config(nlohmann::json::object(), "<test>");
 }
 
-std::unique_ptr<RunResult> transformer_runs_run_exact(const NetworkConfig& net,
-                                                      const HardwareConfig& hw) {
-  RunOptions options;
-  options.progress = false;
-  auto r = run_network(net, hw, options);
-  INFO(r->outcome.message);
-  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
-  for (size_t l = 0; l < net.layers.size(); ++l) {
-    INFO("operator " << net.layers[l].name << ": " << r->summary.checks[l].mismatch);
-    CHECK(r->summary.checks[l].checked);
-    CHECK(r->summary.checks[l].match);
-  }
-  test::check_invariants(*r);
-  return r;
-}
-
 // hidden 32, 4 query heads over 2 kv heads of dim 8, 12 tokens, FFN 48.
 const char* kDecoderLayer = R"({
   "name": "mini_decoder",
@@ -84,7 +68,7 @@ TEST_CASE("transformer: a decoder layer with GQA, rope, causal softmax and SwiGL
           "[transformer]") {
   const NetworkConfig net = test::workload(kDecoderLayer);
   REQUIRE(net.layers.size() == 20);
-  transformer_runs_run_exact(net, transformer_runs_default_hw());
+  test::run_bit_exact(net, transformer_runs_default_hw());
 }
 
 TEST_CASE("transformer: bit-exact in small pieces with single buffering and the early policy",
@@ -94,7 +78,7 @@ TEST_CASE("transformer: bit-exact in small pieces with single buffering and the 
   hw.vector.buffer_kib = 1;
   hw.buffering = Buffering::Single;
   hw.policy = SchedulerPolicy::Early;
-  const auto r = transformer_runs_run_exact(test::workload(kDecoderLayer), hw);
+  const auto r = test::run_bit_exact(test::workload(kDecoderLayer), hw);
   CHECK(r->stats->get("vector.instructions").at(7) > 1);  // the softmax ran in several pieces
 }
 
@@ -103,7 +87,7 @@ TEST_CASE("transformer: one BERT-base encoder layer at sequence 128 runs bit-exa
   const NetworkConfig net =
       load_workload(NPUSIM_SOURCE_DIR "/configs/networks/bert_base_1layer.json");
   REQUIRE(net.layers.size() == 14);
-  transformer_runs_run_exact(net, transformer_runs_default_hw());
+  test::run_bit_exact(net, transformer_runs_default_hw());
 }
 
 TEST_CASE("transformer: a BERT file whose head count does not divide the hidden size exits 2",
@@ -130,7 +114,7 @@ TEST_CASE(
   const NetworkConfig net =
       load_workload(NPUSIM_SOURCE_DIR "/tests/data/transformer/decode_p32_d4.json");
   REQUIRE(net.layers.size() == 5 * 18);
-  const auto r = transformer_runs_run_exact(net, transformer_runs_default_hw());
+  const auto r = test::run_bit_exact(net, transformer_runs_default_hw());
   const Counter& read = r->stats->get("load.operand_bytes");
   const Counter& written = r->stats->get("dram.write_bytes");
   const uint64_t kv_row = 2 * 16;  // kv_heads x dim bytes of one token's keys (or values)

@@ -181,4 +181,19 @@ void check_invariants(const RunResult& r) {
   CHECK(compute.total() > 0);
 }
 
+std::unique_ptr<RunResult> run_bit_exact(const NetworkConfig& net, const HardwareConfig& hw) {
+  RunOptions options;
+  options.progress = false;
+  auto r = run_network(net, hw, options);
+  INFO(r->outcome.message);
+  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    INFO("operator " << net.layers[l].name << ": " << r->summary.checks[l].mismatch);
+    CHECK(r->summary.checks[l].checked);
+    CHECK(r->summary.checks[l].match);
+  }
+  check_invariants(*r);
+  return r;
+}
+
 }  // namespace npusim::test

@@ -95,4 +95,8 @@ const nlohmann::json* chosen_compile_trial(const nlohmann::json& trials);
 // max(sum of compute bounds, sum of memory bounds) and <= serial sum.
 void check_invariants(const RunResult& r);
 
+// Runs `net` in full (no progress line) and requires the run to complete,
+// every operator to match the independent reference, and the invariants.
+std::unique_ptr<RunResult> run_bit_exact(const NetworkConfig& net, const HardwareConfig& hw);
+
 }  // namespace npusim::test
