@@ -29,6 +29,7 @@
 #include "sim/compiler/memory_plan.h"
 #include "sim/compiler/tiler.h"
 #include "sim/program/batch_rows.h"
+#include "sim/program/residency.h"
 #include "sim/program/vector_tiling.h"
 
 namespace npusim {
@@ -97,6 +98,7 @@ class Emitter {
       emit_layer(static_cast<uint32_t>(l), plan, producer);
     }
     program_.dram_bytes = dram.bytes();
+    size_halves_to_pieces();
     place_key_value_blocks(program_, hw_.kv_cache_bytes());
     if (hw_.residency == Residency::Auto) plan_residency(program_, net_, hw_);
     validate_program(program_);
@@ -105,6 +107,18 @@ class Emitter {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
+
+  // Seed 003: each ping-pong half is allocated to the size of a piece, the
+  // largest of the layer's pieces (its input rows and int32 sums); the
+  // partition's half only bounds it (N is the fewest pieces that fit there).
+  // Operators without input loads (the vector unit's) have no halves.
+  void size_halves_to_pieces() {
+    std::vector<uint64_t> piece(program_.layers.size(), 0);
+    for (const Instruction& in : program_.instructions)
+      if (in.op == Opcode::LoadInput)
+        piece[in.layer] = std::max(piece[in.layer], piece_bytes(in, program_.layers[in.layer]));
+    for (size_t l = 0; l < program_.layers.size(); ++l) program_.layers[l].half_bytes = piece[l];
+  }
 
   // The operator's registers (describe_operator) and the network-wide cache partition.
   LayerDescriptor describe_common(size_t l, const CachePartition& part) const {
@@ -151,6 +165,16 @@ class Emitter {
     in.id = static_cast<uint32_t>(program_.instructions.size() - 1);
     in.op = op;
     in.layer = layer;
+    // Seed 004 rule 3 (compiler.load_after_store write_buffer): a load waits
+    // for the store before it in the seed's stream, the early policy deciding
+    // how far. That stream issues each load one piece ahead of its compute
+    // (two halves allow it): the load comes after the store emitted before
+    // the last compute, not after that compute's own store.
+    if (hw_.load_after_store == LoadAfterStore::WriteBuffer &&
+        (op == Opcode::LoadInput || op == Opcode::LoadWeights || op == Opcode::LoadParams))
+      depend(in, store_before_compute_, DependencyKind::Memory);
+    if (op == Opcode::Store) last_store_ = in.id;
+    if (op == Opcode::Compute) store_before_compute_ = last_store_;
     return in;
   }
 
@@ -552,6 +576,9 @@ class Emitter {
   std::vector<std::array<uint32_t, 2>> last_compute_of_slot_;
   std::vector<uint32_t> next_half_;
   uint32_t last_store_of_bank_[2] = {kNone, kNone};
+  // For compiler.load_after_store: the last store in program order, and the
+  // last store before the last compute.
+  uint32_t last_store_ = kNone, store_before_compute_ = kNone;
   bool params_per_tile_ = false;  // the partition's: parameters load with each weight tile
   uint32_t next_params_bank_ = 0;
   std::map<uint32_t, std::vector<StoreRecord>> stores_;

@@ -309,6 +309,12 @@ const std::vector<HardwareParam>& hardware_params() {
                              "producer, or also for their k-tile's weight load "
                              "(docs/scheduler.md#loads-after-weights)"));
     t.push_back(
+        choice_param("compiler.load_after_store", &H::load_after_store,
+                     {LoadAfterStore::AnyTime, LoadAfterStore::WriteBuffer},
+                     "Seed 004 rule 3: a load waits only for the stores whose rows it "
+                     "reads, or also for the store before it in the seed's stream until its "
+                     "data is in the bus write buffer (docs/scheduler.md#loads-after-a-store)"));
+    t.push_back(
         choice_param("compiler.loop_order", &H::loop_order,
                      {LoopOrder::WeightStationary, LoopOrder::FeatureStationary, LoopOrder::Auto},
                      "Seed 004 rule 1's loop orders: each weight tile, then every "
@@ -437,6 +443,10 @@ const char* to_string(ComputeStart c) { return c == ComputeStart::Unit ? "unit" 
 
 const char* to_string(InputLoads i) {
   return i == InputLoads::AnyTime ? "any_time" : "after_weights";
+}
+
+const char* to_string(LoadAfterStore l) {
+  return l == LoadAfterStore::AnyTime ? "any_time" : "write_buffer";
 }
 
 const char* to_string(WeightBuffers w) { return w == WeightBuffers::Auto ? "auto" : "single"; }

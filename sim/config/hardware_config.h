@@ -59,6 +59,13 @@ enum class ComputeStart { Unit, Tile };
 // depends on its k-tile's weight load (`after_weights`), or only on buffer
 // space and its producer (`any_time`).
 enum class InputLoads { AnyTime, AfterWeights };
+// Seed 004 rule 3 in compiled programs (docs/scheduler.md#loads-after-a-store):
+// every load waits for the store before it in the seed's instruction stream
+// (loads one piece ahead of their computes) until the store's data is in the
+// bus write buffer, or in memory where the load reads rows it writes
+// (`write_buffer`); or a load waits only for the stores whose rows it reads
+// (`any_time`).
+enum class LoadAfterStore { AnyTime, WriteBuffer };
 // Weight double-buffering (docs/mapping.md#weight-double-buffering): the cost
 // mapper may split the weight region into two slots so the next weight tile
 // loads while the current one computes (`auto`), or keeps one tile in the
@@ -70,8 +77,8 @@ enum class WeightBuffers { Auto, Single };
 enum class ColumnPieces { Auto, Off };
 // Kernel parts (docs/mapping.md#kernel-parts): the cost mapper may cut the
 // input channels into parts where whole kernels do not fit or fit only in
-// k-tiles below the array's rows (`auto`), or never (`off`, the default for
-// now, as the greedy mapper).
+// k-tiles below min(K, array rows) (`auto`, the default), or never (`off`,
+// as the greedy mapper).
 enum class KernelParts { Auto, Off };
 // Where produced tensors live between operators (docs/memory-plan.md): always
 // in DRAM, or on chip where the memory planner finds room for them.
@@ -218,6 +225,7 @@ struct HardwareConfig {
   PieceSplit pieces = PieceSplit::Equal;
   ComputeStart compute_start = ComputeStart::Unit;
   InputLoads input_loads = InputLoads::AnyTime;
+  LoadAfterStore load_after_store = LoadAfterStore::AnyTime;
   WeightBuffers weight_buffers = WeightBuffers::Auto;
   ColumnPieces column_pieces = ColumnPieces::Auto;
   KernelParts kernel_parts = KernelParts::Auto;
@@ -286,6 +294,7 @@ const char* to_string(Mapper m);
 const char* to_string(PieceSplit p);
 const char* to_string(ComputeStart c);
 const char* to_string(InputLoads i);
+const char* to_string(LoadAfterStore l);
 const char* to_string(WeightBuffers w);
 const char* to_string(ColumnPieces c);
 const char* to_string(KernelParts k);

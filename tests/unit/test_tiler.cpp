@@ -373,6 +373,27 @@ TEST_CASE(
   CHECK(make_plan(L, hw, 4, 16, 12).rows_per_store_batch == 9);
 }
 
+TEST_CASE(
+    "seed 003: the batch-upload threshold costs one output row as out_w pixels, on a tall and a "
+    "wide map",
+    "[tiler][seed003]") {
+  // C8, 3x3 pad 1, K16, one k-tile of 16 on a 32x32 array, bus 16 B/cycle,
+  // unfolded stages of one row. A row of w pixels costs
+  // ceil(16/32) * 72 * ceil(w/32) array cycles and holds w * 16 B of results.
+  HardwareConfig hw = hardware(1024, 1);
+  hw.fold = ArrayFold::Matmul;
+  hw.store.batch_bytes = 0;
+  hw.dram.bytes_per_cycle = 16;
+  // Tall, out 40x8: a row is 8 pixels, 72 cycles: 16 * 72 = 1152 B over
+  // 8 * 16 = 128 B a row -> 9 rows (a row of 40 pixels would give 18).
+  const LayerConfig tall = tiler_layer("tall", 8, 40, 8, 16, 3, 3, 1, 1);
+  CHECK(make_plan(tall, hw, 16, 40, 1).rows_per_store_batch == 9);
+  // Wide, out 8x40: a row is 40 pixels, 72 * 2 = 144 cycles: 2304 B over
+  // 640 B a row -> ceil(3.6) = 4 rows (a row of 8 pixels would give 2).
+  const LayerConfig wide = tiler_layer("wide", 8, 8, 40, 16, 3, 3, 1, 1);
+  CHECK(make_plan(wide, hw, 16, 8, 1).rows_per_store_batch == 4);
+}
+
 TEST_CASE("plan_layer: k-tiles limited by the weight region are equal", "[tiler]") {
   // C8 4x4 -> K40, 3x3 pad 1: out 4x4; weights 40*72 = 2880 B, padded width 6.
   // 4 KiB: weight region min(2048, 2880) = 2048, params 2*40*8 = 640,
@@ -474,7 +495,10 @@ TEST_CASE("compile_network: a single layer's pieces and stage counts", "[tiler]"
   CHECK(p.layers[0].k_tile == 16);
   CHECK(p.layers[0].rows_per_piece == 6);
   CHECK(p.layers[0].rows_per_compute_stage == 2);
-  CHECK(p.layers[0].half_bytes == 7488);
+  // Seed 003: a half is allocated to the size of a piece, 8 input rows x 18 x 8
+  // + 6 x 16 x 16 x 4 = 7296 B; the partition's 7488 B only bound it.
+  CHECK(p.layers[0].half_bytes == 7296);
+  CHECK(partition_cache(tiler_network({conv16(2)}), hw).half_bytes == 7488);
 
   const auto params = of(p, Opcode::LoadParams, 0);
   REQUIRE(params.size() == 1);
@@ -555,7 +579,10 @@ TEST_CASE("compile_network: k-tiles reload weights after the last compute", "[ti
 TEST_CASE("compile_network: two chained layers", "[tiler]") {
   const Program p = compile_network(tiler_chain(), chain_hw());
   REQUIRE(p.layers.size() == 2);
-  CHECK(p.layers[0].half_bytes == 816);
+  // Each layer's halves hold its own largest piece (the partition's half is 816):
+  // a's pieces of 2 rows 672 B, b's of 3 rows 784 B.
+  CHECK(p.layers[0].half_bytes == 672);
+  CHECK(p.layers[1].half_bytes == 784);
   CHECK(p.layers[1].input_from_layer == 0);
   CHECK(p.layers[1].input_address == p.layers[0].output_address);
 
@@ -677,10 +704,11 @@ TEST_CASE("compile_network: halves and units", "[tiler]") {
     }
   }
   SECTION("two units take pieces round-robin, each alternating its own halves") {
-    // 4 KiB, 2 units: half 920, same pieces as 1 unit on 2 KiB (see chain_hw).
+    // 4 KiB, 2 units: half 920, same pieces as 1 unit on 2 KiB (see chain_hw),
+    // so the same 672 B halves.
     const Program p = compile_network(tiler_chain(), chain_hw(2, Buffering::PingPong));
     REQUIRE(p.instructions.size() == 27);
-    CHECK(p.layers[0].half_bytes == 920);
+    CHECK(p.layers[0].half_bytes == 672);
     std::vector<uint32_t> units, halves;
     for (const Instruction& in : p.instructions)
       if (in.op == Opcode::Compute) units.push_back(in.unit), halves.push_back(in.half);
