@@ -24,6 +24,13 @@ const char* kGraph = R"({
     {"name": "c_dil", "op": "conv", "inputs": ["x"], "output": "b", "K": 8, "kernel": 3,
      "dilation": 2, "pads": 2, "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
      "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 120}},
+    {"name": "c_dil_w", "op": "conv", "inputs": ["x"], "output": "b_w", "K": 5, "kernel": [2, 3],
+     "dilation": [1, 2], "pads": [0, 1, 1, 2], "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 120}},
+    {"name": "c_dil_h", "op": "conv", "inputs": ["x"], "output": "b_h", "K": 6, "kernel": [3, 2],
+     "dilation": [3, 1], "stride": [1, 2], "pads": [3, 0, 2, 1],
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 110}},
     {"name": "c_g4", "op": "conv", "inputs": ["b"], "output": "d", "K": 12, "kernel": 3, "group": 4,
      "pads": 1, "weights": {"dtype": "uint8", "scale": 0.01, "zero_point": 131},
      "out": {"dtype": "uint8", "scale": 0.06, "zero_point": 90}},
@@ -39,15 +46,18 @@ const char* kGraph = R"({
 
 }  // namespace
 
+// The input map is taller than wide (11x9), and c_dil_w / c_dil_h dilate
+// one direction only (rows 1 columns 2, rows 3 columns 1), so a data path that
+// steps one direction's taps by the other's dilation reads the wrong pixels.
 TEST_CASE(
     "broadcast dataflow: outputs equal the reference on graph operators with zero points, "
-    "groups and dilation",
+    "groups, square and one-direction dilations",
     "[zero-skip][graph]") {
   const std::string graph = write_temp_file("broadcast_graph.json", kGraph);
   const auto r = run_cli("run " + graph + " --set compute.dataflow=broadcast -q");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (6 layers)"));
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (8 layers)"));
 }
 
 TEST_CASE("broadcast dataflow: outputs equal the reference on sparse plain layers", "[zero-skip]") {

@@ -57,3 +57,37 @@ TEST_CASE(
     CHECK(cycles(twin) < cycles(single));
   }
 }
+
+TEST_CASE(
+    "data register sets: double's stall on stages of nine passes, worked by hand, keeps the "
+    "cross-stage overlap",
+    "[access][registers]") {
+  // C8, 12x6 (tall), 3x3 pad 1, K4 on an 8x4 array (kernels on rows: one
+  // group; passes of 4 pixels), bursts at 2 B/cycle, folds off. The greedy
+  // mapping takes two pieces of 6 rows, each one stage of 36 pixels: 9 full
+  // passes. A pass multiplies 72 coefficients (m = 72) after a burst of
+  // 4 x 72 / 2 = 144 cycles (f = 144).
+  //   in place: 2 x (9 x 72 + 8 fill) = 1312
+  //   single:   every burst exposed, 2 x 9 x 144 = 2592
+  //   double:   stage 1: f_0 + 8 x max(m, f) + max(m, 0) - 9m = 144 + 1152 + 72 - 648 = 720;
+  //             stage 2: its first burst loads while stage 1 multiplies its last
+  //             pass (72 cycles), so f_0 - 72 = 72 shows: 72 + 1224 - 648 = 648.
+  //             1368 (1440 without the overlap).
+  const std::string layer = npusim::test::write_temp_file(
+      "registers_tall.json",
+      R"({"name":"dr","layers":[{"name":"tall","C":8,"H":12,"W":6,"K":4,"R":3,"S":3,"padding":1}]})");
+  const std::string set =
+      " --set compute.array_rows=8 --set compute.array_cols=4"
+      " --set compute.register_fetch_bytes_per_cycle=2 --set compiler.mapper=greedy"
+      " --set compute.fold=matmul --set compute.data_registers=";
+  const nlohmann::json in_place = run_report("run " + layer + set + "in_place");
+  REQUIRE(in_place.at("layers")[0].at("tiling").at("pieces") == 2);
+  REQUIRE(data_registers_counter(in_place, "compute.instructions") == 2);
+  REQUIRE(data_registers_counter(in_place, "compute.work_cycles") == 1312);  // one stage each
+  const nlohmann::json single = run_report("run " + layer + set + "single");
+  CHECK(data_registers_counter(single, "compute.register_stall_cycles") == 2592);
+  const nlohmann::json twin = run_report("run " + layer + set + "double");
+  CHECK(data_registers_counter(twin, "compute.register_fetch_bytes") == 2 * 36 * 72);
+  CHECK(data_registers_counter(twin, "compute.register_stall_cycles") == 1368);
+  CHECK(data_registers_counter(twin, "compute.work_cycles") == 1312 + 1368);
+}

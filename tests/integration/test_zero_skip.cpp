@@ -3,7 +3,9 @@
 // never costs time, and a memory-bound layer gains nothing from it.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 
+#include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"
 #include "tests/support/test_support.h"
 
@@ -110,4 +112,45 @@ TEST_CASE("zero-skip array cycles follow the lockstep formula and its bounds", "
     // so no group is slower than n/m of dense: exactly half or less for 2:4.
     if (l == 0) CHECK(2 * (work - fill) <= dense - fill);
   }
+}
+
+TEST_CASE(
+    "zero-skip: each k-tile's lockstep groups wait for their own kernels' non-zeros, on two "
+    "k-tiles of uneven kernels",
+    "[zero-skip]") {
+  // A 1x1 layer, C512, 2x2 map, K8, whose kernels keep the first
+  // 512, 1, 1, 1, 3, 5, 2 and 7 coefficients (the rest zero). A 2x4 array
+  // (lockstep groups of 2 kernels, 4 pixels a pass) in a 6 KiB cache, folds
+  // off: the greedy mapping takes k-tiles of 4 and two pieces of one row.
+  // Each compute stage (one piece, 2 pixels: one pass) costs the 8-cycle fill
+  // plus each group's most non-zeros:
+  //   k-tile 0: max(512, 1) + max(1, 1) = 513;  k-tile 1: max(3, 5) + max(2, 7) = 12
+  // Two pieces each: 2 * (513 + 12) + 4 * 8 = 1082 (dense: 4 * (2 * 512 + 8) = 4128).
+  // Reading k-tile 0's counts for k-tile 1 would give 2 * (513 + 513) + 32 = 2084.
+  const std::string dir = test::temp_dir() + "/zero_skip_k_tiles";
+  std::filesystem::create_directories(dir);
+  TensorI8 weights({8, 1, 1, 512});
+  const uint32_t kept[8] = {512, 1, 1, 1, 3, 5, 2, 7};
+  for (uint32_t k = 0; k < 8; ++k)
+    for (uint32_t c = 0; c < kept[k]; ++c) weights.data[k * 512 + c] = int8_t(1 + (c + k) % 5);
+  write_npy(dir + "/weights.npy", weights);
+  const std::string layer = test::write_temp_file(
+      "zero_skip_k_tiles.json", R"({"name":"zs","layers":[{"name":"l","C":512,"H":2,"W":2,"K":8,)"
+                                R"("R":1,"S":1,"weights_npy":")" +
+                                    dir + R"(/weights.npy"}]})");
+  const std::string set =
+      " --set cache.size_kib=6 --set compute.array_rows=2 --set compute.array_cols=4"
+      " --set compute.fold=matmul --set compiler.mapper=greedy";
+  const auto report = test::run_report("run " + layer + set);
+  const auto& tiling = report.at("layers").at(0).at("tiling");
+  REQUIRE(tiling.at("k_tile").get<uint32_t>() == 4);
+  REQUIRE(tiling.at("pieces").get<uint32_t>() == 2);
+  REQUIRE(tiling.at("rows_per_piece").get<uint32_t>() == 1);
+  REQUIRE(!tiling.contains("channels_per_part"));  // kernel parts apply every coefficient
+  const auto& c = report.at("totals").at("counters");
+  CHECK(c.at("compute.instructions").get<uint64_t>() == 4);
+  CHECK(c.at("compute.work_cycles").get<uint64_t>() == 1082);
+  CHECK(c.at("compute.dense_work_cycles").get<uint64_t>() == 4128);
+  // Each kernel's non-zeros times its pixels (4), once per piece (2 pixels).
+  CHECK(c.at("compute.macs_performed").get<uint64_t>() == (512 + 1 + 1 + 1 + 3 + 5 + 2 + 7) * 4);
 }
