@@ -1,15 +1,37 @@
 // The seed 001 address-generation state machine: configured once by an init
 // record, it streams, fetch by fetch, the DRAM addresses of the unrolled
 // convolution matrix (im2col rows, or the MEC lowered matrix) straight from
-// the original NHWC input, so the unrolled matrix is never materialised.
+// the original NHWC or NCHW input, so the unrolled matrix is never materialised.
 // Padding elements come out as kPadding and are inserted by the datapath as
 // zeros. A second generator gives the store path the output addresses in
 // NHWC, NCHW or the packed N(C/b)HWb layout of seed 000.
 //
-// Pure C++ (no SystemC): the load engine, the compiler's traffic counts and
-// the compute engine's fetch stream over its input tile (models/operand_fetch.h,
-// fetch_runs) use it; the unit tests compare it index by index with a
-// materialised reference. Formulas and the patent's worked example: docs/address-generator.md.
+// Pure C++ (no SystemC). Its users are all in models/: the load and store
+// engines configure it from the layer's AGU_INIT registers
+// (models/layer_addressing.h), the compute engine over its input tile
+// (tile_lowering). The compiler only emits the AGU_INIT instructions
+// (registers: agu_registers in sim/program/program.h) and never calls it.
+// Per engine:
+//  - the load engine: AGU_INIT validates the layer's init record (not for
+//    graph operators, whose general geometry the config parser checks); in
+//    functional runs it copies NCHW input rows with input_element and the
+//    host lowering of host_im2col / mec walks fetch (kIm2col / kMec) to
+//    write the lowered matrix. Every other input load bypasses it: NHWC rows
+//    (im2col, the default, graph operators included; also column pieces, and
+//    kernel parts and input channel tiles, a run per pixel) are copied at
+//    direct offsets, binary layers' packed rows likewise, and host_im2col /
+//    mec loads read the lowered matrix at direct offsets. Load timing comes
+//    from row and run counts, not from the generator;
+//  - the compute engine (models/operand_fetch.h, fetch_runs): in functional
+//    runs, the fetch stream over the input tile of plain int8 layers on the
+//    lockstep array, in all three access modes; graph operators, binary layers
+//    and the broadcast dataflow read the tile in place;
+//  - the store engine: in functional runs OutputAddressGenerator places every
+//    output element of plain and binary layers; graph operators store NHWC at
+//    direct addresses.
+// The unit tests compare it index by index with a materialised reference
+// (lowering_footprint is used there only). Formulas, which loads use it and
+// the patent's worked example: docs/address-generator.md.
 #pragma once
 
 #include <cstdint>

@@ -2,8 +2,15 @@
 // COMPUTE and STORE instructions with explicit dependency fields (seed 004:
 // "instructions carry dependency information produced by the compiler") and a
 // stage count (the granularity at which an engine raises stage-end flags).
-// AGU_INIT writes one register set of seed 001's address generator; the
-// layer's LOAD_INPUT instructions are its fetch stream.
+// AGU_INIT writes one register set of seed 001's address generator. The
+// compiler makes every LOAD_INPUT of the layer depend on it (data), and the
+// load engine stops a fetch whose layer no set holds or whose set is not
+// written yet. Few LOAD_INPUTs use the generator, and only in functional
+// runs: those of an NCHW int8 layer in im2col mode take each (row, channel)
+// run's start from input_element, and those of a host_im2col or mec layer's
+// first k-tile run the host's lowering, which walks its fetch stream. Every
+// other LOAD_INPUT copies at offsets the load engine computes itself
+// (models/layer_addressing.h).
 #pragma once
 
 #include <cstdint>
@@ -127,9 +134,10 @@ struct LayerDescriptor {
   // 0 = int8 NHWC; 32 or 64 = +-1 packed N(K/b)HWb with b = output_bits.
   uint32_t output_bits = 0;
   // Seed 001 layouts of the int8 tensors in DRAM (docs/address-generator.md#layouts):
-  // the address generator reads the input in input_layout, the store writes
-  // an int8 output (output_bits 0) in output_layout. A chained layer's
-  // input_layout is its producer's output_layout.
+  // the load engine reads the input in input_layout (an NCHW one with the
+  // address generator's addresses), the store writes an int8 output
+  // (output_bits 0) in output_layout. A chained layer's input_layout is its
+  // producer's output_layout.
   TensorLayout input_layout = TensorLayout::Nhwc;
   TensorLayout output_layout = TensorLayout::Nhwc;
   // Graph operators (docs/graphs.md): the operator, its general geometry
