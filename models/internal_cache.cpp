@@ -20,13 +20,27 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
       port_stall_(stats.declare("stall.cache_port_cycles", "cycles",
                                 "cycles cache accesses waited for a free port")),
       peak_occupancy_(stats.declare("cache.peak_occupancy_bytes", "bytes",
-                                    "most bytes held in the cache's buffers at once",
+                                    "most bytes held in the cache's buffers and kept "
+                                    "outputs at once",
                                     Counter::Reduce::Max)),
       allocated_(stats.declare("cache.allocated_bytes", "bytes",
                                "bytes the compiler's partition assigns to buffers",
                                Counter::Reduce::Max)),
       resident_(program) {
   for (uint32_t u = 0; u < hw.compute.units; ++u) units_.emplace_back("unit" + std::to_string(u));
+  // A kept output (the memory plan) holds its bytes from its producer to its last reader.
+  kept_live_.assign(program.layers.size(), 0);
+  for (uint32_t l = 0; l < program.layers.size(); ++l) {
+    if (!program.layers[l].output_resident) continue;
+    uint32_t last = l;
+    for (uint32_t m = l + 1; m < program.layers.size(); ++m) {
+      const LayerDescriptor& reader = program.layers[m];
+      bool reads = reader.input_from_layer == int32_t(l);
+      for (const auto& more : reader.more_inputs) reads = reads || more.from_layer == int32_t(l);
+      if (reads) last = m;
+    }
+    for (uint32_t m = l; m <= last; ++m) kept_live_[m] += program.layers[l].output_bytes();
+  }
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (uint32_t l = 0; l < program.layers.size(); ++l) {
     const LayerDescriptor& L = program.layers[l];
@@ -58,6 +72,7 @@ void InternalCache::occupancy_changed(uint32_t layer) {
   for (const ByteTile& w : weights_) held += w.held() ? w.bytes() : 0;
   for (const SumTile& p : params_) held += p.held() ? p.bytes() : 0;
   for (const PingPongBuffer& u : units_) held += u.held_bytes();
+  held += kept_live_.at(layer);
   peak_occupancy_.raise_to(layer, held);
   timeline_.counter("cache occupancy (bytes)", now_cycles(), double(held));
 }

@@ -54,6 +54,9 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
   Counter& peak_occupancy_;
   Counter& allocated_;
   ResidentRegions resident_;
+  // Per operator: bytes of the kept outputs live while it runs (each from its
+  // producer to its last reader), counted in the occupancy.
+  std::vector<uint64_t> kept_live_;
 };
 
 }  // namespace npusim

@@ -111,7 +111,7 @@ uint64_t input_passes(const LayerDescriptor& d) {
 
 TEST_CASE(
     "memory plan: a chain keeps both intermediate outputs in the cache, and the saved bytes equal "
-    "one store plus every read of each, derived by hand",
+    "one store plus every read of each, derived by hand, and the occupancy counts them",
     "[memory_plan]") {
   // residency off in a process of its own (one simulation per process).
   const std::string dir = test::temp_dir() + "/memory_plan_chain_off";
@@ -154,6 +154,17 @@ TEST_CASE(
   CHECK(off["totals"]["memory_plan"]["dram_bytes_saved"] == 0);
   CHECK(plan_counter(*on, "dram.write_bytes", 0) == 0);
   CHECK(on->summary.total_cycles <= off["totals"]["cycles"].get<uint64_t>());
+  // The occupancy counts each kept output from its producer to its last
+  // reader beside the same tile buffers: t1 over c1 and c2, t2 over c2 and c3.
+  // c3's peak under off also holds c2's last tiles, which under auto it
+  // overlaps differently, so there it is a bound.
+  const auto peak = [&](size_t l) {
+    return off["layers"][l]["counters"]["cache.peak_occupancy_bytes"].get<uint64_t>();
+  };
+  CHECK(plan_counter(*on, "cache.peak_occupancy_bytes", 0) == peak(0) + t1);
+  CHECK(plan_counter(*on, "cache.peak_occupancy_bytes", 1) == peak(1) + t1 + t2);
+  CHECK(plan_counter(*on, "cache.peak_occupancy_bytes", 2) > t2);
+  CHECK(plan_counter(*on, "cache.peak_occupancy_bytes", 2) <= peak(2) + t2);
 }
 
 TEST_CASE("memory plan: an output larger than the cache stays in DRAM", "[memory_plan]") {
