@@ -216,14 +216,22 @@ struct LayerConfig {
            !ceil_mode;
   }
   uint32_t out_h() const {
-    const uint64_t span = window_h(*this), padded = uint64_t(H) + padding + pad_b(*this);
-    return padded < span ? 0
-                         : uint32_t((padded - span + (ceil_mode ? stride - 1 : 0)) / stride + 1);
+    return out_extent(H, padding, pad_b(*this), window_h(*this), stride, ceil_mode);
   }
   uint32_t out_w() const {
-    const uint64_t span = window_w(*this), padded = uint64_t(W) + pad_l(*this) + pad_r(*this);
-    const uint32_t sw = col_stride(*this);
-    return padded < span ? 0 : uint32_t((padded - span + (ceil_mode ? sw - 1 : 0)) / sw + 1);
+    return out_extent(W, pad_l(*this), pad_r(*this), window_w(*this), col_stride(*this), ceil_mode);
+  }
+  // Windows of `span` along one axis at `stride`: those that fit the padded
+  // input, or under a pool's ceil mode one more when part of one fits, as
+  // long as it starts inside the input or its begin pad (ONNX Runtime's rule,
+  // onnx/onnx#5741).
+  static uint32_t out_extent(uint64_t in, uint64_t pad_begin, uint64_t pad_end, uint64_t span,
+                             uint64_t stride, bool ceil) {
+    const uint64_t padded = in + pad_begin + pad_end;
+    if (padded < span) return 0;
+    uint64_t out = (padded - span + (ceil ? stride - 1 : 0)) / stride + 1;
+    if (ceil && (out - 1) * stride >= in + pad_begin) --out;
+    return uint32_t(out);
   }
   // Input channels one kernel reads (C / groups).
   uint32_t group_channels() const { return C / groups; }

@@ -38,6 +38,16 @@ LayerCheck compare(const Tensor<T>& sim, const Tensor<T>& ref) {
   LayerCheck check;
   check.checked = true;
   check.digest = digest_hex(sim.data.data(), sim.size() * sizeof(T));
+  if (sim.shape != ref.shape) {
+    const auto dims = [](const auto& shape) {
+      std::ostringstream s;
+      for (size_t d = 0; d < shape.size(); ++d) s << (d ? "x" : "") << shape[d];
+      return s.str();
+    };
+    check.mismatch = "the simulator's output is " + dims(sim.shape) +
+                     " (N,H,W,K), the reference's " + dims(ref.shape);
+    return check;
+  }
   for (uint64_t i = 0; i < sim.size(); ++i) {
     if (sim.data[i] != ref.data[i]) {
       const uint32_t K = sim.shape[3], W = sim.shape[2], H = sim.shape[1];

@@ -167,6 +167,30 @@ TEST_CASE("graph: a pooling window larger than the padded input is an error", "[
 }
 
 TEST_CASE(
+    "graph: a ceil-mode pool's last window counts only when it starts inside the input or its "
+    "begin pad, rows told from columns",
+    "[graph]") {
+  // Input 6 rows x 7 columns, kernel 2, stride 3, end pads 1 (bottom, right).
+  // Rows: padded 7, ceil((7 - 2) / 3) + 1 = 3 windows, but the third starts
+  // at row 6, in the end pad: 2 (ONNX Runtime's rule). Columns: padded 8,
+  // ceil(6 / 3) + 1 = 3, the third starting at column 6 < 7: kept, 3.
+  json in = input();
+  in["shape"] = {1, 8, 6, 7};
+  const json pool = {{"name", "mp"},         {"op", "maxpool"},  {"inputs", {"x"}},
+                     {"output", "m"},        {"kernel", 2},      {"stride", 3},
+                     {"pads", {0, 0, 1, 1}}, {"ceil_mode", true}};
+  const NetworkConfig net = test::workload(json{{"inputs", {in}}, {"operators", {pool}}}.dump());
+  CHECK(net.layers[0].out_h() == 2);
+  CHECK(net.layers[0].out_w() == 3);
+  // One axis, by hand: floor mode never adds the partial window.
+  CHECK(LayerConfig::out_extent(6, 0, 1, 2, 3, true) == 2);
+  CHECK(LayerConfig::out_extent(7, 0, 1, 2, 3, true) == 3);
+  CHECK(LayerConfig::out_extent(7, 0, 1, 2, 3, false) == 3);
+  CHECK(LayerConfig::out_extent(8, 0, 1, 2, 3, false) == 3);
+  CHECK(LayerConfig::out_extent(8, 0, 1, 2, 3, true) == 3);
+}
+
+TEST_CASE(
     "graph: decoder passes: each operator's pass key is read, and a missing, out-of-order or "
     "negative pass is an error at its operator",
     "[graph]") {
