@@ -42,9 +42,13 @@ bool has_line_matching(const std::string& text, const std::string& pattern) {
 
 TEST_CASE("every load.access mode is bit-exact, im2col on the fly reads least", "[access]") {
   const std::string src = std::string(NPUSIM_SOURCE_DIR) + "/";
+  // A tall map with a 3x5 kernel: rows told from columns in the lowering (out 14x7).
+  const std::string rect = npusim::test::write_temp_file(
+      "access_rect.json",
+      R"({"type":"conv2d","name":"rect","C":6,"H":12,"W":7,"K":10,"R":3,"S":5,"padding":2})");
   for (const std::string& w :
        {src + "configs/networks/tiny3.json", src + "configs/layers/conv3x3.json",
-        src + "configs/layers/conv7x7_s2.json"}) {
+        src + "configs/layers/conv7x7_s2.json", rect}) {
     INFO(w);
     const nlohmann::json fly = report(w, "im2col");
     const nlohmann::json host = report(w, "host_im2col");

@@ -60,6 +60,17 @@ TEST_CASE(
   CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (8 layers)"));
 }
 
+TEST_CASE(
+    "the lockstep data path equals the reference on the same graph, one-direction dilations "
+    "included",
+    "[zero-skip][graph]") {
+  const std::string graph = write_temp_file("lockstep_graph.json", kGraph);
+  const auto r = run_cli("run " + graph + " --set compute.dataflow=lockstep -q");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (8 layers)"));
+}
+
 TEST_CASE("broadcast dataflow: outputs equal the reference on sparse plain layers", "[zero-skip]") {
   const std::string layers = write_temp_file("broadcast_layers.json", R"({"name":"s","layers":[
       {"name":"a","C":12,"H":10,"W":9,"K":20,"R":3,"S":3,"padding":1,

@@ -118,6 +118,27 @@ TEST_CASE("graph: whole ResNet-50 with pooling, adds and FC runs bit-exact",
   test::run_bit_exact(net, default_hw());
 }
 
+TEST_CASE(
+    "graph: pools with rectangular kernels, unequal strides, one-sided pads and a one-direction "
+    "dilation on a tall map equal the reference",
+    "[graph]") {
+  // Each attribute differs between rows and columns, so a pool reading the
+  // row's value for the column (or the reverse) reads other pixels.
+  const NetworkConfig net = test::workload(R"({
+    "inputs": [{"name": "x", "shape": [1, 4, 11, 6], "dtype": "int8", "scale": 0.1, "zero_point": 3}],
+    "operators": [
+      {"name": "mp", "op": "maxpool", "inputs": ["x"], "output": "m", "kernel": [3, 2],
+       "stride": [2, 1], "pads": [1, 0, 0, 1], "dilation": [1, 2]},
+      {"name": "ap_in", "op": "averagepool", "inputs": ["x"], "output": "a", "kernel": [2, 3],
+       "stride": [1, 2], "pads": [0, 1, 1, 0], "count_include_pad": true,
+       "out": {"dtype": "int8", "scale": 0.1, "zero_point": 0}},
+      {"name": "ap_ex", "op": "averagepool", "inputs": ["x"], "output": "b", "kernel": [2, 3],
+       "stride": [1, 2], "pads": [0, 1, 1, 0],
+       "out": {"dtype": "int8", "scale": 0.1, "zero_point": 0}}]})");
+  const auto r = test::run_bit_exact(net, default_hw());
+  CHECK(r->summary.checks.size() == 3);
+}
+
 TEST_CASE("graph: a max pool window holding only padding gives the type's lowest value",
           "[graph]") {
   // 1x1 input, 2x2 kernel dilated by 2, pads 1: the taps fall at -1 and 1 on

@@ -5,9 +5,10 @@
 // stationary), so the rule shows when a program loads the features first:
 // here the compiled program with its input load moved ahead of the weights.
 //
-// Layer: 1x1, C 64, 1x16 input, K 64 (one piece of one row). Hardware: 32x32
-// array, dense mode, DRAM 16 B/cycle, latency 100, bursts 64 B; wide cache
-// ports. Hand-computed (load engine in program order, one bus):
+// Layer: 1x1, C 64, 1x16 input, K 64 (one piece of one row). Hardware: 32
+// rows x 64 columns (kernel groups are array rows: 2 of 32; the 16 pixels are
+// one pass on 32 or 64 columns alike), dense mode, DRAM 16 B/cycle, latency 100, bursts 64 B; wide
+// cache ports. Hand-computed (load engine in program order, one bus):
 //   #0 agu_init (no bus)
 //   #1 params 512 B: bus [0, 32)
 //   #2 input 1024 B: bus [32, 96), in the cache at 196
@@ -44,7 +45,8 @@ std::unique_ptr<RunResult> seed004_rule1_run(const std::string& compute_start) {
   const HardwareConfig hw = parse_hardware_config(
       nlohmann::json::parse(R"({"cache":{"port_bytes_per_cycle":256,"banks":16,
         "bank_bytes_per_cycle":32,"ports":2},
-        "compute":{"mode":"dense","pipeline_latency_cycles":8,"fold":"matmul"},
+        "compute":{"array_rows":32,"array_cols":64,"mode":"dense","pipeline_latency_cycles":8,
+                   "fold":"matmul"},
         "compiler":{"mapper":"greedy"},
         "dram":{"bytes_per_cycle":16,"latency_cycles":100,"burst_bytes":64},
         "scheduler":{"policy":"early","compute_start":")" +
