@@ -9,6 +9,12 @@
 
 namespace npusim {
 
+uint32_t LayerConfig::ceil_extent(uint64_t last_start_limit, uint64_t room, uint64_t stride) {
+  uint64_t out = (room + stride - 1) / stride + 1;
+  if ((out - 1) * stride >= last_start_limit) --out;  // ONNX Runtime, onnx/onnx#5741
+  return uint32_t(out);
+}
+
 using nlohmann::json;
 
 namespace {

@@ -215,24 +215,26 @@ struct LayerConfig {
            pad_r(*this) == padding && dil_h(*this) == 1 && dil_w(*this) == 1 && groups == 1 &&
            !ceil_mode;
   }
+  // Windows of the kernel's span along each axis: those that fit the padded
+  // input, or under a pool's ceil mode ceil_extent's count (kept inline: the
+  // mapper asks for these millions of times).
   uint32_t out_h() const {
-    return out_extent(H, padding, pad_b(*this), window_h(*this), stride, ceil_mode);
+    const uint64_t span = window_h(*this), padded = uint64_t(H) + padding + pad_b(*this);
+    if (padded < span) return 0;
+    if (ceil_mode) return ceil_extent(uint64_t(H) + padding, padded - span, stride);
+    return uint32_t((padded - span) / stride + 1);
   }
   uint32_t out_w() const {
-    return out_extent(W, pad_l(*this), pad_r(*this), window_w(*this), col_stride(*this), ceil_mode);
-  }
-  // Windows of `span` along one axis at `stride`: those that fit the padded
-  // input, or under a pool's ceil mode one more when part of one fits, as
-  // long as it starts inside the input or its begin pad (ONNX Runtime's rule,
-  // onnx/onnx#5741).
-  static uint32_t out_extent(uint64_t in, uint64_t pad_begin, uint64_t pad_end, uint64_t span,
-                             uint64_t stride, bool ceil) {
-    const uint64_t padded = in + pad_begin + pad_end;
+    const uint64_t span = window_w(*this), padded = uint64_t(W) + pad_l(*this) + pad_r(*this);
     if (padded < span) return 0;
-    uint64_t out = (padded - span + (ceil ? stride - 1 : 0)) / stride + 1;
-    if (ceil && (out - 1) * stride >= in + pad_begin) --out;
-    return uint32_t(out);
+    if (ceil_mode) return ceil_extent(uint64_t(W) + pad_l(*this), padded - span, col_stride(*this));
+    return uint32_t((padded - span) / col_stride(*this) + 1);
   }
+  // A ceil-mode pool's windows along one axis, `room` = padded input - span:
+  // ceil(room / stride) + 1, less a last window that starts at or past
+  // `last_start_limit`, the input's end plus its begin pad (ONNX Runtime's
+  // rule, onnx/onnx#5741).
+  static uint32_t ceil_extent(uint64_t last_start_limit, uint64_t room, uint64_t stride);
   // Input channels one kernel reads (C / groups).
   uint32_t group_channels() const { return C / groups; }
   // Dense array MACs; 0 for the vector unit's operators.

@@ -182,12 +182,10 @@ TEST_CASE(
   const NetworkConfig net = test::workload(json{{"inputs", {in}}, {"operators", {pool}}}.dump());
   CHECK(net.layers[0].out_h() == 2);
   CHECK(net.layers[0].out_w() == 3);
-  // One axis, by hand: floor mode never adds the partial window.
-  CHECK(LayerConfig::out_extent(6, 0, 1, 2, 3, true) == 2);
-  CHECK(LayerConfig::out_extent(7, 0, 1, 2, 3, true) == 3);
-  CHECK(LayerConfig::out_extent(7, 0, 1, 2, 3, false) == 3);
-  CHECK(LayerConfig::out_extent(8, 0, 1, 2, 3, false) == 3);
-  CHECK(LayerConfig::out_extent(8, 0, 1, 2, 3, true) == 3);
+  // One axis, by hand: 6 (+1 end pad) with kernel 2, stride 3: room 5, 3
+  // windows, the third at 6 >= 6 dropped; 7: room 6, the third at 6 < 7 kept.
+  CHECK(LayerConfig::ceil_extent(6, 5, 3) == 2);
+  CHECK(LayerConfig::ceil_extent(7, 6, 3) == 3);
 }
 
 TEST_CASE(
