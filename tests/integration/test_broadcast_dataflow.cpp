@@ -44,6 +44,15 @@ const char* kGraph = R"({
      "out": {"dtype": "uint8", "scale": 0.1, "zero_point": 128}}
   ]})";
 
+// Runs kGraph under `dataflow`; every operator must equal the reference.
+void require_graph_bit_exact(const std::string& dataflow) {
+  const std::string graph = write_temp_file(dataflow + "_graph.json", kGraph);
+  const auto r = run_cli("run " + graph + " --set compute.dataflow=" + dataflow + " -q");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (8 layers)"));
+}
+
 }  // namespace
 
 // The input map is taller than wide (11x9), and c_dil_w / c_dil_h dilate
@@ -53,22 +62,14 @@ TEST_CASE(
     "broadcast dataflow: outputs equal the reference on graph operators with zero points, "
     "groups, square and one-direction dilations",
     "[zero-skip][graph]") {
-  const std::string graph = write_temp_file("broadcast_graph.json", kGraph);
-  const auto r = run_cli("run " + graph + " --set compute.dataflow=broadcast -q");
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (8 layers)"));
+  require_graph_bit_exact("broadcast");
 }
 
 TEST_CASE(
     "the lockstep data path equals the reference on the same graph, one-direction dilations "
     "included",
     "[zero-skip][graph]") {
-  const std::string graph = write_temp_file("lockstep_graph.json", kGraph);
-  const auto r = run_cli("run " + graph + " --set compute.dataflow=lockstep -q");
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (8 layers)"));
+  require_graph_bit_exact("lockstep");
 }
 
 TEST_CASE("broadcast dataflow: outputs equal the reference on sparse plain layers", "[zero-skip]") {
