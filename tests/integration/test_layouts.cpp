@@ -102,12 +102,14 @@ TEST_CASE("NCHW stores cost one burst-rounded run per channel plane", "[layout][
   CHECK(layouts_cycles(nchw) > layouts_cycles(nhwc));
 
   // A whole image in one batch (one greedy piece) is whole planes: one run either way.
-  const std::string small = R"({"type":"conv2d","name":"small","C":8,"H":4,"W":4,"K":16,
+  // 4 rows x 10 columns: 640 B in one run (10 bursts); taken for one plane per
+  // channel (a batch of 4 rows is not out_w = 10 rows), it would be 16 x 64 B.
+  const std::string small = R"({"type":"conv2d","name":"small","C":8,"H":4,"W":10,"K":16,
     "R":1,"S":1)";
   const nlohmann::json whole_nhwc = layouts_run("small", small + "}", hw);
   const nlohmann::json whole_nchw =
       layouts_run("small_nchw", small + R"(,"output_layout":"nchw"})", hw);
-  CHECK(layouts_counter(whole_nchw, "dram.write_bytes") == 4 * 4 * 16);
+  CHECK(layouts_counter(whole_nchw, "dram.write_bytes") == 4 * 10 * 16);
   CHECK(layouts_counter(whole_nchw, "dram.write_bytes") ==
         layouts_counter(whole_nhwc, "dram.write_bytes"));
   CHECK(layouts_cycles(whole_nchw) == layouts_cycles(whole_nhwc));
