@@ -31,6 +31,10 @@ const char* kGraph = R"({
      "dilation": [3, 1], "stride": [1, 2], "pads": [3, 0, 2, 1],
      "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
      "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 110}},
+    {"name": "c_g2_wide", "op": "conv", "inputs": ["x"], "output": "b_g", "K": 6, "kernel": 3,
+     "group": 2, "stride": [1, 2], "pads": [1, 0, 1, 2],
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 100}},
     {"name": "c_g4", "op": "conv", "inputs": ["b"], "output": "d", "K": 12, "kernel": 3, "group": 4,
      "pads": 1, "weights": {"dtype": "uint8", "scale": 0.01, "zero_point": 131},
      "out": {"dtype": "uint8", "scale": 0.06, "zero_point": 90}},
@@ -50,14 +54,15 @@ void require_graph_bit_exact(const std::string& dataflow) {
   const auto r = run_cli("run " + graph + " --set compute.dataflow=" + dataflow + " -q");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (8 layers)"));
+  CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference (9 layers)"));
 }
 
 }  // namespace
 
-// The input map is taller than wide (11x9), and c_dil_w / c_dil_h dilate
-// one direction only (rows 1 columns 2, rows 3 columns 1), so a data path that
-// steps one direction's taps by the other's dilation reads the wrong pixels.
+// The input map is taller than wide (11x9), c_dil_w / c_dil_h dilate one
+// direction only (rows 1 columns 2, rows 3 columns 1) and the grouped c_g2_wide
+// strides columns by 2 and rows by 1, so a data path that steps one
+// direction's taps by the other's dilation or stride reads the wrong pixels.
 TEST_CASE(
     "broadcast dataflow: outputs equal the reference on graph operators with zero points, "
     "groups, square and one-direction dilations",
