@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/cost/cost_model.h"
+#include "sim/program/residency.h"
 
 namespace npusim {
 
@@ -30,16 +31,11 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
   for (uint32_t u = 0; u < hw.compute.units; ++u) units_.emplace_back("unit" + std::to_string(u));
   // A kept output (the memory plan) holds its bytes from its producer to its last reader.
   kept_live_.assign(program.layers.size(), 0);
+  const std::vector<TensorLifetime> life = tensor_lifetimes(program);
   for (uint32_t l = 0; l < program.layers.size(); ++l) {
     if (!program.layers[l].output_resident) continue;
-    uint32_t last = l;
-    for (uint32_t m = l + 1; m < program.layers.size(); ++m) {
-      const LayerDescriptor& reader = program.layers[m];
-      bool reads = reader.input_from_layer == int32_t(l);
-      for (const auto& more : reader.more_inputs) reads = reads || more.from_layer == int32_t(l);
-      if (reads) last = m;
-    }
-    for (uint32_t m = l; m <= last; ++m) kept_live_[m] += program.layers[l].output_bytes();
+    for (uint32_t m = l; m <= life[l].last_reader; ++m)
+      kept_live_[m] += program.layers[l].output_bytes();
   }
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (uint32_t l = 0; l < program.layers.size(); ++l) {

@@ -19,15 +19,12 @@ bool reads_through_dram(const LayerDescriptor& reader) {
 
 }  // namespace
 
-std::vector<TensorLifetime> tensor_lifetimes(const Program& p, const NetworkConfig& net) {
+std::vector<TensorLifetime> tensor_lifetimes(const Program& p) {
   std::vector<TensorLifetime> t(p.layers.size());
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
     t[l].producer = t[l].last_reader = uint32_t(l);
     t[l].needs_dram = d.output_bits != 0 || d.output_layout != TensorLayout::Nhwc || d.binary;
-    if (l < net.tensor_names.size())
-      t[l].graph_output = std::find(net.outputs.begin(), net.outputs.end(), net.tensor_names[l]) !=
-                          net.outputs.end();
   }
   const auto read = [&](int32_t from, size_t reader) {
     if (from < 0 || size_t(from) >= t.size()) return;
@@ -40,6 +37,14 @@ std::vector<TensorLifetime> tensor_lifetimes(const Program& p, const NetworkConf
     read(p.layers[l].input_from_layer, l);
     for (const auto& m : p.layers[l].more_inputs) read(m.from_layer, l);
   }
+  return t;
+}
+
+std::vector<TensorLifetime> tensor_lifetimes(const Program& p, const NetworkConfig& net) {
+  std::vector<TensorLifetime> t = tensor_lifetimes(p);
+  for (size_t l = 0; l < t.size() && l < net.tensor_names.size(); ++l)
+    t[l].graph_output =
+        std::find(net.outputs.begin(), net.outputs.end(), net.tensor_names[l]) != net.outputs.end();
   return t;
 }
 

@@ -28,6 +28,9 @@ struct TensorLifetime {
   // (host_im2col, mec), or packed binary words or a planar layout.
   bool needs_dram = false;
 };
+// From the program alone (no graph outputs known: `graph_output` stays false),
+// as the cache model reads it; and with the workload's named outputs.
+std::vector<TensorLifetime> tensor_lifetimes(const Program& program);
 std::vector<TensorLifetime> tensor_lifetimes(const Program& program, const NetworkConfig& net);
 
 // Operators next to each other overlap in time (the early-completion
