@@ -113,10 +113,7 @@ class Emitter {
   // partition's half only bounds it (N is the fewest pieces that fit there).
   // Operators without input loads (the vector unit's) have no halves.
   void size_halves_to_pieces() {
-    std::vector<uint64_t> piece(program_.layers.size(), 0);
-    for (const Instruction& in : program_.instructions)
-      if (in.op == Opcode::LoadInput)
-        piece[in.layer] = std::max(piece[in.layer], piece_bytes(in, program_.layers[in.layer]));
+    const std::vector<uint64_t> piece = largest_pieces(program_);
     for (size_t l = 0; l < program_.layers.size(); ++l) program_.layers[l].half_bytes = piece[l];
   }
 

@@ -62,17 +62,23 @@ uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& d) {
          uint64_t(in.row_count()) * v.out_w * in.k_count() * 4;
 }
 
+std::vector<uint64_t> largest_pieces(const Program& p) {
+  std::vector<uint64_t> piece(p.layers.size(), 0);
+  for (const Instruction& in : p.instructions)
+    if (in.op == Opcode::LoadInput)
+      piece[in.layer] = std::max(piece[in.layer], piece_bytes(in, p.layers[in.layer]));
+  return piece;
+}
+
 std::vector<uint64_t> operator_working_sets(const Program& p, const HardwareConfig& hw) {
   const uint64_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
-  std::vector<uint64_t> piece(p.layers.size(), 0), vector(p.layers.size(), 0);
-  for (const Instruction& in : p.instructions) {
-    const LayerDescriptor& d = p.layers[in.layer];
-    if (in.op == Opcode::LoadInput)
-      piece[in.layer] = std::max(piece[in.layer], piece_bytes(in, d));
-    else if (in.op == Opcode::Vector)
+  const std::vector<uint64_t> piece = largest_pieces(p);
+  std::vector<uint64_t> vector(p.layers.size(), 0);
+  for (const Instruction& in : p.instructions)
+    if (in.op == Opcode::Vector)
       vector[in.layer] =
-          std::max(vector[in.layer], vector_instruction_bytes(d, in.row_count(), in.k_count()));
-  }
+          std::max(vector[in.layer],
+                   vector_instruction_bytes(p.layers[in.layer], in.row_count(), in.k_count()));
   std::vector<uint64_t> bytes(p.layers.size(), 0);
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];

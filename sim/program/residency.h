@@ -51,6 +51,8 @@ std::vector<uint64_t> operator_working_sets(const Program& program, const Hardwa
 // Bytes a LoadInput's piece occupies in its half: the input rows it loads and
 // the int32 results of its output rows.
 uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& layer);
+// Per operator: its largest piece_bytes over its input loads (0 without any).
+std::vector<uint64_t> largest_pieces(const Program& program);
 
 // Throws ProgramError naming the operator when a resident output is a graph
 // output or read only through DRAM, when at some operator of its guarded span
