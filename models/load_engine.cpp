@@ -239,6 +239,19 @@ uint32_t LoadEngine::configured_set(const Instruction& in) const {
                         holds(0) + ", set 1 holds " + holds(1) + "): no AGU_INIT before it?");
 }
 
+namespace {
+// The real input columns [begin, end) instruction `in` reads: a column piece's
+// padded window less the pads on either side, else every column.
+std::pair<int64_t, int64_t> real_input_cols(const LayerDescriptor& L, const Instruction& in) {
+  if (!in.column_piece()) return {0, int64_t(L.W)};
+  const PaddedCols window = padded_cols_for(L, in.out_col_begin, in.out_col_end);
+  const int64_t left = pad_l(L);
+  const int64_t begin = std::max<int64_t>(int64_t(window.begin) - left, 0);
+  const int64_t end = std::min<int64_t>(int64_t(window.begin + window.width) - left, L.W);
+  return {begin, std::max(begin, end)};
+}
+}  // namespace
+
 void LoadEngine::count_mode_figures(const Instruction& in) {
   // A column piece counts the figures of its columns (column_view).
   std::optional<LayerDescriptor> view;
@@ -251,7 +264,9 @@ void LoadEngine::count_mode_figures(const Instruction& in) {
   const uint64_t host_row = uint64_t(L.out_w) * L.R * SC;  // one output row's im2col rows
   const uint64_t mec_row = uint64_t(L.out_w) * SC;         // one padded row across the strips
   im2col_matrix_bytes_.add(in.layer, in.row_count() * host_row);
-  input_rows_bytes_.add(in.layer, uint64_t(std::max<int64_t>(real_rows, 0)) * L.W * pixel);
+  const auto [x_begin, x_end] = real_input_cols(layer_of(in), in);
+  input_rows_bytes_.add(
+      in.layer, uint64_t(std::max<int64_t>(real_rows, 0)) * uint64_t(x_end - x_begin) * pixel);
   mec_matrix_bytes_.add(in.layer, uint64_t(rows.count()) * mec_row);
   footprint_im2col_.raise_to(in.layer, uint64_t(rows.count()) * L.padded_w() * pixel);
   footprint_host_im2col_.raise_to(in.layer, in.row_count() * host_row);
@@ -347,9 +362,7 @@ uint64_t LoadEngine::load_column_piece(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const PaddedCols window = padded_cols_for(L, in.out_col_begin, in.out_col_end);
-  const int64_t left = pad_l(L);
-  const int64_t x_begin = std::max<int64_t>(int64_t(window.begin) - left, 0);
-  const int64_t x_end = std::min<int64_t>(int64_t(window.begin + window.width) - left, L.W);
+  const auto [x_begin, x_end] = real_input_cols(L, in);
   const uint64_t run = x_end > x_begin ? uint64_t(x_end - x_begin) * L.C : 0;  // a row's bytes
   const uint64_t tile_row = window.width * L.C;
   ByteTile& half = cache->input_half(in.unit, in.half);
@@ -370,8 +383,9 @@ uint64_t LoadEngine::load_column_piece(const Instruction& in) {
     for (int64_t r = real_first; r < real_end; ++r) {
       const uint64_t src =
           L.input_address + ((uint64_t(in.batch) * L.H + uint64_t(r)) * L.W + x_begin) * L.C;
-      std::memcpy(half.row(uint32_t(r - rows.begin)) + (x_begin + left - window.begin) * L.C,
-                  dram->image(src, run), run);
+      std::memcpy(
+          half.row(uint32_t(r - rows.begin)) + (x_begin + pad_l(L) - int64_t(window.begin)) * L.C,
+          dram->image(src, run), run);
     }
   const uint64_t begin = now_cycles();
   const bool resident = input_resident(L);

@@ -41,7 +41,6 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
       return (uint64_t(out_rows - 1) * L.stride + window_h(L)) * window * channels;
     return piece_input_bytes(L, out_rows, k_count, access, channel_tiles);
   };
-  const uint64_t tile_row_bytes = input_bytes(1) / window_h(L);
   const auto input_rows = [&](uint32_t out_rows) {
     return std::min<uint64_t>(L.H, uint64_t(out_rows - 1) * L.stride + window_h(L));
   };
@@ -68,8 +67,7 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
     const uint64_t pixels = uint64_t(r) * out_w;
     const uint64_t array = dense_array_cycles(L, hw, pixels, k_begin, k_count) +
                            (index == 0 ? hw.compute.pipeline_latency_cycles : 0);
-    const uint64_t read =
-        cost::cache_access_cycles(hw.cache, input_rows(r) * tile_row_bytes + stream);
+    const uint64_t read = cost::cache_access_cycles(hw.cache, input_bytes(r) + stream);
     const uint64_t write = cost::cache_access_cycles(hw.cache, pixels * k_count * 4);
     c.compute += n * std::max({array, read, write});
     c.ports += n * (read + write);

@@ -350,6 +350,9 @@ TEST_CASE(
   // 8,096 B. With the bottom pad 0: 7, 7, 7, 4, 1 = 26, 9,152 B. With the right pad 2: 5, 7,
   // 7, 6, 3 = 28, 9,856 B.
   CHECK(asym_counter(layer, "load.input_dram_bytes") == 10208);
+  // The input-reads figure of im2col on the fly counts the same real columns (not the column
+  // view's width, the window less both pads: 2, 2, 2, 2, 1 = 9 columns, 3,168 B).
+  CHECK(asym_counter(layer, "load.input_rows_bytes") == 10208);
 
   // Whole rows (column pieces off) give the same outputs: 2 pieces of 2 output rows, reading
   // input rows [0, 3) and [1, 5) of 13 x 32 B: 7 x 416 = 2,912 B.

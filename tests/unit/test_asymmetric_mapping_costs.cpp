@@ -238,6 +238,29 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "piece_cost of host_im2col stages reads each output row's out_w im2col rows of R*S*C bytes, "
+    "as the compute engine does, on the 20x6 image",
+    "[mapper][asymmetric]") {
+  // The tall layer above lowered by the host: one output row's im2col rows are out_w 6 x R*S*C
+  // 72 = 432 B, and a stage of r rows reads r x 432 B of them (the engine's tile_rows_for gives
+  // output rows, each tile_row_bytes 432) plus the 1152 B kernel stream. Reading padded input
+  // rows instead, ((r - 1) + 3) x 432 / 3 B, would be 2.4x too few at r = 8.
+  //   load: 20 rows x 432 = 8640 B, one segment: 540 bursts of 16, 8640 / 32 = 270 bus;
+  //         ports 8640 / 64 = 135.
+  //   stage 8 rows (48 pixels): array 2 x 72 x 2 + 8 = 296, read (3456 + 1152) / 64 = 72,
+  //         write 48; again 288 (72, 48); 4 rows (24 pixels): 144, read (1728 + 1152) / 64 =
+  //         45, write 24. Compute 296 + 288 + 144 = 728, ports 120 + 120 + 69 = 309.
+  //   store as above: bus 60, ports 120, drain 220. Ports 135 + 309 + 120 = 564.
+  //   (Padded input rows: reads (10 x 144 + 1152) / 64 = 41 and (6 x 144 + 1152) / 64 = 32,
+  //   ports 489.)
+  HardwareConfig hw = asym_map_piece_hw();
+  hw.load_access = LoadAccess::HostIm2col;
+  const LayerConfig tall = asym_map_conv("tall", 8, 20, 6, 16, 3, 3, 1);
+  asym_map_check_cost(piece_cost(tall, hw, asym_map_plan(16, 20, 8, 6), {20, 0}, 0, 16, 0),
+                      {270, 270, 728, 60, 220, 564, 135});
+}
+
+TEST_CASE(
     "piece_cost of a column piece loads min(W, window) real columns of each of its input rows, "
     "on a 20x6 and on a 6x20 image",
     "[mapper][asymmetric]") {
