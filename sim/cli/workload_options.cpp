@@ -28,7 +28,8 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& options) {
       ->check(CLI::ExistingFile);
   // One value per --set: `--set k=v layer.json` must not take the workload as an override.
   cmd->add_option("--set", options.overrides,
-                  "Override one hardware field, e.g. --set compute.array_rows=16 (repeatable)")
+                  "Override one hardware field, e.g. --set compute.array_rows=16 or "
+                  "cache.size_kib=2MiB (repeatable; every key: docs/config.md)")
       ->allow_extra_args(false);
   cmd->add_option("--input", options.inputs,
                   "An ONNX model's graph input from a .npy file, NAME=FILE.npy, in the input's "
@@ -60,9 +61,21 @@ HardwareConfig resolve_hardware(const WorkloadOptions& options,
     origin = fallback_origin;
     j = *fallback;
   }
-  for (const std::string& s : options.overrides) apply_override(j, s, origin);
-  for (const std::string& s : extra_sets) apply_override(j, s, origin);
-  return parse_hardware_config(j, origin);
+  std::vector<std::string> sets = options.overrides;
+  sets.insert(sets.end(), extra_sets.begin(), extra_sets.end());
+  for (const std::string& s : sets) apply_override(j, s, "--set " + s);
+  try {
+    return parse_hardware_config(j, origin);
+  } catch (const ConfigError& e) {
+    // A value an override put there is the override's error, not the file's:
+    // the last --set of that key (or of a section holding it) is the one that stands.
+    for (auto s = sets.rbegin(); s != sets.rend(); ++s) {
+      const std::string pointer = override_pointer(*s);
+      if (e.pointer() == pointer || e.pointer().rfind(pointer + "/", 0) == 0)
+        throw ConfigError("--set " + *s, e.pointer(), e.expected(), e.found(), e.hint());
+    }
+    throw;
+  }
 }
 
 namespace {

@@ -30,6 +30,37 @@ struct HardwareParam {
 
 bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+// A size written with its unit ("24 MiB", "1.5KiB", "64 B"; B, KiB, MiB, GiB)
+// in units of `unit_bytes` (1: B, 1024: KiB): a whole number of them in
+// [min, max], or an error at `key` that says so.
+uint64_t size_in_units(JsonReader& reader, const std::string& key, const json& given,
+                       uint64_t unit_bytes, uint64_t min, uint64_t max) {
+  const std::string unit = unit_bytes == 1 ? "B" : "KiB";
+  const std::string expected = "integer in " + std::to_string(min) + ".." + std::to_string(max) +
+                               " (" + unit + "), or a size such as \"24 MiB\" (B, KiB, MiB, GiB)";
+  const std::string text = given.get<std::string>();
+  std::istringstream in(text);
+  double number = 0;
+  std::string suffix;
+  in >> number >> suffix;
+  std::string rest;
+  in >> rest;
+  static const std::map<std::string, double> kUnits = {
+      {"B", 1.0}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
+  const auto u = kUnits.find(suffix);
+  if (in.bad() || !rest.empty() || u == kUnits.end() || !(number >= 0) || number > 1e15)
+    reader.fail(key, expected, describe_json(given));
+  const double bytes = number * u->second;
+  const double units = bytes / double(unit_bytes);
+  if (units != double(uint64_t(units)))
+    reader.fail(key, "a whole number of " + unit + " (" + expected + ")",
+                describe_json(given) + ", " + (std::ostringstream() << bytes).str() + " B");
+  if (units < double(min) || units > double(max))
+    reader.fail(key, expected,
+                describe_json(given) + " = " + std::to_string(uint64_t(units)) + " " + unit);
+  return uint64_t(units);
+}
+
 // An unsigned integer field inside one of the config's sections.
 template <class Section>
 HardwareParam uint_param(std::string path, Section HardwareConfig::*section,
@@ -41,8 +72,13 @@ HardwareParam uint_param(std::string path, Section HardwareConfig::*section,
   p.range =
       (power_of_two ? "power of two in " : "") + std::to_string(min) + ".." + std::to_string(max);
   p.help = std::move(help);
+  // A size (unit B or KiB) may also be written with its unit: "24 MiB", "512KiB".
+  const uint64_t unit_bytes = p.unit == "KiB" ? 1024 : p.unit == "B" ? 1 : 0;
   p.read = [=](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
-    const uint64_t value = reader.get_uint(key, min, max, hw.*section.*field);
+    const json* given = reader.find(key);
+    const uint64_t value = unit_bytes != 0 && given != nullptr && given->is_string()
+                               ? size_in_units(reader, key, *given, unit_bytes, min, max)
+                               : reader.get_uint(key, min, max, hw.*section.*field);
     if (power_of_two && !is_power_of_two(value)) {
       reader.fail(key, "power of two in " + std::to_string(min) + ".." + std::to_string(max),
                   "number " + std::to_string(value));

@@ -577,16 +577,11 @@ json load_json_file(const std::string& path) {
   return parse_json_text(read_input_file(path, "a readable JSON file"), path);
 }
 
-void apply_override(json& config, const std::string& assignment, const std::string& file) {
-  const auto equals = assignment.find('=');
-  if (equals == std::string::npos || equals == 0) {
-    throw ConfigError(file, "", "an override path=value (e.g. compute.array_rows=16)",
-                      in_quotes(assignment) + (equals == 0 ? " (empty path)" : " (no \"=\")"));
-  }
-  const std::string path = assignment.substr(0, equals);
-  const std::string text = assignment.substr(equals + 1);
+namespace {
 
-  // Split "a.b.c" or "/a/b/c" (RFC 6901 escapes allowed) into tokens.
+// An override's path split into keys ("a.b.c" or "/a/b/c", RFC 6901 escapes
+// allowed in the second); throws ConfigError from `file` on an empty key.
+std::vector<std::string> override_tokens(const std::string& path, const std::string& file) {
   std::vector<std::string> tokens;
   const bool is_pointer = path[0] == '/';
   const char separator = is_pointer ? '/' : '.';
@@ -603,6 +598,29 @@ void apply_override(json& config, const std::string& assignment, const std::stri
     if (end == std::string::npos) break;
     start = end + 1;
   }
+  return tokens;
+}
+
+}  // namespace
+
+std::string override_pointer(const std::string& assignment) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) return "";
+  std::string pointer;
+  for (const std::string& token : override_tokens(assignment.substr(0, equals), ""))
+    pointer = json_pointer_append(pointer, token);
+  return pointer;
+}
+
+void apply_override(json& config, const std::string& assignment, const std::string& file) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw ConfigError(file, "", "an override path=value (e.g. compute.array_rows=16)",
+                      in_quotes(assignment) + (equals == 0 ? " (empty path)" : " (no \"=\")"));
+  }
+  const std::string path = assignment.substr(0, equals);
+  const std::string text = assignment.substr(equals + 1);
+  const std::vector<std::string> tokens = override_tokens(path, file);
 
   // The value is JSON when it parses as JSON, else a bare string (--set buffering=single).
   // JSON values go through the same depth and duplicate-key checks as files.

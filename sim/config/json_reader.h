@@ -125,5 +125,8 @@ nlohmann::json load_json_file(const std::string& path);
 // Missing objects along the path are created; array indices must exist.
 // Throws ConfigError(file, pointer, ...) for a malformed assignment.
 void apply_override(nlohmann::json& config, const std::string& assignment, const std::string& file);
+// The JSON pointer an override "path=value" sets ("/compute/array_rows"); "" when
+// it has no path.
+std::string override_pointer(const std::string& assignment);
 
 }  // namespace npusim

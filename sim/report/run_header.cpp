@@ -107,8 +107,9 @@ void print_run_header(std::ostream& out, const RunSummary& s) {
 
   print_wrapped(out, "hardware",
                 {"'" + hw.name + "'" +
-                 (p.hardware_source.empty() ? " (built-in defaults)"
-                                            : " from " + file_name(p.hardware_source))});
+                 (!p.hardware_source.empty() ? " from " + file_name(p.hardware_source)
+                  : p.overrides.empty()      ? " (built-in defaults)"
+                                             : " (built-in defaults with the overrides below)")});
   if (!p.overrides.empty()) print_wrapped(out, "overrides", p.overrides);
   print_wrapped(
       out, "",

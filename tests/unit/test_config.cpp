@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/cli/workload_options.h"
 #include "sim/config/config_error.h"
 #include "sim/config/hardware_config.h"
 #include "sim/config/json_reader.h"
@@ -197,6 +198,84 @@ TEST_CASE("bad --set overrides are rejected", "[config]") {
                      "an index of an existing element (the array has 1)", "\"3\"");
   CHECK_CONFIG_ERROR(set_error("name.first=2"), "/name",
                      "an object to hold \"first\" (override path)", "string \"x\"");
+}
+
+TEST_CASE(
+    "sizes in B and KiB keys take a unit: 24 MiB is 24576 KiB, and a part of a unit is refused",
+    "[config]") {
+  // Whole numbers of the key's unit, from B, KiB, MiB or GiB, with or without a space.
+  const HardwareConfig hw =
+      parse_hardware_config({{"cache", {{"size_kib", "24 MiB"}, {"kv_kib", "512KiB"}}},
+                             {"store", {{"batch_bytes", "1.5 KiB"}}},   // 1536 B
+                             {"dram", {{"burst_bytes", "0.125KiB"}}}},  // 128 B, a power of two
+                            "hw.json");
+  CHECK(hw.cache.size_kib == 24576);  // 24 x 1024
+  CHECK(hw.cache.kv_kib == 512);
+  CHECK(hw.store.batch_bytes == 1536);
+  CHECK(hw.dram.burst_bytes == 128);
+  // Written back as the plain integer of the key's unit.
+  CHECK(to_json(hw)["cache"]["size_kib"] == 24576);
+  // --set takes the same text unquoted (not JSON, so a string).
+  json set = json::object();
+  apply_override(set, "cache.size_kib=2MiB", "--set");
+  CHECK(parse_hardware_config(set, "--set").cache.size_kib == 2048);
+
+  const std::string kib_expected =
+      "integer in 1..1048576 (KiB), or a size such as \"24 MiB\" (B, KiB, MiB, GiB)";
+  // 1.5 KiB is not a whole number of KiB.
+  CHECK_CONFIG_ERROR(hw_error({{"cache", {{"size_kib", "1.5 KiB"}}}}), "/cache/size_kib",
+                     "a whole number of KiB (" + kib_expected + ")", "string \"1.5 KiB\", 1536 B");
+  // 2 GiB is 2097152 KiB, above the key's range.
+  CHECK_CONFIG_ERROR(hw_error({{"cache", {{"size_kib", "2 GiB"}}}}), "/cache/size_kib",
+                     kib_expected, "string \"2 GiB\" = 2097152 KiB");
+  // Decimal units, unknown text and a unit on a key that is not a size are refused.
+  CHECK_CONFIG_ERROR(hw_error({{"cache", {{"size_kib", "24 MB"}}}}), "/cache/size_kib",
+                     kib_expected, "string \"24 MB\"");
+  CHECK_CONFIG_ERROR(hw_error({{"cache", {{"size_kib", "many"}}}}), "/cache/size_kib", kib_expected,
+                     "string \"many\"");
+  CHECK_CONFIG_ERROR(hw_error({{"cache", {{"size_kib", "24 MiB extra"}}}}), "/cache/size_kib",
+                     kib_expected, "string \"24 MiB extra\"");
+  CHECK_CONFIG_ERROR(hw_error({{"compute", {{"units", "4 KiB"}}}}), "/compute/units",
+                     "integer in 1..64", "string \"4 KiB\"");
+  // The power-of-two rule still holds after the conversion: 1.5 KiB = 1536 B.
+  CHECK_CONFIG_ERROR(hw_error({{"dram", {{"burst_bytes", "1.5 KiB"}}}}), "/dram/burst_bytes",
+                     "power of two in 1..65536", "number 1536");
+}
+
+TEST_CASE("a bad value given by --set is reported as that --set, and one in the file as the file's",
+          "[config]") {
+  const std::string hw_file = npusim::test::write_temp_file(
+      "set_blame.json", R"({"cache": {"size_kib": 512}, "compute": {"units": 99}})");
+  cli::WorkloadOptions options;
+  // The built-in defaults with a bad --set: the error names the --set, not the defaults.
+  options.overrides = {"compute.units=2", "cache.size_kib=abc"};
+  ConfigError e = config_error_from([&] { cli::resolve_hardware(options, {}, nullptr, ""); });
+  CHECK(e.file() == "--set cache.size_kib=abc");
+  CHECK(e.pointer() == "/cache/size_kib");
+  CHECK(e.found() == "string \"abc\"");
+  // A misspelt key keeps its hint.
+  options.overrides = {"cache.sizekib=3"};
+  e = config_error_from([&] { cli::resolve_hardware(options, {}, nullptr, ""); });
+  CHECK(e.file() == "--set cache.sizekib=3");
+  CHECK(e.hint() == "size_kib");
+  // A section replaced by a --set owns the errors inside it.
+  options.overrides = {"compute={\"units\": 0}"};
+  e = config_error_from([&] { cli::resolve_hardware(options, {}, nullptr, ""); });
+  CHECK(e.file() == "--set compute={\"units\": 0}");
+  CHECK(e.pointer() == "/compute/units");
+  // The last --set of a key is the one that stands.
+  options.overrides = {"cache.size_kib=abc", "cache.size_kib=-1"};
+  e = config_error_from([&] { cli::resolve_hardware(options, {}, nullptr, ""); });
+  CHECK(e.file() == "--set cache.size_kib=-1");
+  // The file's own bad value is the file's, even beside a --set of another key.
+  options.hw_file = hw_file;
+  options.overrides = {"cache.size_kib=256"};
+  e = config_error_from([&] { cli::resolve_hardware(options, {}, nullptr, ""); });
+  CHECK(e.file() == hw_file);
+  CHECK(e.pointer() == "/compute/units");
+  // ...and a --set that mends it makes the config good.
+  options.overrides = {"compute.units=2"};
+  CHECK(cli::resolve_hardware(options, {}, nullptr, "").compute.units == 2);
 }
 
 TEST_CASE("overrides set fields by dotted path or JSON pointer", "[config]") {

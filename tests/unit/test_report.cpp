@@ -154,6 +154,11 @@ TEST_CASE("report: the default summary fits 100 columns and its header names eve
   Fixture bare;
   CHECK_THAT(table_of(bare.s), Contains("hardware  'default' (built-in defaults)"));
   CHECK_THAT(table_of(bare.s), !Contains("overrides"));
+  // The defaults changed by --set say so (a --set name=... gave "(built-in defaults)").
+  bare.s.provenance.overrides = {"name=mine"};
+  CHECK_THAT(table_of(bare.s),
+             Contains("hardware  'default' (built-in defaults with the overrides below)"));
+  CHECK_THAT(table_of(bare.s), Contains("overrides name=mine"));
 }
 
 TEST_CASE("report: per-layer derived figures match hand-worked numbers", "[report]") {
