@@ -90,8 +90,10 @@ void print_run_header(std::ostream& out, const RunSummary& s);
 std::vector<std::string> compile_trials_summary(const CompileTrials& trials);
 // Seed 002 zero skipping, per layer with zero coefficients: non-zeros,
 // density, array cycles against the dense ablation's, and the ideal 1/density.
-// Prints nothing when every kernel is dense.
-void print_sparsity_table(std::ostream& out, const RunSummary& s);
+// Prints nothing when every kernel is dense. Compact: one line when the zeros
+// gain the array under 1 %, and on a large workload the layers that gain most.
+void print_sparsity_table(std::ostream& out, const RunSummary& s,
+                          TableWidth width = TableWidth::Compact);
 // Seed 001 address generator: per layer, the input DRAM bytes of each
 // load.access mode for the same tiles, the ratios to host_im2col, and each
 // mode's largest input tile in the cache.

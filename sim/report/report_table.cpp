@@ -11,6 +11,7 @@
 #include "sim/report/area.h"
 #include "sim/report/report.h"
 #include "sim/report/report_figures.h"
+#include "sim/report/row_selection.h"
 
 namespace npusim {
 
@@ -192,7 +193,17 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
   const StatsRegistry& st = *s.stats;
   std::vector<std::vector<std::string>> rows;
   const bool wide = width == TableWidth::Wide;
-  for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
+  // Compact: every operator, or on a large workload the most costly few and a
+  // row for the rest (row_selection.h).
+  const size_t n = s.network->layers.size();
+  std::vector<uint64_t> spans(n);
+  for (uint32_t i = 0; i < n; ++i) spans[i] = st.get("layer.cycles").at(i);
+  RowSelection selection;
+  if (wide)
+    for (uint32_t i = 0; i < n; ++i) selection.shown.push_back(i);
+  else
+    selection = select_rows(spans, std::vector<bool>(n, true));
+  for (const uint32_t i : selection.shown) {
     const LayerConfig& layer = s.network->layers[i];
     const LayerTiling& t = s.tiling[i];
     const auto value = [&](const std::string& n) { return st.get(n).at(i); };
@@ -206,6 +217,15 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
       rows.push_back(compact_row(layer.name, shape_string(layer, ShapeStyle::Compact),
                                  layer_figures(s, i), !runs_on_array(layer.op), value,
                                  check_string(s.checks[i]), layer_bound(s, i)));
+  }
+  if (!selection.rest.empty()) {
+    uint64_t cycles = 0, dram = 0;
+    for (const uint32_t i : selection.rest) {
+      cycles += spans[i];
+      dram += st.get("dram.read_bytes").at(i) + st.get("dram.write_bytes").at(i);
+    }
+    rows.push_back({"(" + std::to_string(selection.rest.size()) + " more)", "",
+                    std::to_string(cycles), "", "", "", kib(dram), "", ""});
   }
   const size_t totals_row = rows.size();
   const Figures tot = total_figures(s);
@@ -239,7 +259,14 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
            "stall: the largest stall cause (dep = data dependency, mem = memory dependency,\n"
            "buf = buffer space, bus = DRAM bus, port = cache port); bound: comp(ute) or\n"
            "mem(ory), whichever lower bound is larger (compute alone or DRAM traffic alone);\n"
-           "run --wide: every column\n\n";
+           "run --wide: every column\n";
+    if (!selection.rest.empty())
+      out << "the " << selection.shown.size() << " of " << n
+          << " operators with the most cycles, in program order; (more): the others' spans\n"
+             "and DRAM traffic summed; run --wide: every operator\n\n";
+    else
+      out << '\n';
+    if (!selection.rest.empty()) print_kind_table(out, s);
   }
 }
 
@@ -319,7 +346,7 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
         << " simulated cycles/s)";
   out << '\n';
   out << '\n';
-  print_sparsity_table(out, s);
+  print_sparsity_table(out, s, width);
   if (width == TableWidth::Wide) print_access_table(out, s);
   out << verdict(s) << '\n';
 }

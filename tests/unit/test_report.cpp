@@ -10,6 +10,7 @@
 
 #include "sim/report/report.h"
 #include "sim/report/report_figures.h"
+#include "sim/report/row_selection.h"
 
 using namespace npusim;
 using Catch::Matchers::Contains;
@@ -534,4 +535,29 @@ TEST_CASE(
         std::vector<std::string>{"compiled for 1 unit in 1 MiB: 1308292 cycles",
                                  "the fewest DRAM bytes within compiler.traffic_margin",
                                  "the fastest of 3 simulated: 1 unit in 256 KiB, 1304148 cycles"});
+}
+
+TEST_CASE(
+    "a large workload's compact table shows the 25 operators with the most cycles in "
+    "program order and counts the rest, and a small one shows every operator",
+    "[report]") {
+  // 70 operators weighing 70 - i, except operator 60 which weighs 1000: the top 25 are
+  // operators 0..23 and 60; 45 are left.
+  std::vector<uint64_t> weight(70);
+  for (uint32_t i = 0; i < 70; ++i) weight[i] = 70 - i;
+  weight[60] = 1000;
+  const RowSelection r = select_rows(weight, std::vector<bool>(70, true));
+  std::vector<uint32_t> expected;
+  for (uint32_t i = 0; i < 24; ++i) expected.push_back(i);
+  expected.push_back(60);
+  CHECK(r.shown == expected);
+  CHECK(r.rest.size() == 45);
+  CHECK(r.rest.front() == 24);
+  // Operators not eligible never appear; 60 eligible ones are all shown.
+  std::vector<bool> eligible(70, true);
+  for (uint32_t i = 0; i < 10; ++i) eligible[i] = false;
+  const RowSelection small = select_rows(weight, eligible);
+  CHECK(small.shown.size() == 60);
+  CHECK(small.shown.front() == 10);
+  CHECK(small.rest.empty());
 }

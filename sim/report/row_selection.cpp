@@ -1,0 +1,64 @@
+#include "sim/report/row_selection.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "sim/graph/op_table.h"
+
+namespace npusim {
+
+RowSelection select_rows(const std::vector<uint64_t>& weight, const std::vector<bool>& eligible) {
+  RowSelection r;
+  std::vector<uint32_t> candidates;
+  for (uint32_t i = 0; i < weight.size(); ++i)
+    if (eligible.at(i)) candidates.push_back(i);
+  if (candidates.size() <= kFullTableRows) {
+    r.shown = std::move(candidates);
+    return r;
+  }
+  std::vector<uint32_t> by_weight = candidates;
+  std::stable_sort(by_weight.begin(), by_weight.end(),
+                   [&](uint32_t a, uint32_t b) { return weight[a] > weight[b]; });
+  std::vector<bool> top(weight.size(), false);
+  for (size_t k = 0; k < kTopRows; ++k) top[by_weight[k]] = true;
+  for (uint32_t i : candidates) (top[i] ? r.shown : r.rest).push_back(i);
+  return r;
+}
+
+void print_kind_table(std::ostream& out, const RunSummary& s) {
+  const StatsRegistry& st = *s.stats;
+  struct Kind {
+    uint64_t count = 0, cycles = 0, dram = 0;
+  };
+  std::map<std::string, Kind> kinds;
+  uint64_t all = 0;
+  for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
+    Kind& k = kinds[to_string(s.network->layers[i].op)];
+    const uint64_t cycles = st.get("layer.cycles").at(i);
+    ++k.count;
+    k.cycles += cycles;
+    k.dram += st.get("dram.read_bytes").at(i) + st.get("dram.write_bytes").at(i);
+    all += cycles;
+  }
+  std::vector<std::pair<std::string, Kind>> rows(kinds.begin(), kinds.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second.cycles > b.second.cycles; });
+  char line[160];
+  std::snprintf(line, sizeof line, "%-16s %10s %16s %7s %14s\n", "operator kind", "operators",
+                "cycles (spans)", "share", "dram_KiB");
+  out << line;
+  for (const auto& [name, k] : rows) {
+    std::snprintf(line, sizeof line, "%-16s %10llu %16llu %6.1f%% %14.1f\n", name.c_str(),
+                  static_cast<unsigned long long>(k.count),
+                  static_cast<unsigned long long>(k.cycles),
+                  all == 0 ? 0.0 : 100.0 * double(k.cycles) / double(all), double(k.dram) / 1024.0);
+    out << line;
+  }
+  out << "cycles (spans): each operator's first start to last end, summed; neighbours overlap\n\n";
+}
+
+}  // namespace npusim
