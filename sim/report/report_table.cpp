@@ -196,8 +196,11 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
   // Compact: every operator, or on a large workload the most costly few and a
   // row for the rest (row_selection.h).
   const size_t n = s.network->layers.size();
+  const Counter& span = st.get("layer.cycles");
+  const Counter& read = st.get("dram.read_bytes");
+  const Counter& written = st.get("dram.write_bytes");
   std::vector<uint64_t> spans(n);
-  for (uint32_t i = 0; i < n; ++i) spans[i] = st.get("layer.cycles").at(i);
+  for (uint32_t i = 0; i < n; ++i) spans[i] = span.at(i);
   RowSelection selection;
   if (wide)
     for (uint32_t i = 0; i < n; ++i) selection.shown.push_back(i);
@@ -222,7 +225,7 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
     uint64_t cycles = 0, dram = 0;
     for (const uint32_t i : selection.rest) {
       cycles += spans[i];
-      dram += st.get("dram.read_bytes").at(i) + st.get("dram.write_bytes").at(i);
+      dram += read.at(i) + written.at(i);
     }
     rows.push_back({"(" + std::to_string(selection.rest.size()) + " more)", "",
                     std::to_string(cycles), "", "", "", kib(dram), "", ""});
@@ -260,13 +263,14 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
            "buf = buffer space, bus = DRAM bus, port = cache port); bound: comp(ute) or\n"
            "mem(ory), whichever lower bound is larger (compute alone or DRAM traffic alone);\n"
            "run --wide: every column\n";
-    if (!selection.rest.empty())
+    if (selection.rest.empty()) {
+      out << '\n';
+    } else {
       out << "the " << selection.shown.size() << " of " << n
           << " operators with the most cycles, in program order; (more): the others' spans\n"
              "and DRAM traffic summed; run --wide: every operator\n\n";
-    else
-      out << '\n';
-    if (!selection.rest.empty()) print_kind_table(out, s);
+      print_kind_table(out, s);
+    }
   }
 }
 

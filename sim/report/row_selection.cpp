@@ -35,13 +35,16 @@ void print_kind_table(std::ostream& out, const RunSummary& s) {
     uint64_t count = 0, cycles = 0, dram = 0;
   };
   std::map<std::string, Kind> kinds;
+  const Counter& span = st.get("layer.cycles");
+  const Counter& read = st.get("dram.read_bytes");
+  const Counter& written = st.get("dram.write_bytes");
   uint64_t all = 0;
   for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
     Kind& k = kinds[to_string(s.network->layers[i].op)];
-    const uint64_t cycles = st.get("layer.cycles").at(i);
+    const uint64_t cycles = span.at(i);
     ++k.count;
     k.cycles += cycles;
-    k.dram += st.get("dram.read_bytes").at(i) + st.get("dram.write_bytes").at(i);
+    k.dram += read.at(i) + written.at(i);
     all += cycles;
   }
   std::vector<std::pair<std::string, Kind>> rows(kinds.begin(), kinds.end());
