@@ -23,8 +23,8 @@ DramImage allocate_image(uint64_t bytes) {
 
 }  // namespace
 
-Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
-           StatsRegistry& stats, Timeline& timeline, bool with_image)
+Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, double clock_mhz,
+           const Program& program, StatsRegistry& stats, Timeline& timeline, bool with_image)
     : sc_module(name),
       config_(config),
       timeline_(timeline),
@@ -38,6 +38,19 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Program
           stats.declare("dram.bus_busy_cycles", "cycles", "cycles the shared bus moved data")),
       bus_stall_(stats.declare("stall.bus_cycles", "cycles",
                                "cycles engines waited for the shared bus (arbitration)")) {
+  if (config.model == DramModel::Banked) {
+    banked_ = std::make_unique<BankedDramTiming>(config, clock_mhz);
+    banked_counters_ = {
+        &stats.declare("dram.activates", "", "row activates (banked DRAM)"),
+        &stats.declare("dram.row_hits", "bursts", "bursts to an open row (banked DRAM)"),
+        &stats.declare("dram.row_misses", "bursts",
+                       "bursts to a bank with no open row: an activate (banked DRAM)"),
+        &stats.declare("dram.row_conflicts", "bursts",
+                       "bursts to a bank with another row open: precharge and activate (banked "
+                       "DRAM)"),
+        &stats.declare("dram.refreshes", "",
+                       "all-bank refreshes while the layer ran (banked DRAM)")};
+  }
   for (const LayerDescriptor& L : program.layers) {
     stored_rows_.emplace_back(uint64_t(L.N) * L.out_h);
     unstored_.push_back(uint64_t(L.N) * L.out_h * L.K * L.out_w);
@@ -53,16 +66,36 @@ int8_t* Dram::image(uint64_t address, uint64_t bytes) {
   return image_.data() + address;
 }
 
-Grant Dram::transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) {
+Grant Dram::transfer(uint32_t layer, bool write, const DramAccess& access) {
   const uint64_t now = now_cycles();
   Grant g;
-  g.start = std::max(now, bus_free_at_);
-  g.end = g.start + cost::dram_data_cycles(config_, segments, segment_bytes);
-  bus_free_at_ = g.end;
-  const uint64_t bytes = cost::dram_burst_bytes(config_, segments, segment_bytes);
+  uint64_t bytes = 0;
+  if (banked_) {
+    const BankedDramTiming::Result r = banked_->transfer(now, write, access);
+    g = {r.first_data, r.last_data};
+    bytes = r.bursts * config_.burst_bytes;
+    banked_counters_.activates->add(layer, r.misses + r.conflicts);
+    banked_counters_.hits->add(layer, r.hits);
+    banked_counters_.misses->add(layer, r.misses);
+    banked_counters_.conflicts->add(layer, r.conflicts);
+    banked_counters_.refreshes->add(layer, r.refreshes);
+  } else {
+    g.start = std::max(now, bus_free_at_);
+    g.end = g.start + cost::dram_data_cycles(config_, access.segments, access.segment_bytes);
+    bus_free_at_ = g.end;
+    bytes = cost::dram_burst_bytes(config_, access.segments, access.segment_bytes);
+  }
   (write ? write_bytes_ : read_bytes_).add(layer, bytes);
-  bus_busy_.add(layer, g.end - g.start);
-  bus_stall_.add(layer, g.start - now);
+  if (banked_) {
+    // Transfers overlap on the channels: busy counts the cycles some data
+    // moves, stall the wait for transfers still moving when this one came.
+    bus_busy_.add(layer, g.end - std::min(g.end, std::max(g.start, bus_free_at_)));
+    bus_stall_.add(layer, std::min(g.start, std::max(now, bus_free_at_)) - now);
+    bus_free_at_ = std::max(bus_free_at_, g.end);
+  } else {
+    bus_busy_.add(layer, g.end - g.start);
+    bus_stall_.add(layer, g.start - now);
+  }
   if (timeline_.enabled() && g.end > g.start) {
     const char* track = write ? "DRAM write (bytes/cycle)" : "DRAM read (bytes/cycle)";
     timeline_.counter(track, g.start, double(bytes) / double(g.end - g.start));

@@ -1,11 +1,13 @@
-// External memory behind one shared bus (DESIGN.md "DRAM / bus"): bandwidth in
-// bytes per cycle, a fixed latency, whole-burst transfers. The bus is granted
-// first come, first served; latency is pipelined (the bus is held only while
-// data moves). Holds the functional DRAM image and tracks which output rows
-// have reached memory, so a layer cannot read its input before it is stored.
+// External memory (DESIGN.md "DRAM / bus", docs/dram.md): one shared ideal
+// bus (bandwidth in bytes per cycle, a fixed latency, whole bursts, granted
+// first come, first served; latency is pipelined, the bus held only while data
+// moves), or the banked model's channels (banked_dram.h). Holds the functional
+// DRAM image and tracks which output rows have reached memory, so a layer
+// cannot read its input before it is stored.
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <systemc>
 #include <vector>
 
@@ -19,11 +21,11 @@ namespace npusim {
 
 class Dram : public sc_core::sc_module, public DramIf {
  public:
-  Dram(sc_core::sc_module_name name, const DramConfig& config, const Program& program,
-       StatsRegistry& stats, Timeline& timeline, bool with_image = true);
+  Dram(sc_core::sc_module_name name, const DramConfig& config, double clock_mhz,
+       const Program& program, StatsRegistry& stats, Timeline& timeline, bool with_image = true);
 
   int8_t* image(uint64_t address, uint64_t bytes) override;
-  Grant transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) override;
+  Grant transfer(uint32_t layer, bool write, const DramAccess& access) override;
   uint64_t latency_cycles() const override { return config_.latency_cycles; }
   void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
                    uint32_t k_count, uint32_t cols, uint64_t at) override;
@@ -62,6 +64,11 @@ class Dram : public sc_core::sc_module, public DramIf {
   Counter& write_bytes_;
   Counter& bus_busy_;
   Counter& bus_stall_;
+  // The banked model and its counters (dram.model banked), else null.
+  std::unique_ptr<BankedDramTiming> banked_;
+  struct BankedCounters {
+    Counter *activates, *hits, *misses, *conflicts, *refreshes;
+  } banked_counters_{};
 };
 
 }  // namespace npusim

@@ -6,6 +6,7 @@
 #include <string>
 #include <systemc>
 
+#include "models/banked_dram.h"
 #include "models/sim_time.h"
 #include "models/stage_name.h"
 #include "models/tile_buffer.h"
@@ -45,9 +46,10 @@ class DramIf : public virtual sc_core::sc_interface {
  public:
   // The functional image; throws SimulationError if the range is outside it.
   virtual int8_t* image(uint64_t address, uint64_t bytes) = 0;
-  // Reserves the bus from now for `segments` contiguous pieces of
-  // `segment_bytes`; returns the bus slot. Accounts bytes and bus stalls.
-  virtual Grant transfer(uint32_t layer, bool write, uint64_t segments, uint64_t segment_bytes) = 0;
+  // Moves `access` (its segments of contiguous bytes, where they lie) from
+  // now; returns when its data crosses the memory's pins, [first, after the
+  // last). Accounts bytes and bus stalls.
+  virtual Grant transfer(uint32_t layer, bool write, const DramAccess& access) = 0;
   virtual uint64_t latency_cycles() const = 0;
   // Output rows of `layer` of which k_count channels of `cols` columns (a
   // column piece's, or every one) reach memory at `at`.

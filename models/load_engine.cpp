@@ -87,16 +87,17 @@ void LoadEngine::run() {
   });
 }
 
-uint64_t LoadEngine::transfer_stage(const Instruction& in, uint64_t dram_bytes,
-                                    uint64_t cache_bytes, uint64_t segments, bool from_cache) {
+uint64_t LoadEngine::transfer_stage(const Instruction& in, const DramAccess& access,
+                                    uint64_t cache_bytes, bool from_cache) {
   const uint64_t now = now_cycles();
+  const uint64_t dram_bytes = access.segments * access.segment_bytes;
   Grant bus{now, now};
   uint64_t arrival = now;
   const uint64_t latency = from_cache ? 0 : dram->latency_cycles();
   if (dram_bytes > 0) {
     // An output the memory plan keeps in the cache is read through its ports.
     bus = from_cache ? cache->access(in.layer, false, dram_bytes, now)
-                     : dram->transfer(in.layer, false, segments, dram_bytes / segments);
+                     : dram->transfer(in.layer, false, access);
     arrival = bus.end + latency;
   }
   const uint64_t first_data = dram_bytes > 0 ? bus.start + latency : now;
@@ -121,7 +122,8 @@ uint64_t LoadEngine::load_params(const Instruction& in) {
     for (uint32_t k = 0; k < channels; ++k) std::memcpy(bank.row(k), src + uint64_t(k) * 8, 8);
   }
   const uint64_t begin = now_cycles();
-  const uint64_t ready = transfer_stage(in, bytes, bytes);
+  const uint64_t ready =
+      transfer_stage(in, {L.params_address + uint64_t(in.k_begin) * 8, 1, bytes}, bytes);
   for (uint32_t k = 0; k < channels; ++k) bank.mark_valid(k, ready);
   scheduler->stage_done(in, 0, begin, now_cycles(), ready);
   return ready;
@@ -129,7 +131,9 @@ uint64_t LoadEngine::load_params(const Instruction& in) {
 
 template <class KernelRow>
 uint64_t LoadEngine::load_weight_stages(const Instruction& in, ByteTile& weights,
-                                        const KernelRow& kernel_row, uint64_t segments_per_kernel) {
+                                        const KernelRow& kernel_row, uint64_t segments_per_kernel,
+                                        uint64_t run_stride, uint64_t offset) {
+  const LayerDescriptor& L = layer_of(in);
   const uint32_t group = hw_.compute.array_rows;
   uint64_t last = now_cycles();
   for (uint32_t s = 0; s < in.stages; ++s) {
@@ -140,7 +144,10 @@ uint64_t LoadEngine::load_weight_stages(const Instruction& in, ByteTile& weights
     const uint64_t begin = now_cycles();
     const uint64_t segments =
         segments_per_kernel == 0 ? 1 : uint64_t(k1 - k0) * segments_per_kernel;
-    const uint64_t ready = transfer_stage(in, bytes, bytes, segments);
+    // The tile's kernels lie one after another in DRAM.
+    const uint64_t address = L.weights_address + L.kernel_offset(in.k_begin + k0) + offset;
+    const uint64_t ready =
+        transfer_stage(in, {address, segments, bytes / segments, run_stride}, bytes);
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
@@ -194,7 +201,8 @@ uint64_t LoadEngine::load_kernel_part(const Instruction& in) {
                   run);
     return row;
   };
-  return load_weight_stages(in, weights, kernel_row, taps);
+  // Runs of a raw K,R,S,C kernel's taps are C apart, and its kernels abut.
+  return load_weight_stages(in, weights, kernel_row, taps, L.C, in.channel_begin);
 }
 
 uint64_t LoadEngine::agu_init(const Instruction& in) {
@@ -345,8 +353,18 @@ uint64_t LoadEngine::load_input(const Instruction& in) {
                               : channel_runs              ? real_rows * L.W
                               : planar && real_rows < L.H ? L.C
                                                           : 1;
-    const uint64_t ready = transfer_stage(in, real_rows * dram_row,
-                                          uint64_t(end - first) * padded_row, segments, resident);
+    const uint64_t plane = uint64_t(L.H) * L.W;  // bytes of one channel (group) plane
+    const uint64_t image = L.binary ? L.groups() * plane * (L.bits / 8) : plane * L.C;
+    const uint64_t start = L.input_address + in.batch * image;
+    const DramAccess access =
+        L.binary ? DramAccess{start + uint64_t(real_first) * L.W * (L.bits / 8), segments,
+                              real_rows * dram_row / segments, plane * (L.bits / 8)}
+        : channel_runs
+            ? DramAccess{start + uint64_t(real_first) * L.W * L.C + c0, segments, channels, L.C}
+        : planar ? DramAccess{start + uint64_t(real_first) * L.W, segments,
+                              real_rows * dram_row / segments, plane}
+                 : DramAccess{start + uint64_t(real_first) * dram_row, 1, real_rows * dram_row};
+    const uint64_t ready = transfer_stage(in, access, uint64_t(end - first) * padded_row, resident);
     for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
@@ -393,8 +411,12 @@ uint64_t LoadEngine::load_column_piece(const Instruction& in) {
   (resident ? resident_bytes_ : input_dram_bytes_).add(in.layer, real_rows * run);
   // Rows cut short are a run each; rows of the whole width abut.
   const uint64_t segments = run == uint64_t(L.W) * L.C ? 1 : std::max<uint64_t>(real_rows, 1);
-  const uint64_t ready =
-      transfer_stage(in, real_rows * run, uint64_t(rows.count()) * tile_row, segments, resident);
+  const uint64_t row_bytes = uint64_t(L.W) * L.C;
+  const DramAccess access{L.input_address +
+                              (uint64_t(in.batch) * L.H + uint64_t(real_first)) * row_bytes +
+                              uint64_t(x_begin) * L.C,
+                          segments, real_rows * run / segments, row_bytes};
+  const uint64_t ready = transfer_stage(in, access, uint64_t(rows.count()) * tile_row, resident);
   for (int64_t r = rows.begin; r < rows.end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
   scheduler->stage_done(in, 0, begin, now_cycles(), ready);
   return ready;
@@ -520,7 +542,11 @@ uint64_t LoadEngine::load_lowered_input(const Instruction& in) {
     input_dram_bytes_.add(in.layer, bytes);
     const uint64_t begin = now_cycles();
     // host_im2col rows are contiguous; a MEC row range is one run per strip.
-    const uint64_t ready = transfer_stage(in, bytes, bytes, mec && bytes > 0 ? L.out_w : 1);
+    const DramAccess access =
+        mec && bytes > 0
+            ? DramAccess{base + uint64_t(first + L.padding) * SC, L.out_w, bytes / L.out_w, strip}
+            : DramAccess{base + uint64_t(first) * row_bytes, 1, bytes};
+    const uint64_t ready = transfer_stage(in, access, bytes);
     for (int64_t r = first; r < end; ++r) half.mark_valid(uint32_t(r - rows.begin), ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
@@ -627,8 +653,15 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
     operand_on_chip_bytes_.add(in.layer, chip_bytes);
     const uint64_t begin = now_cycles();
     const Grant kv_read = cache->access(in.layer, false, chip_bytes, begin);
-    const uint64_t ready = std::max(
-        kv_read.end, transfer_stage(in, bus_bytes, bytes, std::max<uint64_t>(segments, 1)));
+    // Timed as rows of b `width` apart from the stage's first kernel's (scores:
+    // its key row; context: its value column); blocks are taken to abut.
+    const uint32_t i0 = k0 % per_group;
+    const uint64_t first_column = uint64_t(k0 / per_group / share) * dim;
+    const uint64_t runs = std::max<uint64_t>(segments, 1);
+    const DramAccess access{
+        L.seq.transpose_b ? token_row(i0) + first_column : token_row(0) + first_column + i0, runs,
+        bus_bytes / runs, width};
+    const uint64_t ready = std::max(kv_read.end, transfer_stage(in, access, bytes));
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k - in.k_begin, ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);

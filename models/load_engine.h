@@ -37,12 +37,15 @@ class LoadEngine : public Engine {
   // start on a stage's kernels once they are valid). `kernel_row(k)` copies
   // the tile's kernel k into its row (functional runs) and returns its
   // bytes, called for k = 0, 1, ... in turn; a stage crosses the bus in
-  // `segments_per_kernel` runs per kernel, or one run when 0.
+  // `segments_per_kernel` runs per kernel, each `run_stride` bytes after the
+  // one before (kernel parts: a tap's channels), or one run when 0; a stage's
+  // bytes start `offset` into its first kernel.
   // (A template, not a std::function: a run that stops abandons the
   // engine's thread stack, and a std::function's heap copy would leak.)
   template <class KernelRow>
   uint64_t load_weight_stages(const Instruction& in, ByteTile& weights, const KernelRow& kernel_row,
-                              uint64_t segments_per_kernel);
+                              uint64_t segments_per_kernel, uint64_t run_stride = 0,
+                              uint64_t offset = 0);
   // batch_matmul's weight tile: kernels gathered from its second operand.
   uint64_t load_operand_kernels(const Instruction& in);
   uint64_t load_input(const Instruction& in);
@@ -67,13 +70,13 @@ class LoadEngine : public Engine {
   // image `batch`'s lowered matrix into the DRAM image (functional runs) and
   // returns the bytes written.
   uint64_t host_lower(const LayerDescriptor& L, uint32_t batch, int64_t begin, int64_t end);
-  // Moves one stage: bus transfer of `dram_bytes` (in `segments` equal
-  // segments), then a cache write of `cache_bytes`. Returns the cycle the
+  // Moves one stage: a DRAM read of `access` (segments of equal bytes, where
+  // they lie), then a cache write of `cache_bytes`. Returns the cycle the
   // stage's data is in the cache.
   // from_cache: the bytes come from an output kept in the cache (the memory
   // plan), read through the cache ports instead of the bus.
-  uint64_t transfer_stage(const Instruction& in, uint64_t dram_bytes, uint64_t cache_bytes,
-                          uint64_t segments = 1, bool from_cache = false);
+  uint64_t transfer_stage(const Instruction& in, const DramAccess& access, uint64_t cache_bytes,
+                          bool from_cache = false);
   // Whether L's first input is an output the memory plan keeps in the cache.
   bool input_resident(const LayerDescriptor& L) const;
 

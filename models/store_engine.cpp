@@ -176,13 +176,28 @@ uint64_t StoreEngine::store(const Instruction& in) {
       resident_bytes_.add(in.layer, cache_bytes);
       cache->resident_written(in.layer);
     }
+    // Where the runs lie (a k-tile of a column piece is timed with its rows abutting).
+    const uint64_t e = L.output_element_bytes(), plane = uint64_t(L.out_h) * L.out_w;
+    const uint64_t row0 = uint64_t(in.batch) * L.out_h + uint64_t(rows.begin);
+    const DramAccess access =
+        ob != 0  ? DramAccess{L.output_address +
+                                 ((uint64_t(in.batch) * ((L.K + ob - 1) / ob) + in.k_begin / ob) *
+                                      plane +
+                                  uint64_t(rows.begin) * L.out_w) *
+                                     (ob / 8),
+                             word_groups, pixels * (ob / 8), plane * (ob / 8)}
+        : planar ? DramAccess{L.output_address + ((uint64_t(in.batch) * L.K + in.k_begin) * plane +
+                                                  uint64_t(rows.begin) * L.out_w) *
+                                                     e,
+                              whole_planes ? 1 : k_count, whole_planes ? pixels * k_count : pixels,
+                              plane * e}
+        : whole
+            ? DramAccess{L.output_address + (row0 * L.out_w + cols.begin) * L.K * e, whole_runs,
+                         pixels / whole_runs * k_count * e, uint64_t(L.out_w) * L.K * e}
+            : DramAccess{L.output_address + ((row0 * L.out_w + cols.begin) * L.K + in.k_begin) * e,
+                         pixels, k_count * e, uint64_t(L.K) * e};
     const Grant bus = L.output_in_cache() ? cache->access(in.layer, true, cache_bytes, now)
-                      : ob != 0 ? dram->transfer(in.layer, true, word_groups, pixels * (ob / 8))
-                      : planar  ? dram->transfer(in.layer, true, whole_planes ? 1 : k_count,
-                                                whole_planes ? pixels * k_count : pixels)
-                                : dram->transfer(in.layer, true, whole ? whole_runs : pixels,
-                                                 (whole ? pixels / whole_runs * k_count : k_count) *
-                                                     L.output_element_bytes());
+                                          : dram->transfer(in.layer, true, access);
     const uint64_t in_write_buffer = std::max(bus.end, read.end);
     const uint64_t ack = in_write_buffer + (L.output_in_cache() ? 0 : latency);
     dram->rows_stored(in.layer, in.batch, uint32_t(rows.begin), uint32_t(rows.end), k_count,

@@ -79,14 +79,21 @@ uint64_t VectorUnit::execute(const Instruction& in) {
         resident_read += bytes;
         continue;
       }
-      const Grant bus = dram->transfer(in.layer, false, s.count, s.bytes);
+      // NHWC rows of image in.batch from row `first`; a channel split reads
+      // each pixel's run of the instruction's channels.
+      const uint64_t base = i == 0 ? L.input_address : L.more_inputs[i - 1].address;
+      const uint64_t start =
+          base + ((uint64_t(in.batch) * L.H + uint64_t(first)) * L.W) * channels[i];
+      const Grant bus = dram->transfer(in.layer, false,
+                                       {start + (s.count > 1 ? in.k_begin : 0), s.count, s.bytes,
+                                        s.count > 1 ? channels[i] : 0});
       bus_time += bus.end - bus.start;
       arrival = std::max(arrival, bus.end + latency);
       read_bytes += bytes;
     }
     resident_read_bytes_.add(in.layer, resident_read);
     if (has_norm_params(L.op)) {  // the norm's gamma and beta bank
-      const Grant bus = dram->transfer(in.layer, false, 1, L.params_bytes());
+      const Grant bus = dram->transfer(in.layer, false, {L.params_address, 1, L.params_bytes()});
       bus_time += bus.end - bus.start;
       arrival = std::max(arrival, bus.end + latency);
       read_bytes += L.params_bytes();
@@ -126,6 +133,10 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       hw_.vector.latency_cycles;
   work_cycles_.add(in.layer, lanes);
   const BusSegments out = vector_bus_segments(L, uint64_t(in.row_count()) * L.out_w, L.K, k_count);
+  const uint64_t out_start =
+      L.output_address + (uint64_t(in.batch) * L.out_h + in.out_row_begin) * L.out_w * L.K;
+  const DramAccess output_access{out_start + (out.count > 1 ? in.k_begin : 0), out.count, out.bytes,
+                                 out.count > 1 ? uint64_t(L.K) : 0};
   const uint64_t out_bytes = out.count * out.bytes;
   const Grant read = cache->access(in.layer, false, read_bytes + resident_read, arrival);
   const Grant write = cache->access(in.layer, true, out_bytes, arrival);
@@ -140,7 +151,7 @@ uint64_t VectorUnit::execute(const Instruction& in) {
     cache->resident_written(in.layer);
   }
   const Grant bus = L.output_in_cache() ? cache->access(in.layer, true, out_bytes, computed)
-                                        : dram->transfer(in.layer, true, out.count, out.bytes);
+                                        : dram->transfer(in.layer, true, output_access);
   const uint64_t in_write_buffer = std::max(bus.end, drain.end);
   const uint64_t ack = in_write_buffer + (L.output_in_cache() ? 0 : latency);
   dram->rows_stored(in.layer, in.batch, in.out_row_begin, in.out_row_end, k_count, L.out_w, ack);

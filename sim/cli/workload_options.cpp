@@ -53,7 +53,9 @@ HardwareConfig resolve_hardware(const WorkloadOptions& options,
                                 const nlohmann::json* fallback,
                                 const std::string& fallback_origin) {
   std::string origin = "<default hardware>";
-  nlohmann::json j = to_json(HardwareConfig{});
+  // The defaults are the parser's: an override then reads as if written in
+  // an empty file (a dram.preset then fills the device, docs/dram.md).
+  nlohmann::json j = nlohmann::json::object();
   if (!options.hw_file.empty()) {
     origin = options.hw_file;
     j = load_json_file(options.hw_file);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/config/hardware_param.h"
 #include "sim/config/json_reader.h"
 
 namespace npusim {
@@ -15,18 +16,6 @@ namespace npusim {
 namespace {
 
 using nlohmann::json;
-
-// One hardware parameter, declared once. The table below drives parsing,
-// to_json and hardware_parameter_reference(); the default is whatever the
-// struct in hardware_config.h initialises the field to.
-struct HardwareParam {
-  std::string path;   // "section.key" or "key" (top level)
-  std::string unit;   // "" when the value has no unit
-  std::string range;  // human-readable accepted values
-  std::string help;
-  std::function<void(JsonReader&, const std::string& key, HardwareConfig&)> read;
-  std::function<json(const HardwareConfig&)> write;
-};
 
 bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -251,11 +240,17 @@ const std::vector<HardwareParam>& hardware_params() {
                            "first come first placed (the tiles get the rest); 0: the key-value "
                            "cache lives in DRAM"));
     t.push_back(uint_param("dram.bytes_per_cycle", &H::dram, &DramConfig::bytes_per_cycle,
-                           "B/cycle", 1, 65536, "Shared DRAM bus bandwidth"));
+                           "B/cycle", 1, 65536,
+                           "Shared DRAM bus bandwidth (banked: the channels' peak, set from the "
+                           "device)"));
     t.push_back(uint_param("dram.latency_cycles", &H::dram, &DramConfig::latency_cycles, "cycles",
-                           0, 1000000, "From request to first data"));
+                           0, 1000000,
+                           "From request to first data (banked: the controller's and network's "
+                           "part; the model times tRCD and CL)"));
     t.push_back(uint_param("dram.burst_bytes", &H::dram, &DramConfig::burst_bytes, "B", 1, 65536,
-                           "Transfers round up to whole bursts", /*power_of_two=*/true));
+                           "Transfers round up to whole bursts (banked: the device's burst)",
+                           /*power_of_two=*/true));
+    add_banked_dram_params(t);
     t.push_back(choice_param("load.access", &H::load_access,
                              {LoadAccess::Im2col, LoadAccess::HostIm2col, LoadAccess::Mec},
                              "Input lowering (seed 001) of every layer without its own `access`: "
@@ -436,6 +431,9 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
 
 }  // namespace
 
+const char* to_string(DramModel m) { return m == DramModel::Bus ? "bus" : "banked"; }
+const char* to_string(PagePolicy p) { return p == PagePolicy::Open ? "open" : "closed"; }
+
 const char* to_string(Buffering b) { return b == Buffering::PingPong ? "pingpong" : "single"; }
 
 const char* to_string(ComputeMode m) { return m == ComputeMode::ZeroSkip ? "zero_skip" : "dense"; }
@@ -587,6 +585,10 @@ HardwareConfig parse_hardware_config(const json& j, const std::string& file) {
                                "less than cache.size_kib = " + std::to_string(hw.cache.size_kib) +
                                    " (the tiles need the rest of the cache)",
                                std::to_string(hw.cache.kv_kib));
+  {
+    const auto dram = sections.find("dram");
+    finish_dram_config(hw, dram != sections.end() && dram->second ? &*dram->second : nullptr);
+  }
   for (const auto& section : section_order) {
     if (sections.at(section)) sections.at(section)->finish();
   }
@@ -609,10 +611,12 @@ json to_json(const HardwareConfig& hw) {
   json j = json::object();
   for (const auto& param : hardware_params()) {
     const auto [section, key] = split_path(param.path);
+    json value = param.write(hw);
+    if (value.is_null()) continue;  // a key that does not apply (the banked DRAM's, on a bus)
     if (section.empty()) {
-      j[key] = param.write(hw);
+      j[key] = std::move(value);
     } else {
-      j[section][key] = param.write(hw);
+      j[section][key] = std::move(value);
     }
   }
   return j;
@@ -620,12 +624,15 @@ json to_json(const HardwareConfig& hw) {
 
 std::string hardware_parameter_reference() {
   const HardwareConfig defaults;
+  HardwareConfig banked;  // the banked DRAM's keys show their defaults under it
+  banked.dram.model = DramModel::Banked;
   std::ostringstream out;
   out << "| Key | Default | Unit | Accepted | Meaning |\n";
   out << "|---|---|---|---|---|\n";
   for (const auto& param : hardware_params()) {
-    out << "| `" << param.path << "` | `" << param.write(defaults).dump() << "` | " << param.unit
-        << " | " << param.range << " | " << param.help << " |\n";
+    const json value = param.write(defaults);
+    out << "| `" << param.path << "` | `" << (value.is_null() ? param.write(banked) : value).dump()
+        << "` | " << param.unit << " | " << param.range << " | " << param.help << " |\n";
   }
   return out.str();
 }

@@ -7,6 +7,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
+#include "sim/config/dram_device.h"
+
 namespace npusim {
 
 enum class Buffering { PingPong, Single };
@@ -130,10 +132,29 @@ struct CacheConfig {
   uint32_t kv_kib = 0;
 };
 
+// External memory (docs/dram.md): one ideal bus (bytes per cycle, a fixed
+// latency), or channels of banks with row buffers and JEDEC timings.
+enum class DramModel { Bus, Banked };
+// Banked: a row stays open until another row of its bank is needed (open),
+// or every access closes it (closed: auto-precharge).
+enum class PagePolicy { Open, Closed };
+
 struct DramConfig {
-  uint32_t bytes_per_cycle = 32;  // shared bus bandwidth
-  uint32_t latency_cycles = 100;  // request to first data
-  uint32_t burst_bytes = 64;      // transfers round up to whole bursts
+  DramModel model = DramModel::Bus;
+  // Bus: its bandwidth. Banked: the peak of the channels at the accelerator's
+  // clock, rounded (set from the device; the compiler's estimate uses it).
+  uint32_t bytes_per_cycle = 32;
+  // Bus: request to first data. Banked: the controller's and the on-chip
+  // network's part; the DRAM's own (tRCD, CL) is timed by the banked model.
+  uint32_t latency_cycles = 100;
+  // Transfers round up to whole bursts (banked: the device's burst).
+  uint32_t burst_bytes = 64;
+  // Banked: the device, filled from a preset and any keys given after it.
+  std::string preset = "ddr4_3200";
+  DramDevice device = find_dram_preset("ddr4_3200")->device;
+  PagePolicy page_policy = PagePolicy::Open;
+  // Address bits from most to least significant (docs/dram.md#address-mapping).
+  std::string mapping = "row:rank:bank:column:bankgroup:channel";
 };
 
 // Dynamic energy per event (docs/energy.md). Defaults are 45 nm figures
@@ -276,6 +297,8 @@ HardwareConfig load_hardware_config(const std::string& path);
 nlohmann::json to_json(const HardwareConfig& hw);
 
 const char* to_string(Buffering b);
+const char* to_string(DramModel m);
+const char* to_string(PagePolicy p);
 const char* to_string(SchedulerPolicy p);
 const char* to_string(ComputeMode m);
 const char* to_string(Dataflow d);

@@ -21,14 +21,19 @@ double cache_pj_per_byte(const HardwareConfig& hw) {
 }
 
 Energy layer_energy(const HardwareConfig& hw, uint32_t binary_bits, uint64_t macs_performed,
-                    uint64_t cache_bytes, uint64_t dram_bytes) {
+                    uint64_t cache_bytes, const DramEvents& dram) {
   Energy e;
   // binary_word_pj is for a 32-bit word: XOR and popcount grow with the width.
   const double per_step =
       binary_bits != 0 ? hw.energy.binary_word_pj * binary_bits / 32.0 : hw.energy.mac_pj;
   e.compute_pj = double(macs_performed) * per_step;
   e.cache_pj = double(cache_bytes) * cache_pj_per_byte(hw);
-  e.dram_pj = double(dram_bytes) * hw.energy.dram_pj_per_byte;
+  const DramDevice& d = hw.dram.device;
+  e.dram_pj = hw.dram.model == DramModel::Bus
+                  ? double(dram.read_bytes + dram.write_bytes) * hw.energy.dram_pj_per_byte
+                  : double(dram.activates) * d.activate_pj +
+                        double(dram.read_bytes) * d.read_pj_per_byte +
+                        double(dram.write_bytes) * d.write_pj_per_byte;
   return e;
 }
 

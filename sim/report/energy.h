@@ -4,7 +4,9 @@
 //   compute = MACs performed * mac_pj
 //             (binary layers: b-bit word steps * binary_word_pj * b / 32)
 //   cache   = (cache bytes read + written) * cache_pj_per_byte_at_1mib * sqrt(size_kib / 1024)
-//   DRAM    = (DRAM bytes read + written, whole bursts) * dram_pj_per_byte
+//   DRAM    = (DRAM bytes read + written, whole bursts) * dram_pj_per_byte;
+//             banked (docs/dram.md#energy): activates * activate_pj
+//             + bytes read * read_pj_per_byte + bytes written * write_pj_per_byte
 // Leakage energy = the area model's leakage power (sim/report/area.h) * time.
 // The host's work is not modelled.
 #pragma once
@@ -25,10 +27,16 @@ struct Energy {
 // Picojoules per cache byte at the configured cache size.
 double cache_pj_per_byte(const HardwareConfig& hw);
 
+// What a layer asked of DRAM.
+struct DramEvents {
+  uint64_t read_bytes = 0, write_bytes = 0;
+  uint64_t activates = 0;  // banked only
+};
+
 // The energy of one layer's events; `binary_bits` is b for a binary layer
 // (its MAC counter counts b-bit word steps), 0 for an int8 layer.
 Energy layer_energy(const HardwareConfig& hw, uint32_t binary_bits, uint64_t macs_performed,
-                    uint64_t cache_bytes, uint64_t dram_bytes);
+                    uint64_t cache_bytes, const DramEvents& dram);
 
 // Leakage (static) energy in picojoules over `cycles` at hw.clock_mhz:
 // estimate_area(hw).leakage_mw() * cycles / clock_mhz (mW * us = nJ).

@@ -68,7 +68,8 @@ Energy energy_of_layer(const RunSummary& s, uint32_t layer) {
   const LayerConfig& L = s.network->layers[layer];
   return layer_energy(*s.hw, L.is_binary() ? L.binary.bits : 0, at("compute.macs_performed"),
                       at("cache.read_bytes") + at("cache.write_bytes"),
-                      at("dram.read_bytes") + at("dram.write_bytes"));
+                      DramEvents{at("dram.read_bytes"), at("dram.write_bytes"),
+                                 s.hw->dram.model == DramModel::Banked ? at("dram.activates") : 0});
 }
 
 // The layer's or run's dynamic energy, plus leakage over its cycles.

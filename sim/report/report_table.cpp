@@ -317,6 +317,22 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
   out << "DRAM             : read " << kib(st.get("dram.read_bytes").total()) << " KiB, written "
       << kib(st.get("dram.write_bytes").total()) << " KiB, bus busy " << pct(tot.dram_bus_busy)
       << " %\n";
+  if (hw.dram.model == DramModel::Banked) {
+    const uint64_t hits = st.get("dram.row_hits").total();
+    const uint64_t bursts =
+        hits + st.get("dram.row_misses").total() + st.get("dram.row_conflicts").total();
+    const double bytes =
+        double(st.get("dram.read_bytes").total() + st.get("dram.write_bytes").total());
+    const double seconds = double(s.total_cycles) / (hw.clock_mhz * 1e6);
+    const double peak = hw.dram.device.peak_bytes_per_second();
+    const double achieved = seconds > 0 ? bytes / seconds : 0;
+    out << "DRAM banks       : " << st.get("dram.activates").total() << " activates, row hits "
+        << pct(bursts ? double(hits) / double(bursts) : 0) << " % of " << bursts << " bursts ("
+        << st.get("dram.row_conflicts").total() << " conflicts), "
+        << st.get("dram.refreshes").total() << " refreshes; " << fmt("%.1f", achieved / 1e9)
+        << " GB/s over the run, " << pct(peak > 0 ? achieved / peak : 0) << " % of "
+        << fmt("%.1f", peak / 1e9) << " GB/s peak\n";
+  }
   if (hw.residency == Residency::Auto) {
     const MemoryPlanFigures plan = memory_plan_figures(s);
     out << "memory plan      : " << plan.outputs_in_cache << " of " << s.tiling.size()

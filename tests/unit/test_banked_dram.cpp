@@ -1,0 +1,168 @@
+// The banked DRAM's timing, worked by hand from the JEDEC constraints
+// (docs/dram.md#the-banked-model). The device is DDR4-3200-like, written out
+// here (not a preset), and the accelerator runs at the DRAM's command clock,
+// so cycles are clocks.
+#include <catch2/catch.hpp>
+
+#include "models/banked_dram.h"
+
+using namespace npusim;
+
+namespace {
+
+DramConfig hand_device(const std::string& mapping, uint32_t channels = 1) {
+  DramConfig c;
+  c.model = DramModel::Banked;
+  DramDevice& d = c.device;
+  d.channels = channels;
+  d.ranks = 1;
+  d.bank_groups = 4;
+  d.banks_per_group = 4;
+  d.channel_bits = 64;
+  d.burst_length = 8;  // 64 B bursts, 4 clocks each
+  d.row_bytes = 8192;  // 128 bursts
+  d.clock_mhz = 1600;
+  d.beats_per_clock = 2;
+  d.cl = 22;
+  d.cwl = 16;
+  d.trcd = 22;
+  d.trp = 22;
+  d.tras = 52;
+  d.trrd_s = 4;
+  d.trrd_l = 8;
+  d.tfaw = 34;
+  d.tccd_s = 4;
+  d.tccd_l = 8;
+  d.twtr_s = 4;
+  d.twtr_l = 12;
+  d.trtw = 14;
+  d.twr = 24;
+  d.trtp = 12;
+  d.trefi = 12480;
+  d.trfc = 560;
+  c.mapping = mapping;
+  return c;
+}
+
+// Consecutive bursts walk one bank's row: its columns are the low bits.
+const char* kColumnsLow = "row:rank:bankgroup:bank:column:channel";
+
+}  // namespace
+
+TEST_CASE(
+    "banked DRAM: a read to a closed bank waits tRCD after its activate, then CL and the burst",
+    "[dram]") {
+  BankedDramTiming dram(hand_device(kColumnsLow), 1600);
+  const auto r = dram.transfer(0, false, {0, 1, 64});
+  // ACT at 0, READ at tRCD = 22, data 22 + CL 22 = 44 .. 48.
+  CHECK(r.first_data == 44);
+  CHECK(r.last_data == 48);
+  CHECK(r.misses == 1);
+  CHECK(r.hits == 0);
+}
+
+TEST_CASE("banked DRAM: bursts to the open row follow tCCD_L apart in one bank group", "[dram]") {
+  BankedDramTiming dram(hand_device(kColumnsLow), 1600);
+  const auto r = dram.transfer(0, false, {0, 1, 4 * 64});
+  // READs at 22, 30, 38, 46 (tCCD_L = 8 > the burst's 4): the last data ends at 46 + 22 + 4.
+  CHECK(r.last_data == 72);
+  CHECK(r.misses == 1);
+  CHECK(r.hits == 3);
+}
+
+TEST_CASE("banked DRAM: another row of the open bank precharges after tRAS, then tRP and tRCD",
+          "[dram]") {
+  BankedDramTiming dram(hand_device(kColumnsLow), 1600);
+  dram.transfer(0, false, {0, 1, 64});
+  // Row 1 of the same bank: the row field sits above 4 x 4 banks x 128 bursts x 64 B.
+  const uint64_t next_row = uint64_t(16) * 8192;
+  REQUIRE(dram.decode(next_row).row == 1);
+  REQUIRE(dram.decode(next_row).bank == 0);
+  const auto r = dram.transfer(0, false, {next_row, 1, 64});
+  // PRE at max(ACT 0 + tRAS 52, READ 22 + tRTP 12) = 52; ACT at 52 + tRP = 74;
+  // READ at 74 + tRCD = 96; data ends 96 + CL 22 + 4 = 122.
+  CHECK(r.conflicts == 1);
+  CHECK(r.last_data == 122);
+}
+
+TEST_CASE("banked DRAM: a fifth activate in a rank waits for the tFAW window", "[dram]") {
+  // Consecutive bursts rotate the bank groups, then the banks: five bursts open five banks.
+  BankedDramTiming dram(hand_device("row:column:rank:bank:bankgroup:channel"), 1600);
+  const auto r = dram.transfer(0, false, {0, 1, 5 * 64});
+  // ACTs at 0, 4, 8, 12 (tRRD_S); READs at 22, 26, 30, 34, data to 60. The fifth ACT
+  // would go at 16 but waits for the first + tFAW = 34: READ at 56, data ends 56 + 26 = 82.
+  CHECK(r.misses == 5);
+  CHECK(r.last_data == 82);
+}
+
+TEST_CASE("banked DRAM: a refresh due mid-stream closes the row and stalls the rank for tRFC",
+          "[dram]") {
+  DramConfig c = hand_device(kColumnsLow);
+  c.device.trefi = 200;
+  c.device.trfc = 50;
+  BankedDramTiming dram(c, 1600);
+  const auto r = dram.transfer(0, false, {0, 1, 21 * 64});
+  // Hits end at 48 + 8 i; burst 20 finds the bus free only at 200, when refresh 1 is
+  // due. The bank closes at max(ACT + tRAS = 52, READ 174 + tRTP = 186) + tRP = 208;
+  // the refresh holds the rank to 258; ACT 258, READ 280, data ends 280 + 26 = 306.
+  CHECK(r.refreshes == 1);
+  CHECK(r.misses == 2);
+  CHECK(r.hits == 19);
+  CHECK(r.last_data == 306);
+}
+
+TEST_CASE("banked DRAM: the lowest address bits pick the channel, so a stream splits across them",
+          "[dram]") {
+  BankedDramTiming two(hand_device(kColumnsLow, 2), 1600);
+  BankedDramTiming one(hand_device(kColumnsLow, 1), 1600);
+  REQUIRE(two.decode(64).channel == 1);
+  REQUIRE(two.decode(128).column == 1);
+  // Two channels: each takes two bursts of one row, READs at 22 and 30: data to 56.
+  CHECK(two.transfer(0, false, {0, 1, 4 * 64}).last_data == 56);
+  // One channel: four READs 8 apart, data to 72.
+  CHECK(one.transfer(0, false, {0, 1, 4 * 64}).last_data == 72);
+}
+
+TEST_CASE("banked DRAM: a read after a write to the same bank group waits tWTR_L after its data",
+          "[dram]") {
+  BankedDramTiming dram(hand_device(kColumnsLow), 1600);
+  const auto w = dram.transfer(0, true, {0, 1, 64});
+  // ACT 0, WRITE at 22, data 22 + CWL 16 = 38 .. 42.
+  CHECK(w.last_data == 42);
+  const auto r = dram.transfer(0, false, {64, 1, 64});
+  // A hit, but the READ waits for 42 + tWTR_L 12 = 54: data ends 54 + 26 = 80.
+  CHECK(r.hits == 1);
+  CHECK(r.last_data == 80);
+}
+
+TEST_CASE("banked DRAM: under the closed page policy every access activates its row again",
+          "[dram]") {
+  DramConfig c = hand_device(kColumnsLow);
+  c.page_policy = PagePolicy::Closed;
+  BankedDramTiming dram(c, 1600);
+  const auto r = dram.transfer(0, false, {0, 1, 2 * 64});
+  // READ 22 auto-precharges at max(22 + tRTP, 0 + tRAS) = 52; ACT 74, READ 96, data to 122.
+  CHECK(r.misses == 2);
+  CHECK(r.hits == 0);
+  CHECK(r.last_data == 122);
+}
+
+TEST_CASE("banked DRAM: segments of a strided transfer each move the bursts they touch, once",
+          "[dram]") {
+  BankedDramTiming dram(hand_device(kColumnsLow), 1600);
+  // 8-byte runs 16 B apart: 8 runs touch bursts 0 and 1 only.
+  CHECK(dram.transfer(0, false, {0, 8, 8, 16}).bursts == 2);
+  // A run that straddles a burst boundary moves both.
+  CHECK(dram.transfer(0, false, {60, 1, 8}).bursts == 2);
+}
+
+TEST_CASE("banked DRAM: accelerator cycles convert to command clocks and back, rounding up",
+          "[dram]") {
+  BankedDramTiming dram(hand_device(kColumnsLow), 1000);  // 1.6 clocks per cycle
+  CHECK(dram.to_clocks(10) == 16);
+  CHECK(dram.to_clocks(1) == 2);
+  CHECK(dram.to_cycles(48) == 30);
+  CHECK(dram.to_cycles(49) == 31);
+  // One read, requested at cycle 0: data ends at clock 48, cycle 30.
+  CHECK(dram.transfer(0, false, {0, 1, 64}).last_data == 30);
+}
