@@ -28,6 +28,15 @@ struct DramAccess {
   uint64_t stride = 0;  // 0: contiguous (segment_bytes)
 };
 
+// One transfer as the memory served it (RunOptions::record_dram_transfers):
+// requested and served in accelerator cycles.
+struct DramTransferRecord {
+  uint64_t requested = 0;
+  bool write = false;
+  DramAccess access;
+  uint64_t first_data = 0, last_data = 0;
+};
+
 // What a decoded address names (docs/dram.md#address-mapping).
 struct DramLocation {
   uint32_t channel = 0, rank = 0, bankgroup = 0, bank = 0;

@@ -24,7 +24,8 @@ DramImage allocate_image(uint64_t bytes) {
 }  // namespace
 
 Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, double clock_mhz,
-           const Program& program, StatsRegistry& stats, Timeline& timeline, bool with_image)
+           const Program& program, StatsRegistry& stats, Timeline& timeline, bool with_image,
+           std::vector<DramTransferRecord>* record)
     : sc_module(name),
       config_(config),
       timeline_(timeline),
@@ -37,7 +38,8 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, double clock_
       bus_busy_(
           stats.declare("dram.bus_busy_cycles", "cycles", "cycles the shared bus moved data")),
       bus_stall_(stats.declare("stall.bus_cycles", "cycles",
-                               "cycles engines waited for the shared bus (arbitration)")) {
+                               "cycles engines waited for the shared bus (arbitration)")),
+      record_(record) {
   if (config.model == DramModel::Banked) {
     banked_ = std::make_unique<BankedDramTiming>(config, clock_mhz);
     banked_counters_ = {
@@ -86,6 +88,7 @@ Grant Dram::transfer(uint32_t layer, bool write, const DramAccess& access) {
     bytes = cost::dram_burst_bytes(config_, access.segments, access.segment_bytes);
   }
   (write ? write_bytes_ : read_bytes_).add(layer, bytes);
+  if (record_ != nullptr) record_->push_back({now, write, access, g.start, g.end});
   if (banked_) {
     // Transfers overlap on the channels: busy counts the cycles some data
     // moves, stall the wait for transfers still moving when this one came.

@@ -22,7 +22,8 @@ namespace npusim {
 class Dram : public sc_core::sc_module, public DramIf {
  public:
   Dram(sc_core::sc_module_name name, const DramConfig& config, double clock_mhz,
-       const Program& program, StatsRegistry& stats, Timeline& timeline, bool with_image = true);
+       const Program& program, StatsRegistry& stats, Timeline& timeline, bool with_image = true,
+       std::vector<DramTransferRecord>* record = nullptr);
 
   int8_t* image(uint64_t address, uint64_t bytes) override;
   Grant transfer(uint32_t layer, bool write, const DramAccess& access) override;
@@ -66,6 +67,7 @@ class Dram : public sc_core::sc_module, public DramIf {
   Counter& bus_stall_;
   // The banked model and its counters (dram.model banked), else null.
   std::unique_ptr<BankedDramTiming> banked_;
+  std::vector<DramTransferRecord>* record_;
   struct BankedCounters {
     Counter *activates, *hits, *misses, *conflicts, *refreshes;
   } banked_counters_{};

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <systemc>
+#include <vector>
 
 #include "models/interfaces.h"
 #include "sim/config/hardware_config.h"
@@ -15,6 +16,9 @@ namespace npusim {
 
 struct EngineOptions {
   bool functional = true;  // false: timing-only (no arithmetic, no data copies)
+  // When set, the DRAM appends every transfer it serves (tests compare them
+  // with the command-level reference).
+  std::vector<DramTransferRecord>* dram_transfers = nullptr;
 };
 
 class Engine : public sc_core::sc_module {

@@ -300,7 +300,10 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   // Timed with the part of the array the program uses (compiler.array_rows/cols);
   // r.hw keeps the physical array for the report's area, energy and peak.
   const HardwareConfig timed = array_in_use(target);
-  Accelerator accelerator("npu", timed, r.program, *r.stats, {!options.timing_only}, r.timeline);
+  Accelerator accelerator(
+      "npu", timed, r.program, *r.stats,
+      {!options.timing_only, options.record_dram_transfers ? &r.dram_transfers : nullptr},
+      r.timeline);
   for (size_t i = 0; !options.timing_only && i < graph_inputs.size(); ++i)
     std::memcpy(accelerator.dram_image().data() + r.program.graph_input_addresses[i],
                 graph_inputs[i].data.data(), graph_inputs[i].size());

@@ -41,7 +41,8 @@ struct RunOptions {
   // (estimate_network's result, e.g. a compile trial's): the program takes its
   // partition and mappings instead of choosing them again (compile_network).
   const NetworkEstimate* estimate = nullptr;
-  bool record_timeline = false;  // fill RunResult::timeline (for --trace)
+  bool record_timeline = false;        // fill RunResult::timeline (for --trace)
+  bool record_dram_transfers = false;  // fill RunResult::dram_transfers (tests)
   // Tests only: skip validate_program, to show the deadlock detector works on
   // a program no file or compiler can produce (a dependency pointing forward).
   bool skip_validation = false;
@@ -56,6 +57,7 @@ struct RunResult {
   Program program;
   std::unique_ptr<StatsRegistry> stats;
   Timeline timeline;
+  std::vector<DramTransferRecord> dram_transfers;  // when RunOptions::record_dram_transfers
   RunOutcome outcome;
   // The compile trials that settled the program's units and cache
   // (compile_trials.h); no trials when there was nothing to choose.
