@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Tests of the plotting tools (docs/plots.md): tools/plot_roofline, tools/plot_cycles
-# and tools/plot_sweep on a real run and a real sweep.
+# Tests of the plotting tools (docs/plots.md): tools/plot_roofline, tools/plot_cycles,
+# tools/plot_sweep and tools/plot_memory_presets on a real run and real sweeps.
 #
 #   tests/plots/run_plot_tests.sh NPUSIM
 #
@@ -121,6 +121,26 @@ check_png "$tmp/sweep2/pareto.png" 600 500
   && pass "plot_sweep --color-by (categorical) ran" \
   || fail "plot_sweep --color-by status exited non-zero"
 check_png "$tmp/sweep3/pareto.png" 600 500
+
+# A sweep over memory presets: tools/plot_memory_presets (docs/dram.md#sweeps-over-memory).
+mkdir -p "$tmp/empty"
+cat >"$tmp/memory.json" <<EOF
+{"name": "memory", "base_hw": {"name": "m"}, "workload": "$root/configs/networks/tiny3.json",
+ "parameters": [{"pointer": "/dram/preset", "values": ["ddr4_3200", "hbm3"]},
+                {"pointer": "/compute/units", "values": [1, 2]}],
+ "objectives": ["cycles", "energy_uj"], "timing_only": true}
+EOF
+if ! "$npusim" sweep "$tmp/memory.json" --out "$tmp/memory" -j 1 -q >"$tmp/memory.log" 2>&1; then
+  echo "FAIL: npusim sweep over presets did not succeed:"; cat "$tmp/memory.log"; exit 1
+fi
+"$tools/plot_memory_presets" "$tmp/memory" cycles --out "$tmp/memory.png" >/dev/null \
+  && pass "plot_memory_presets ran (2 presets x 2 unit counts)" \
+  || fail "plot_memory_presets exited non-zero"
+check_png "$tmp/memory.png" 600 300
+expect_error "plot_memory_presets on a folder without results.csv" "results.csv" \
+  "$tools/plot_memory_presets" "$tmp/empty" cycles --out "$tmp/x.png"
+expect_error "plot_memory_presets of an unknown column" "no_such_column" \
+  "$tools/plot_memory_presets" "$tmp/memory" no_such_column --out "$tmp/x.png"
 
 # Bad input: a folder that is neither a run nor a sweep; a column that does not exist.
 mkdir -p "$tmp/empty"
