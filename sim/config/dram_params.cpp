@@ -257,7 +257,11 @@ void finish_dram_config(HardwareConfig& hw, JsonReader* dram) {
   const auto derived_key = [&](const char* key, uint64_t value, uint32_t& field,
                                const std::string& why) {
     if (dram->find(key) != nullptr && field != value)
-      refuse(key, std::to_string(value) + " or nothing (under dram.model banked, " + why + ")",
+      refuse(key,
+             std::to_string(value) +
+                 " or nothing (under dram.model banked it follows from the "
+                 "device: " +
+                 why + "; leave the key out)",
              std::to_string(field));
     field = static_cast<uint32_t>(value);
   };
