@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/gpu/cuda_status.h"
 #include "sim/gpu/gpu_runner.h"
 #include "sim/gpu/kernel_launch.h"
 
@@ -136,10 +137,12 @@ int cuda_device_count(std::string& error) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    error = cudaGetErrorString(e);
+    error = explain_no_device(cudaGetErrorString(e), e == cudaErrorInsufficientDriver,
+                              nvidia_driver_loaded());
     return 0;
   }
-  if (count == 0) error = cudaGetErrorString(cudaErrorNoDevice);
+  if (count == 0)
+    error = explain_no_device(cudaGetErrorString(cudaErrorNoDevice), false, nvidia_driver_loaded());
   return count;
 }
 
