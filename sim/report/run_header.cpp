@@ -51,13 +51,16 @@ std::string clock_text(double mhz) {
   return buf;
 }
 
-// The memory as a person names it: "32 B/cycle DRAM" (the ideal bus), or
-// "DDR4-3200, 2 channels x 64 bit, 51.2 GB/s peak, open page".
-std::string memory_text(const DramConfig& dram) {
-  if (dram.model == DramModel::Bus) return std::to_string(dram.bytes_per_cycle) + " B/cycle DRAM";
-  const DramDevice& d = dram.device;
+// The memory as a person names it: "32 B/cycle DRAM (32.0 GB/s)" (the ideal
+// bus at clock_mhz), or "DDR4-3200, 2 channels x 64 bit, 51.2 GB/s peak, open page".
+std::string memory_text(const DramConfig& dram, double clock_mhz) {
   std::ostringstream gbps;
   gbps.precision(1);
+  if (dram.model == DramModel::Bus) {
+    gbps << std::fixed << double(dram.bytes_per_cycle) * clock_mhz / 1000.0;
+    return std::to_string(dram.bytes_per_cycle) + " B/cycle DRAM (" + gbps.str() + " GB/s)";
+  }
+  const DramDevice& d = dram.device;
   gbps << std::fixed << d.peak_bytes_per_second() / 1e9;
   return d.label + ", " + std::to_string(d.channels) +
          (d.channels == 1 ? " channel x " : " channels x ") + std::to_string(d.channel_bits) +
@@ -134,7 +137,8 @@ void print_run_header(std::ostream& out, const RunSummary& s) {
                                           "x" + std::to_string(hw.cols_in_use())
                                     : "") +
            ")",
-       format_kib(hw.cache.size_kib) + " cache", memory_text(hw.dram), clock_text(hw.clock_mhz)});
+       format_kib(hw.cache.size_kib) + " cache", memory_text(hw.dram, hw.clock_mhz),
+       clock_text(hw.clock_mhz)});
   if (s.compile_trials != nullptr && !s.compile_trials->trials.empty())
     print_wrapped(out, "trials", compile_trials_summary(*s.compile_trials));
   print_wrapped(out, "schedule",
