@@ -75,10 +75,18 @@ DramLocation BankedDramTiming::decode(uint64_t address) const {
   return at;
 }
 
+size_t BankedDramTiming::bank_index(const DramLocation& at) const {
+  return ((size_t(at.channel) * d_.ranks + at.rank) * d_.bank_groups + at.bankgroup) *
+             d_.banks_per_group +
+         at.bank;
+}
+
 BankedDramTiming::Bank& BankedDramTiming::bank_at(const DramLocation& at) {
-  return banks_[((size_t(at.channel) * d_.ranks + at.rank) * d_.bank_groups + at.bankgroup) *
-                    d_.banks_per_group +
-                at.bank];
+  return banks_[bank_index(at)];
+}
+
+uint64_t BankedDramTiming::may_precharge(const Bank& b) const {
+  return std::max({b.activated + d_.tras, b.read_command + d_.trtp, b.write_end + d_.twr});
 }
 
 // An all-bank refresh of one rank, due at `due`: its open banks precharge as
@@ -92,11 +100,7 @@ void BankedDramTiming::refresh(Rank& rank, uint32_t channel, uint32_t rank_index
   const size_t count = size_t(d_.bank_groups) * d_.banks_per_group;
   for (size_t i = first; i < first + count; ++i) {
     const Bank& b = banks_[i];
-    const uint64_t closed =
-        b.open_row == kNoRow
-            ? b.activate_ready
-            : std::max({b.activated + d_.tras, b.read_command + d_.trtp, b.write_end + d_.twr}) +
-                  d_.trp;
+    const uint64_t closed = b.open_row == kNoRow ? b.activate_ready : may_precharge(b) + d_.trp;
     start = std::max(start, closed);
   }
   rank.blocked_until = start + d_.trfc;
@@ -109,17 +113,11 @@ void BankedDramTiming::refresh(Rank& rank, uint32_t channel, uint32_t rank_index
 }
 
 uint64_t BankedDramTiming::bank_ready(uint64_t at, const DramLocation& loc) const {
-  const Bank& bk =
-      banks_[((size_t(loc.channel) * d_.ranks + loc.rank) * d_.bank_groups + loc.bankgroup) *
-                 d_.banks_per_group +
-             loc.bank];
+  const Bank& bk = banks_[bank_index(loc)];
   if (bk.open_row == loc.row) return std::max(at, bk.activated + d_.trcd);
   const Rank& rk = ranks_[size_t(loc.channel) * d_.ranks + loc.rank];
   uint64_t activate = std::max({at, bk.activate_ready, rk.blocked_until});
-  if (bk.open_row != kNoRow)
-    activate = std::max(activate, std::max({bk.activated + d_.tras, bk.read_command + d_.trtp,
-                                            bk.write_end + d_.twr}) +
-                                      d_.trp);
+  if (bk.open_row != kNoRow) activate = std::max(activate, may_precharge(bk) + d_.trp);
   if (rk.activate_count > 0) activate = std::max(activate, rk.last_activate + d_.trrd_s);
   if (rk.activate_count >= 4) activate = std::max(activate, rk.activates[0] + d_.tfaw);
   return activate + d_.trcd;
@@ -154,8 +152,7 @@ uint64_t BankedDramTiming::burst(uint64_t at, bool write, const DramLocation& lo
     uint64_t activate = std::max({at, bk.activate_ready, rk.blocked_until});
     if (bk.open_row != kNoRow) {  // another row is open: precharge it first
       ++out.conflicts;
-      const uint64_t precharge =
-          std::max({at, bk.activated + d_.tras, bk.read_command + d_.trtp, bk.write_end + d_.twr});
+      const uint64_t precharge = std::max(at, may_precharge(bk));
       activate = std::max(activate, precharge + d_.trp);
     } else {
       ++out.misses;

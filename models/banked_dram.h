@@ -96,7 +96,11 @@ class BankedDramTiming {
   uint64_t bank_ready(uint64_t at, const DramLocation& loc) const;
   uint64_t channel_ready(const Channel& ch, bool write) const;
   void refresh(Rank& rank, uint32_t channel, uint32_t rank_index, uint64_t due, Result& out);
+  size_t bank_index(const DramLocation& at) const;
   Bank& bank_at(const DramLocation& at);
+  // The earliest clock `b`'s open row may close: tRAS after its activate,
+  // tRTP after its last read command, tWR after its last write data.
+  uint64_t may_precharge(const Bank& b) const;
 
   DramDevice d_;
   bool closed_ = false;
