@@ -1,10 +1,11 @@
 # The two commands a fresh machine needs (both install what is missing first):
 #   make run    build in Release and simulate ResNet-18 on the default hardware
 #   make test   build and run the whole test suite with ctest
+#   make python build, then make `import npusim` work in /usr/bin/python3 (docs/python.md)
 BUILD ?= build
 JOBS ?= 2
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test python bench clean
 
 all: build
 
@@ -20,6 +21,9 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+python: build
+	@tools/install-python $(BUILD)
 
 bench: build
 	tools/bench

@@ -10,6 +10,7 @@
 #include "sim/config/config_error.h"
 #include "sim/config/content_hash.h"
 #include "sim/config/json_reader.h"
+#include "sim/config/resolve_hardware.h"
 #include "sim/frontend/json/decoder_workload.h"
 #include "sim/frontend/load_workload.h"
 
@@ -65,19 +66,7 @@ HardwareConfig resolve_hardware(const WorkloadOptions& options,
   }
   std::vector<std::string> sets = options.overrides;
   sets.insert(sets.end(), extra_sets.begin(), extra_sets.end());
-  for (const std::string& s : sets) apply_override(j, s, "--set " + s);
-  try {
-    return parse_hardware_config(j, origin);
-  } catch (const ConfigError& e) {
-    // A value an override put there is the override's error, not the file's:
-    // the last --set of that key (or of a section holding it) is the one that stands.
-    for (auto s = sets.rbegin(); s != sets.rend(); ++s) {
-      const std::string pointer = override_pointer(*s);
-      if (e.pointer() == pointer || e.pointer().rfind(pointer + "/", 0) == 0)
-        throw ConfigError("--set " + *s, e.pointer(), e.expected(), e.found(), e.hint());
-    }
-    throw;
-  }
+  return resolve_hardware_json(std::move(j), origin, sets);
 }
 
 namespace {
