@@ -21,6 +21,8 @@ void add_sweep_command(CLI::App& app, std::function<int()>& action);
 void add_gpu_command(CLI::App& app, std::function<int()>& action);
 // Registers `npusim diff`: two runs' --out folders side by side.
 void add_diff_command(CLI::App& app, std::function<int()>& action);
+// Registers `npusim report`: a run's or a sweep's folder as one HTML page.
+void add_report_command(CLI::App& app, std::function<int()>& action);
 
 // Runs the whole command line; maps every error to a message and exit code.
 int main(int argc, char** argv);

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   add_sweep_command(app, action);
   add_gpu_command(app, action);
   add_diff_command(app, action);
+  add_report_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
