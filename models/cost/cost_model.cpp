@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace npusim::cost {
 
@@ -10,7 +11,10 @@ uint64_t dram_burst_bytes(const DramConfig& dram, uint64_t segments, uint64_t se
 }
 
 uint64_t dram_data_cycles(const DramConfig& dram, uint64_t segments, uint64_t segment_bytes) {
-  return ceil_div(dram_burst_bytes(dram, segments, segment_bytes), dram.bytes_per_cycle);
+  // Exact for a whole bytes_per_cycle: a quotient of integers below 2^53 that is
+  // not whole lies at least 1 / bytes_per_cycle from the next integer.
+  return uint64_t(
+      std::ceil(double(dram_burst_bytes(dram, segments, segment_bytes)) / dram.bytes_per_cycle));
 }
 
 uint64_t cache_access_cycles(const CacheConfig& cache, uint64_t bytes) {

@@ -14,7 +14,8 @@ namespace npusim::cost {
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Bus cycles to move `segments` contiguous pieces of `segment_bytes` each:
-// every segment rounds up to whole bursts, the bus moves bytes_per_cycle.
+// every segment rounds up to whole bursts, the bus moves bytes_per_cycle (which
+// may be fractional: the last cycle is a whole one).
 //   ceil(segments * ceil(segment_bytes / burst) * burst / bytes_per_cycle)
 uint64_t dram_data_cycles(const DramConfig& dram, uint64_t segments, uint64_t segment_bytes);
 
@@ -232,9 +233,9 @@ inline uint64_t prefetched_tile_cycles(uint64_t weights, uint64_t hidden, uint64
 // accumulated. In rows that is the ratio of the two rates, bus bytes per cycle
 // over result bytes per cycle (the seed: 5 results/s in, 500/s out, upload at
 // 500 = 100 x one step's 5):
-//   dram.bytes_per_cycle * row_cycles
+//   floor(dram.bytes_per_cycle * row_cycles)
 inline uint64_t upload_threshold_bytes(const DramConfig& dram, uint64_t row_cycles) {
-  return uint64_t(dram.bytes_per_cycle) * row_cycles;
+  return uint64_t(dram.bytes_per_cycle * double(row_cycles));
 }
 
 // MACs the array performs in that stage (padding taps included).

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 #include "sim/config/hardware_param.h"
 
@@ -254,16 +255,19 @@ void finish_dram_config(HardwareConfig& hw, JsonReader* dram) {
   // What the rest of the simulator reads: bursts and the peak, per accelerator cycle.
   const double peak = d.peak_bytes_per_second() / (hw.clock_mhz * 1e6);
   const uint64_t derived = std::max<uint64_t>(1, uint64_t(std::llround(peak)));
-  const auto derived_key = [&](const char* key, uint64_t value, uint32_t& field,
+  const auto derived_key = [&](const char* key, uint64_t value, auto& field,
                                const std::string& why) {
-    if (dram->find(key) != nullptr && field != value)
+    if (dram->find(key) != nullptr && field != value) {
+      std::ostringstream found;
+      found << field;
       refuse(key,
              std::to_string(value) +
                  " or nothing (under dram.model banked it follows from the "
                  "device: " +
                  why + "; leave the key out)",
-             std::to_string(field));
-    field = static_cast<uint32_t>(value);
+             found.str());
+    }
+    field = static_cast<std::remove_reference_t<decltype(field)>>(value);
   };
   if (derived > 65536)
     refuse("channels", "a peak of at most 65536 B per accelerator cycle",

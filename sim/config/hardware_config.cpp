@@ -78,6 +78,53 @@ HardwareParam uint_param(std::string path, Section HardwareConfig::*section,
   return p;
 }
 
+// The bus's bandwidth: bytes a cycle as a number (fractional allowed), or a rate with
+// its unit ("34 GB/s", "500 MB/s", "1.2 TB/s"; decimal units, as memories are
+// sold) converted at clock_mhz, which the table reads first.
+HardwareParam bandwidth_param(std::string path, double DramConfig::*field, std::string help) {
+  constexpr double kMin = 0.001, kMax = 65536;
+  HardwareParam p;
+  p.path = std::move(path);
+  p.unit = "B/cycle";
+  p.range = "0.001..65536, or a rate such as \"34 GB/s\"";
+  p.help = std::move(help);
+  p.read = [=](JsonReader& reader, const std::string& key, HardwareConfig& hw) {
+    const json* given = reader.find(key);
+    if (given == nullptr) return;
+    const std::string expected =
+        "a number of bytes a cycle in 0.001..65536, or a rate such as \"34 GB/s\" (MB/s, GB/s, "
+        "TB/s; converted at clock_mhz)";
+    double value = 0;
+    std::string shown = describe_json(*given);
+    if (given->is_number()) {
+      value = given->get<double>();
+    } else if (given->is_string()) {
+      std::istringstream in(given->get<std::string>());
+      double number = 0;
+      std::string unit, rest;
+      in >> number >> unit >> rest;
+      static const std::map<std::string, double> kBytesPerSecond = {
+          {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
+      const auto u = kBytesPerSecond.find(unit);
+      if (in.bad() || !rest.empty() || u == kBytesPerSecond.end() || !(number > 0) || number > 1e9)
+        reader.fail(key, expected, shown);
+      value = number * u->second / (hw.clock_mhz * 1e6);
+      std::ostringstream converted;
+      converted << shown << " = " << value << " B/cycle at " << hw.clock_mhz << " MHz";
+      shown = converted.str();
+    } else {
+      reader.fail(key, expected, shown);
+    }
+    if (!(value >= kMin && value <= kMax)) reader.fail(key, expected, shown);
+    hw.dram.*field = value;
+  };
+  p.write = [=](const HardwareConfig& hw) {
+    const double v = hw.dram.*field;
+    return v == double(uint64_t(v)) ? json(uint64_t(v)) : json(v);
+  };
+  return p;
+}
+
 template <class Enum>
 HardwareParam choice_param(std::string path, Enum HardwareConfig::*field, std::vector<Enum> values,
                            std::string help) {
@@ -239,10 +286,10 @@ const std::vector<HardwareParam>& hardware_params() {
                            "Region of the cache that holds a decoder's key-value cache blocks, "
                            "first come first placed (the tiles get the rest); 0: the key-value "
                            "cache lives in DRAM"));
-    t.push_back(uint_param("dram.bytes_per_cycle", &H::dram, &DramConfig::bytes_per_cycle,
-                           "B/cycle", 1, 65536,
-                           "Shared DRAM bus bandwidth (banked: the channels' peak, set from the "
-                           "device)"));
+    t.push_back(bandwidth_param("dram.bytes_per_cycle", &DramConfig::bytes_per_cycle,
+                                "Shared DRAM bus bandwidth, in bytes a cycle or as a rate "
+                                "(\"34 GB/s\" at 700 MHz is 48.57 B/cycle; banked: the channels' "
+                                "peak, set from the device)"));
     t.push_back(uint_param("dram.latency_cycles", &H::dram, &DramConfig::latency_cycles, "cycles",
                            0, 1000000,
                            "From request to first data (banked: the controller's and network's "

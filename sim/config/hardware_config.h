@@ -141,9 +141,10 @@ enum class PagePolicy { Open, Closed };
 
 struct DramConfig {
   DramModel model = DramModel::Bus;
-  // Bus: its bandwidth. Banked: the peak of the channels at the accelerator's
-  // clock, rounded (set from the device; the compiler's estimate uses it).
-  uint32_t bytes_per_cycle = 32;
+  // Bus: its bandwidth, possibly fractional ("34 GB/s" at 700 MHz is
+  // 48.57...). Banked: the peak of the channels at the accelerator's clock,
+  // rounded (set from the device; the compiler's estimate uses it).
+  double bytes_per_cycle = 32;
   // Bus: request to first data. Banked: the controller's and the on-chip
   // network's part; the DRAM's own (tRCD, CL) is timed by the banked model.
   uint32_t latency_cycles = 100;

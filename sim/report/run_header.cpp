@@ -41,6 +41,14 @@ std::string format_kib(uint64_t kib) {
 
 // The file's name without its folders: the header stays narrow and says no
 // more about the machine than the user typed (report.json has the command line).
+// A bus width in bytes a cycle: "32", or "48.57" for a fractional one.
+std::string bytes_per_cycle_text(double bytes) {
+  if (bytes == double(uint64_t(bytes))) return std::to_string(uint64_t(bytes));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", bytes);
+  return buf;
+}
+
 std::string file_name(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
@@ -57,8 +65,8 @@ std::string memory_text(const DramConfig& dram, double clock_mhz) {
   std::ostringstream gbps;
   gbps.precision(1);
   if (dram.model == DramModel::Bus) {
-    gbps << std::fixed << double(dram.bytes_per_cycle) * clock_mhz / 1000.0;
-    return std::to_string(dram.bytes_per_cycle) + " B/cycle DRAM (" + gbps.str() + " GB/s)";
+    gbps << std::fixed << dram.bytes_per_cycle * clock_mhz / 1000.0;
+    return bytes_per_cycle_text(dram.bytes_per_cycle) + " B/cycle DRAM (" + gbps.str() + " GB/s)";
   }
   const DramDevice& d = dram.device;
   gbps << std::fixed << d.peak_bytes_per_second() / 1e9;

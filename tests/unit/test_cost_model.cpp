@@ -94,6 +94,25 @@ TEST_CASE("dram_data_cycles divides the burst bytes by the bus width", "[cost]")
   CHECK(cost::dram_data_cycles(dram(32, 64, 1000), 1, 100) == 4);
 }
 
+TEST_CASE("dram_data_cycles on a fractional bus rounds only the last cycle up", "[cost]") {
+  // 34 GB/s at 700 MHz: 34e9 / 700e6 = 48.571428... B a cycle.
+  DramConfig tpu = dram(32, 64);
+  tpu.bytes_per_cycle = 34e9 / 700e6;
+  CHECK(cost::dram_data_cycles(tpu, 1, 4096) == 85);  // 4096 / 48.571 = 84.33 -> 85
+  CHECK(cost::dram_data_cycles(tpu, 1, 64) == 2);     // 64 / 48.571 = 1.32 -> 2
+  CHECK(cost::dram_data_cycles(tpu, 17, 64) == 23);   // 1088 / 48.571 = 22.40 -> 23
+  // A bus narrower than a byte a cycle: 0.5 GB/s at 1 GHz.
+  DramConfig slow = dram(32, 64);
+  slow.bytes_per_cycle = 0.5;
+  CHECK(cost::dram_data_cycles(slow, 1, 64) == 128);  // 64 B / 0.5 = 128
+  CHECK(cost::dram_data_cycles(slow, 3, 10) == 384);  // 3 bursts of 64 B = 192 B / 0.5
+  // 2.5 B a cycle for 3 cycles uploads 7.5 B: the threshold is 7 whole bytes.
+  DramConfig mid = dram(32, 64);
+  mid.bytes_per_cycle = 2.5;
+  CHECK(cost::upload_threshold_bytes(mid, 3) == 7);
+  CHECK(cost::upload_threshold_bytes(dram(32, 64), 3) == 96);
+}
+
 TEST_CASE("cache_access_cycles streams bytes through one port", "[cost]") {
   const CacheConfig c = cache(8, 16, 2, 64);
   CHECK(cost::cache_access_cycles(c, 0) == 0);      // nothing to stream

@@ -50,6 +50,41 @@ TEST_CASE("dram config: keys beside a preset override its fields, whatever their
   CHECK(hw.dram.bytes_per_cycle == 128);
 }
 
+TEST_CASE("dram config: a bus bandwidth given as a rate is converted at the clock",
+          "[config][dram]") {
+  // 34 GB/s at 700 MHz: 34e9 / 700e6 = 48.571428... B a cycle, kept fractional.
+  const HardwareConfig tpu = parse_hardware_config(
+      {{"clock_mhz", 700}, {"dram", {{"bytes_per_cycle", "34 GB/s"}}}}, "hw.json");
+  CHECK(tpu.dram.bytes_per_cycle == Approx(48.5714285714).epsilon(1e-9));
+  // The same rate at 1 GHz is 34 B a cycle; 500 MB/s is half a byte; 1.2 TB/s at 2 GHz 600.
+  CHECK(parse_hardware_config({{"dram", {{"bytes_per_cycle", "34 GB/s"}}}}, "hw.json")
+            .dram.bytes_per_cycle == 34);
+  CHECK(parse_hardware_config({{"dram", {{"bytes_per_cycle", "500 MB/s"}}}}, "hw.json")
+            .dram.bytes_per_cycle == 0.5);
+  CHECK(parse_hardware_config(
+            {{"clock_mhz", 2000}, {"dram", {{"bytes_per_cycle", "1.2 TB/s"}}}}, "hw.json")
+            .dram.bytes_per_cycle == 600);
+  // A plain number may be fractional too; a whole one is written back as an integer.
+  CHECK(parse_hardware_config({{"dram", {{"bytes_per_cycle", 12.5}}}}, "hw.json")
+            .dram.bytes_per_cycle == 12.5);
+  CHECK(to_json(tpu)["dram"]["bytes_per_cycle"].get<double>() == tpu.dram.bytes_per_cycle);
+  CHECK(to_json(parse_hardware_config(json::object(), "hw.json"))["dram"]["bytes_per_cycle"]
+            .is_number_unsigned());
+}
+
+TEST_CASE("dram config: a bandwidth with an unknown unit or out of range is refused at its key",
+          "[config][dram]") {
+  const ConfigError unit = dram_error({{"bytes_per_cycle", "34 GBps"}});
+  CHECK(unit.pointer() == "/dram/bytes_per_cycle");
+  CHECK(unit.expected().find("\"34 GB/s\"") != std::string::npos);
+  CHECK(unit.found() == "string \"34 GBps\"");
+  // 100 TB/s at 1 GHz is 100000 B a cycle, above 65536: the error shows the conversion.
+  const ConfigError big = dram_error({{"bytes_per_cycle", "100 TB/s"}});
+  CHECK(big.found() == "string \"100 TB/s\" = 100000 B/cycle at 1000 MHz");
+  CHECK(dram_error({{"bytes_per_cycle", 0}}).pointer() == "/dram/bytes_per_cycle");
+  CHECK(dram_error({{"bytes_per_cycle", true}}).pointer() == "/dram/bytes_per_cycle");
+}
+
 TEST_CASE("dram config: a preset selects the banked model even where the file says bus",
           "[config][dram]") {
   const HardwareConfig hw =
