@@ -185,6 +185,22 @@ class SweepAndDiff(Scratch):
         self.assertEqual(sorted(r["cache.size_kib"] for r in s.ok), [256, 512])
         self.assertTrue(os.path.exists(self.path("sweep", "results.csv")))
 
+    def test_report_writes_the_html_page_of_a_kept_run(self):
+        r = npusim.run(TALL_LAYER, timing_only=True, out=self.path("run"))
+        try:
+            page = npusim.report(r)
+        except npusim.InputError as e:
+            if "Chart.js" in str(e):  # a build without tools/web (install-deps --web)
+                self.skipTest(str(e))
+            raise
+        self.assertEqual(page, self.path("run", "report.html"))
+        with open(page) as f:
+            html = f.read()
+        self.assertIn("tall_conv", html)
+        self.assertIn("<html", html)
+        with self.assertRaises(npusim.InputError):
+            npusim.report(npusim.run(TALL_LAYER, timing_only=True))  # nothing kept
+
     def test_diff_of_two_runs_gives_b_over_a_cycle_ratios(self):
         a = npusim.run(TALL_LAYER, timing_only=True, out=self.path("a"))
         b = npusim.run(TALL_LAYER, timing_only=True, set={"compute.array_rows": 8}, out=self.path("b"))

@@ -20,6 +20,7 @@ from ._api import (
     executable,
     hardware,
     parameter_reference,
+    report,
     run,
     sweep,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "executable",
     "hardware",
     "parameter_reference",
+    "report",
     "run",
     "sweep",
 ]

@@ -249,6 +249,20 @@ def diff(a, b, labels=None):
         return stdout, read_csv_rows(csv_path)
 
 
+def report(folder, output=None):
+    """The interactive HTML page of a run or a sweep, as `npusim report` writes it
+    (docs/html-report.md): `folder` is a RunResult or SweepResult kept with `out=`, or its
+    folder. Returns the path of the page (default FOLDER/report.html)."""
+    if isinstance(folder, (RunResult, SweepResult)):
+        folder = folder.out
+    if folder is None or not os.path.isdir(folder):
+        raise InputError(f"report: {folder}: expected a run's or a sweep's folder (out=FOLDER), found none", 2)
+    folder = os.fspath(folder)
+    path = os.fspath(output) if output is not None else os.path.join(folder, "report.html")
+    _call(["report", folder, "-o", path])
+    return path
+
+
 def _have_numpy():
     try:
         import numpy  # noqa: F401
