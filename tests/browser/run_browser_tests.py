@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Opens the HTML reports of `npusim report` in headless Chromium (docs/html-report.md).
 
   tests/browser/run_browser_tests.py NPUSIM [SCREENSHOT_DIR]
