@@ -176,6 +176,21 @@ class SweepAndDiff(Scratch):
         with open(self.path("cli", "pareto.csv"), newline="") as f:
             self.assertEqual([r["id"] for r in s.front], [r["id"] for r in csv.DictReader(f)])
 
+    def test_dataframes_hold_the_same_rows_as_the_dicts(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("no pandas (python3-pandas): .df is not available")
+        r = npusim.run(TALL_LAYER, timing_only=True)
+        self.assertEqual(list(r.df["name"]), [l["name"] for l in r.layers])
+        self.assertEqual(int(r.df["cycles"].sum()), sum(l["cycles"] for l in r.layers))
+        s = npusim.sweep({"name": "df", "base_hw": "configs/hw/default.json",
+                          "workload": "configs/networks/tiny3.json", "timing_only": True,
+                          "parameters": [{"pointer": "/cache/size_kib", "values": [64, 128, 256]}]},
+                         base_dir=SOURCE, jobs=2)
+        self.assertEqual(list(s.df["id"]), [row["id"] for row in s.rows])
+        self.assertEqual(len(s.front_df), len(s.front))
+
     def test_a_sweep_dict_with_relative_paths_runs_from_base_dir(self):
         spec = {"name": "tiny", "base_hw": "configs/hw/default.json",
                 "workload": "configs/networks/resnet18.json", "timing_only": True,
