@@ -64,7 +64,7 @@ void ComputeEngine::run_unit(uint32_t unit) {
 
 void ComputeEngine::compute(const Instruction& in) {
   // A column piece computes its columns on the view of them: a layer whose
-  // padded width is the window its tile rows hold (docs/mapping.md#column-pieces).
+  // padded width is the window its tile rows hold (docs/tiling.md#column-pieces).
   std::optional<LayerDescriptor> view;
   const LayerDescriptor& L = layer_seen_by(in, layer_of(in), view);
   // Per kernel: its coefficients (int8), or its packed words (binary: one
@@ -82,7 +82,7 @@ void ComputeEngine::compute(const Instruction& in) {
   ByteTile& input = cache->input_half(in.unit, in.half);
   ByteTile& weights = cache->weights(weight_slot(layer_of(in), in));
   SumTile& results = cache->result_half(in.unit, in.half);
-  // Kernel parts (docs/mapping.md#kernel-parts): the first part starts the
+  // Kernel parts (docs/tiling.md#kernel-parts): the first part starts the
   // piece's sums, each later one adds to the sums of the parts before it;
   // the tag names the channels summed so far.
   TileTag sums_tag{int32_t(in.layer), in.batch,         in.k_begin,

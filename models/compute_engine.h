@@ -60,7 +60,7 @@ class ComputeEngine : public Engine {
 
   // Per compute unit (each has its own decompressor), the weight tile its
   // current compute expanded at its first stage: units may compute different
-  // tiles at once (two weight slots, docs/mapping.md#weight-double-buffering).
+  // tiles at once (two weight slots, docs/tiling.md#weight-double-buffering).
   struct UnitKernels {
     std::vector<int8_t> kernels;    // the tile's decompressed kernels (K,R,S,C)
     std::vector<int16_t> centered;  // graph operators: kernels minus their zero points

@@ -182,7 +182,7 @@ uint64_t LoadEngine::load_weights(const Instruction& in) {
 }
 
 uint64_t LoadEngine::load_kernel_part(const Instruction& in) {
-  // Kernel parts (docs/mapping.md#kernel-parts): of each raw K,R,S,C kernel,
+  // Kernel parts (docs/tiling.md#kernel-parts): of each raw K,R,S,C kernel,
   // the part's channels at every tap, R*S runs of channel_count bytes (one
   // bus segment each), side by side in the kernel's row as the part's
   // R,S,c kernel.

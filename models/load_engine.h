@@ -50,7 +50,7 @@ class LoadEngine : public Engine {
   uint64_t load_operand_kernels(const Instruction& in);
   uint64_t load_input(const Instruction& in);
   uint64_t load_lowered_input(const Instruction& in);
-  // A column piece's input (docs/mapping.md#column-pieces): its rows' window
+  // A column piece's input (docs/tiling.md#column-pieces): its rows' window
   // of padded columns, in one stage.
   uint64_t load_column_piece(const Instruction& in);
   uint64_t agu_init(const Instruction& in);

@@ -89,10 +89,10 @@ uint64_t StoreEngine::store(const Instruction& in) {
   const uint32_t first_param = covered ? in.k_begin - source.k_begin : 0;
   TileTag results_tag{int32_t(in.layer), in.batch,         in.k_begin,
                       in.k_end,          in.out_row_begin, in.out_row_end};
-  // Kernel parts: the sums of every part (docs/mapping.md#kernel-parts).
+  // Kernel parts: the sums of every part (docs/tiling.md#kernel-parts).
   if (L.channels_per_part != 0) results_tag.channel_end = L.C;
   const uint32_t k_count = in.k_count();
-  // A column piece's results hold its columns only (docs/mapping.md#column-pieces).
+  // A column piece's results hold its columns only (docs/tiling.md#column-pieces).
   const ColRange cols = output_cols(in, L);
   const uint64_t latency = dram->latency_cycles();
   // Seed 001's output generator, configured once from the layer's registers

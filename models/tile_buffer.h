@@ -20,7 +20,7 @@ struct TileTag {
   uint32_t batch = 0;
   uint32_t k_begin = 0, k_end = 0;
   int64_t row_begin = 0, row_end = 0;  // first/last+1 row the tile stands for
-  // Kernel parts (docs/mapping.md#kernel-parts): the input channels an input
+  // Kernel parts (docs/tiling.md#kernel-parts): the input channels an input
   // or weight tile holds, or those a result tile has summed so far; 0, 0: all.
   uint32_t channel_begin = 0, channel_end = 0;
   bool operator==(const TileTag& o) const {

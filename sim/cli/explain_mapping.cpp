@@ -29,7 +29,7 @@ void print_partition(const CachePartition& part, const HardwareConfig& hw) {
           ? (", vector " + std::to_string(part.vector_region_bytes) + " B").c_str()
           : "",
       // A part of the array, set by the compile trials or by the user
-      // (docs/mapping.md#array-in-use).
+      // (docs/compile-trials.md#array-in-use).
       hw.uses_part_of_array()
           ? (", array " + std::to_string(hw.rows_in_use()) + "x" +
              std::to_string(hw.cols_in_use()) + " of " + std::to_string(hw.compute.array_rows) +

@@ -1,5 +1,5 @@
 // The estimate of a feature-stationary mapping of several weight tiles
-// (seed 004 rule 1's second loop order, docs/mapping.md#loop-order-per-layer):
+// (seed 004 rule 1's second loop order, docs/loop-order.md#loop-order-per-layer):
 // each piece's input rows load once and stay in its half while the layer's
 // weight tiles load one by one and compute against them, so every piece
 // loads every tile again. The weight region holds one tile (or two slots),

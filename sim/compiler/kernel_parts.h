@@ -1,4 +1,4 @@
-// Kernel parts (docs/mapping.md#kernel-parts): where not even one kernel, or
+// Kernel parts (docs/tiling.md#kernel-parts): where not even one kernel, or
 // one output row with one kernel, fits the cache, or kernels fit only a few
 // at a time, the compiler may cut the input channels into parts. Each part's weights (every kernel
 // of the k-tile, its channels at every tap) and each piece's rows of those channels load in turn,
@@ -48,7 +48,7 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
 // (loads, computes, the last part's stores, weight writes) bounds it from
 // below, as in the whole-kernel estimate, and so does the bus (every weight
 // part, row load, parameter load and store in turn).
-// docs/mapping.md#kernel-parts.
+// docs/tiling.md#kernel-parts.
 MappingEstimate estimate_kernel_parts(const LayerConfig& layer, const HardwareConfig& hw,
                                       const LayerTilingPlan& plan, uint32_t output_bits);
 

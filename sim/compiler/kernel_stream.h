@@ -55,7 +55,7 @@ KernelStream summarise_layer_kernels(const LayerConfig& layer, const TensorI8& w
 
 // The mode a layer's kernels are streamed for: hw's, but Dense (raw) for a
 // layer of kernel parts, whose weight loads take each kernel's channels of
-// a part (docs/mapping.md#kernel-parts).
+// a part (docs/tiling.md#kernel-parts).
 inline ComputeMode kernel_stream_mode(const LayerDescriptor& layer, ComputeMode mode) {
   return layer.channels_per_part != 0 ? ComputeMode::Dense : mode;
 }

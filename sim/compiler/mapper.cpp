@@ -429,7 +429,7 @@ std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
     // A plan of the partition's parameter placement, and its twin with two
     // weight slots when two tiles fit the region; under loop_order auto,
     // each also feature-stationary where the layer has several weight tiles
-    // and whole pixels (docs/mapping.md#loop-order-per-layer).
+    // and whole pixels (docs/loop-order.md#loop-order-per-layer).
     const auto add = [&](LayerTilingPlan plan) {
       plan.params_per_tile = part.params_per_tile;
       const bool both_orders = weigh_orders && k < L.K && !plan.input_channel_tiles;

@@ -57,7 +57,7 @@ inline uint64_t bus_time(const MappingEstimate& e) { return e.weights + e.bus; }
 // The cost mapper's pick: the first candidate with the fewest estimated
 // cycles; with compiler.traffic_margin m > 0, of the candidates within
 // (1 + m) times those cycles, the one with the least bus_time, on a tie the
-// fewer cycles, then the first (docs/mapping.md#traffic-margin). nullptr
+// fewer cycles, then the first (docs/compile-trials.md#traffic-margin). nullptr
 // when there is none.
 const MappingCandidate* chosen_candidate(const std::vector<MappingCandidate>& candidates,
                                          const HardwareConfig& hw);
@@ -99,7 +99,7 @@ std::string mapping_signature(const LayerConfig& L, uint32_t output_bits);
 // compute.units - 8 and the powers of two.
 std::vector<uint32_t> unit_counts(const HardwareConfig& hw);
 
-// The partition the compiler uses (docs/mapping.md#the-partition-and-the-units-in-use).
+// The partition the compiler uses (docs/compile-trials.md#the-partition-and-the-units-in-use).
 // Greedy mapper: seed 003's (weights at most half the cache) when every array
 // layer fits it, else the first of weight shares 1/4 .. 1/64 with which every
 // array layer fits, then the same with parameters per weight tile; a graph's

@@ -22,7 +22,7 @@ struct PieceCost {
 };
 
 // A piece's shape: `rows` output rows, of `cols` columns each (0: whole
-// rows; a column piece has one row, docs/mapping.md#column-pieces).
+// rows; a column piece has one row, docs/tiling.md#column-pieces).
 struct PieceShape {
   uint32_t rows = 0, cols = 0;
 };

@@ -415,7 +415,7 @@ class Emitter {
     e.last_store = store.id;
   }
 
-  // Kernel parts (docs/mapping.md#kernel-parts), weight-stationary: for each
+  // Kernel parts (docs/tiling.md#kernel-parts), weight-stationary: for each
   // k-tile, the pieces a group at a time (one per unit and half, as many as
   // are in flight), and for each part of the input channels its weights once
   // for the group, then each piece's rows of those channels and a compute

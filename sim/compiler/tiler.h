@@ -41,7 +41,7 @@ struct LayerTilingPlan {
   uint32_t k_tiles = 0;
   uint32_t rows_per_piece = 0;
   uint32_t pieces = 0;  // N of seed 003, per image per k-tile
-  // Column pieces (docs/mapping.md#column-pieces): 0, pieces of whole rows;
+  // Column pieces (docs/tiling.md#column-pieces): 0, pieces of whole rows;
   // else pieces of one output row cut into ceil(out_w / cols_per_piece)
   // near-equal runs of columns (rows_per_piece is then 1).
   uint32_t cols_per_piece = 0;
@@ -134,7 +134,7 @@ uint64_t piece_input_bytes(const LayerConfig& layer, uint32_t rows, uint32_t k_t
 // The input channels a piece of a k-tile of `k_tile` kernels holds per pixel.
 uint64_t piece_channels(const LayerConfig& layer, uint32_t k_tile, bool input_channel_tiles);
 
-// Column pieces (docs/mapping.md#column-pieces), for a row too wide for a
+// Column pieces (docs/tiling.md#column-pieces), for a row too wide for a
 // half: why the cost mapper may not cut `layer`'s rows along their width
 // ("" when it may; the program-level rule is column_pieces_unsupported).
 std::string column_pieces_refusal(const LayerConfig& layer, const HardwareConfig& hw,

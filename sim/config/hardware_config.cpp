@@ -332,7 +332,7 @@ const std::vector<HardwareParam>& hardware_params() {
                            65536,
                            "Largest cache region the vector unit works in (reserved only when "
                            "a graph has vector operators; the cost mapper may reserve 1/2 .. "
-                           "1/64 of it instead, [mapping.md](mapping.md#the-vector-region))"));
+                           "1/64 of it instead, [tiling.md](tiling.md#the-vector-region))"));
     t.push_back(energy_param("energy.mac_pj", &EnergyConfig::mac_pj,
                              "Energy of one int8 MAC the array performs (docs/energy.md)"));
     t.push_back(energy_param("energy.binary_word_pj", &EnergyConfig::binary_word_pj,
@@ -403,18 +403,18 @@ const std::vector<HardwareParam>& hardware_params() {
                              {WeightBuffers::Auto, WeightBuffers::Single},
                              "The cost mapper may give the weight region two slots so the next "
                              "weight tile loads while the current one computes, or keeps one "
-                             "tile (docs/mapping.md#weight-double-buffering)"));
+                             "tile (docs/tiling.md#weight-double-buffering)"));
     t.push_back(choice_param("compiler.column_pieces", &H::column_pieces,
                              {ColumnPieces::Auto, ColumnPieces::Off},
                              "The cost mapper may cut output rows along their width where no "
                              "piece of whole rows fits a k-tile, or never "
-                             "(docs/mapping.md#column-pieces)"));
+                             "(docs/tiling.md#column-pieces)"));
     t.push_back(choice_param("compiler.kernel_parts", &H::kernel_parts,
                              {KernelParts::Auto, KernelParts::Off},
                              "The cost mapper may cut the input channels into parts, a piece's "
                              "sums building up over one compute per part, where whole kernels do "
                              "not fit or fit only in k-tiles below the array's rows, or never "
-                             "(docs/mapping.md#kernel-parts)"));
+                             "(docs/tiling.md#kernel-parts)"));
     t.push_back(choice_param("compiler.residency", &H::residency, {Residency::Off, Residency::Auto},
                              "Every operator's output goes to DRAM and its consumers read it "
                              "back; or the memory planner keeps an output in the cache from its "
@@ -423,39 +423,39 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(uint_param("compiler.units", &H::compiler, &CompilerConfig::units, "", 0, 64,
                            "Compute units the cost mapper gives pieces to, at most "
                            "compute.units; 0: it chooses the count "
-                           "(docs/mapping.md#the-partition-and-the-units-in-use)"));
+                           "(docs/compile-trials.md#the-partition-and-the-units-in-use)"));
     t.push_back(uint_param(
         "compiler.cache_kib", &H::compiler, &CompilerConfig::cache_kib, "KiB", 0, 1048576,
         "The part of the cache the compiler lays its regions out in, above "
         "cache.kv_kib and at most cache.size_kib (the rest stays idle); 0: all "
-        "of it, or what compiler.trials settles (docs/mapping.md#compile-trials)"));
+        "of it, or what compiler.trials settles (docs/compile-trials.md#compile-trials)"));
     t.push_back(uint_param("compiler.array_rows", &H::compiler, &CompilerConfig::array_rows, "", 0,
                            1024,
                            "MAC array rows the program uses, at most compute.array_rows (the "
                            "rest idle); 0: all, or what compiler.trials settles "
-                           "(docs/mapping.md#array-in-use)"));
+                           "(docs/compile-trials.md#array-in-use)"));
     t.push_back(uint_param("compiler.array_cols", &H::compiler, &CompilerConfig::array_cols, "", 0,
                            1024,
                            "MAC array columns the program uses, at most compute.array_cols (the "
                            "rest idle); 0: all, or what compiler.trials settles "
-                           "(docs/mapping.md#array-in-use)"));
+                           "(docs/compile-trials.md#array-in-use)"));
     t.push_back(bounded_number_param(
         "compiler.traffic_margin", &H::compiler, &CompilerConfig::traffic_margin, 0.5, "0.5",
         "fraction",
         "Of the mappings the cost mapper estimates within this fraction of the fewest cycles, "
         "take the one with the least DRAM bus time (less energy); 0: the fewest cycles "
-        "(docs/mapping.md#traffic-margin)"));
+        "(docs/compile-trials.md#traffic-margin)"));
     t.push_back(choice_param(
         "compiler.trials", &H::trial_mode, {TrialMode::Simulate, TrialMode::Off},
         "Before compiling, simulate (timing only) the cost mapper's program for each unit count "
         "and for the halved cache budgets and smaller parts of the array estimated within 5 %, "
         "and compile the fastest (one more unit then never takes more cycles); or compile the "
-        "estimate's choice (docs/mapping.md#compile-trials)"));
+        "estimate's choice (docs/compile-trials.md#compile-trials)"));
     t.push_back(choice_param("compiler.array_parts", &H::array_parts,
                              {ArrayParts::Auto, ArrayParts::Whole},
                              "Whether the compile trials also try parts of the MAC array 8, 16, "
                              "... rows and columns smaller, or only the whole array (fewer "
-                             "simulations) (docs/mapping.md#array-in-use)"));
+                             "simulations) (docs/compile-trials.md#array-in-use)"));
     t.push_back(choice_param("scheduler.compute_start", &H::compute_start,
                              {ComputeStart::Unit, ComputeStart::Tile},
                              "Seed 004 rule 1 under the early policy: a compute starts with the "

@@ -68,16 +68,16 @@ enum class InputLoads { AnyTime, AfterWeights };
 // (`write_buffer`); or a load waits only for the stores whose rows it reads
 // (`any_time`).
 enum class LoadAfterStore { AnyTime, WriteBuffer };
-// Weight double-buffering (docs/mapping.md#weight-double-buffering): the cost
+// Weight double-buffering (docs/tiling.md#weight-double-buffering): the cost
 // mapper may split the weight region into two slots so the next weight tile
 // loads while the current one computes (`auto`), or keeps one tile in the
 // whole region (`single`, as the greedy mapper always does).
 enum class WeightBuffers { Auto, Single };
-// Column pieces (docs/mapping.md#column-pieces): the cost mapper may cut an
+// Column pieces (docs/tiling.md#column-pieces): the cost mapper may cut an
 // output row along its width where no piece of whole rows fits a k-tile
 // (`auto`), or never (`off`, as the greedy mapper).
 enum class ColumnPieces { Auto, Off };
-// Kernel parts (docs/mapping.md#kernel-parts): the cost mapper may cut the
+// Kernel parts (docs/tiling.md#kernel-parts): the cost mapper may cut the
 // input channels into parts where whole kernels do not fit or fit only in
 // k-tiles below min(K, array rows) (`auto`, the default), or never (`off`,
 // as the greedy mapper).
@@ -89,7 +89,7 @@ enum class Residency { Off, Auto };
 // weight tile, its weights and then every piece's input rows
 // (weight-stationary, the default), or per piece, its input rows and then
 // the weight tiles one by one (feature-stationary); or the cost mapper
-// weighs both for each layer (`auto`, docs/mapping.md#loop-order-per-layer).
+// weighs both for each layer (`auto`, docs/loop-order.md#loop-order-per-layer).
 enum class LoopOrder { WeightStationary, FeatureStationary, Auto };
 // Seed 001's data register sets (docs/address-generator.md#data-register-sets):
 // the array reads its operands from the input tile in place (`in_place`,
@@ -97,13 +97,13 @@ enum class LoopOrder { WeightStationary, FeatureStationary, Auto };
 // into a register set, one set loading while the array multiplies the other
 // (`double`, the seed's streaming) or one set, fetch then multiply (`single`).
 enum class DataRegisters { InPlace, Double, Single };
-// Compile trials (docs/mapping.md#compile-trials): before compiling, the
+// Compile trials (docs/compile-trials.md#compile-trials): before compiling, the
 // runner simulates, timing only, the cost mapper's program for each unit
 // count and for halved cache budgets estimated as near, and compiles the
 // fastest (`simulate`); or the estimate's choice stands (`off`).
 enum class TrialMode { Simulate, Off };
 // Whether the compile trials also try smaller parts of the MAC array
-// (docs/mapping.md#array-in-use): `auto`, or only the whole array (`whole`,
+// (docs/compile-trials.md#array-in-use): `auto`, or only the whole array (`whole`,
 // fewer simulations on bus-bound machines).
 enum class ArrayParts { Auto, Whole };
 
@@ -205,12 +205,12 @@ struct CompilerConfig {
   // The part of the cache the compiler lays its regions out in (KiB, the
   // key-value region included); 0: all of cache.size_kib. The rest stays idle.
   uint32_t cache_kib = 0;
-  // The cost mapper's choice per layer (docs/mapping.md#traffic-margin): of
+  // The cost mapper's choice per layer (docs/compile-trials.md#traffic-margin): of
   // the candidates estimated within this fraction of the fewest cycles, the
   // one with the least DRAM bus time (weights, inputs and results); 0: the
   // fewest cycles alone.
   double traffic_margin = 0;
-  // The part of the MAC array the program uses (docs/mapping.md#array-in-use):
+  // The part of the MAC array the program uses (docs/compile-trials.md#array-in-use):
   // it is compiled and timed as an array of this many rows and columns, the
   // rest idle; 0: the whole array, or what compiler.trials settles.
   uint32_t array_rows = 0;

@@ -4,7 +4,7 @@
 // cost::matmul_stage_cycles), so the compiler maps it, and its program
 // describes it, as that one image: a batch of sequences' tokens share each
 // weight tile's passes instead of taking one pass each
-// (docs/mapping.md#batched-matmuls). Operators that read or write such a
+// (docs/tiling.md#batched-matmuls). Operators that read or write such a
 // matmul's tensor in the other view meet it in global rows (GlobalRows:
 // image * rows per image + row), which are the same bytes.
 #pragma once

@@ -69,7 +69,7 @@ struct LayerDescriptor {
   uint32_t k_tile = 0;
   uint32_t rows_per_piece = 0;
   uint32_t rows_per_compute_stage = 0;
-  // Column pieces (docs/mapping.md#column-pieces): 0, pieces of whole output
+  // Column pieces (docs/tiling.md#column-pieces): 0, pieces of whole output
   // rows; else each piece is one output row cut along its width into
   // ceil(out_w / cols_per_piece) near-equal runs of columns, for a row too
   // wide for a half.
@@ -93,7 +93,7 @@ struct LayerDescriptor {
   // every unit of the hardware. The mapper may use fewer units with larger
   // halves (docs/mapping.md).
   uint32_t units = 0;
-  // Weight slots (docs/mapping.md#weight-double-buffering): 1, one tile in the
+  // Weight slots (docs/tiling.md#weight-double-buffering): 1, one tile in the
   // whole weight region; 2, the region split into two slots of
   // weight_region_bytes / 2, weight tile t in slot t mod 2, so tile t + 1 may
   // load while tile t computes.
@@ -102,12 +102,12 @@ struct LayerDescriptor {
   // weight-stationary, or feature-stationary (each piece's rows stay in its
   // half while every weight tile computes against them). Never `auto`.
   LoopOrder loop_order = LoopOrder::WeightStationary;
-  // Input channel tiles (docs/mapping.md#input-channel-tiles): a grouped
+  // Input channel tiles (docs/tiling.md#input-channel-tiles): a grouped
   // convolution's load brings only the channels its k-tile's groups read, one
   // bus segment per pixel, so a piece needs k_tile / (K / groups) groups'
   // channels per pixel rather than all C.
   bool input_channel_tiles = false;
-  // Kernel parts (docs/mapping.md#kernel-parts): 0, each kernel whole; else
+  // Kernel parts (docs/tiling.md#kernel-parts): 0, each kernel whole; else
   // the input channels are cut into parts of channels_per_part (the last may
   // be shorter) and a piece's sums build up over one compute per part, each
   // against that part's input channels and kernel coefficients.
@@ -287,11 +287,11 @@ struct Instruction {
   uint32_t batch = 0;  // image n
   uint32_t k_begin = 0, k_end = 0;              // output channels
   uint32_t out_row_begin = 0, out_row_end = 0;  // output rows
-  // A column piece's output columns (docs/mapping.md#column-pieces); 0, 0:
+  // A column piece's output columns (docs/tiling.md#column-pieces); 0, 0:
   // whole rows.
   uint32_t out_col_begin = 0, out_col_end = 0;
   uint32_t stages = 1;
-  // A kernel part's input channels (docs/mapping.md#kernel-parts), on the
+  // A kernel part's input channels (docs/tiling.md#kernel-parts), on the
   // weight load, input load and compute of a layer of kernel parts; 0, 0:
   // every channel.
   uint32_t channel_begin = 0, channel_end = 0;
@@ -323,7 +323,7 @@ inline ColRange output_cols(const Instruction& in, const LayerDescriptor& L) {
   return in.column_piece() ? ColRange{in.out_col_begin, in.out_col_end} : ColRange{0, L.out_w};
 }
 
-// Column pieces (docs/mapping.md#column-pieces). A piece of output columns
+// Column pieces (docs/tiling.md#column-pieces). A piece of output columns
 // [c0, c1) reads the padded input columns [c0 * col_stride, + window); its
 // tile rows hold exactly those, padding included, so the array sees a layer
 // `column_view` of the same rows whose padded width is that window and whose
@@ -335,7 +335,7 @@ PaddedCols padded_cols_for(const LayerDescriptor& layer, uint32_t col_begin, uin
 LayerDescriptor column_view(const LayerDescriptor& layer, uint32_t col_begin, uint32_t col_end);
 // Kernel parts: the layer as a part of channels [c_begin, c_end) sees it, a
 // layer of c_end - c_begin input channels (and no parts), whose input tile and
-// kernels are the part's (docs/mapping.md#kernel-parts).
+// kernels are the part's (docs/tiling.md#kernel-parts).
 LayerDescriptor kernel_part_view(const LayerDescriptor& layer, uint32_t c_begin, uint32_t c_end);
 // The layer as instruction `in` sees it: its column_view, made in `view`, for
 // a column piece, its kernel_part_view for a kernel part; else `layer` itself
@@ -374,7 +374,7 @@ RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32
 
 // Rows of a tensor counted across its images, image * rows_per_image + row:
 // the same bytes whichever view [N, C, H, 1] an operator takes of the tensor
-// (a batched matmul is one image of N*H rows, docs/mapping.md#batched-matmuls).
+// (a batched matmul is one image of N*H rows, docs/tiling.md#batched-matmuls).
 struct GlobalRows {
   uint64_t begin = 0, end = 0;
   bool overlaps(const GlobalRows& o) const { return begin < o.end && o.begin < end; }

@@ -28,9 +28,9 @@
 //   reading they are optional and, when present, must match the layer line.
 //
 // A column piece's load, compute and store add "cols": [begin, end], its
-// output columns (docs/mapping.md#column-pieces); absent: whole rows. A
+// output columns (docs/tiling.md#column-pieces); absent: whole rows. A
 // kernel part's weight load, input load and compute add "channels": [begin,
-// end], its input channels (docs/mapping.md#kernel-parts); absent: all.
+// end], its input channels (docs/tiling.md#kernel-parts); absent: all.
 // "k" and "rows" are half-open ranges [begin, end); "rows" is left out for
 // load_params / load_weights / agu_init (written only when not [0, 0]). "op" is a
 // to_string(Opcode), "kind" a to_string(DependencyKind). When reading, unit,

@@ -83,7 +83,7 @@ std::vector<std::string> compile_trials_summary(const CompileTrials& c) {
       if (t.ok && t.same_target(target)) return &t;
     return nullptr;
   };
-  // The array only where a trial used part of it (docs/mapping.md#array-in-use).
+  // The array only where a trial used part of it (docs/compile-trials.md#array-in-use).
   const CompileTrial& first = c.trials.front();
   const bool arrays_differ =
       std::any_of(c.trials.begin(), c.trials.end(), [&first](const CompileTrial& t) {

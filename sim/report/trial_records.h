@@ -1,6 +1,6 @@
 // What a run reports about its compile trials: the programs the runner
 // simulated, timing only, before compiling the fastest
-// (sim/runner/compile_trials.h, docs/mapping.md#compile-trials). Data only.
+// (sim/runner/compile_trials.h, docs/compile-trials.md#compile-trials). Data only.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ struct CompileTrial {
   uint32_t array_cols = 0;
   // Under compiler.loop_order auto: the trial's twin compiled with
   // weight_stationary everywhere, tried where the per-layer choice took
-  // feature-stationary for some layer (docs/mapping.md#loop-order-per-layer).
+  // feature-stationary for some layer (docs/loop-order.md#loop-order-per-layer).
   bool weight_stationary = false;
   bool ok = false;
   uint64_t cycles = 0;      // timing-only total, when ok

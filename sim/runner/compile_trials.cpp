@@ -43,7 +43,7 @@ constexpr double kCacheTrialMargin = 0.05;
 constexpr uint32_t kCacheTrialDepth = 3;
 // Smaller parts of the array are tried, rows and columns this many fewer at
 // a time, while their estimate is within this fraction of the whole
-// array's (docs/mapping.md#array-in-use).
+// array's (docs/compile-trials.md#array-in-use).
 constexpr uint32_t kArrayTrialStep = 8;
 constexpr double kArrayTrialMargin = 0.05;
 

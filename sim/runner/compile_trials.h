@@ -1,5 +1,5 @@
 // Compile trials (compiler.trials = "simulate", the default;
-// docs/mapping.md#compile-trials): the unit count a network's pieces use,
+// docs/compile-trials.md#compile-trials): the unit count a network's pieces use,
 // the part of the cache the compiler lays its regions out in and the part of
 // the MAC array it maps for, settled by simulating the candidates.
 //
@@ -20,7 +20,7 @@
 // with a power-of-two multiple of the cache tries the smaller one's programs
 // when its halvings down to the smaller size compile the smaller machine's
 // whole-cache program, unless its estimate is more than the margin under
-// theirs. Likewise for the array (docs/mapping.md#array-in-use): each unit
+// theirs. Likewise for the array (docs/compile-trials.md#array-in-use): each unit
 // count is also compiled for parts of the array 8, 16, ... rows and columns
 // smaller (array_parts) while their estimate is within kArrayTrialMargin of
 // the whole array's; a program for an r x c part runs the cycles of an

@@ -81,7 +81,7 @@ PointResult result_from_report(const json& report) {
     const auto figure = [&](const char* key) {
       return simulated([&] { return decoder.contains(key) ? decoder.at(key).get<double>() : 0.0; });
     };
-    // What the program was compiled for (docs/mapping.md#compile-trials):
+    // What the program was compiled for (docs/compile-trials.md#compile-trials):
     // units_used, the most units a layer's pieces are dealt to (an estimate:
     // its partition's; NaN when no layer runs on the array); cache_kib_used,
     // the compile trials' choice, else compiler.cache_kib, else the whole cache.
@@ -104,7 +104,7 @@ PointResult result_from_report(const json& report) {
                                   : budget_kib != 0 ? budget_kib
                                                     : hw.at("cache").at("size_kib").get<double>();
     // array_*_used: the part of the array the program uses
-    // (docs/mapping.md#array-in-use): the trials' choice, else compiler.array_*,
+    // (docs/compile-trials.md#array-in-use): the trials' choice, else compiler.array_*,
     // else the whole array.
     const auto array_used = [&](const char* key) {
       const uint32_t chosen =

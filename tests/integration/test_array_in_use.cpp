@@ -1,5 +1,5 @@
 // A program may use part of the MAC array (compiler.array_rows/cols,
-// docs/mapping.md#array-in-use): it is compiled and timed as an array of
+// docs/compile-trials.md#array-in-use): it is compiled and timed as an array of
 // that size, so the compile trials can give a larger array every program a
 // smaller one runs, in the same cycles.
 #include <algorithm>

@@ -3,7 +3,7 @@
 // the MEC matrix (OW strips of Hp x S x C) and the host_im2col matrix (OH*OW rows of R x S x C)
 // as the descriptor, tiler and address generator size them, then as whole mec and host_im2col
 // runs lower, read and count them. (2) The left pad of a column piece
-// (docs/mapping.md#column-pieces) on a wide map padded 1 on top, 3 on the left, 0 below and 2 on
+// (docs/tiling.md#column-pieces) on a wide map padded 1 on top, 3 on the left, 0 below and 2 on
 // the right: the column view of each piece, and the real input columns each piece's load brings.
 // Every figure is worked by hand in a comment, with what the swapped formula would give.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Column pieces (docs/mapping.md#column-pieces): where no piece of whole
+// Column pieces (docs/tiling.md#column-pieces): where no piece of whole
 // output rows fits a half, the cost mapper cuts each row along its width.
 // A 1920-wide layer that whole rows fit only from 199 KiB runs at 64 KiB with
 // the input bytes worked by hand and the outputs of whole-row pieces; its

@@ -1,4 +1,4 @@
-// Compile trials (sim/runner/compile_trials.h, docs/mapping.md#compile-trials):
+// Compile trials (sim/runner/compile_trials.h, docs/compile-trials.md#compile-trials):
 // each unit count's program, and those of halved cache budgets estimated as
 // near, are simulated timing only and the fastest is compiled, so one more
 // compute unit never gives more cycles, nor (on these points) twice the cache.

@@ -1,4 +1,4 @@
-// Input channel tiles (docs/mapping.md#input-channel-tiles): a grouped
+// Input channel tiles (docs/tiling.md#input-channel-tiles): a grouped
 // convolution's pieces may hold only the input channels of their k-tile's
 // groups, each pixel's run its own bus segment. A depthwise layer whose
 // whole-channel rows overflow a half runs this way with the bytes worked by
@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace {
 
 // These cases are about input channel tiles: whole rows only (column pieces
-// would fit all 64 channels of a few columns instead, docs/mapping.md#column-pieces).
+// would fit all 64 channels of a few columns instead, docs/tiling.md#column-pieces).
 const std::string kWholeRows = " --set compiler.column_pieces=off";
 
 // A depthwise 3x3 convolution (pads 1) over 64 channels of 6 x 40 pixels,

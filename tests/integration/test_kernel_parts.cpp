@@ -1,4 +1,4 @@
-// Kernel parts (docs/mapping.md#kernel-parts): where one kernel overflows the
+// Kernel parts (docs/tiling.md#kernel-parts): where one kernel overflows the
 // weight region, the compiler cuts the input channels into parts and a
 // piece's sums build up over one compute per part. A 512-channel layer runs
 // so in 8 KiB with its DRAM bytes worked by hand and the outputs of whole

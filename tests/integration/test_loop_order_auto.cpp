@@ -1,4 +1,4 @@
-// compiler.loop_order auto (docs/mapping.md#loop-order-per-layer): the cost
+// compiler.loop_order auto (docs/loop-order.md#loop-order-per-layer): the cost
 // mapper weighs seed 004 rule 1's two loop orders for each layer; the
 // compile trials also simulate the program weight-stationary everywhere and
 // keep the faster. Programs record each feature-stationary layer and replay
@@ -27,7 +27,7 @@ std::string conv_layer(const std::string& file, uint32_t C, uint32_t K, uint32_t
 const json& only_layer(const json& report) { return report.at("layers").at(0); }
 
 // These cases weigh the loop orders of whole kernels: with kernel parts
-// (docs/mapping.md#kernel-parts) the 256-channel layers below would take
+// (docs/tiling.md#kernel-parts) the 256-channel layers below would take
 // parts instead (a k-tile of 64 in parts of 52 channels at 256 KiB, 8 B/cycle:
 // 149,564 cycles, measured).
 const std::string kWholeKernels = " --set compiler.kernel_parts=off";

@@ -111,7 +111,7 @@ TEST_CASE(
     "ResNet-18 never takes more cycles for one step more cache, bandwidth, units or array, "
     "anywhere on a 4x4x4x4 grid",
     "[monotone][slow]") {
-  // Compile trials (docs/mapping.md#compile-trials) settle the units in use
+  // Compile trials (docs/compile-trials.md#compile-trials) settle the units in use
   // and the cache budget by simulating the candidates; choosing by the
   // estimate alone, 19 of these 768 moves rose, by up to 2.5 %.
   check_no_rise("resnet18");
@@ -124,7 +124,7 @@ TEST_CASE(
   // Its cache moves rose 7 times, by up to 0.4 %, when the cache trials
   // counted halvings that compiled the same program, and its array moves 45
   // times, by up to 2.5 %, before the trials tried parts of the array
-  // (docs/mapping.md#array-in-use, 2026-11-28).
+  // (docs/compile-trials.md#array-in-use, 2026-11-28).
   check_no_rise("resnet18_binary");
 }
 

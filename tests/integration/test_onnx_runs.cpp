@@ -174,7 +174,7 @@ TEST_CASE(
   size_t column_layers = 0;
   for (const nlohmann::json& layer : report.at("layers"))
     column_layers += layer.contains("tiling") && layer.at("tiling").contains("cols_per_piece");
-  CHECK(column_layers > 0);  // 9 of its 64 operators when written (docs/mapping.md#column-pieces)
+  CHECK(column_layers > 0);  // 9 of its 64 operators when written (docs/tiling.md#column-pieces)
   const test::OrtComparison c = test::ort_compare(model, "--levels all --set cache.size_kib=32");
   INFO(c.text);
   if (test::skipped_for_want_of_vnni(c, model)) return;

@@ -379,7 +379,7 @@ TEST_CASE("every shipped sweep runs to the end with each point ok or pruned by i
 #ifdef NPUSIM_SANITIZE_BUILD
     // Its 36 TinyLlama-shaped decoder points (and decoder_memory's 14) took this test past its 300
     // s under ASan once the compile trials also estimate parts of the array
-    // (docs/mapping.md#array-in-use); the Release build runs it.
+    // (docs/compile-trials.md#array-in-use); the Release build runs it.
     if (name == "decoder_batch_dram" || name == "decoder_memory") {
       ++sweeps;
       continue;

@@ -1,4 +1,4 @@
-// compiler.traffic_margin (docs/mapping.md#traffic-margin): of the mappings
+// compiler.traffic_margin (docs/compile-trials.md#traffic-margin): of the mappings
 // estimated within the margin of the fewest cycles, the cost mapper takes
 // the one with the least DRAM bus time. ResNet-18 on an 8x8 array with
 // 256 KiB is compute-bound, so its cheapest mappings reload inputs and

@@ -149,8 +149,9 @@ TEST_CASE(
   // Before the vector region could shrink, 100 KiB took 74 M cycles and 128 KiB 24 M against
   // 121 KiB's 15 M; without parameters per tile beside a smaller region, 128 KiB took 4.7 M
   // against 121 KiB's 4.3 M. Doubling is the move the compile trials hold (a machine with twice
-  // the cache tries the smaller one's program, docs/mapping.md#compile-trials); a smaller step
-  // may rise by the estimate's error (135 -> 192 KiB: +0.46 %, docs/mapping.md#kernel-parts).
+  // the cache tries the smaller one's program, docs/compile-trials.md#compile-trials); a
+  // smaller step may rise by the estimate's error (135 -> 192 KiB: +0.46 %,
+  // docs/tiling.md#kernel-parts).
   const std::string net = kVectorChannelTilesRoot + "/configs/networks/resnet18_full.json";
   std::map<uint32_t, uint64_t> cycles;
   const auto cycles_at = [&](uint32_t kib) {

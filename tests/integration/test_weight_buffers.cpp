@@ -1,4 +1,4 @@
-// Weight double-buffering (docs/mapping.md#weight-double-buffering): a layer
+// Weight double-buffering (docs/tiling.md#weight-double-buffering): a layer
 // whose weight region holds two tiles loads tile t + 1 while tile t computes.
 // Its programs replay exactly, its outputs stay bit-exact, it is faster than
 // one tile where the weight loads idle the array, the DESIGN.md invariants

@@ -1,5 +1,5 @@
 // The parts of the MAC array the compile trials may compile for
-// (sim/runner/compile_trials.h, docs/mapping.md#array-in-use), and the
+// (sim/runner/compile_trials.h, docs/compile-trials.md#array-in-use), and the
 // hardware the compiler and the models see for a part (array_in_use).
 #include <catch2/catch.hpp>
 #include <cstdint>

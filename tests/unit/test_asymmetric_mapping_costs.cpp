@@ -265,7 +265,7 @@ TEST_CASE(
     "on a 20x6 and on a 6x20 image",
     "[mapper][asymmetric]") {
   // The layers above; a column piece is one output row of `cols` columns
-  // (docs/mapping.md#column-pieces): a window of (cols - 1) + 3 padded columns, 3 input rows
+  // (docs/tiling.md#column-pieces): a window of (cols - 1) + 3 padded columns, 3 input rows
   // (min(H, 3)), a bus run per input row of min(W, window) x 8 B, the tile's rows holding the
   // whole window: load ports 3 x window x 8 / 64; one stage (2 x 72 x ceil(cols / 24) + 8,
   // read (3 x window x 8 + 1152) / 64, write cols x 64 / 64), one batch (cols x 16 B / 32,

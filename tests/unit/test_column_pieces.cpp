@@ -1,4 +1,4 @@
-// Column pieces (docs/mapping.md#column-pieces): the bytes a piece of output
+// Column pieces (docs/tiling.md#column-pieces): the bytes a piece of output
 // columns needs and the view of its columns, worked by hand on a kernel wider
 // than tall with a column stride of 2; and the program checks that refuse a
 // malformed column piece or a layer written only in part.

@@ -1,4 +1,4 @@
-// Kernel parts in the cost mapper (docs/mapping.md#kernel-parts): the
+// Kernel parts in the cost mapper (docs/tiling.md#kernel-parts): the
 // estimate worked by hand on a small layer cut into two parts (one weight
 // slot and two, one unit and two, bound by the cache ports or the bus, on a
 // non-square array), and which layers may be cut.

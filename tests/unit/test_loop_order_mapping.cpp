@@ -1,4 +1,4 @@
-// Seed 004 rule 1's loop orders in the cost mapper (docs/mapping.md#loop-order-per-layer):
+// Seed 004 rule 1's loop orders in the cost mapper (docs/loop-order.md#loop-order-per-layer):
 // the feature-stationary estimate worked by hand on a small layer (one slot
 // and two, ping-pong and single halves, on a non-square array), one tile
 // estimated as the weight-stationary program, and which candidates
