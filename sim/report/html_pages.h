@@ -45,9 +45,6 @@ struct CsvTable {
 };
 CsvTable read_csv_table(const std::string& path);
 
-// A JSON file; throws std::runtime_error naming it when unreadable or malformed.
-nlohmann::json read_json_file(const std::string& path);
-
 // `text` with &, <, >, " and ' as entities.
 std::string html_escape(const std::string& text);
 // A cell's text as a number when it is one ("12", "0.5"); null otherwise.

@@ -136,16 +136,6 @@ CsvTable read_csv_table(const std::string& path) {
   return t;
 }
 
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read the file");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(path + ": not valid JSON (" + e.what() + ")");
-  }
-}
-
 std::string html_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/config/json_reader.h"
 #include "sim/graph/op_table.h"
 #include "sim/graph/workload.h"
 #include "sim/report/html_pages.h"
@@ -106,7 +107,7 @@ std::map<std::string, std::pair<uint32_t, uint32_t>> operator_heads(const std::s
   const std::string path = dir + "/workload.resolved.json";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return out;
-  const json workload = read_json_file(path);
+  const json workload = load_json_file(path);
   if (!workload.is_object() || !workload.contains("operators") || !workload["operators"].is_array())
     return out;
   for (const json& op : workload["operators"]) {
@@ -260,7 +261,7 @@ constexpr TableColumn kTableColumns[] = {
 
 HtmlPage run_html_page(const std::string& dir) {
   const std::string report_path = dir + "/report.json";
-  const json report = read_json_file(report_path);
+  const json report = load_json_file(report_path);
   if (!report.is_object() || !report.contains("totals") || !report.contains("hardware"))
     throw std::runtime_error(report_path +
                              ": expected the report.json of `npusim run` (with "

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/config/json_reader.h"
 #include "sim/report/html_pages.h"
 
 namespace npusim {
@@ -41,7 +42,7 @@ std::string string_at(const json& j, const char* key) {
 
 HtmlPage sweep_html_page(const std::string& dir) {
   const std::string sweep_path = dir + "/sweep.json";
-  const json sweep = read_json_file(sweep_path);
+  const json sweep = load_json_file(sweep_path);
   if (!sweep.is_object() || !sweep.contains("parameters") || !sweep["parameters"].is_array() ||
       !sweep.contains("objectives") || !sweep["objectives"].is_array())
     throw std::runtime_error(sweep_path +
