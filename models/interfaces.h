@@ -83,6 +83,11 @@ class CacheIf : public virtual sc_core::sc_interface {
   // may be read now, else why not.
   virtual void resident_written(uint32_t layer) = 0;
   virtual std::string resident_problem(uint32_t producer) const = 0;
+  // Its kept weight blocks: whether operator `layer`'s block holds bytes
+  // [begin, end) of its weights (else they come over the bus and the block
+  // holds them from then on); and "" when the block may be loaded from now.
+  virtual bool resident_weights_on_chip(uint32_t layer, uint64_t begin, uint64_t end) = 0;
+  virtual std::string resident_weights_problem(uint32_t layer) const = 0;
 };
 
 }  // namespace npusim

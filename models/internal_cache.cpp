@@ -29,13 +29,18 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
                                Counter::Reduce::Max)),
       resident_(program) {
   for (uint32_t u = 0; u < hw.compute.units; ++u) units_.emplace_back("unit" + std::to_string(u));
-  // A kept output (the memory plan) holds its bytes from its producer to its last reader.
+  // A kept output (the memory plan) holds its bytes from its producer to its
+  // last reader, a kept weight block from its first user to its last.
   kept_live_.assign(program.layers.size(), 0);
   const std::vector<TensorLifetime> life = tensor_lifetimes(program);
   for (uint32_t l = 0; l < program.layers.size(); ++l) {
     if (!program.layers[l].output_resident) continue;
     for (uint32_t m = l; m <= life[l].last_reader; ++m)
       kept_live_[m] += program.layers[l].output_bytes();
+  }
+  for (const WeightBlock& b : weight_blocks(program)) {
+    if (!program.layers[b.users.front()].weights_resident) continue;
+    for (uint32_t m = b.users.front(); m <= b.users.back(); ++m) kept_live_[m] += b.bytes;
   }
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (uint32_t l = 0; l < program.layers.size(); ++l) {

@@ -39,6 +39,12 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
   std::string resident_problem(uint32_t producer) const override {
     return resident_.problem(producer);
   }
+  bool resident_weights_on_chip(uint32_t layer, uint64_t begin, uint64_t end) override {
+    return resident_.weights_on_chip(layer, begin, end);
+  }
+  std::string resident_weights_problem(uint32_t layer) const override {
+    return resident_.weights_problem(layer);
+  }
 
  private:
   CacheConfig config_;
@@ -54,8 +60,9 @@ class InternalCache : public sc_core::sc_module, public CacheIf {
   Counter& peak_occupancy_;
   Counter& allocated_;
   ResidentRegions resident_;
-  // Per operator: bytes of the kept outputs live while it runs (each from its
-  // producer to its last reader), counted in the occupancy.
+  // Per operator: bytes of the kept outputs and weight blocks live while it
+  // runs (each from its producer to its last reader, or its first to its
+  // last user), counted in the occupancy.
   std::vector<uint64_t> kept_live_;
 };
 

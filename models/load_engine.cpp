@@ -55,6 +55,10 @@ LoadEngine::LoadEngine(sc_core::sc_module_name name, const HardwareConfig& hw,
       resident_bytes_(stats.declare(
           "load.resident_bytes", "bytes",
           "input bytes read from an output the memory plan keeps in the cache, not from DRAM")),
+      weight_resident_bytes_(stats.declare(
+          "load.weight_resident_bytes", "bytes",
+          "weight bytes read from a weight block the memory plan keeps in the cache (loaded "
+          "over the bus once before), not from DRAM")),
       operand_bytes_(stats.declare("load.operand_bytes", "bytes",
                                    "DRAM bytes batch_matmul read from its second operand (keys "
                                    "and values: in a decode step, the key-value cache)")) {
@@ -146,13 +150,31 @@ uint64_t LoadEngine::load_weight_stages(const Instruction& in, ByteTile& weights
         segments_per_kernel == 0 ? 1 : uint64_t(k1 - k0) * segments_per_kernel;
     // The tile's kernels lie one after another in DRAM.
     const uint64_t address = L.weights_address + L.kernel_offset(in.k_begin + k0) + offset;
-    const uint64_t ready =
-        transfer_stage(in, {address, segments, bytes / segments, run_stride}, bytes);
+    const DramAccess access{address, segments, bytes / segments, run_stride};
+    // A kept weight block (docs/memory-plan.md#weights-kept-on-chip) is where
+    // the tile lies: bytes it holds already need no transfer (the array reads
+    // them from there, as from any weight tile); others come over the bus into it.
+    const bool on_chip = L.weights_resident && weights_kept(in, s, access);
+    if (on_chip) weight_resident_bytes_.add(in.layer, bytes);
+    const uint64_t ready = on_chip ? begin : transfer_stage(in, access, bytes);
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k, ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
   }
   return last;
+}
+
+bool LoadEngine::weights_kept(const Instruction& in, uint32_t stage, const DramAccess& access) {
+  const std::string why = cache->resident_weights_problem(in.layer);
+  if (!why.empty()) throw SimulationError(who(in, stage).str() + " " + why);
+  const uint64_t block = layer_of(in).weights_address;
+  bool all = true;  // every segment is asked, so the block records each one it gets
+  for (uint64_t g = 0; g < access.segments; ++g) {
+    const uint64_t step = access.stride != 0 ? access.stride : access.segment_bytes;
+    const uint64_t begin = access.address - block + g * step;
+    all = cache->resident_weights_on_chip(in.layer, begin, begin + access.segment_bytes) && all;
+  }
+  return all;
 }
 
 uint64_t LoadEngine::load_weights(const Instruction& in) {

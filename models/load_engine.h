@@ -46,6 +46,10 @@ class LoadEngine : public Engine {
   uint64_t load_weight_stages(const Instruction& in, ByteTile& weights, const KernelRow& kernel_row,
                               uint64_t segments_per_kernel, uint64_t run_stride = 0,
                               uint64_t offset = 0);
+  // Whether stage `stage`'s weight bytes (`access`) are all in the operator's
+  // kept weight block; the block records the rest as on chip from now on.
+  // Stops the run when something has overwritten the block.
+  bool weights_kept(const Instruction& in, uint32_t stage, const DramAccess& access);
   // batch_matmul's weight tile: kernels gathered from its second operand.
   uint64_t load_operand_kernels(const Instruction& in);
   uint64_t load_input(const Instruction& in);
@@ -95,6 +99,7 @@ class LoadEngine : public Engine {
   Counter& agu_inits_;
   Counter& operand_on_chip_bytes_;
   Counter& resident_bytes_;
+  Counter& weight_resident_bytes_;
   Counter& operand_bytes_;
   // Seed 001's register sets: the layer each holds (-1: none) and the cycle
   // its AGU_INIT has finished writing it.

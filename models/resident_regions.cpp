@@ -1,41 +1,93 @@
 #include "models/resident_regions.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace npusim {
 
 ResidentRegions::ResidentRegions(const Program& program)
-    : program_(program),
-      written_(program.layers.size(), false),
-      overwritten_(program.layers.size(), -1) {}
+    : program_(program), block_of_(program.layers.size(), 0) {
+  for (const LayerDescriptor& d : program.layers)
+    regions_.push_back({"layer " + d.name + "'s output", d.resident_offset,
+                        d.output_resident ? d.output_bytes() : 0});
+  std::map<uint64_t, uint32_t> by_address;  // weights_address -> region
+  for (uint32_t l = 0; l < program.layers.size(); ++l) {
+    const LayerDescriptor& d = program.layers[l];
+    if (!d.weights_resident) continue;
+    const auto [it, added] = by_address.emplace(d.weights_address, uint32_t(regions_.size()));
+    if (added)
+      regions_.push_back(
+          {"layer " + d.name + "'s weights", d.weights_offset, d.weight_block_bytes()});
+    block_of_[l] = it->second;
+  }
+}
 
-void ResidentRegions::written(uint32_t layer) {
-  if (written_.at(layer)) return;
-  written_[layer] = true;
-  const LayerDescriptor& d = program_.layers[layer];
-  const uint64_t begin = d.resident_offset, end = begin + d.output_bytes();
+void ResidentRegions::take(uint32_t r) {
+  Region& x = regions_[r];
+  x.written = true;
   std::vector<uint32_t> still;
   for (const uint32_t o : holding_) {
-    const LayerDescriptor& e = program_.layers[o];
-    if (e.resident_offset < end && begin < e.resident_offset + e.output_bytes())
-      overwritten_[o] = int32_t(layer);
-    else
+    Region& e = regions_[o];
+    if (e.offset < x.offset + x.bytes && x.offset < e.offset + e.bytes) {
+      e.overwritten_by = int32_t(r);
+      loaded_.erase(o);
+    } else {
       still.push_back(o);
+    }
   }
-  still.push_back(layer);
+  still.push_back(r);
   holding_.swap(still);
 }
 
+std::string ResidentRegions::taker(uint32_t r) const {
+  const size_t layers = program_.layers.size();
+  return r < layers ? "layer " + program_.layers[r].name + "'s store"
+                    : regions_[r].name + "' first load";
+}
+
+void ResidentRegions::written(uint32_t layer) {
+  if (!regions_.at(layer).written) take(layer);
+}
+
 std::string ResidentRegions::problem(uint32_t producer) const {
-  const LayerDescriptor& d = program_.layers.at(producer);
-  const std::string bytes = "bytes [" + std::to_string(d.resident_offset) + ", " +
-                            std::to_string(d.resident_offset + d.output_bytes()) +
-                            ") below the top of the cache";
-  if (!written_[producer])
-    return "reads layer " + d.name + "'s output in the cache (" + bytes +
-           ") before its store wrote it";
-  if (overwritten_[producer] >= 0)
-    return "reads layer " + d.name + "'s output in the cache (" + bytes + "), but layer " +
-           program_.layers[size_t(overwritten_[producer])].name + "'s store has overwritten them";
+  const Region& x = regions_.at(producer);
+  const std::string bytes = "bytes [" + std::to_string(x.offset) + ", " +
+                            std::to_string(x.offset + x.bytes) + ") below the top of the cache";
+  if (!x.written)
+    return "reads " + x.name + " in the cache (" + bytes + ") before its store wrote it";
+  if (x.overwritten_by >= 0)
+    return "reads " + x.name + " in the cache (" + bytes + "), but " +
+           taker(uint32_t(x.overwritten_by)) + " has overwritten them";
   return "";
+}
+
+std::string ResidentRegions::weights_problem(uint32_t layer) const {
+  const Region& x = regions_[block_of_.at(layer)];
+  if (x.overwritten_by < 0) return "";
+  return "loads " + x.name + " kept in the cache (bytes [" + std::to_string(x.offset) + ", " +
+         std::to_string(x.offset + x.bytes) + ") below the top of the cache), but " +
+         taker(uint32_t(x.overwritten_by)) + " has overwritten them";
+}
+
+bool ResidentRegions::weights_on_chip(uint32_t layer, uint64_t begin, uint64_t end) {
+  const uint32_t r = block_of_.at(layer);
+  if (!regions_[r].written) take(r);
+  std::map<uint64_t, uint64_t>& on_chip = loaded_[r];
+  // The range that starts at or before `begin`.
+  auto it = on_chip.upper_bound(begin);
+  if (it != on_chip.begin() && std::prev(it)->second >= end) return true;
+  // Not all of it: it comes over the bus; merge it into the held ranges.
+  uint64_t b = begin, e = end;
+  if (it != on_chip.begin() && std::prev(it)->second >= b) {
+    --it;
+    b = it->first;
+  }
+  while (it != on_chip.end() && it->first <= e) {
+    e = std::max(e, it->second);
+    it = on_chip.erase(it);
+  }
+  on_chip.emplace(b, e);
+  return false;
 }
 
 }  // namespace npusim

@@ -8,7 +8,11 @@
 // an output placed earlier whose span overlaps (first fit: holes left by
 // outputs that died are reused; fragmentation is real). Outputs that do not
 // fit stay in DRAM. Graph outputs, and outputs a reader takes only through
-// DRAM, always do.
+// DRAM, always do. A layer's weight block that some load would bring over the
+// bus twice (another pass of its tiles, decode steps sharing a prefill's
+// weights) is a candidate too, live from its first to its last user, placed
+// by the same rule in the same order (at one operator, its weights before its
+// output).
 #pragma once
 
 #include <cstdint>
@@ -22,10 +26,13 @@ namespace npusim {
 struct MemoryPlan {
   uint32_t resident = 0;        // outputs kept in the cache
   uint64_t resident_bytes = 0;  // their bytes, each counted once
-  uint64_t peak_bytes = 0;      // the most resident bytes live at one operator
+  uint32_t weight_blocks = 0;   // weight blocks kept in the cache
+  uint64_t weight_bytes = 0;    // their bytes
+  uint64_t peak_bytes = 0;      // the most kept bytes live at one operator
 };
 
-// Sets output_resident and resident_offset on the program's operators.
+// Sets output_resident and resident_offset, weights_resident and
+// weights_offset on the program's operators.
 MemoryPlan plan_residency(Program& program, const NetworkConfig& net, const HardwareConfig& hw);
 
 }  // namespace npusim

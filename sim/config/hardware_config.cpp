@@ -418,8 +418,9 @@ const std::vector<HardwareParam>& hardware_params() {
     t.push_back(choice_param("compiler.residency", &H::residency, {Residency::Off, Residency::Auto},
                              "Every operator's output goes to DRAM and its consumers read it "
                              "back; or the memory planner keeps an output in the cache from its "
-                             "producer to its last consumer where it fits beside their buffers "
-                             "(docs/memory-plan.md)"));
+                             "producer to its last consumer where it fits beside their buffers, "
+                             "and a weight block loaded more than once (decode steps) from its "
+                             "first load on (docs/memory-plan.md)"));
     t.push_back(uint_param("compiler.units", &H::compiler, &CompilerConfig::units, "", 0, 64,
                            "Compute units the cost mapper gives pieces to, at most "
                            "compute.units; 0: it chooses the count "

@@ -20,7 +20,7 @@ const std::vector<std::string> kOperatorKeys = {
     "rows_per_compute_stage", "half_bytes", "weight_region_bytes", "params_region_bytes",
     "vector_region_bytes", "units", "weight_buffers", "weight_format", "kernel_nonzeros",
     "kv_on_chip", "input_channel_tiles", "cols_per_piece", "loop_order", "channels_per_part",
-    "resident_offset"};
+    "resident_offset", "weights_resident_offset"};
 // clang-format on
 
 // The shape keys, written for readers; they must equal the workload's.
@@ -30,12 +30,6 @@ const std::pair<const char*, uint32_t LayerDescriptor::*> kShapeKeys[] = {
     {"K", &LayerDescriptor::K},        {"R", &LayerDescriptor::R},
     {"S", &LayerDescriptor::S},        {"out_h", &LayerDescriptor::out_h},
     {"out_w", &LayerDescriptor::out_w}};
-
-uint64_t weight_stream_bytes(const LayerDescriptor& d) {
-  uint64_t bytes = 0;
-  for (uint32_t k = 0; k < d.K; ++k) bytes += d.kernel_bytes(k);
-  return bytes;
-}
 
 }  // namespace
 
@@ -68,6 +62,7 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
   if (d.units != 0) line["units"] = d.units;
   if (d.output_on_chip) line["kv_on_chip"] = true;
   if (d.output_resident) line["resident_offset"] = d.resident_offset;
+  if (d.weights_resident) line["weights_resident_offset"] = d.weights_offset;
   if (d.weight_buffers != 1) line["weight_buffers"] = d.weight_buffers;
   if (d.cols_per_piece != 0) line["cols_per_piece"] = d.cols_per_piece;
   if (d.channels_per_part != 0) line["channels_per_part"] = d.channels_per_part;
@@ -146,8 +141,11 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
     d.resident_offset = r.get_uint("resident_offset", 0, limits.cache_bytes, 0);
   d.input_channel_tiles = r.get_bool("input_channel_tiles", false);
   if (array) {
-    d.weights_address = address("weights_address", weight_stream_bytes(d));
+    d.weights_address = address("weights_address", d.weight_block_bytes());
     d.params_address = address("params_address", d.params_bytes());
+    d.weights_resident = r.has("weights_resident_offset");
+    if (d.weights_resident)
+      d.weights_offset = r.get_uint("weights_resident_offset", 0, limits.cache_bytes, 0);
     if (d.access != LoadAccess::Im2col)
       d.lowered_address = address("lowered_address", uint64_t(d.N) * d.lowered_bytes_per_image());
     else if (r.has("lowered_address"))
@@ -162,7 +160,7 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
     if (params) d.params_address = address("params_address", d.params_bytes());
     for (const char* key :
          {"weights_address", "params_address", "lowered_address", "k_tile", "rows_per_piece",
-          "rows_per_compute_stage", "weight_format", "kernel_nonzeros"})
+          "rows_per_compute_stage", "weight_format", "kernel_nonzeros", "weights_resident_offset"})
       if (r.has(key) && !(params && std::string(key) == "params_address"))
         r.fail(key,
                std::string("no \"") + key + "\" (a " + to_string(d.op) +

@@ -87,6 +87,15 @@ struct LayerDescriptor {
   // operator's buffers; stored and read through the cache ports, never the bus.
   bool output_resident = false;
   uint64_t resident_offset = 0;
+  // Weights kept on chip (docs/memory-plan.md#weights-kept-on-chip): the
+  // layer's whole weight block (weight_block_bytes(), at weights_address)
+  // has a home in the cache at weights_offset bytes below the top of the tile
+  // part, from the first to the last operator that loads it. The first load of
+  // each byte comes over the bus and is also written there; every later load
+  // of it (another k-tile pass, a decode step sharing the weights) reads it
+  // through the cache ports instead.
+  bool weights_resident = false;
+  uint64_t weights_offset = 0;
   // Whether the output is written to (and read from) the cache instead of DRAM.
   bool output_in_cache() const { return output_on_chip || output_resident; }
   // Compute units whose halves the partition sizes (half_bytes each); 0:
@@ -195,6 +204,8 @@ struct LayerDescriptor {
                             : uint64_t(K + output_bits - 1) / output_bits * (output_bits / 8);
   }
   uint64_t output_bytes() const { return uint64_t(N) * out_h * out_w * output_pixel_bytes(); }
+  // Bytes of the layer's weights in DRAM: every kernel's stream, packed.
+  uint64_t weight_block_bytes() const { return kernel_offset(K); }
   uint32_t padded_w() const { return W + pad_l(*this) + pad_r(*this); }
   uint64_t params_bytes() const { return uint64_t(K) * 8; }
   // im2col: OH*OW rows of R*S*C; MEC: OW strips of Hp*S*C; 0 on the fly.

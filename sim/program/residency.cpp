@@ -49,8 +49,35 @@ std::vector<TensorLifetime> tensor_lifetimes(const Program& p, const NetworkConf
 }
 
 OperatorSpan guarded_span(const TensorLifetime& t, size_t operators) {
-  return {t.producer == 0 ? 0 : t.producer - 1,
-          uint32_t(std::min<size_t>(size_t(t.last_reader) + 1, operators - 1))};
+  return guarded_span(t.producer, t.last_reader, operators);
+}
+
+OperatorSpan guarded_span(uint32_t first, uint32_t last, size_t operators) {
+  return {first == 0 ? 0 : first - 1, uint32_t(std::min<size_t>(size_t(last) + 1, operators - 1))};
+}
+
+uint64_t weight_load_bytes(const Instruction& in, const LayerDescriptor& d) {
+  if (in.kernel_part()) return uint64_t(in.k_count()) * d.R * d.S * in.channel_count();
+  return d.kernel_offset(in.k_end) - d.kernel_offset(in.k_begin);
+}
+
+std::vector<WeightBlock> weight_blocks(const Program& p) {
+  std::vector<WeightBlock> blocks;
+  std::vector<int32_t> block_of(p.layers.size(), -1);
+  for (uint32_t l = 0; l < p.layers.size(); ++l) {
+    const LayerDescriptor& d = p.layers[l];
+    if (!op_info(d.op).weights || d.K == 0) continue;
+    auto it = std::find_if(blocks.begin(), blocks.end(),
+                           [&](const WeightBlock& b) { return b.address == d.weights_address; });
+    if (it == blocks.end())
+      it = blocks.insert(blocks.end(), {d.weights_address, d.weight_block_bytes(), {}, 0});
+    it->users.push_back(l);
+    block_of[l] = int32_t(it - blocks.begin());
+  }
+  for (const Instruction& in : p.instructions)
+    if (in.op == Opcode::LoadWeights && block_of[in.layer] >= 0)
+      blocks[size_t(block_of[in.layer])].loaded_bytes += weight_load_bytes(in, p.layers[in.layer]);
+  return blocks;
 }
 
 uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& d) {
@@ -96,14 +123,25 @@ std::vector<uint64_t> operator_working_sets(const Program& p, const HardwareConf
   return bytes;
 }
 
+namespace {
+
+// Something the plan keeps in the cache: a kept output or a weight block.
+struct Kept {
+  std::string subject;  // for errors: "layer X: its output", "layer X: its weights"
+  std::string name;     // "layer X's output", "layer X's weights"
+  uint64_t offset = 0, bytes = 0;
+  OperatorSpan span;
+  uint32_t first = 0, last = 0;  // its live operators, unguarded
+};
+
+}  // namespace
+
 void check_residency(const Program& p, const NetworkConfig& net, const HardwareConfig& hw) {
   bool any = false;
-  for (const LayerDescriptor& d : p.layers) any = any || d.output_resident;
+  for (const LayerDescriptor& d : p.layers) any = any || d.output_resident || d.weights_resident;
   if (!any) return;
   const std::vector<TensorLifetime> life = tensor_lifetimes(p, net);
-  const std::vector<uint64_t> used = operator_working_sets(p, hw);
-  const uint64_t cache = hw.tile_cache_bytes();
-  std::vector<size_t> resident;
+  std::vector<Kept> kept;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
     if (!d.output_resident) continue;
@@ -116,25 +154,47 @@ void check_residency(const Program& p, const NetworkConfig& net, const HardwareC
       throw ProgramError(who +
                          "but it or a reader uses a format only DRAM serves (packed "
                          "binary words, a planar layout or a host-lowered input)");
-    const OperatorSpan span = guarded_span(life[l], p.layers.size());
-    const uint64_t top = d.resident_offset + d.output_bytes();
-    for (uint32_t i = span.first; i <= span.last; ++i)
-      if (top + used[i] > cache)
-        throw ProgramError(who + "at " + std::to_string(d.resident_offset) + " B below the top (" +
-                           std::to_string(d.output_bytes()) + " B), but operator " +
-                           p.layers[i].name + "'s buffers use " + std::to_string(used[i]) +
-                           " B of the cache's " + std::to_string(cache) + " B");
-    for (const size_t o : resident) {
-      const LayerDescriptor& e = p.layers[o];
-      const bool shares =
-          d.resident_offset < e.resident_offset + e.output_bytes() && e.resident_offset < top;
-      if (shares && span.overlaps(guarded_span(life[o], p.layers.size())))
-        throw ProgramError(who + "over bytes that layer " + e.name +
-                           "'s output holds while it is still to be read (operators " +
-                           std::to_string(life[o].producer) + " to " +
-                           std::to_string(life[o].last_reader) + ")");
+    kept.push_back({"layer " + d.name + ": its output", "layer " + d.name + "'s output",
+                    d.resident_offset, d.output_bytes(), guarded_span(life[l], p.layers.size()),
+                    life[l].producer, life[l].last_reader});
+  }
+  for (const WeightBlock& b : weight_blocks(p)) {
+    const LayerDescriptor& first = p.layers[b.users.front()];
+    for (const uint32_t u : b.users) {
+      const LayerDescriptor& d = p.layers[u];
+      if (d.weights_resident != first.weights_resident ||
+          (d.weights_resident && d.weights_offset != first.weights_offset))
+        throw ProgramError(
+            "layers " + first.name + " and " + d.name + " share weights_address " +
+            std::to_string(b.address) + " but not its place: " +
+            (first.weights_resident ? std::to_string(first.weights_offset) : "DRAM") + " against " +
+            (d.weights_resident ? std::to_string(d.weights_offset) : "DRAM"));
     }
-    resident.push_back(l);
+    if (first.weights_resident)
+      kept.push_back({"layer " + first.name + ": its weight block",
+                      "layer " + first.name + "'s weight block", first.weights_offset, b.bytes,
+                      guarded_span(b.users.front(), b.users.back(), p.layers.size()),
+                      b.users.front(), b.users.back()});
+  }
+  const std::vector<uint64_t> used = operator_working_sets(p, hw);
+  const uint64_t cache = hw.tile_cache_bytes();
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const Kept& x = kept[k];
+    const std::string who = x.subject + " is placed in the cache ";
+    const uint64_t top = x.offset + x.bytes;
+    for (uint32_t i = x.span.first; i <= x.span.last; ++i)
+      if (top + used[i] > cache)
+        throw ProgramError(who + "at " + std::to_string(x.offset) + " B below the top (" +
+                           std::to_string(x.bytes) + " B), but operator " + p.layers[i].name +
+                           "'s buffers use " + std::to_string(used[i]) + " B of the cache's " +
+                           std::to_string(cache) + " B");
+    for (size_t o = 0; o < k; ++o) {
+      const Kept& e = kept[o];
+      if (x.offset < e.offset + e.bytes && e.offset < top && x.span.overlaps(e.span))
+        throw ProgramError(who + "over bytes that " + e.name +
+                           " holds while it is still to be read (operators " +
+                           std::to_string(e.first) + " to " + std::to_string(e.last) + ")");
+    }
   }
 }
 

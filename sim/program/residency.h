@@ -42,6 +42,25 @@ struct OperatorSpan {
   bool overlaps(const OperatorSpan& o) const { return first <= o.last && o.first <= last; }
 };
 OperatorSpan guarded_span(const TensorLifetime& t, size_t operators);
+// The same for anything the cache holds from operator `first` to `last`.
+OperatorSpan guarded_span(uint32_t first, uint32_t last, size_t operators);
+
+// One layer's weights in DRAM (weight_block_bytes() at weights_address) and
+// every operator that loads them: a decode step's projections share their
+// prefill's block (docs/transformers.md#key-value-cache). `loaded_bytes`: what
+// all their LoadWeights bring over the bus when nothing is kept on chip; more
+// than `bytes` when some byte is loaded twice (another pass over the rows,
+// another step), which is what keeping the block in the cache saves.
+struct WeightBlock {
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  std::vector<uint32_t> users;  // operator indices, in program order
+  uint64_t loaded_bytes = 0;
+};
+std::vector<WeightBlock> weight_blocks(const Program& program);
+// Bytes one LoadWeights of a weighted operator reads: its kernels' streams,
+// or with kernel parts the part's channels at every tap of each kernel.
+uint64_t weight_load_bytes(const Instruction& in, const LayerDescriptor& layer);
 
 // Bytes of the cache operator l's buffers use: its weight tile(s), parameter
 // banks, the largest piece of each half of the units it uses, and its largest
@@ -55,9 +74,11 @@ uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& layer);
 std::vector<uint64_t> largest_pieces(const Program& program);
 
 // Throws ProgramError naming the operator when a resident output is a graph
-// output or read only through DRAM, when at some operator of its guarded span
-// the buffers in use plus the resident bytes above it pass the cache, or when
-// two resident outputs whose guarded spans overlap share bytes.
+// output or read only through DRAM, when the operators sharing a weight block
+// disagree on keeping it (or on where), when at some operator of a kept
+// output's or weight block's guarded span the buffers in use plus the kept
+// bytes above it pass the cache, or when two kept blocks whose guarded spans
+// overlap share bytes.
 void check_residency(const Program& program, const NetworkConfig& net, const HardwareConfig& hw);
 
 }  // namespace npusim

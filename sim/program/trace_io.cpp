@@ -19,7 +19,8 @@
 //                        compiler.loop_order when feature_stationary, else
 //                        weight_stationary); a layer of kernel parts adds
 //                        "channels_per_part"; an output the memory plan keeps in
-//                        the cache adds "resident_offset" (docs/memory-plan.md)
+//                        the cache adds "resident_offset", a layer whose weights it
+//                        keeps there "weights_resident_offset" (docs/memory-plan.md)
 //   one line per         {"id": 3, "op": "compute", "layer": 0, "unit": 0, "half": 0, "n": 0,
 //   instruction (ids      "k": [0, 32], "rows": [0, 16], "stages": 4,
 //   0, 1, .. in order)    "deps": [{"on": 1, "kind": "data"}, {"on": 2, "kind": "buffer_space"}]}
@@ -79,7 +80,7 @@ const std::vector<std::string> kLayerKeys = {
     "params_region_bytes", "input_from_layer", "weight_format", "kernel_nonzeros", "access",
     "lowered_address", "dtype", "bits", "pad_mode", "output_bits", "input_layout",
     "output_layout", "units", "weight_buffers", "cols_per_piece", "loop_order", "channels_per_part",
-    "resident_offset"};
+    "resident_offset", "weights_resident_offset"};
 const std::vector<std::string> kInstructionKeys = {
     "id",   "op",   "layer",    "unit", "half",     "n",      "k",
     "rows", "cols", "channels", "stages", "deps", "registers"};
@@ -350,6 +351,10 @@ class ProgramReader {
       d.output_resident = true;
       d.resident_offset = field(r, "resident_offset", 0, hw_.cache_bytes(), cache);
     }
+    if (r.has("weights_resident_offset")) {
+      d.weights_resident = true;
+      d.weights_offset = field(r, "weights_resident_offset", 0, hw_.cache_bytes(), cache);
+    }
     const json* from = r.find("input_from_layer");
     const std::string from_expected =
         i == 0 ? "-1 (the first layer reads a fresh input)"
@@ -555,6 +560,7 @@ void write_program_jsonl(std::ostream& out, const Program& program, const json& 
     if (d.cols_per_piece != 0) out << ", \"cols_per_piece\": " << d.cols_per_piece;
     if (d.channels_per_part != 0) out << ", \"channels_per_part\": " << d.channels_per_part;
     if (d.output_resident) out << ", \"resident_offset\": " << d.resident_offset;
+    if (d.weights_resident) out << ", \"weights_resident_offset\": " << d.weights_offset;
     // Kernel parts say their order too: a feature-stationary header's default is not theirs.
     if (d.loop_order == LoopOrder::FeatureStationary || d.channels_per_part != 0)
       out << ", \"loop_order\": \"" << to_string(d.loop_order) << '"';

@@ -68,6 +68,7 @@ nlohmann::json tiling_json(const LayerTiling& t) {
   if (t.feature_stationary) j["loop_order"] = "feature_stationary";
   if (t.channels_per_part != 0) j["channels_per_part"] = t.channels_per_part;
   j["output_in"] = t.output_in;
+  if (*t.weights_in != '\0') j["weights_in"] = t.weights_in;
   return j;
 }
 
@@ -123,11 +124,13 @@ nlohmann::json make_report_json(const RunSummary& s) {
   for (const Counter* c : counters) total_counters[c->name()] = c->total();
   totals["counters"] = total_counters;
   // The memory plan's effect (docs/memory-plan.md): DRAM bytes moved, and
-  // those that went through the cache instead because an output stayed there.
+  // those that went through the cache instead because an output or a weight
+  // block stayed there.
   const MemoryPlanFigures plan = memory_plan_figures(s);
   totals["memory_plan"] = {{"dram_bytes", plan.dram_bytes},
                            {"dram_bytes_saved", plan.dram_bytes_saved},
-                           {"outputs_in_cache", plan.outputs_in_cache}};
+                           {"outputs_in_cache", plan.outputs_in_cache},
+                           {"weights_in_cache", plan.weights_in_cache}};
 
   // The mapper's estimate against each array layer's simulated layer.cycles
   // (docs/mapping.md#estimator-error): signed per layer, the median of the

@@ -43,6 +43,9 @@ struct LayerTiling {
   // Where its output lived (docs/memory-plan.md): "dram", "cache" (kept by
   // the memory plan) or "kv_region" (cache.kv_kib).
   const char* output_in = "dram";
+  // Where its weights lived: "dram", "cache" (a weight block the memory plan
+  // keeps, loaded over the bus once), or "" for an operator without weights.
+  const char* weights_in = "";
 };
 
 // How the run was asked for: the header of the summary and report.json say

@@ -320,9 +320,12 @@ MemoryPlanFigures memory_plan_figures(const RunSummary& s) {
   MemoryPlanFigures f;
   f.dram_bytes = total("dram.read_bytes") + total("dram.write_bytes");
   f.dram_bytes_saved = total("load.resident_bytes") + total("store.resident_bytes") +
-                       total("vector.resident_read_bytes") + total("vector.resident_write_bytes");
-  for (const LayerTiling& t : s.tiling)
+                       total("vector.resident_read_bytes") + total("vector.resident_write_bytes") +
+                       total("load.weight_resident_bytes");
+  for (const LayerTiling& t : s.tiling) {
     if (std::string(t.output_in) == "cache") ++f.outputs_in_cache;
+    if (std::string(t.weights_in) == "cache") ++f.weights_in_cache;
+  }
   return f;
 }
 

@@ -109,12 +109,15 @@ RunBounds run_bounds(const RunSummary& s);
 
 // What the memory plan did (docs/memory-plan.md): the bytes that crossed the
 // DRAM bus (read + written), the bytes that went through the cache instead
-// because their output stayed there (stored once, read by each reader), and
-// how many operators' outputs it kept there.
+// because their output stayed there (stored once, read by each reader) or
+// their weight block did (loaded over the bus once, read from the cache on
+// every later load), how many operators' outputs it kept there, and how many
+// operators loaded their weights from a kept block.
 struct MemoryPlanFigures {
   uint64_t dram_bytes = 0;
   uint64_t dram_bytes_saved = 0;
   uint32_t outputs_in_cache = 0;
+  uint32_t weights_in_cache = 0;
 };
 MemoryPlanFigures memory_plan_figures(const RunSummary& s);
 

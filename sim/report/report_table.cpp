@@ -336,7 +336,11 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
   if (hw.residency == Residency::Auto) {
     const MemoryPlanFigures plan = memory_plan_figures(s);
     out << "memory plan      : " << plan.outputs_in_cache << " of " << s.tiling.size()
-        << " outputs kept in the cache, " << kib(plan.dram_bytes_saved)
+        << " outputs kept in the cache, "
+        << (plan.weights_in_cache > 0
+                ? std::to_string(plan.weights_in_cache) + " operators' weights loaded once, "
+                : std::string())
+        << kib(plan.dram_bytes_saved)
         << " KiB moved through it instead of DRAM (compiler.residency=auto)\n";
   }
   out << "cache            : peak " << kib(st.get("cache.peak_occupancy_bytes").total())

@@ -265,7 +265,14 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     for (size_t l = 0; l < layers; ++l) attach_kernel_stream(r.program.layers[l], kernels[l]);
   if (options.edit_program) options.edit_program(r.program);
   if (!options.skip_validation) validate_program(r.program);
-  check_program_fits(r.program, r.network, r.hw);
+  try {
+    check_program_fits(r.program, r.network, r.hw);
+  } catch (const ProgramError& e) {
+    // A replayed program's error names its file ("p.jsonl:3" is a layer line's place).
+    if (options.program == nullptr || options.program_layer_lines.empty()) throw;
+    const std::string& line = options.program_layer_lines.front();
+    throw ProgramError(line.substr(0, line.rfind(':')) + ": " + e.what());
+  }
   r.timeline = Timeline(options.record_timeline);
   meter.clear_line();
   if (options.progress)
@@ -388,6 +395,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     t.feature_stationary = d.loop_order == LoopOrder::FeatureStationary;
     t.channels_per_part = d.channels_per_part;
     t.output_in = d.output_resident ? "cache" : d.output_on_chip ? "kv_region" : "dram";
+    if (op_info(d.op).weights) t.weights_in = d.weights_resident ? "cache" : "dram";
     r.summary.tiling.push_back(t);
   }
   r.summary.wall_seconds =
