@@ -110,7 +110,7 @@ TARGET_VNNI void block_s8_vnni(const int8_t* x, const int8_t* w, uint64_t ws, ui
   }
   // Reductions and the tail only where there is something to add: most
   // calls are whole multiples of 64 (S x C runs), and an empty tail call cost
-  // about a tenth of a functional ResNet-50 run (docs/performance.md).
+  // about a tenth of a functional ResNet-50 run.
   if (i > 0) {
     const uint32_t correction = hsum512(x_sum) * 128u;
     for (int j = 0; j < B; ++j) out[j] = int32_t(uint32_t(out[j]) + hsum512(acc[j]) - correction);

@@ -44,7 +44,8 @@ const std::vector<Column> kWideColumns = {
     {"layer", true},   {"shape", true},   {"cycles", false},   {"time_us", false}, {"mac%", false},
     {"use%", false},   {"load%", false},  {"comp%", false},    {"store%", false},  {"vec%", false},
     {"dep", false},    {"mem", false},    {"buf", false},      {"bus", false},     {"port", false},
-    {"rd_KiB", false}, {"wr_KiB", false}, {"peak_KiB", false}, {"out", true},      {"tiling", true},
+    {"rd_KiB", false}, {"wr_KiB", false}, {"peak_KiB", false}, {"out", true},      {"wts", true},
+    {"tiling", true},
     {"check", true},   {"bound", true},
 };
 
@@ -52,7 +53,8 @@ const std::vector<Column> kWideColumns = {
 // whole run; `value` reads a counter.
 template <typename Value>
 std::vector<std::string> row(const std::string& name, const std::string& shape, const Figures& f,
-                             Value value, const std::string& output_in, const std::string& tiling,
+                             Value value, const std::string& output_in,
+                             const std::string& weights_in, const std::string& tiling,
                              const std::string& check, const std::string& bound) {
   return {name,
           shape,
@@ -73,6 +75,7 @@ std::vector<std::string> row(const std::string& name, const std::string& shape, 
           kib(value("dram.write_bytes")),
           kib(value("cache.peak_occupancy_bytes")),
           output_in,
+          weights_in,
           tiling,
           check,
           bound};
@@ -212,6 +215,7 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
     const auto value = [&](const std::string& n) { return st.get(n).at(i); };
     if (wide)
       rows.push_back(row(layer.name, shape_string(layer), layer_figures(s, i), value, t.output_in,
+                         *t.weights_in != '\0' ? t.weights_in : "-",
                          std::to_string(t.k_tile) + "x" + std::to_string(t.pieces) +
                              (t.weight_buffers > 1 ? "w2" : "") +
                              (t.feature_stationary ? "fs" : ""),
@@ -234,7 +238,7 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
   const Figures tot = total_figures(s);
   const auto total = [&](const std::string& n) { return st.get(n).total(); };
   if (wide)
-    rows.push_back(row("total", "", tot, total, "", "", totals_check(s), run_bound(s)));
+    rows.push_back(row("total", "", tot, total, "", "", "", totals_check(s), run_bound(s)));
   else
     rows.push_back(compact_row("total", "", tot, false, total, totals_check(s), run_bound(s)));
   if (!wide) {

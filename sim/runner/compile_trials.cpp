@@ -36,7 +36,7 @@ namespace {
 // fraction of the whole cache's, at most kCacheTrialDepth programs below the
 // whole cache's (a halving that compiles the program of the budget before
 // it is skipped, not counted). On the grid of
-// docs/performance.md#compile-trials, 5 % and three halvings took the cache
+// docs/compile-trials.md#compile-trials, 5 % and three halvings took the cache
 // moves with more cycles from 47 to 11 for 1.85 times the trials; larger
 // margins ran more trials and removed none more.
 constexpr double kCacheTrialMargin = 0.05;
@@ -362,7 +362,7 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
     return choice;
   }
   // Counted once here, the trials' processes inherit the counts (and the run after them).
-  warm_kernel_counts(network);
+  warm_kernel_counts(network, hw.compute_mode);
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
   if (announce)
     spdlog::info(

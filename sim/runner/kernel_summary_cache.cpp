@@ -55,9 +55,14 @@ KernelStream compute(const LayerConfig& layer, ComputeMode mode) {
 
 // The entry file: the key line, then the format and K counts, as text. Read
 // with strtoul rather than operator>>, which cost a sweep point over 1 M
-// instructions for ResNet-18's 20 layers (docs/performance.md). A count above a
+// instructions for ResNet-18's 20 layers. A count above a
 // kernel's `taps` (R * S * C / groups) makes the entry unreadable: the cache is a
 // file anyone can edit, and a count of 2^32 - 1 once gave 51.5 G cycles, not 1,772.
+// The entry file of `key` in `dir`: named by the key's hash.
+std::string entry_path(const std::string& dir, const std::string& key) {
+  return dir + "/" + digest_hex(key.data(), key.size()) + ".txt";
+}
+
 bool read_entry(const std::string& path, const std::string& key, uint32_t K, uint64_t taps,
                 KernelStream& out) {
   std::ifstream in(path, std::ios::binary);
@@ -112,9 +117,18 @@ std::string kernel_summary_key(const LayerConfig& L, ComputeMode mode) {
          to_string(mode) + " " + weights;
 }
 
-void warm_kernel_counts(const NetworkConfig& network) {
-  for (const LayerConfig& L : network.layers)
-    if (runs_on_array(L.op) && L.op != OpKind::BatchMatMul && !L.is_binary()) seeded_counts(L);
+void warm_kernel_counts(const NetworkConfig& network, ComputeMode mode) {
+  const std::string dir = kernel_summary_cache_dir();
+  for (const LayerConfig& L : network.layers) {
+    if (!runs_on_array(L.op) || L.op == OpKind::BatchMatMul || L.is_binary()) continue;
+    // A summary the shared cache holds is read by each trial: nothing to count.
+    const std::string key = dir.empty() ? "" : kernel_summary_key(L, mode);
+    KernelStream s;
+    if (!key.empty() &&
+        read_entry(entry_path(dir, key), key, L.K, uint64_t(L.R) * L.S * L.group_channels(), s))
+      continue;
+    seeded_counts(L);
+  }
 }
 
 std::string kernel_summary_cache_dir() {
@@ -128,7 +142,7 @@ KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
   if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
   const std::string key = cache_dir.empty() ? "" : kernel_summary_key(layer, mode);
   if (key.empty()) return compute(layer, mode);
-  const std::string path = cache_dir + "/" + digest_hex(key.data(), key.size()) + ".txt";
+  const std::string path = entry_path(cache_dir, key);
   KernelStream s;
   if (read_entry(path, key, layer.K, uint64_t(layer.R) * layer.S * layer.group_channels(), s))
     return s;

@@ -24,8 +24,9 @@ KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
                                    const std::string& cache_dir);
 
 // Counts every seeded array layer's non-zeros into the process's memory, where later summaries
-// of the same weights (this process's and its forked children's) find them.
-void warm_kernel_counts(const NetworkConfig& network);
+// of the same weights (this process's and its forked children's) find them; a layer whose
+// summary for `mode` the cache in NPUSIM_KERNEL_CACHE holds is left to be read from there.
+void warm_kernel_counts(const NetworkConfig& network, ComputeMode mode);
 
 // The folder NPUSIM_KERNEL_CACHE names, or "".
 std::string kernel_summary_cache_dir();

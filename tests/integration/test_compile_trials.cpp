@@ -3,7 +3,7 @@
 // near, are simulated timing only and the fastest is compiled, so one more
 // compute unit never gives more cycles, nor (on these points) twice the cache.
 // The points below are where the estimate's choice alone took more cycles with
-// more hardware (docs/performance.md#compile-trials).
+// more hardware (docs/compile-trials.md#compile-trials).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>

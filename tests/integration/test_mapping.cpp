@@ -6,7 +6,7 @@
 // step up that axis may not raise the cycles; a failure prints both points.
 // The trials guarantee it for units (up to 10) and make it likely for the
 // cache; for the array and the bus it holds on this grid for ResNet-18, not
-// by construction (docs/performance.md#compile-trials gives the other
+// by construction (docs/mapping-performance.md#the-monotone-grid gives the other
 // networks' counts). The greedy mapper rose by up to 4.2x on the same grid.
 // The compiler's own estimate, which it minimises, never rises on the same
 // grid (npusim estimate). `npusim compile --explain-mapping` prints each
@@ -140,7 +140,7 @@ TEST_CASE(
   // 64 B/cycle is where multiples of the rows alone rose by 26 % (simulated).
   // The larger networks take part of the grid (every array, the ends of the
   // other axes) so that the test stays short under the sanitizers;
-  // docs/performance.md gives the whole grid's counts.
+  // docs/mapping-performance.md#the-estimate-on-the-grid has the whole grid.
   const std::vector<std::vector<uint32_t>> part = {{128, 4096}, {8, 64}, {1, 4}, kAxes[3]};
   const std::vector<std::pair<std::string, std::vector<std::vector<uint32_t>>>> grids = {
       {"resnet18", kAxes},

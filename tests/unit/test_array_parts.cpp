@@ -35,7 +35,7 @@ TEST_CASE(
   // Below 8 a dimension keeps its own size; an odd size steps by 8 to 8.
   CHECK(array_parts(array_of(4, 4)) == Parts{{4, 4}});
   CHECK(array_parts(array_of(4, 13)) == Parts{{4, 13}, {4, 8}});
-  // The grid of docs/performance.md: 64 lists 48's parts, 48 lists 32's.
+  // The grid of docs/mapping-performance.md#the-monotone-grid: 64 lists 48's parts, 48 lists 32's.
   const Parts of64 = array_parts(array_of(64, 64));
   const Parts of48 = array_parts(array_of(48, 48));
   CHECK(Parts(of64.begin() + 2, of64.end()) == of48);

@@ -127,7 +127,7 @@ TEST_CASE(
       conv(R"("C": 16, "K": 10, "seed": 3)"), conv(R"("C": 17, "K": 9, "seed": 3)")};
   NetworkConfig net;
   net.layers = layers;
-  warm_kernel_counts(net);
+  warm_kernel_counts(net, ComputeMode::ZeroSkip);
   for (size_t i = 0; i < layers.size(); ++i)
     for (ComputeMode mode : {ComputeMode::ZeroSkip, ComputeMode::Dense}) {
       INFO("layer " << i << " " << to_string(mode));
