@@ -45,8 +45,7 @@ const std::vector<Column> kWideColumns = {
     {"use%", false},   {"load%", false},  {"comp%", false},    {"store%", false},  {"vec%", false},
     {"dep", false},    {"mem", false},    {"buf", false},      {"bus", false},     {"port", false},
     {"rd_KiB", false}, {"wr_KiB", false}, {"peak_KiB", false}, {"out", true},      {"wts", true},
-    {"tiling", true},
-    {"check", true},   {"bound", true},
+    {"tiling", true},  {"check", true},   {"bound", true},
 };
 
 // Cells from `shape` to `tiling` that come from counters, for one layer or the
