@@ -3,7 +3,7 @@
 // size: its instructions as the emitter cuts them (vector_tiling.h), one
 // after another as the vector unit runs them, each reading its inputs over
 // the bus, waiting out the DRAM latency, running its lanes and writing its
-// output (docs/timing.md, "Vector stages"). Dense and alone, as the mapper's
+// output (docs/stage-timing.md, "Vector stages"). Dense and alone, as the mapper's
 // estimate of an array layer (mapper.h); it lets the mapper weigh a smaller
 // vector region against the room it gives the array layers.
 #pragma once

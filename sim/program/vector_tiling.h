@@ -5,7 +5,7 @@
 // region. Operators whose output channel reads only that input channel (max
 // and average pooling, global pooling, add) may take part of the channels
 // when one whole output row does not fit; the others (concat, the transformer
-// operators) take whole rows. docs/timing.md, "Vector stages", states the bytes.
+// operators) take whole rows. docs/stage-timing.md, "Vector stages", states the bytes.
 #pragma once
 
 #include <cstdint>

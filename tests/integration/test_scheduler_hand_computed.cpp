@@ -1,5 +1,5 @@
 // A tiny two-tile program whose cycle counts were worked out by hand under
-// both dependency policies (the derivation is in docs/scheduler.md, "Worked
+// both dependency policies (the derivation is in docs/scheduler-examples.md, "Worked
 // example"). Layer: 1x1 conv, C=64, 4x16 input, K=32. Hardware: 16 KiB cache
 // -> 6912 B halves -> two pieces of two output rows; a 2 KiB accumulator ->
 // one output row per compute stage; 512 B store batches -> one row per batch;
@@ -43,7 +43,7 @@ std::unique_ptr<RunResult> run_tiny(const char* policy) {
 
 TEST_CASE("hand-computed two-tile program under the strict policy", "[scheduler]") {
   const auto r = run_tiny("strict");
-  // Last store batch of piece 1 reaches memory at cycle 640 (docs/scheduler.md).
+  // Last store batch of piece 1 reaches memory at cycle 640 (docs/scheduler-examples.md#worked-example).
   CHECK(r->outcome.cycles == 640);
   CHECK(r->stats->get("compute.work_cycles").total() == 4 * 64 + 2 * 8);
   CHECK(r->stats->get("dram.bus_busy_cycles").total() == 8 + 64 + 4 * 32 + 4 * 16);

@@ -1,6 +1,6 @@
 // Vector operators in a small vector region (sim/program/vector_tiling.h):
 // an add whose row does not fit splits its channels, at the cost worked by
-// hand in docs/timing.md ("Vector stages"); such programs replay exactly and the
+// hand in docs/stage-timing.md ("Vector stages"); such programs replay exactly and the
 // runner refuses vector instructions that overflow their region or split an
 // operator that cannot be split; the whole ResNet graphs compile from 64 KiB,
 // the vector region shrinking, and run bit-exact there.

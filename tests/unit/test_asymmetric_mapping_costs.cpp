@@ -191,7 +191,7 @@ TEST_CASE(
     "[mapper][asymmetric]") {
   // C 8, K 16, 3x3, padding 1: the output is the input's shape. One piece of the whole image,
   // the tile of all 16 kernels (72 B each, so a 16 x 72 = 1152 B stream a stage). Formulas
-  // (docs/mapping.md#the-estimate, docs/timing.md#compute-stages-modelscompute_enginecpp):
+  // (docs/mapping.md#the-estimate, docs/stage-timing.md#compute-stages-modelscompute_enginecpp):
   //   input rows(r)   = min(H, r - 1 + 3)
   //   load_bus        = dram_data_cycles(1 segment, input rows * W * 8 B)
   //   load_ports      = (r + 2) padded rows * (W + 2) * 8 B / 64

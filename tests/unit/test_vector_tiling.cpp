@@ -2,7 +2,7 @@
 // one vector instruction holds and the largest instruction the compiler
 // gives an operator, and the compiler's estimate of a vector operator
 // (sim/compiler/vector_estimate.h), against numbers worked by hand
-// (docs/timing.md, "Vector stages").
+// (docs/stage-timing.md, "Vector stages").
 #include <catch2/catch.hpp>
 
 #include "sim/compiler/vector_estimate.h"
