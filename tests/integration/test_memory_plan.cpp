@@ -21,13 +21,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-HardwareConfig plan_hw(Residency residency) {
-  HardwareConfig hw = parse_hardware_config(nlohmann::json::object(), "<test>");
-  hw.residency = residency;
-  hw.trial_mode = TrialMode::Off;  // one program, the estimate's
-  return hw;
-}
-
 // A chain of three 1x1 convolutions on a 16 x 12 map (rows differ from
 // columns): t1 = 16*12*16 = 3072 B, t2 = 16*12*24 = 4608 B, y the output.
 std::string chain(uint32_t h, uint32_t w, const std::string& outputs = "") {
@@ -121,7 +114,8 @@ TEST_CASE(
   INFO(cli.out << cli.err);
   REQUIRE(cli.exit_code == 0);
   const nlohmann::json off = nlohmann::json::parse(plan_file_text(dir + "/report.json"));
-  const auto on = test::run_bit_exact(test::workload(chain(16, 12)), plan_hw(Residency::Auto));
+  const auto on =
+      test::run_bit_exact(test::workload(chain(16, 12)), test::residency_hw(Residency::Auto));
   REQUIRE(std::string(on->summary.tiling[0].output_in) == "cache");
   REQUIRE(std::string(on->summary.tiling[1].output_in) == "cache");
   REQUIRE(std::string(on->summary.tiling[2].output_in) == "dram");  // the graph output
@@ -169,7 +163,7 @@ TEST_CASE(
 
 TEST_CASE("memory plan: an output larger than the cache stays in DRAM", "[memory_plan]") {
   // t1 = 64*48*16 = 49152 B and t2 = 64*48*24 = 73728 B, in a 32 KiB cache.
-  HardwareConfig hw = plan_hw(Residency::Auto);
+  HardwareConfig hw = test::residency_hw(Residency::Auto);
   hw.cache.size_kib = 32;
   const auto r = test::run_bit_exact(test::workload(chain(64, 48)), hw);
   CHECK(std::string(r->summary.tiling[0].output_in) == "dram");
@@ -181,7 +175,7 @@ TEST_CASE("memory plan: an output larger than the cache stays in DRAM", "[memory
 
 TEST_CASE("memory plan: the same chain on a 4 x 6 map fits a 32 KiB cache and is kept",
           "[memory_plan]") {
-  HardwareConfig hw = plan_hw(Residency::Auto);
+  HardwareConfig hw = test::residency_hw(Residency::Auto);
   hw.cache.size_kib = 32;
   const auto small = test::run_bit_exact(test::workload(chain(4, 6)), hw);
   CHECK(std::string(small->summary.tiling[0].output_in) == "cache");
@@ -193,7 +187,7 @@ TEST_CASE(
     "reads it",
     "[memory_plan]") {
   const auto r = test::run_bit_exact(test::workload(chain(16, 12, R"( "outputs": ["t1", "y"],)")),
-                                     plan_hw(Residency::Auto));
+                                     test::residency_hw(Residency::Auto));
   CHECK(std::string(r->summary.tiling[0].output_in) == "dram");
   CHECK(plan_counter(*r, "dram.write_bytes", 0) >= 16 * 12 * 16);
   CHECK(std::string(r->summary.tiling[1].output_in) == "cache");
@@ -203,7 +197,7 @@ TEST_CASE(
     "memory plan: a fan-out keeps its tensor live across the branch, stored once and read "
     "by both readers through the cache",
     "[memory_plan]") {
-  const auto r = test::run_bit_exact(test::workload(kFanOut), plan_hw(Residency::Auto));
+  const auto r = test::run_bit_exact(test::workload(kFanOut), test::residency_hw(Residency::Auto));
   const Program& p = r->program;
   REQUIRE(p.layers[0].output_resident);
   const uint64_t a = 10 * 14 * 16;
@@ -231,7 +225,7 @@ TEST_CASE(
     "sharing bytes and an output over the buffers of an operator it spans",
     "[memory_plan][bad_input]") {
   const NetworkConfig net = test::workload(chain(16, 12));
-  const HardwareConfig hw = plan_hw(Residency::Auto);
+  const HardwareConfig hw = test::residency_hw(Residency::Auto);
   const Program planned = compile_network(net, hw);
   REQUIRE(planned.layers[0].output_resident);
   REQUIRE(planned.layers[1].output_resident);

@@ -18,13 +18,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-HardwareConfig weights_hw(Residency residency) {
-  HardwareConfig hw = parse_hardware_config(nlohmann::json::object(), "<test>");
-  hw.residency = residency;
-  hw.trial_mode = TrialMode::Off;  // one program, the estimate's
-  return hw;
-}
-
 // tools/gen-transformer --decoder --layers 1 --prefill 32 --decode 4 --hidden 64 --heads 4
 // --kv-heads 2 --ffn 96: 18 operators per pass, the prefill then steps 1..4.
 NetworkConfig decoder() {
@@ -50,7 +43,7 @@ TEST_CASE(
     "[memory_plan][transformer]") {
   const NetworkConfig net = decoder();
   REQUIRE(net.layers.size() == 5 * 18);
-  const auto r = test::run_bit_exact(net, weights_hw(Residency::Auto));
+  const auto r = test::run_bit_exact(net, test::residency_hw(Residency::Auto));
   const Counter& kept = r->stats->get("load.weight_resident_bytes");
   const Counter& read = r->stats->get("dram.read_bytes");
   const Counter& input = r->stats->get("load.input_dram_bytes");
@@ -80,7 +73,7 @@ TEST_CASE(
 TEST_CASE(
     "memory plan: under residency off every decode step streams its weights over the bus again",
     "[memory_plan][transformer]") {
-  const auto r = test::run_bit_exact(decoder(), weights_hw(Residency::Off));
+  const auto r = test::run_bit_exact(decoder(), test::residency_hw(Residency::Off));
   const Counter& read = r->stats->get("dram.read_bytes");
   const Counter& input = r->stats->get("load.input_dram_bytes");
   CHECK(r->stats->get("load.weight_resident_bytes").total() == 0);
@@ -102,7 +95,7 @@ TEST_CASE(
     "place, and a weight block over a kept output it is live with",
     "[memory_plan][bad_input]") {
   const NetworkConfig net = decoder();
-  const HardwareConfig hw = weights_hw(Residency::Auto);
+  const HardwareConfig hw = test::residency_hw(Residency::Auto);
   const Program planned = compile_network(net, hw);
   REQUIRE(planned.layers[1].weights_resident);
   REQUIRE(planned.layers[18 + 1].weights_resident);

@@ -196,4 +196,11 @@ std::unique_ptr<RunResult> run_bit_exact(const NetworkConfig& net, const Hardwar
   return r;
 }
 
+HardwareConfig residency_hw(Residency residency) {
+  HardwareConfig hw = parse_hardware_config(nlohmann::json::object(), "<test>");
+  hw.residency = residency;
+  hw.trial_mode = TrialMode::Off;
+  return hw;
+}
+
 }  // namespace npusim::test

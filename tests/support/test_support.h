@@ -95,6 +95,10 @@ const nlohmann::json* chosen_compile_trial(const nlohmann::json& trials);
 // max(sum of compute bounds, sum of memory bounds) and <= serial sum.
 void check_invariants(const RunResult& r);
 
+// The built-in hardware with compiler.residency `residency` and the compile
+// trials off (one program, the estimate's): the memory plan's tests.
+HardwareConfig residency_hw(Residency residency);
+
 // Runs `net` in full (no progress line) and requires the run to complete,
 // every operator to match the independent reference, and the invariants.
 std::unique_ptr<RunResult> run_bit_exact(const NetworkConfig& net, const HardwareConfig& hw);
