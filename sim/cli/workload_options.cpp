@@ -38,7 +38,7 @@ void add_workload_options(CLI::App* cmd, WorkloadOptions& options) {
       ->allow_extra_args(false);
   cmd->add_option("--prefill", options.prefill,
                   "A decoder workload's prefill tokens, replacing its decoder.prefill "
-                  "(docs/transformers.md#decoder-workloads)")
+                  "(docs/decoders.md#decoder-workloads)")
       ->check(CLI::Range(int64_t(1), int64_t(65536)));
   cmd->add_option("--decode", options.decode,
                   "A decoder workload's decode steps, replacing its decoder.decode")

@@ -128,7 +128,7 @@ struct CacheConfig {
   uint32_t ports = 2;
   uint32_t port_bytes_per_cycle = 64;
   // The region of the cache that holds key-value cache blocks (decoders,
-  // docs/transformers.md#key-value-cache-placement); 0: they live in DRAM.
+  // docs/decoders.md#key-value-cache-placement); 0: they live in DRAM.
   uint32_t kv_kib = 0;
 };
 

@@ -175,7 +175,7 @@ struct LayerConfig {
   bool count_include_pad = false;  // averagepool
   SequenceAttrs seq;               // transformer operators
   // A decoder workload's pass (graph key "pass"): 0 the prefill, s >= 1 decode
-  // step s; -1 when the workload marks no passes (docs/transformers.md).
+  // step s; -1 when the workload marks no passes (docs/decoders.md).
   int32_t pass = -1;
   // Graph operators from a model file (ONNX): their own data instead of
   // seeded values. Weights K x R x S x C/groups bytes (uint8 as their bytes),

@@ -47,7 +47,7 @@ OperatorSpan guarded_span(uint32_t first, uint32_t last, size_t operators);
 
 // One layer's weights in DRAM (weight_block_bytes() at weights_address) and
 // every operator that loads them: a decode step's projections share their
-// prefill's block (docs/transformers.md#key-value-cache). `loaded_bytes`: what
+// prefill's block (docs/decoders.md#key-value-cache). `loaded_bytes`: what
 // all their LoadWeights bring over the bus when nothing is kept on chip; more
 // than `bytes` when some byte is loaded twice (another pass over the rows,
 // another step), which is what keeping the block in the cache saves.

@@ -76,7 +76,7 @@ std::string bound_string(uint64_t compute_cycles, uint64_t memory_cycles);
 std::string layer_bound(const RunSummary& s, uint32_t layer);
 std::string run_bound(const RunSummary& s);
 
-// A decoder workload's per-token figures (docs/transformers.md#decoder-figures):
+// A decoder workload's per-token figures (docs/decoders.md#decoder-figures):
 // operators carry their pass (0: the prefill, s: decode step s), and each
 // pass ends at the largest layer.finish_cycle of its operators.
 struct DecoderFigures {

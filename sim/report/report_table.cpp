@@ -278,7 +278,7 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
 }
 
 // A decoder workload's time to first token, per-token decode latency and
-// tokens per second (docs/transformers.md#decoder-figures).
+// tokens per second (docs/decoders.md#decoder-figures).
 void print_decoder_lines(std::ostream& out, const RunSummary& s) {
   const auto d = decoder_figures(s);
   if (!d) return;

@@ -210,7 +210,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   const bool graph = r.network.is_graph();
   const std::string summary_cache = options.timing_only ? kernel_summary_cache_dir() : "";
   // The program first: operators the compiler gave one weight region (the same
-  // seeded weights) share one host copy too (docs/transformers.md#key-value-cache).
+  // seeded weights) share one host copy too (docs/decoders.md#key-value-cache).
   // What the program is compiled for: the trials' choice, or the replayed
   // program's header (r.hw).
   const HardwareConfig target =

@@ -75,7 +75,7 @@ PointResult result_from_report(const json& report) {
       return totals.at("counters").at(name).get<double>();
     };
     const json& compute = hw.at("compute");
-    // A decoder's per-token figures (docs/transformers.md#decoder-figures); 0 for other workloads.
+    // A decoder's per-token figures (docs/decoders.md#decoder-figures); 0 for other workloads.
     const json none = json::object();
     const json& decoder = report.contains("decoder") ? report.at("decoder") : none;
     const auto figure = [&](const char* key) {

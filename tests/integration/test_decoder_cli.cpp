@@ -1,4 +1,4 @@
-// `npusim run DECODER --prefill P --decode D` (docs/transformers.md#decoder-workloads):
+// `npusim run DECODER --prefill P --decode D` (docs/decoders.md#decoder-workloads):
 // the options replace the decoder's two counts before it expands, the run is
 // bit-exact and reports D decode steps; on any other workload they are refused.
 #include <catch2/catch.hpp>

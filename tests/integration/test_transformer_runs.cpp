@@ -336,7 +336,8 @@ TEST_CASE(
     "[transformer]") {
   // compiler.weight_buffers=single: each operand crosses the bus once. The
   // default mapper may take two weight slots and re-read the input per tile,
-  // which makes the prefill's down projection memory-bound (docs/transformers.md).
+  // which makes the prefill's down projection memory-bound
+  // (docs/decoders.md#worked-example-one-tinyllama-layer).
   const nlohmann::json r = test::run_report("run " + std::string(NPUSIM_SOURCE_DIR) +
                                             "/configs/networks/tinyllama_layer.json " +
                                             "--timing-only --set compiler.weight_buffers=single");

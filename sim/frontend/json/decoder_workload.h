@@ -5,7 +5,7 @@
 // for the same shapes (LLaMA-style layers: RMSNorm, rotary embeddings,
 // grouped-query attention over a key-value cache in DRAM, SwiGLU FFN; a
 // prefill of `prefill` tokens, then `decode` steps of one token), operator for
-// operator and scale for scale (docs/transformers.md#decoder-workloads). The
+// operator and scale for scale (docs/decoders.md#decoder-workloads). The
 // CLI's --prefill / --decode change those two keys before the expansion.
 #pragma once
 
