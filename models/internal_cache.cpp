@@ -38,10 +38,8 @@ InternalCache::InternalCache(sc_core::sc_module_name name, const HardwareConfig&
     for (uint32_t m = l; m <= life[l].last_reader; ++m)
       kept_live_[m] += program.layers[l].output_bytes();
   }
-  for (const WeightBlock& b : weight_blocks(program)) {
-    if (!program.layers[b.users.front()].weights_resident) continue;
+  for (const WeightBlock& b : kept_weight_blocks(program))
     for (uint32_t m = b.users.front(); m <= b.users.back(); ++m) kept_live_[m] += b.bytes;
-  }
   const uint32_t halves = hw.buffering == Buffering::PingPong ? 2 : 1;
   for (uint32_t l = 0; l < program.layers.size(); ++l) {
     const LayerDescriptor& L = program.layers[l];

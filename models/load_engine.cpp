@@ -168,9 +168,9 @@ bool LoadEngine::weights_kept(const Instruction& in, uint32_t stage, const DramA
   const std::string why = cache->resident_weights_problem(in.layer);
   if (!why.empty()) throw SimulationError(who(in, stage).str() + " " + why);
   const uint64_t block = layer_of(in).weights_address;
+  const uint64_t step = access.stride != 0 ? access.stride : access.segment_bytes;
   bool all = true;  // every segment is asked, so the block records each one it gets
   for (uint64_t g = 0; g < access.segments; ++g) {
-    const uint64_t step = access.stride != 0 ? access.stride : access.segment_bytes;
     const uint64_t begin = access.address - block + g * step;
     all = cache->resident_weights_on_chip(in.layer, begin, begin + access.segment_bytes) && all;
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "sim/program/residency.h"
+
 namespace npusim {
 
 ResidentRegions::ResidentRegions(const Program& program)
@@ -10,15 +12,10 @@ ResidentRegions::ResidentRegions(const Program& program)
   for (const LayerDescriptor& d : program.layers)
     regions_.push_back({"layer " + d.name + "'s output", d.resident_offset,
                         d.output_resident ? d.output_bytes() : 0});
-  std::map<uint64_t, uint32_t> by_address;  // weights_address -> region
-  for (uint32_t l = 0; l < program.layers.size(); ++l) {
-    const LayerDescriptor& d = program.layers[l];
-    if (!d.weights_resident) continue;
-    const auto [it, added] = by_address.emplace(d.weights_address, uint32_t(regions_.size()));
-    if (added)
-      regions_.push_back(
-          {"layer " + d.name + "'s weights", d.weights_offset, d.weight_block_bytes()});
-    block_of_[l] = it->second;
+  for (const WeightBlock& b : kept_weight_blocks(program)) {
+    const LayerDescriptor& first = program.layers[b.users.front()];
+    for (const uint32_t u : b.users) block_of_[u] = uint32_t(regions_.size());
+    regions_.push_back({"layer " + first.name + "'s weights", first.weights_offset, b.bytes});
   }
 }
 

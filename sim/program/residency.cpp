@@ -1,8 +1,10 @@
 #include "sim/program/residency.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "sim/program/program_fit.h"
 #include "sim/program/vector_tiling.h"
@@ -64,20 +66,29 @@ uint64_t weight_load_bytes(const Instruction& in, const LayerDescriptor& d) {
 std::vector<WeightBlock> weight_blocks(const Program& p) {
   std::vector<WeightBlock> blocks;
   std::vector<int32_t> block_of(p.layers.size(), -1);
+  std::map<uint64_t, size_t> by_address;  // weights_address -> index in blocks
   for (uint32_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& d = p.layers[l];
     if (!op_info(d.op).weights || d.K == 0) continue;
-    auto it = std::find_if(blocks.begin(), blocks.end(),
-                           [&](const WeightBlock& b) { return b.address == d.weights_address; });
-    if (it == blocks.end())
-      it = blocks.insert(blocks.end(), {d.weights_address, d.weight_block_bytes(), {}, 0});
-    it->users.push_back(l);
-    block_of[l] = int32_t(it - blocks.begin());
+    const auto [it, added] = by_address.emplace(d.weights_address, blocks.size());
+    if (added) blocks.push_back({d.weights_address, d.weight_block_bytes(), {}, 0});
+    blocks[it->second].users.push_back(l);
+    block_of[l] = int32_t(it->second);
   }
   for (const Instruction& in : p.instructions)
     if (in.op == Opcode::LoadWeights && block_of[in.layer] >= 0)
       blocks[size_t(block_of[in.layer])].loaded_bytes += weight_load_bytes(in, p.layers[in.layer]);
   return blocks;
+}
+
+std::vector<WeightBlock> kept_weight_blocks(const Program& p) {
+  std::vector<WeightBlock> kept;
+  if (std::none_of(p.layers.begin(), p.layers.end(),
+                   [](const LayerDescriptor& d) { return d.weights_resident; }))
+    return kept;
+  for (WeightBlock& b : weight_blocks(p))
+    if (p.layers[b.users.front()].weights_resident) kept.push_back(std::move(b));
+  return kept;
 }
 
 uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& d) {

@@ -58,6 +58,9 @@ struct WeightBlock {
   uint64_t loaded_bytes = 0;
 };
 std::vector<WeightBlock> weight_blocks(const Program& program);
+// The blocks the program keeps in the cache (their users' weights_resident);
+// none, and no pass over the program, when no operator keeps its weights.
+std::vector<WeightBlock> kept_weight_blocks(const Program& program);
 // Bytes one LoadWeights of a weighted operator reads: its kernels' streams,
 // or with kernel parts the part's channels at every tap of each kernel.
 uint64_t weight_load_bytes(const Instruction& in, const LayerDescriptor& layer);
