@@ -19,6 +19,7 @@
 #include "sim/io/atomic_file.h"
 #include "sim/report/report.h"
 #include "sim/report/report_figures.h"
+#include "sim/report/units.h"
 
 namespace npusim::cli {
 namespace {
@@ -101,8 +102,8 @@ int estimate(const EstimateArguments& a) {
   std::printf("%-24s %-18s %7s %7s %6s %12llu\n", "total", "", "", "", "",
               (unsigned long long)e.cycles);
   const Figures f = estimate_figures(hw, e.cycles, e.macs);
-  std::printf("%.1f us at %g MHz, dense MACs %.1f %% of peak\n", f.time_us, hw.clock_mhz,
-              100 * f.hw_mac_util);
+  std::printf("%s at %g MHz, dense MACs %.1f %% of peak\n", duration_text(f.time_us * 1e-6).c_str(),
+              hw.clock_mhz, 100 * f.hw_mac_util);
   if (!a.out_dir.empty()) {
     std::filesystem::create_directories(a.out_dir);
     const std::string path = a.out_dir + "/report.json";

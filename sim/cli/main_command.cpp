@@ -46,10 +46,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // A misspelt subcommand: say which one was meant rather than "not expected".
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    if (argc > 1 && argv[1][0] != '-' &&
-        std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    std::vector<std::string> names;  // the commands --help lists, not the hidden ones
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      known = known || (argc > 1 && sub->get_name() == argv[1]);
+      if (!sub->get_group().empty()) names.push_back(sub->get_name());
+    }
+    if (argc > 1 && argv[1][0] != '-' && !known) {
       const std::string hint = nearest_key(argv[1], names);
       std::string list;
       for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;

@@ -15,6 +15,7 @@
 #include "sim/graph/workload.h"
 #include "sim/report/html_pages.h"
 #include "sim/report/report_figures.h"
+#include "sim/report/units.h"
 
 namespace npusim {
 namespace {
@@ -178,7 +179,7 @@ std::vector<std::pair<std::string, std::string>> header_lines(const json& report
 
   const double cycles = number_at(totals, "cycles");
   out.emplace_back("total cycles", fixed(cycles, 0) + " (" +
-                                       fixed(number_at(totals, "time_us"), 3) + " us at " +
+                                       duration_text(number_at(totals, "time_us") * 1e-6) + " at " +
                                        megahertz(clock) + ")");
   out.emplace_back("bounds",
                    "compute >= " + fixed(number_at(counters, "bound.compute_cycles"), 0) +
@@ -189,26 +190,27 @@ std::vector<std::pair<std::string, std::string>> header_lines(const json& report
                                           " %, useful " +
                                           percent(number_at(totals, "useful_mac_util")) + " % of " +
                                           fixed(peak, 0) + " MACs/cycle");
+  out.emplace_back("DRAM", "read " + bytes_text(uint64_t(number_at(counters, "dram.read_bytes"))) +
+                               ", written " +
+                               bytes_text(uint64_t(number_at(counters, "dram.write_bytes"))) +
+                               ", bus busy " + percent(number_at(totals, "dram_bus_busy")) + " %");
   out.emplace_back(
-      "DRAM", "read " + fixed(number_at(counters, "dram.read_bytes") / 1024, 1) + " KiB, written " +
-                  fixed(number_at(counters, "dram.write_bytes") / 1024, 1) + " KiB, bus busy " +
-                  percent(number_at(totals, "dram_bus_busy")) + " %");
-  out.emplace_back("cache", "peak " +
-                                fixed(number_at(counters, "cache.peak_occupancy_bytes") / 1024, 1) +
-                                " KiB of " + fixed(cache_kib, 1) + " KiB, reuse " +
-                                fixed(number_at(totals, "cache_reuse"), 2) + "x");
+      "cache", "peak " + bytes_text(uint64_t(number_at(counters, "cache.peak_occupancy_bytes"))) +
+                   " of " + bytes_text(uint64_t(cache_kib * 1024)) + ", reuse " +
+                   fixed(number_at(totals, "cache_reuse"), 2) + "x");
   const double dynamic = number_at(totals, "dynamic_energy_uj");
   out.emplace_back("energy",
-                   fixed(dynamic, 3) + " uJ dynamic (compute " +
+                   energy_text(dynamic) + " dynamic (compute " +
                        share_of(number_at(totals, "compute_energy_uj"), dynamic) + " %, cache " +
                        share_of(number_at(totals, "cache_energy_uj"), dynamic) + " %, DRAM " +
                        share_of(number_at(totals, "dram_energy_uj"), dynamic) + " %)");
   const json& area = object_at(report, "area");
   if (!area.empty()) {
-    out.emplace_back("leakage", fixed(number_at(totals, "leakage_energy_uj"), 3) + " uJ (" +
+    out.emplace_back("leakage", energy_text(number_at(totals, "leakage_energy_uj")) + " (" +
                                     fixed(number_at(area, "leakage_mw"), 3) + " mW over " +
-                                    fixed(number_at(totals, "time_us"), 3) + " us); total energy " +
-                                    fixed(number_at(totals, "energy_uj"), 3) + " uJ");
+                                    duration_text(number_at(totals, "time_us") * 1e-6) +
+                                    "); total energy " +
+                                    energy_text(number_at(totals, "energy_uj")));
     const json& parts = object_at(area, "components");
     const auto mm2 = [&](const char* part) { return number_at(object_at(parts, part), "mm2"); };
     const double total = number_at(area, "total_mm2");
@@ -254,7 +256,7 @@ constexpr TableColumn kTableColumns[] = {
     {"dram KiB", "DRAM read + written", true},
     {"energy uJ", "dynamic + leakage", true},
     {"check", "ok, MISMATCH, or - when not checked", false},
-    {"bound", "compute or memory: the larger lower bound", false},
+    {"bound", "compute or memory: the larger lower bound; none: cycles over twice both", false},
 };
 
 }  // namespace
@@ -331,9 +333,10 @@ HtmlPage run_html_page(const std::string& dir) {
           << "<td" << (row[c_check] == "MISMATCH" ? " class=\"bad\"" : "") << ">"
           << html_escape(row[c_check]) << "</td>"
           << "<td>"
-          << html_escape(bound == "compute"  ? "comp"
-                         : bound == "memory" ? "mem"
-                                             : bound)
+          << html_escape(bound == "compute"   ? "comp"
+                         : bound == "memory"  ? "mem"
+                         : bound == "neither" ? "none"
+                                              : bound)
           << "</td></tr>\n";
     rows.push_back({value(row, c_index), row[c_name], layer_kind(shape), value(row, c_cycles),
                     value(row, c_macs), value(row, c_useful), dram_bytes, value(row, c_abusy),

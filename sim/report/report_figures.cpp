@@ -245,19 +245,21 @@ std::string check_string(const LayerCheck& c) {
   return c.match ? "ok" : "MISMATCH";
 }
 
-std::string bound_string(uint64_t compute_cycles, uint64_t memory_cycles) {
+std::string bound_string(uint64_t compute_cycles, uint64_t memory_cycles, uint64_t cycles) {
   if (compute_cycles == 0 && memory_cycles == 0) return "-";
+  if (cycles > kNeitherBoundFactor * std::max(compute_cycles, memory_cycles)) return "neither";
   return compute_cycles >= memory_cycles ? "compute" : "memory";
 }
 
 std::string layer_bound(const RunSummary& s, uint32_t layer) {
   return bound_string(s.stats->get("bound.compute_cycles").at(layer),
-                      s.stats->get("bound.memory_cycles").at(layer));
+                      s.stats->get("bound.memory_cycles").at(layer),
+                      s.stats->get("layer.cycles").at(layer));
 }
 
 std::string run_bound(const RunSummary& s) {
   const RunBounds b = run_bounds(s);
-  return bound_string(b.compute_lower, b.memory_lower);
+  return bound_string(b.compute_lower, b.memory_lower, s.total_cycles);
 }
 
 std::optional<DecoderFigures> decoder_figures(const RunSummary& s) {

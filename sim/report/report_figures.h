@@ -71,8 +71,12 @@ std::string check_string(const LayerCheck& c);
 
 // Whether a layer (or the run) is compute- or memory-bound: "compute" when its
 // bound.compute_cycles is at least its bound.memory_cycles, "memory" when
-// DRAM traffic alone needs more cycles, "-" when both are 0.
-std::string bound_string(uint64_t compute_cycles, uint64_t memory_cycles);
+// DRAM traffic alone needs more cycles, "-" when both are 0, and "neither"
+// when its cycles are more than kNeitherBoundFactor times the larger bound
+// (latency, dependencies or the vector unit's waits take most of the time,
+// not the array or the bus).
+constexpr uint64_t kNeitherBoundFactor = 2;
+std::string bound_string(uint64_t compute_cycles, uint64_t memory_cycles, uint64_t cycles);
 std::string layer_bound(const RunSummary& s, uint32_t layer);
 std::string run_bound(const RunSummary& s);
 

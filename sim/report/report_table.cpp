@@ -12,6 +12,7 @@
 #include "sim/report/report.h"
 #include "sim/report/report_figures.h"
 #include "sim/report/row_selection.h"
+#include "sim/report/units.h"
 
 namespace npusim {
 
@@ -92,14 +93,6 @@ constexpr size_t kCompactName = 20;
 // numbers in the other columns would push the table past 100.
 constexpr size_t kCompactShape = 24, kCompactShapeMin = 16, kCompactWidth = 100;
 
-// "layer4.0.downsample.0" -> "layer4.0.d~sample.0": the start and the end
-// say most (the block and the operator), so the middle goes.
-std::string shortened(const std::string& text, size_t max) {
-  if (text.size() <= max) return text;
-  const size_t head = (max - 1) / 2, tail = max - 1 - head;
-  return text.substr(0, head) + "~" + text.substr(text.size() - tail);
-}
-
 // The stall counter with the most cycles, by its short name; "-" for none.
 template <typename Value>
 std::string top_stall(Value value) {
@@ -121,17 +114,20 @@ std::string top_stall(Value value) {
   return best;
 }
 
-// "compute" -> "comp", "memory" -> "mem": the compact table stays within 100
-// columns on workloads of millions of cycles.
+// "compute" -> "comp", "memory" -> "mem", "neither" -> "none": the compact
+// table stays within 100 columns on workloads of millions of cycles.
 std::string compact_bound(const std::string& bound) {
-  return bound == "compute" ? "comp" : bound == "memory" ? "mem" : bound;
+  return bound == "compute"   ? "comp"
+         : bound == "memory"  ? "mem"
+         : bound == "neither" ? "none"
+                              : bound;
 }
 
 template <typename Value>
 std::vector<std::string> compact_row(const std::string& name, const std::string& shape,
                                      const Figures& f, bool on_vector_unit, Value value,
                                      const std::string& check, const std::string& bound) {
-  return {shortened(name, kCompactName),
+  return {name,
           shape,
           std::to_string(f.cycles),
           pct(f.hw_mac_util),
@@ -224,6 +220,13 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
                                  layer_figures(s, i), !runs_on_array(layer.op), value,
                                  check_string(s.checks[i]), layer_bound(s, i)));
   }
+  if (!wide) {  // names cut to the column, each still telling its operator apart
+    std::vector<std::string> names;
+    for (const auto& r : rows) names.push_back(r[0]);
+    const std::vector<std::string> short_names =
+        distinct_short_names(names, selection.shown, kCompactName);
+    for (size_t k = 0; k < rows.size(); ++k) rows[k][0] = short_names[k];
+  }
   if (!selection.rest.empty()) {
     uint64_t cycles = 0, dram = 0;
     for (const uint32_t i : selection.rest) {
@@ -259,12 +262,15 @@ void print_layer_rows(std::ostream& out, const RunSummary& s, TableWidth width) 
            " bus = DRAM bus, port = cache port\n"
            "out: where the output lived (dram; cache, kept there by the memory plan; kv_region)\n"
            "bound: compute or memory, whichever lower bound (bound.compute_cycles,"
-           " bound.memory_cycles) is larger\n\n";
+           " bound.memory_cycles) is larger;\n"
+           "neither: cycles more than twice the larger bound (stalls, not the array or bus, "
+           "rule)\n\n";
   } else {
     out << "mac%: array MACs of peak; busy%: the array's, or the vector unit's for its operators;\n"
            "stall: the largest stall cause (dep = data dependency, mem = memory dependency,\n"
            "buf = buffer space, bus = DRAM bus, port = cache port); bound: comp(ute) or\n"
-           "mem(ory), whichever lower bound is larger (compute alone or DRAM traffic alone);\n"
+           "mem(ory), whichever lower bound is larger (compute alone or DRAM traffic alone),\n"
+           "none when the cycles are over twice both (stalls, not the array or bus, rule);\n"
            "run --wide: every column\n";
     if (selection.rest.empty()) {
       out << '\n';
@@ -284,16 +290,16 @@ void print_decoder_lines(std::ostream& out, const RunSummary& s) {
   if (!d) return;
   const HardwareConfig& hw = *s.hw;
   out << "first token      : " << d->first_token_cycles << " cycles ("
-      << fmt("%.3f", cycles_to_ms(hw, double(d->first_token_cycles)))
-      << " ms): the end of the prefill (pass 0)\n";
+      << duration_text(cycles_to_ms(hw, double(d->first_token_cycles)) * 1e-3)
+      << "): the end of the prefill (pass 0)\n";
   if (d->step_cycles.empty()) {
     out << "decode           : no decode steps\n";
     return;
   }
   const auto [lo, hi] = std::minmax_element(d->step_cycles.begin(), d->step_cycles.end());
   out << "decode per token : mean " << fmt("%.1f", d->mean_step_cycles) << " cycles ("
-      << fmt("%.3f", cycles_to_ms(hw, d->mean_step_cycles)) << " ms) over " << d->step_cycles.size()
-      << " steps, min " << *lo << ", max " << *hi << '\n';
+      << duration_text(cycles_to_ms(hw, d->mean_step_cycles) * 1e-3) << ") over "
+      << d->step_cycles.size() << " steps, min " << *lo << ", max " << *hi << '\n';
   out << "tokens per second: " << fmt("%.1f", d->tokens_per_second) << " (decode, "
       << (d->sequences == 1 ? std::string("one sequence")
                             : std::to_string(d->sequences) + " sequences")
@@ -310,15 +316,15 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
   print_layer_rows(out, s, width);
   const Figures tot = total_figures(s);
   const RunBounds b = run_bounds(s);
-  out << "total cycles     : " << s.total_cycles << " (" << fmt("%.3f", tot.time_us) << " us at "
-      << fmt("%g", hw.clock_mhz) << " MHz)\n";
+  out << "total cycles     : " << s.total_cycles << " (" << duration_text(tot.time_us * 1e-6)
+      << " at " << fmt("%g", hw.clock_mhz) << " MHz)\n";
   out << "bounds           : compute >= " << b.compute_lower << ", memory >= " << b.memory_lower
       << ", serial <= " << b.serial_upper << " cycles"
       << (b.within(s.total_cycles) ? "" : "  ** total cycles OUTSIDE the bounds **") << '\n';
   out << "MAC utilisation  : hardware " << pct(tot.hw_mac_util) << " %, useful "
       << pct(tot.useful_mac_util) << " % of " << hw.peak_macs_per_cycle() << " MACs/cycle\n";
-  out << "DRAM             : read " << kib(st.get("dram.read_bytes").total()) << " KiB, written "
-      << kib(st.get("dram.write_bytes").total()) << " KiB, bus busy " << pct(tot.dram_bus_busy)
+  out << "DRAM             : read " << bytes_text(st.get("dram.read_bytes").total()) << ", written "
+      << bytes_text(st.get("dram.write_bytes").total()) << ", bus busy " << pct(tot.dram_bus_busy)
       << " %\n";
   if (hw.dram.model == DramModel::Banked) {
     const uint64_t hits = st.get("dram.row_hits").total();
@@ -343,21 +349,21 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
         << (plan.weights_in_cache > 0
                 ? std::to_string(plan.weights_in_cache) + " operators' weights loaded once, "
                 : std::string())
-        << kib(plan.dram_bytes_saved)
-        << " KiB moved through it instead of DRAM (compiler.residency=auto)\n";
+        << bytes_text(plan.dram_bytes_saved)
+        << " moved through it instead of DRAM (compiler.residency=auto)\n";
   }
-  out << "cache            : peak " << kib(st.get("cache.peak_occupancy_bytes").total())
-      << " KiB of " << kib(hw.cache_bytes()) << " KiB, reuse " << fmt("%.2f", tot.cache_reuse)
+  out << "cache            : peak " << bytes_text(st.get("cache.peak_occupancy_bytes").total())
+      << " of " << bytes_text(hw.cache_bytes()) << ", reuse " << fmt("%.2f", tot.cache_reuse)
       << "x\n";
   const double dynamic = tot.dynamic_energy_uj;
   const auto share = [&](double part) { return pct(dynamic > 0 ? part / dynamic : 0); };
-  out << "energy           : " << fmt("%.3f", dynamic) << " uJ dynamic (compute "
+  out << "energy           : " << energy_text(dynamic) << " dynamic (compute "
       << share(tot.compute_energy_uj) << " %, cache " << share(tot.cache_energy_uj) << " %, DRAM "
       << share(tot.dram_energy_uj) << " %)\n";
   const AreaEstimate area = estimate_area(hw);
-  out << "leakage          : " << fmt("%.3f", tot.leakage_energy_uj) << " uJ ("
-      << fmt("%.3f", area.leakage_mw()) << " mW over " << fmt("%.3f", tot.time_us)
-      << " us); total energy " << fmt("%.3f", tot.energy_uj) << " uJ\n";
+  out << "leakage          : " << energy_text(tot.leakage_energy_uj) << " ("
+      << fmt("%.3f", area.leakage_mw()) << " mW over " << duration_text(tot.time_us * 1e-6)
+      << "); total energy " << energy_text(tot.energy_uj) << "\n";
   const double mm2 = area.total_mm2();
   const auto part = [&](double a) { return pct(mm2 > 0 ? a / mm2 : 0); };
   const double mac = area.at("mac_array").mm2;

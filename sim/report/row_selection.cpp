@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -27,6 +28,40 @@ RowSelection select_rows(const std::vector<uint64_t>& weight, const std::vector<
   for (size_t k = 0; k < kTopRows; ++k) top[by_weight[k]] = true;
   for (uint32_t i : candidates) (top[i] ? r.shown : r.rest).push_back(i);
   return r;
+}
+
+std::string shortened(const std::string& text, size_t max) {
+  if (text.size() <= max) return text;
+  const size_t head = (max - 1) / 2, tail = max - 1 - head;
+  return text.substr(0, head) + "~" + text.substr(text.size() - tail);
+}
+
+namespace {
+
+// Positions of the cut names whose short form another, different name shares.
+std::vector<size_t> clashing_short_names(const std::vector<std::string>& names,
+                                         const std::vector<std::string>& short_names, size_t max) {
+  std::map<std::string, std::set<std::string>> originals;
+  for (size_t i = 0; i < names.size(); ++i) originals[short_names[i]].insert(names[i]);
+  std::vector<size_t> clashing;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i].size() > max && originals[short_names[i]].size() > 1) clashing.push_back(i);
+  return clashing;
+}
+
+}  // namespace
+
+std::vector<std::string> distinct_short_names(const std::vector<std::string>& names,
+                                              const std::vector<uint32_t>& ids, size_t max) {
+  std::vector<std::string> out(names.size());
+  for (size_t i = 0; i < names.size(); ++i) out[i] = shortened(names[i], max);
+  for (const size_t i : clashing_short_names(names, out, max))
+    out[i] = "~" + names[i].substr(names[i].size() - (max - 1));
+  for (const size_t i : clashing_short_names(names, out, max)) {
+    const std::string tag = "#" + std::to_string(ids.at(i));
+    out[i] = shortened(names[i], max - std::min(max, tag.size())) + tag;
+  }
+  return out;
 }
 
 void print_kind_table(std::ostream& out, const RunSummary& s) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/support/test_support.h"
@@ -60,4 +61,41 @@ TEST_CASE("docs/dram.md quotes ResNet-18 on LPDDR5-6400 as it is now", "[docs][s
                "run " + kDocsSource +
                    "/configs/networks/resnet18.json --timing-only --set dram.preset=lpddr5_6400",
                {"DRAM banks"});
+}
+
+TEST_CASE(
+    "README and docs/energy.md quote the summary of `make run` (the default run) as it is now",
+    "[docs][slow]") {
+  check_quoted("README.md", "run",
+               {"total cycles", "bounds", "MAC utilisation", "DRAM   ", "cache    ", "energy  ",
+                "leakage ", "area    ", "outputs:"});
+  check_quoted("docs/energy.md", "run --timing-only", {"energy  ", "leakage "});
+}
+
+TEST_CASE("README's tutorial quotes the diff of the 32x32 and 64x64 designs as it is now",
+          "[docs][slow]") {
+  const std::string dir = npusim::test::temp_dir() + "/readme_diff";
+  for (const auto& [name, rows, kib] : {std::tuple<const char*, int, int>{"r32", 32, 512},
+                                        std::tuple<const char*, int, int>{"r64", 64, 256}}) {
+    const npusim::test::CliResult r = npusim::test::run_cli(
+        "run -q --timing-only --set compute.array_rows=" + std::to_string(rows) +
+        " --set compute.array_cols=" + std::to_string(rows) +
+        " --set cache.size_kib=" + std::to_string(kib) + " --out " + dir + "/" + name);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  check_quoted("README.md", "diff " + dir + "/r32 " + dir + "/r64 --labels 32x32,64x64",
+               {"conv1 ", "layer4.1.conv2 ", "total "});
+}
+
+TEST_CASE(
+    "docs/decoders.md quotes the test decoder's and one TinyLlama layer's figures as they are now",
+    "[docs][slow]") {
+  const std::vector<std::string> lines = {"first token", "decode per token", "tokens per second"};
+  check_quoted("docs/decoders.md",
+               "run " + kDocsSource + "/tests/data/transformer/decode_p32_d4.json --timing-only",
+               lines);
+  check_quoted("docs/decoders.md",
+               "run " + kDocsSource + "/configs/networks/tinyllama_layer.json --timing-only",
+               lines);
 }

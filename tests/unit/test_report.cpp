@@ -488,7 +488,7 @@ TEST_CASE(
   REQUIRE(to != std::string::npos);
   CHECK(widest_line(text.substr(from + 1, to - from)) <= 100);
   CHECK(text.find(whole) == std::string::npos);              // shortened in the middle instead
-  CHECK_THAT(text, Contains("512x112x1") && Contains("~"));  // its start, then the cut
+  CHECK_THAT(text, Contains("512x112x") && Contains("~"));  // its start, then the cut
 }
 
 TEST_CASE("the trials line names the part of the array only where the trials tried more than one",
