@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -46,6 +47,16 @@ HardwareConfig part_hardware(const HardwareConfig& hw) {
 
 }  // namespace
 
+namespace {
+
+// estimate_kernel_parts with the parts' views given: `full_view` is the layer
+// with plan.channels_per_part channels, `last_view` with the last part's.
+MappingEstimate estimate_with_part_views(const LayerConfig& L, const LayerConfig& full_view,
+                                         const LayerConfig& last_view, const HardwareConfig& hw,
+                                         const LayerTilingPlan& plan, uint32_t output_bits);
+
+}  // namespace
+
 bool kernel_parts_fit(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,
                       uint32_t output_bits) {
   if (!kernel_parts_refusal(L, hw).empty()) return false;
@@ -79,19 +90,30 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
     (fits(mid) ? hi : lo) = mid;
   }
   uint32_t previous = 0;
+  LayerConfig last_view = L;  // the last part's channels, per question
   for (const uint64_t parts : {uint64_t(hi), 2 * uint64_t(hi), 4 * uint64_t(hi)}) {
     const uint32_t channels = uint32_t(ceil_div(L.C, std::min<uint64_t>(parts, L.C)));
     if (channels == previous) continue;
     previous = channels;
     view.C = channels;
+    last_view.C = L.C - (uint32_t(ceil_div(L.C, channels)) - 1) * channels;
     for (MappingCandidate c : whole_kernel_candidates(view, h, part, output_bits, false)) {
       if (c.plan.input_channel_tiles || c.plan.cols_per_piece != 0) continue;
       c.plan.channels_per_part = channels;
-      c.estimate = estimate_kernel_parts(L, hu, c.plan, output_bits);
+      c.estimate = estimate_with_part_views(L, view, last_view, hu, c.plan, output_bits);
       out.push_back(c);
     }
   }
   return out;
+}
+
+MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig& hw,
+                                      const LayerTilingPlan& plan, uint32_t output_bits) {
+  const uint32_t per_part = plan.channels_per_part;
+  const uint32_t n_parts = uint32_t(ceil_div(L.C, per_part));
+  return estimate_with_part_views(L, kernel_part_layer(L, per_part),
+                                  kernel_part_layer(L, L.C - (n_parts - 1) * per_part), hw, plan,
+                                  output_bits);
 }
 
 namespace {
@@ -102,40 +124,42 @@ struct PartFigures {
   std::vector<uint64_t> firsts, rests, loads_first;  // per unit
 };
 
-}  // namespace
-
-MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig& hw,
-                                      const LayerTilingPlan& plan, uint32_t output_bits) {
+MappingEstimate estimate_with_part_views(const LayerConfig& L, const LayerConfig& full_view,
+                                         const LayerConfig& last_view, const HardwareConfig& hw,
+                                         const LayerTilingPlan& plan, uint32_t output_bits) {
   const uint64_t latency = hw.dram.latency_cycles;
   const uint32_t per_part = plan.channels_per_part, units = hw.compute.units;
   const uint32_t n_parts = uint32_t(ceil_div(L.C, per_part));
   const uint32_t last_width = L.C - (n_parts - 1) * per_part;
   const uint32_t group = units * (hw.buffering == Buffering::PingPong ? 2 : 1);
   const LayerPieces shapes = layer_pieces(L, hw, plan);
-  // Every piece of every image, in the emitter's order (true: the shorter shape).
-  std::vector<bool> pieces;
-  for (uint32_t n = 0; n < L.N; ++n)
-    for (uint32_t p = 0; p < shapes.n_pieces; ++p) pieces.push_back(p >= shapes.full_pieces);
+  // Every piece of every image, in the emitter's order: whether piece `i` has
+  // the shorter shape.
+  const size_t n_pieces = size_t(L.N) * shapes.n_pieces;
+  const auto is_short = [&](size_t i) { return i % shapes.n_pieces >= shapes.full_pieces; };
   const uint64_t taps = uint64_t(L.R) * L.S;
-  // The parts' views: every part but the last is per_part channels wide.
-  const LayerConfig full_view = kernel_part_layer(L, per_part);
-  const LayerConfig last_view = kernel_part_layer(L, last_width);
+  // A piece's cost and row load depend on its shape (full or the shorter
+  // one), the part's width (full or the last's) and the k-tile (full or the
+  // shorter last) alone: each is worked out once.
+  std::optional<std::pair<PieceCost, uint64_t>> known_costs[2][2][2];
+  // Two parts' figures at a time (a group's first and last), their per-unit
+  // vectors reused from group to group.
+  PartFigures head, tail;
 
-  // A part's figures for a group: pieces [first, last), k_count kernels,
-  // `width` channels, `last_part`: it adds the stores.
-  const auto part_figures = [&](size_t first, size_t last, uint32_t k0, uint32_t k_count,
-                                uint32_t width, bool last_part) {
-    PartFigures f;
+  // A part's figures for a group into `f`: pieces [first, last), k_count
+  // kernels, `width` channels, `last_part`: it adds the stores.
+  const auto part_figures = [&](PartFigures& f, size_t first, size_t last, uint32_t k0,
+                                uint32_t k_count, uint32_t width, bool last_part) {
+    f.weights = f.loads = f.ports = f.store_bus = f.drain = f.busiest = 0;
     f.firsts.assign(units, 0), f.rests.assign(units, 0), f.loads_first.assign(units, 0);
     const LayerConfig& view = width == per_part ? full_view : last_view;
     // The part's weights: R*S runs of its channels per kernel.
     f.weights = cost::dram_data_cycles(hw.dram, k_count * taps, width);
     f.ports = cost::cache_access_cycles(hw.cache, uint64_t(k_count) * taps * width);
-    // A piece's cost and row load depend on its shape alone (full or the shorter one).
-    std::optional<std::pair<PieceCost, uint64_t>> of_shape[2];
+    auto& of_shape = known_costs[k_count != plan.k_tile ? 1 : 0][width != per_part ? 1 : 0];
     for (size_t i = first; i < last; ++i) {
-      const PieceShape shape = pieces[i] ? shapes.last_shape : shapes.full_shape;
-      auto& known = of_shape[pieces[i] ? 1 : 0];
+      const PieceShape shape = is_short(i) ? shapes.last_shape : shapes.full_shape;
+      auto& known = of_shape[is_short(i) ? 1 : 0];
       if (!known) {
         // Its rows of the part's channels: a run per pixel.
         const uint64_t rows =
@@ -160,7 +184,6 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
       if (last_part) f.store_bus += c.store_bus, f.drain = c.drain;
     }
     for (uint32_t u = 0; u < units; ++u) f.busiest = std::max(f.busiest, f.firsts[u] + f.rests[u]);
-    return f;
   };
   // From part `before`'s computes to part `next`'s (its loads already out).
   const auto step = [&](const PartFigures& before, const PartFigures& next) {
@@ -188,7 +211,7 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
   };
   const auto group_figures = [&](size_t first, size_t last, uint32_t k0, uint32_t k_count) {
     GroupFigures g;
-    const PartFigures head = part_figures(first, last, k0, k_count, per_part, n_parts == 1);
+    part_figures(head, first, last, k0, k_count, per_part, n_parts == 1);
     // Two slots: every piece's rows before the first computes; one slot: the
     // first piece's (the others load under its compute).
     g.chain = latency + head.weights + (plan.weight_buffers > 1 ? head.loads : head.loads_first[0]);
@@ -202,7 +225,7 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
     const uint64_t middles = n_parts - 2;
     // (The head is not the last part here: the middle parts' figures are the head's.)
     const PartFigures& middle = head;
-    const PartFigures tail = part_figures(first, last, k0, k_count, last_width, true);
+    part_figures(tail, first, last, k0, k_count, last_width, true);
     if (middles > 0) g.chain += step(head, middle) + (middles - 1) * step(middle, middle);
     g.chain += step(middle, tail) + tail.busiest + tail.drain;
     g.weights += middles * middle.weights + tail.weights;
@@ -218,14 +241,15 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
     size_t first = 0, last = 0;
     uint64_t count = 0;
   };
-  std::map<std::vector<bool>, GroupKind> kinds;
-  for (size_t first = 0; first < pieces.size(); first += group) {
-    const size_t last = std::min(pieces.size(), first + group);
-    GroupKind& kind = kinds
-                          .try_emplace(std::vector<bool>(pieces.begin() + long(first),
-                                                         pieces.begin() + long(last)),
-                                       GroupKind{first, last, 0})
-                          .first->second;
+  // A group's pieces' shapes as '0' (full) and '1' (shorter): short keys
+  // that need no allocation.
+  std::map<std::string, GroupKind> kinds;
+  std::string key;
+  for (size_t first = 0; first < n_pieces; first += group) {
+    const size_t last = std::min(n_pieces, first + group);
+    key.clear();
+    for (size_t i = first; i < last; ++i) key += is_short(i) ? '1' : '0';
+    GroupKind& kind = kinds.try_emplace(key, GroupKind{first, last, 0}).first->second;
     ++kind.count;
   }
   // The k-tiles: the full ones alike, then a shorter last one (if any).
@@ -259,5 +283,7 @@ MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig
   e.total = std::max(params + std::max(total, port_bound), bus_bound);
   return e;
 }
+
+}  // namespace
 
 }  // namespace npusim

@@ -209,11 +209,13 @@ uint64_t add_with_twin(const NetworkConfig& network, const HardwareConfig& h, Co
   return trial.estimate;
 }
 
-// The programs a budget's trials run: its program and, under loop_order
-// auto, its weight-stationary twin too (two budgets may share the per-layer
-// program and not the twin).
-std::string budget_fingerprint(const NetworkConfig& network, const HardwareConfig& h) {
-  std::string text = program_fingerprint(compile_network(network, h), network.is_graph());
+// The programs a budget's trials run: its program (compiled from its
+// estimate `e`, which holds the partition and mappings compile_network would
+// choose again) and, under loop_order auto, its weight-stationary twin too
+// (two budgets may share the per-layer program and not the twin).
+std::string budget_fingerprint(const NetworkConfig& network, const HardwareConfig& h,
+                               const NetworkEstimate& e) {
+  std::string text = program_fingerprint(compile_network(network, h, &e), network.is_graph());
   if (h.loop_order == LoopOrder::Auto)
     text += program_fingerprint(compile_network(network, weight_stationary_twin(h)),
                                 network.is_graph());
@@ -249,6 +251,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
   // different estimate is a different program).
   uint32_t previous_kib = 0;  // 0: the whole cache (or compiler.cache_kib)
   uint64_t previous_estimate = whole.estimate;
+  NetworkEstimate previous_network = estimate;  // the budget before's, whole
   std::string previous;
   uint32_t programs = 0;
   NetworkEstimate halved;
@@ -265,9 +268,9 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
         if (previous.empty()) {
           HardwareConfig before = h;
           before.compiler.cache_kib = previous_kib;
-          previous = budget_fingerprint(network, before);
+          previous = budget_fingerprint(network, before, previous_network);
         }
-        std::string fingerprint = budget_fingerprint(network, h);
+        std::string fingerprint = budget_fingerprint(network, h, halved);
         same = fingerprint == previous;
         previous = std::move(fingerprint);
       } else {
@@ -278,6 +281,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     }
     previous_kib = kib;
     previous_estimate = estimate;
+    previous_network = halved;
     // The larger budget's program again: it would run the same cycles.
     if (same) continue;
     ++programs;
