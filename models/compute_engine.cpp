@@ -65,8 +65,8 @@ void ComputeEngine::run_unit(uint32_t unit) {
 void ComputeEngine::compute(const Instruction& in) {
   // A column piece computes its columns on the view of them: a layer whose
   // padded width is the window its tile rows hold (docs/tiling.md#column-pieces).
-  std::optional<LayerDescriptor> view;
-  const LayerDescriptor& L = layer_seen_by(in, layer_of(in), view);
+  std::shared_ptr<const LayerDescriptor> view;
+  const LayerDescriptor& L = views_.seen_by(in, layer_of(in), view);
   // Per kernel: its coefficients (int8), or its packed words (binary: one
   // lane step each, so the MAC counters count word steps).
   const uint64_t coefficients =

@@ -29,6 +29,7 @@ class ComputeEngine : public Engine {
  private:
   void run_unit(uint32_t unit);
   void compute(const Instruction& in);
+  LayerViews views_;  // the layers as kernel parts and column pieces see them
   // The arithmetic of one stage: int8 x int8 -> int32 sums for output rows
   // [row_begin, row_end) of the piece, written into the result half, or with
   // `adds_to_sums` (a kernel part after the first) added to the sums there.

@@ -284,8 +284,8 @@ std::pair<int64_t, int64_t> real_input_cols(const LayerDescriptor& L, const Inst
 
 void LoadEngine::count_mode_figures(const Instruction& in) {
   // A column piece counts the figures of its columns (column_view).
-  std::optional<LayerDescriptor> view;
-  const LayerDescriptor& L = layer_seen_by(in, layer_of(in), view);
+  std::shared_ptr<const LayerDescriptor> view;
+  const LayerDescriptor& L = views_.seen_by(in, layer_of(in), view);
   const RowRange rows = input_rows_for(L, in.out_row_begin, in.out_row_end);
   const int64_t real_rows = std::min<int64_t>(rows.end, L.H) - std::max<int64_t>(rows.begin, 0);
   // Each mode reads the channels the tile holds (its k-tile's, with input channel tiles).

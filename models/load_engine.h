@@ -63,6 +63,7 @@ class LoadEngine : public Engine {
   uint32_t configured_set(const Instruction& in) const;
   // What the per-mode traffic and footprint counters record for one fetch.
   void count_mode_figures(const Instruction& in);
+  LayerViews views_;  // the layers as kernel parts and column pieces see them
   // Copies input rows [first, end) of a binary layer's image `batch` from
   // N(C/b)HWb in DRAM into the tile (pixel-major, `padding` zero pixels first).
   void copy_binary_rows(const LayerDescriptor& L, uint32_t batch, int64_t first, int64_t end,

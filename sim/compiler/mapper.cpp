@@ -158,13 +158,43 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   const bool by_k_begin = piece_cost_depends_on_k_begin(L, hw);
   uint64_t hidden = 0, drain = 0;
   if (by_k_begin) {
-    for (uint32_t k0 = 0; k0 < L.K; k0 += plan.k_tile) {
-      const uint32_t k_count = std::min(plan.k_tile, L.K - k0);
-      const PieceCost full = costs(full_shape, k0, k_count);
-      const PieceCost last = last_count ? costs(last_shape, k0, k_count) : full;
-      add(tile(full, last, k_count, hidden), 1);
-      hidden = hidden_after(full);
-      drain = last.drain;
+    // Tile i starts at k0 = i * k_tile; its pieces cost alike wherever it
+    // starts at the same place in a group (piece_cost_k_begin_class), and the
+    // places repeat every `period` tiles. A full tile's estimate depends on
+    // its place and the place of the tile before (whose compute it hides
+    // behind), so it too repeats every period: each place is costed once and
+    // counted as often as it comes (a batch_matmul has hundreds of small
+    // k-tiles over a few places in its heads).
+    const uint32_t group_k = L.K / L.groups;
+    const uint64_t period = group_k / std::gcd(plan.k_tile, group_k);
+    const uint32_t full_tiles = L.K / plan.k_tile, rest = L.K % plan.k_tile;
+    const uint64_t places = std::min<uint64_t>(period, full_tiles);
+    std::vector<PieceCost> full_of(places), last_of(places);
+    for (uint64_t j = 0; j < places; ++j) {
+      const uint32_t k0 = uint32_t(j * plan.k_tile);
+      full_of[j] = costs(full_shape, k0, plan.k_tile);
+      last_of[j] = last_count ? costs(last_shape, k0, plan.k_tile) : full_of[j];
+    }
+    if (full_tiles > 0) {
+      add(tile(full_of[0], last_of[0], plan.k_tile, 0), 1);  // tile 0: nothing hidden
+      // Tiles 1 .. full_tiles - 1 at place j = i mod period, behind place j - 1.
+      for (uint64_t j = 0; j < places; ++j) {
+        const uint64_t first = j == 0 ? period : j;
+        if (first >= full_tiles) continue;
+        const uint64_t times = (full_tiles - 1 - first) / period + 1;
+        const uint64_t before = (j + period - 1) % period;
+        add(tile(full_of[j], last_of[j], plan.k_tile, hidden_after(full_of[before])), times);
+      }
+      const uint64_t last_place = (full_tiles - 1) % period;
+      hidden = hidden_after(full_of[last_place]);
+      drain = last_of[last_place].drain;
+    }
+    if (rest > 0) {
+      const uint32_t k0 = full_tiles * plan.k_tile;
+      const PieceCost rest_full = costs(full_shape, k0, rest);
+      const PieceCost rest_last = last_count ? costs(last_shape, k0, rest) : rest_full;
+      add(tile(rest_full, rest_last, rest, hidden), 1);
+      drain = rest_last.drain;
     }
   } else {
     // Otherwise the tiles of k_tile kernels are alike: the first (nothing

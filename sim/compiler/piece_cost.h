@@ -32,7 +32,10 @@ PieceCost piece_cost(const LayerConfig& L, const HardwareConfig& hw, const Layer
                      PieceShape shape, uint32_t k_begin, uint32_t k_count, uint32_t output_bits);
 
 // Whether a piece's cost depends on where its k-tile starts: only for a
-// grouped convolution's groups (dense_array_cycles).
+// grouped convolution's groups (dense_array_cycles), and then only through
+// where the k-tile starts within its group (uniform_grouped_stage_cycles reads
+// k_begin mod K / groups): two k-tiles of one size that start at the same
+// place in a group cost alike (estimate_mapping counts on it).
 bool piece_cost_depends_on_k_begin(const LayerConfig& L, const HardwareConfig& hw);
 
 // The pieces of one image: `full_pieces` of `full_shape` first and then

@@ -242,6 +242,25 @@ const LayerDescriptor& layer_seen_by(const Instruction& in, const LayerDescripto
   return *view;
 }
 
+const LayerDescriptor& LayerViews::seen_by(const Instruction& in, const LayerDescriptor& layer,
+                                           std::shared_ptr<const LayerDescriptor>& hold) {
+  const bool part = in.kernel_part();
+  if (!part && !in.column_piece()) return layer;
+  const Key key{&layer, part, part ? in.channel_begin : in.out_col_begin,
+                part ? in.channel_end : in.out_col_end};
+  auto it = views_.find(key);
+  if (it == views_.end()) {
+    // A bounded cache: the views held by callers outlive a clear.
+    constexpr size_t kMaxViews = 64;
+    if (views_.size() >= kMaxViews) views_.clear();
+    std::optional<LayerDescriptor> view;
+    layer_seen_by(in, layer, view);
+    it = views_.emplace(key, std::make_shared<const LayerDescriptor>(std::move(*view))).first;
+  }
+  hold = it->second;
+  return *hold;
+}
+
 std::string kernel_parts_unsupported(const LayerDescriptor& L) {
   if (!runs_on_array(L.op) || L.op == OpKind::BatchMatMul)
     return "kernel parts are for convolutions and matmuls with weights";

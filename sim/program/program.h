@@ -14,8 +14,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/config/hardware_config.h"
@@ -353,6 +356,21 @@ LayerDescriptor kernel_part_view(const LayerDescriptor& layer, uint32_t c_begin,
 // (no copy).
 const LayerDescriptor& layer_seen_by(const Instruction& in, const LayerDescriptor& layer,
                                      std::optional<LayerDescriptor>& view);
+// The same without a copy per instruction: the views a run of instructions
+// sees (a layer's kernel parts and column pieces come again and again) are
+// made once and shared. `hold` keeps the returned view alive while the
+// caller uses it, even across a wait in which another engine thread asks for
+// other views. The layers must not change while the cache is in use.
+class LayerViews {
+ public:
+  const LayerDescriptor& seen_by(const Instruction& in, const LayerDescriptor& layer,
+                                 std::shared_ptr<const LayerDescriptor>& hold);
+
+ private:
+  // By layer, kind (kernel part or column piece) and range.
+  using Key = std::tuple<const LayerDescriptor*, bool, uint32_t, uint32_t>;
+  std::map<Key, std::shared_ptr<const LayerDescriptor>> views_;
+};
 // Why `layer` cannot be cut into column pieces ("" when it can): the load
 // engine cuts NHWC int8 rows read through im2col, and the store writes NHWC.
 std::string column_pieces_unsupported(const LayerDescriptor& layer);

@@ -62,6 +62,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
           " kernels exceeds the weight region" +
           (d.weight_buffers > 1 ? "'s slot (weight_buffers 2: half the region)" : std::string()));
   }
+  LayerViews views;  // the layers as column pieces and kernel parts see them
   for (const Instruction& in : p.instructions) {
     if (in.unit >= hw.compute.units)
       throw ProgramError("instruction " + describe(in, p) + " uses compute unit " +
@@ -85,7 +86,7 @@ void check_program_fits(const Program& p, const NetworkConfig& net, const Hardwa
                          std::to_string(d.params_region_bytes / 2) +
                          " B (params_region_bytes / 2)");
     if (in.op == Opcode::LoadInput) {
-      const uint64_t bytes = piece_bytes(in, d);
+      const uint64_t bytes = piece_bytes(in, d, views);
       if (bytes > d.half_bytes)
         throw ProgramError("instruction " + describe(in, p) +
                            ": buffers over capacity: its piece "

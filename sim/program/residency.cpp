@@ -91,10 +91,10 @@ std::vector<WeightBlock> kept_weight_blocks(const Program& p) {
   return kept;
 }
 
-uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& d) {
+uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& d, LayerViews& views) {
   // A column piece holds its window of columns and its columns' sums.
-  std::optional<LayerDescriptor> view;
-  const LayerDescriptor& v = layer_seen_by(in, d, view);
+  std::shared_ptr<const LayerDescriptor> view;
+  const LayerDescriptor& v = views.seen_by(in, d, view);
   const RowRange rows = tile_rows_for(v, in.out_row_begin, in.out_row_end);
   return uint64_t(rows.count()) * v.tile_row_bytes(in.k_count()) +
          uint64_t(in.row_count()) * v.out_w * in.k_count() * 4;
@@ -102,9 +102,10 @@ uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& d) {
 
 std::vector<uint64_t> largest_pieces(const Program& p) {
   std::vector<uint64_t> piece(p.layers.size(), 0);
+  LayerViews views;
   for (const Instruction& in : p.instructions)
     if (in.op == Opcode::LoadInput)
-      piece[in.layer] = std::max(piece[in.layer], piece_bytes(in, p.layers[in.layer]));
+      piece[in.layer] = std::max(piece[in.layer], piece_bytes(in, p.layers[in.layer], views));
   return piece;
 }
 

@@ -71,8 +71,9 @@ uint64_t weight_load_bytes(const Instruction& in, const LayerDescriptor& layer);
 std::vector<uint64_t> operator_working_sets(const Program& program, const HardwareConfig& hw);
 
 // Bytes a LoadInput's piece occupies in its half: the input rows it loads and
-// the int32 results of its output rows.
-uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& layer);
+// the int32 results of its output rows (the column piece's or kernel part's
+// view of the layer, from `views`).
+uint64_t piece_bytes(const Instruction& in, const LayerDescriptor& layer, LayerViews& views);
 // Per operator: its largest piece_bytes over its input loads (0 without any).
 std::vector<uint64_t> largest_pieces(const Program& program);
 
