@@ -1,9 +1,11 @@
-// The small layer and array the mapper's estimates are worked out by hand on
-// (tests/unit/test_loop_order_mapping.cpp, test_kernel_parts_estimate.cpp).
+// The small layers and array the mapper's estimates, column pieces and layer
+// views are worked out by hand on (tests/unit/test_loop_order_mapping.cpp,
+// test_kernel_parts_estimate.cpp, test_column_pieces.cpp, test_layer_views.cpp).
 #pragma once
 
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
+#include "sim/program/program.h"
 
 namespace npusim::test {
 
@@ -25,6 +27,17 @@ inline HardwareConfig hand_array_8x24() {
   hw.compute.array_rows = 8;
   hw.compute.array_cols = 24;
   return hw;
+}
+
+// A program layer: 5 channels of 9 x 40, 3 kernels 3 rows by 7 columns,
+// stride 2, padding 2: out_w = (40 + 4 - 7) / 2 + 1 = 19.
+inline LayerDescriptor wide_kernel_descriptor() {
+  LayerDescriptor d;
+  d.name = "wide_kernel";
+  d.C = 5, d.H = 9, d.W = 40, d.K = 3, d.R = 3, d.S = 7;
+  d.stride = 2, d.padding = 2;
+  d.out_h = 4, d.out_w = 19;
+  return d;
 }
 
 }  // namespace npusim::test

@@ -12,6 +12,7 @@
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
 #include "sim/program/program.h"
+#include "tests/support/hand_mapping.h"
 
 using namespace npusim;
 using Catch::Matchers::Contains;
@@ -33,15 +34,6 @@ LayerConfig conv_layer(const std::string& name, uint32_t C, uint32_t H, uint32_t
 // 5 channels of 9 x 40, 3 kernels 3 rows by 7 columns, stride 2, padding 2:
 // out_w = (40 + 4 - 7) / 2 + 1 = 19.
 LayerConfig wide_kernel_layer() { return conv_layer("wide_kernel", 5, 9, 40, 3, 3, 7, 2, 2); }
-
-LayerDescriptor wide_kernel_descriptor() {
-  LayerDescriptor d;
-  d.name = "wide_kernel";
-  d.C = 5, d.H = 9, d.W = 40, d.K = 3, d.R = 3, d.S = 7;
-  d.stride = 2, d.padding = 2;
-  d.out_h = 4, d.out_w = 19;
-  return d;
-}
 
 // 16 channels of 4 x 1920, 24 3x3 kernels: whole rows need 199 KiB.
 NetworkConfig wide_network() {
@@ -70,7 +62,7 @@ TEST_CASE(
   CHECK(max_piece_cols(L, 3, 243, 40) == 3);
   CHECK(max_piece_cols(L, 3, 100, 1 << 20) == 0);  // one column needs 3 x 7 x 5 + 12 = 117 B
 
-  const LayerDescriptor d = wide_kernel_descriptor();
+  const LayerDescriptor d = test::wide_kernel_descriptor();
   // Output columns [5, 9) read padded columns [10, 23).
   const PaddedCols window = padded_cols_for(d, 5, 9);
   CHECK(window.begin == 10);

@@ -7,20 +7,17 @@
 #include <optional>
 
 #include "sim/program/program.h"
+#include "tests/support/hand_mapping.h"
 
 using namespace npusim;
 
 namespace {
 
-// 6 channels of 9 x 40, 4 kernels 3 x 7, stride 2, padding 2 (out_w 19), with
-// per-kernel non-zero counts: the member a copy per instruction would copy.
+// The column-piece tests' layer (5 channels, out_w 19), with per-kernel
+// non-zero counts: the member a copy per instruction would copy.
 LayerDescriptor viewed_layer() {
-  LayerDescriptor d;
-  d.name = "viewed";
-  d.C = 6, d.H = 9, d.W = 40, d.K = 4, d.R = 3, d.S = 7;
-  d.stride = 2, d.padding = 2;
-  d.out_h = 4, d.out_w = 19;
-  d.kernel_nonzeros = {120, 121, 122, 123};
+  LayerDescriptor d = test::wide_kernel_descriptor();
+  d.kernel_nonzeros = {120, 121, 122};
   return d;
 }
 

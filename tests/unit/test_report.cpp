@@ -487,7 +487,7 @@ TEST_CASE(
   REQUIRE(from != std::string::npos);
   REQUIRE(to != std::string::npos);
   CHECK(widest_line(text.substr(from + 1, to - from)) <= 100);
-  CHECK(text.find(whole) == std::string::npos);              // shortened in the middle instead
+  CHECK(text.find(whole) == std::string::npos);             // shortened in the middle instead
   CHECK_THAT(text, Contains("512x112x") && Contains("~"));  // its start, then the cut
 }
 
