@@ -45,9 +45,10 @@ HardwareConfig part_hardware(const HardwareConfig& hw) {
   return h;
 }
 
-}  // namespace
-
-namespace {
+// The last part's channels: every part before it is `per_part` wide.
+uint32_t last_part_channels(uint32_t channels, uint32_t per_part) {
+  return channels - (uint32_t(ceil_div(channels, per_part)) - 1) * per_part;
+}
 
 // estimate_kernel_parts with the parts' views given: `full_view` is the layer
 // with plan.channels_per_part channels, `last_view` with the last part's.
@@ -96,7 +97,7 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
     if (channels == previous) continue;
     previous = channels;
     view.C = channels;
-    last_view.C = L.C - (uint32_t(ceil_div(L.C, channels)) - 1) * channels;
+    last_view.C = last_part_channels(L.C, channels);
     for (MappingCandidate c : whole_kernel_candidates(view, h, part, output_bits, false)) {
       if (c.plan.input_channel_tiles || c.plan.cols_per_piece != 0) continue;
       c.plan.channels_per_part = channels;
@@ -110,9 +111,8 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
 MappingEstimate estimate_kernel_parts(const LayerConfig& L, const HardwareConfig& hw,
                                       const LayerTilingPlan& plan, uint32_t output_bits) {
   const uint32_t per_part = plan.channels_per_part;
-  const uint32_t n_parts = uint32_t(ceil_div(L.C, per_part));
   return estimate_with_part_views(L, kernel_part_layer(L, per_part),
-                                  kernel_part_layer(L, L.C - (n_parts - 1) * per_part), hw, plan,
+                                  kernel_part_layer(L, last_part_channels(L.C, per_part)), hw, plan,
                                   output_bits);
 }
 
@@ -130,7 +130,7 @@ MappingEstimate estimate_with_part_views(const LayerConfig& L, const LayerConfig
   const uint64_t latency = hw.dram.latency_cycles;
   const uint32_t per_part = plan.channels_per_part, units = hw.compute.units;
   const uint32_t n_parts = uint32_t(ceil_div(L.C, per_part));
-  const uint32_t last_width = L.C - (n_parts - 1) * per_part;
+  const uint32_t last_width = last_part_channels(L.C, per_part);
   const uint32_t group = units * (hw.buffering == Buffering::PingPong ? 2 : 1);
   const LayerPieces shapes = layer_pieces(L, hw, plan);
   // Every piece of every image, in the emitter's order: whether piece `i` has

@@ -159,7 +159,7 @@ MappingEstimate estimate_mapping(const LayerConfig& L, const HardwareConfig& hw,
   uint64_t hidden = 0, drain = 0;
   if (by_k_begin) {
     // Tile i starts at k0 = i * k_tile; its pieces cost alike wherever it
-    // starts at the same place in a group (piece_cost_k_begin_class), and the
+    // starts at the same place in a group (piece_cost_depends_on_k_begin), and the
     // places repeat every `period` tiles. A full tile's estimate depends on
     // its place and the place of the tile before (whose compute it hides
     // behind), so it too repeats every period: each place is costed once and

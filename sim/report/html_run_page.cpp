@@ -332,12 +332,7 @@ HtmlPage run_html_page(const std::string& dir) {
           << "<td class=\"num\">" << fixed(value(row, c_energy), 3) << "</td>"
           << "<td" << (row[c_check] == "MISMATCH" ? " class=\"bad\"" : "") << ">"
           << html_escape(row[c_check]) << "</td>"
-          << "<td>"
-          << html_escape(bound == "compute"   ? "comp"
-                         : bound == "memory"  ? "mem"
-                         : bound == "neither" ? "none"
-                                              : bound)
-          << "</td></tr>\n";
+          << "<td>" << html_escape(compact_bound(bound)) << "</td></tr>\n";
     rows.push_back({value(row, c_index), row[c_name], layer_kind(shape), value(row, c_cycles),
                     value(row, c_macs), value(row, c_useful), dram_bytes, value(row, c_abusy),
                     value(row, c_vcycles), stalls[0], stalls[1], stalls[2], stalls[3], stalls[4]});

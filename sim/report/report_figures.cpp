@@ -262,6 +262,13 @@ std::string run_bound(const RunSummary& s) {
   return bound_string(b.compute_lower, b.memory_lower, s.total_cycles);
 }
 
+std::string compact_bound(const std::string& bound) {
+  return bound == "compute"   ? "comp"
+         : bound == "memory"  ? "mem"
+         : bound == "neither" ? "none"
+                              : bound;
+}
+
 std::optional<DecoderFigures> decoder_figures(const RunSummary& s) {
   const Counter& finish = s.stats->get("layer.finish_cycle");
   std::vector<uint64_t> pass_end;  // by pass

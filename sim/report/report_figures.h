@@ -79,6 +79,10 @@ constexpr uint64_t kNeitherBoundFactor = 2;
 std::string bound_string(uint64_t compute_cycles, uint64_t memory_cycles, uint64_t cycles);
 std::string layer_bound(const RunSummary& s, uint32_t layer);
 std::string run_bound(const RunSummary& s);
+// "compute" -> "comp", "memory" -> "mem", "neither" -> "none" (others as they
+// are): the compact table and the HTML page stay narrow on workloads of
+// millions of cycles.
+std::string compact_bound(const std::string& bound);
 
 // A decoder workload's per-token figures (docs/decoders.md#decoder-figures):
 // operators carry their pass (0: the prefill, s: decode step s), and each

@@ -114,15 +114,6 @@ std::string top_stall(Value value) {
   return best;
 }
 
-// "compute" -> "comp", "memory" -> "mem", "neither" -> "none": the compact
-// table stays within 100 columns on workloads of millions of cycles.
-std::string compact_bound(const std::string& bound) {
-  return bound == "compute"   ? "comp"
-         : bound == "memory"  ? "mem"
-         : bound == "neither" ? "none"
-                              : bound;
-}
-
 template <typename Value>
 std::vector<std::string> compact_row(const std::string& name, const std::string& shape,
                                      const Figures& f, bool on_vector_unit, Value value,
