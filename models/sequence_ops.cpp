@@ -96,11 +96,24 @@ void norm_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, const i
 
 // The table activations (docs/transformers.md#table-activations): entry q is
 // round_half_even(f(v) / y_s) + y_zp, clamped, with v = (q - x_zp) * x_s:
-// GELU and SiLU in double, sigmoid, hard sigmoid and hard swish in float32
-// (ONNX's float operators between DequantizeLinear and QuantizeLinear).
+// GELU in double; SiLU, sigmoid, hard sigmoid and hard swish in float32 as
+// ONNX Runtime evaluates its float operators between DequantizeLinear and
+// QuantizeLinear (its logistic: a rational function, fused multiply-adds).
 double gelu(double v) { return 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)); }
-double silu(double v) { return v / (1.0 + std::exp(-v)); }
-float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+float logistic(float v) {
+  const float x = std::min(18.0f, std::max(-18.0f, v));
+  const float s = x * x;
+  float odd = std::fma(s, 4.37031012579801e-11f, 1.15627324459942e-07f);
+  odd = std::fma(odd, s, 6.08574864600143e-05f);
+  odd = std::fma(odd, s, 8.51377133304701e-03f);
+  odd = std::fma(odd, s, 2.48287947061529e-01f);
+  float even = std::fma(s, 6.10247389755681e-13f, 5.76102136993427e-09f);
+  even = std::fma(even, s, 6.29106785017040e-06f);
+  even = std::fma(even, s, 1.70198817374094e-03f);
+  even = std::fma(even, s, 1.16817656904453e-01f);
+  even = std::fma(even, s, 9.93151921023180e-01f);
+  return std::min(1.0f, std::max(0.0f, (odd * x) / even + 0.5f));
+}
 float hard_sigmoid(float v, float alpha, float beta) {
   return std::min(1.0f, std::max(0.0f, alpha * v + beta));
 }
@@ -121,9 +134,9 @@ double table_entry(const LayerDescriptor& L, const TensorQuant& x, int32_t q) {
     case OpKind::Gelu:
       return from_double(gelu(vd));
     case OpKind::Silu:
-      return from_double(silu(vd));
+      return from_float(vf * logistic(vf));
     case OpKind::Sigmoid:
-      return from_float(sigmoid(vf));
+      return from_float(logistic(vf));
     case OpKind::HardSigmoid:
       return from_float(hard_sigmoid(vf, L.seq.alpha, L.seq.beta));
     case OpKind::HardSwish:
@@ -161,14 +174,20 @@ void table_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t
   for (uint64_t i = 0; i < count; ++i) out[i] = table[size_t(x.value(first + i) - lo)];
 }
 
-// Elementwise product: (a - a_zp) * (b - b_zp), requantised with (a_scale * b_scale) / y_scale.
+// Elementwise product as ONNX Runtime's QLinearMul: (a - a_zp) * (b - b_zp)
+// times (a_scale * b_scale) / y_scale, plus y_zp, rounded, in float32. A
+// per-channel b ([N, C, 1, 1]: one pixel per image) scales every pixel.
 void mul_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t* out) {
-  const float multiplier = (in[0].quant.scale * in[1].quant.scale) / L.quant.output.scale;
+  const float ratio = (in[0].quant.scale * in[1].quant.scale) / L.quant.output.scale;
+  const float zero_point = float(L.quant.output.zero_point);
+  const float lo = float(quant_min(L.quant.output.type)), hi = float(quant_max(L.quant.output.type));
   const uint64_t first = uint64_t(oh) * L.W * L.C, count = uint64_t(L.W) * L.C;
+  const bool per_channel = in[1].pixels == 1;
   for (uint64_t i = 0; i < count; ++i) {
-    const int64_t a = in[0].value(first + i) - in[0].quant.zero_point;
-    const int64_t b = in[1].value(first + i) - in[1].quant.zero_point;
-    out[i] = requantise_to_int8(a * b, multiplier, L.quant.output);
+    const int32_t a = in[0].value(first + i) - in[0].quant.zero_point;
+    const int32_t b = in[1].value(per_channel ? i % L.C : first + i) - in[1].quant.zero_point;
+    const float v = std::nearbyint(float(a * b) * ratio + zero_point);
+    out[i] = int8_t(int32_t(std::min(hi, std::max(lo, v))));
   }
 }
 

@@ -16,6 +16,7 @@ namespace npusim::vector_ops {
 struct InputView {
   const int8_t* image = nullptr;  // N,H,W,C bytes of the batch being processed
   uint32_t C = 0;
+  uint64_t pixels = 0;  // of one image; 1: a per-channel operand read by every pixel
   TensorQuant quant;
   int32_t value(uint64_t i) const {
     return quant.type == QuantType::Uint8 ? int32_t(uint8_t(image[i])) : int32_t(image[i]);

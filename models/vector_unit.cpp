@@ -67,10 +67,14 @@ uint64_t VectorUnit::execute(const Instruction& in) {
     std::vector<uint32_t> channels = {L.C};
     for (const auto& m : L.more_inputs) producers.push_back(m.from_layer), channels.push_back(m.C);
     for (size_t i = 0; i < producers.size(); ++i) {
+      // A per-channel operand: image n's C bytes, row n of its producer.
+      const bool per_channel = i > 0 && L.per_channel_input(i - 1);
       if (producers[i] >= 0 && rows > 0)
-        dram->require_rows_stored(who(in, 0), uint32_t(producers[i]),
-                                  global_rows(in.batch, L.H, {first, end}));
-      const BusSegments s = vector_bus_segments(L, rows * L.W, channels[i], k_count);
+        dram->require_rows_stored(
+            who(in, 0), uint32_t(producers[i]),
+            per_channel ? global_rows(in.batch, 1, {0, 1}) : global_rows(in.batch, L.H, {first, end}));
+      const BusSegments s =
+          vector_bus_segments(L, per_channel ? (rows > 0 ? 1 : 0) : rows * L.W, channels[i], k_count);
       const uint64_t bytes = s.count * s.bytes;
       if (bytes == 0) continue;
       if (producers[i] >= 0 && scheduler->program().layers[size_t(producers[i])].output_resident) {
@@ -83,7 +87,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       // each pixel's run of the instruction's channels.
       const uint64_t base = i == 0 ? L.input_address : L.more_inputs[i - 1].address;
       const uint64_t start =
-          base + ((uint64_t(in.batch) * L.H + uint64_t(first)) * L.W) * channels[i];
+          per_channel ? base + uint64_t(in.batch) * channels[i]
+                      : base + ((uint64_t(in.batch) * L.H + uint64_t(first)) * L.W) * channels[i];
       const Grant bus = dram->transfer(in.layer, false,
                                        {start + (s.count > 1 ? in.k_begin : 0), s.count, s.bytes,
                                         s.count > 1 ? channels[i] : 0});
@@ -106,7 +111,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       const uint64_t image_pixels = uint64_t(L.H) * L.W;
       for (size_t i = 0; i < producers.size(); ++i) {
         const uint64_t base = i == 0 ? L.input_address : L.more_inputs[i - 1].address;
-        const uint64_t image_bytes = image_pixels * channels[i];
+        views[i].pixels = i > 0 && L.per_channel_input(i - 1) ? 1 : image_pixels;
+        const uint64_t image_bytes = views[i].pixels * channels[i];
         views[i].image = dram->image(base + in.batch * image_bytes, image_bytes);
         views[i].C = channels[i];
         views[i].quant = L.quant.inputs[i];

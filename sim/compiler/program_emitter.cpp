@@ -151,8 +151,10 @@ class Emitter {
           Instruction& v = add(Opcode::Vector, l);
           set_tile(v, 0, 0, n, k0, k1, r0, r1, 1);
           if (d.input_from_layer >= 0) add_memory_deps(v, uint32_t(d.input_from_layer), reads);
-          for (const auto& m : d.more_inputs)
-            if (m.from_layer >= 0) add_memory_deps(v, uint32_t(m.from_layer), reads);
+          for (size_t i = 0; i < d.more_inputs.size(); ++i)  // per-channel: row n of its producer
+            if (d.more_inputs[i].from_layer >= 0)
+              add_memory_deps(v, uint32_t(d.more_inputs[i].from_layer),
+                              d.per_channel_input(i) ? global_rows(n, 1, {0, 1}) : reads);
           stores_[l].push_back({v.id, n, r0, r1});
         });
   }

@@ -166,8 +166,8 @@ struct LayerDescriptor {
   SequenceAttrs seq;  // transformer operators (docs/transformers.md)
   // How the store requantises (the hardware's store.requantiser, a layer register).
   Requantiser requantiser = Requantiser::Float32;
-  // The second and later inputs of add and concat: where they lie in DRAM and
-  // which operator stores them (-1: a graph input).
+  // The second and later inputs of add, concat and mul: where they lie in DRAM
+  // and which operator stores them (-1: a graph input).
   struct MoreInput {
     uint64_t address = 0;
     int32_t from_layer = -1;
@@ -175,6 +175,12 @@ struct LayerDescriptor {
     uint32_t rows = 0;  // its N*H*W pixels (batch_matmul: a block of tokens)
   };
   std::vector<MoreInput> more_inputs;
+  // Whether more_inputs[i] is one pixel per image that every pixel of the
+  // first input reads: mul's per-channel operand ([N, C, 1, 1], squeeze-
+  // excitation's scale). Its image n is C bytes, the single row n of its producer.
+  bool per_channel_input(size_t i) const {
+    return op == OpKind::Mul && more_inputs[i].rows == N && uint64_t(H) * W > 1;
+  }
 
   // Channels one kernel reads (C / groups) and its coefficients.
   uint32_t group_channels() const { return C / conv_groups; }

@@ -8,12 +8,14 @@ uint64_t vector_instruction_bytes(const LayerDescriptor& d, uint32_t rows, uint3
   if (d.op == OpKind::GlobalAveragePool) return uint64_t(d.W) * k_count + uint64_t(k_count) * 4;
   // A channel-splitting operator reads the same channels of each input;
   // the others read every channel of every input.
-  uint64_t input_channels = d.C;
-  for (const auto& m : d.more_inputs) input_channels += m.C;
+  // A per-channel operand is C bytes whatever the rows.
+  uint64_t input_channels = d.C, per_channel = 0;
+  for (size_t i = 0; i < d.more_inputs.size(); ++i)
+    (d.per_channel_input(i) ? per_channel : input_channels) += d.more_inputs[i].C;
   if (vector_splits_channels(d)) input_channels = uint64_t(k_count) * (1 + d.more_inputs.size());
   const RowRange in = input_rows_for(d, 0, rows);
-  return uint64_t(in.count()) * d.W * input_channels + uint64_t(rows) * d.out_w * k_count +
-         (has_norm_params(d.op) ? d.params_bytes() : 0);
+  return uint64_t(in.count()) * d.W * input_channels + per_channel +
+         uint64_t(rows) * d.out_w * k_count + (has_norm_params(d.op) ? d.params_bytes() : 0);
 }
 
 uint64_t vector_minimum_bytes(const LayerDescriptor& d) {

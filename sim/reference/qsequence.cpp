@@ -169,17 +169,16 @@ const char* activation_name(Activation f) {
   return "hardswish";
 }
 
-// The activation of one real value: the double-precision pair, then the
-// float32 ones (ONNX's float tensor arithmetic, one operation at a time).
+// The activation of one real value: GELU in double, then the float32 ones (ONNX's float tensor arithmetic, one operation at a time).
 double activation_value(Activation f, double real, float alpha, float beta) {
   const float v = float(real);
   switch (f) {
     case Activation::Gelu:
       return 0.5 * real * (1.0 + std::erf(real * 0.70710678118654752440));
     case Activation::Silu:
-      return real / (1.0 + std::exp(-real));
+      return f32(v * logistic(v));
     case Activation::Sigmoid:
-      return 1.0f / (1.0f + std::exp(-v));
+      return logistic(v);
     case Activation::HardSigmoid: {
       const float t = alpha * v + beta;
       return t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
@@ -191,7 +190,7 @@ double activation_value(Activation f, double real, float alpha, float beta) {
   return v * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
 }
 
-bool in_float32(Activation f) { return f != Activation::Gelu && f != Activation::Silu; }
+bool in_float32(Activation f) { return f != Activation::Gelu; }
 
 }  // namespace
 
@@ -224,16 +223,48 @@ QTensor mul(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq
   const char* op = "mul";
   detail::check_tensor(op, "a", a, 0);
   detail::check_tensor(op, "b", b, 0);
-  if (a.shape != b.shape) fail(op, "a and b must have one shape");
+  if (a.shape.size() != b.shape.size()) fail(op, "a and b must have one rank");
+  for (size_t d = 0; d < a.shape.size(); ++d)
+    if (b.shape[d] != a.shape[d] && b.shape[d] != 1)
+      fail(op, "each dimension of b must equal a's or be 1");
   const detail::Single as = detail::single(op, "a", aq, a.type);
   const detail::Single bs = detail::single(op, "b", bq, b.type);
   const detail::Single ys = detail::single(op, "y", yq, y_type);
-  const float multiplier = f32(f32(as.scale * bs.scale) / ys.scale);
+  const float ratio = f32(f32(as.scale * bs.scale) / ys.scale);
+  const double lo = type_min(y_type), hi = type_max(y_type);
   QTensor y{a.shape, std::vector<int32_t>(a.data.size()), y_type};
-  for (size_t i = 0; i < a.data.size(); ++i)
-    y.data[i] = requantize((a.data[i] - as.zero_point) * (b.data[i] - bs.zero_point), multiplier,
-                           ys.zero_point, y_type);
+  std::vector<size_t> index(a.shape.size(), 0);  // a's multi-index, last axis fastest
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    size_t j = 0;  // b's flat index: a broadcast axis stays at 0
+    for (size_t d = 0; d < a.shape.size(); ++d) j = j * b.shape[d] + (b.shape[d] == 1 ? 0 : index[d]);
+    const int32_t product = (a.data[i] - as.zero_point) * (b.data[j] - bs.zero_point);
+    const float v = f32(f32(float(product) * ratio) + float(ys.zero_point));
+    const double r = double(std::nearbyint(v));
+    y.data[i] = int32_t(r < lo ? lo : r > hi ? hi : r);
+    for (size_t d = a.shape.size(); d-- > 0;) {
+      if (++index[d] < a.shape[d]) break;
+      index[d] = 0;
+    }
+  }
   return y;
+}
+
+float logistic(float v) {
+  // Horner in v^2 over the odd numerator and the even denominator.
+  static const float numerator[] = {4.37031012579801e-11f, 1.15627324459942e-07f,
+                                    6.08574864600143e-05f, 8.51377133304701e-03f,
+                                    2.48287947061529e-01f};
+  static const float denominator[] = {6.10247389755681e-13f, 5.76102136993427e-09f,
+                                      6.29106785017040e-06f, 1.70198817374094e-03f,
+                                      1.16817656904453e-01f, 9.93151921023180e-01f};
+  const float x = v < -18.0f ? -18.0f : v > 18.0f ? 18.0f : v;
+  const float x2 = f32(x * x);
+  float p = numerator[0], q = denominator[0];
+  for (size_t i = 1; i < 5; ++i) p = std::fma(p, x2, numerator[i]);
+  for (size_t i = 1; i < 6; ++i) q = std::fma(q, x2, denominator[i]);
+  p = f32(p * x);
+  const float r = f32(f32(p / q) + 0.5f);
+  return r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
 }
 
 QTensor rope(const QTensor& x, const Quant& xq, double base, uint32_t position_offset,

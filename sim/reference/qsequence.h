@@ -33,21 +33,30 @@ QTensor normalize(const QTensor& x, const Quant& xq, const std::vector<int32_t>&
                   ElemType gamma_type, const Quant& gq, const std::vector<int32_t>& beta,
                   double epsilon, bool rms, const Quant& yq, ElemType y_type);
 
-// Elementwise activations of one 8-bit value. Gelu and Silu in double (as
-// docs/transformers.md defines them); Sigmoid, HardSigmoid (alpha, beta) and
-// HardSwish in float32, as ONNX defines them on a dequantised float tensor:
-// v = float(x - x_zp) * x_s, y = clamp(round_half_even(f(v) / y_s) + y_zp).
+// Elementwise activations of one 8-bit value. Gelu in double (as
+// docs/transformers.md defines it); Silu (v * sigmoid(v)), Sigmoid,
+// HardSigmoid (alpha, beta) and HardSwish in float32, as ONNX Runtime
+// computes them on a dequantised float tensor (sigmoid: its rational
+// logistic, fused multiply-adds): v = float(x - x_zp) * x_s,
+// y = clamp(round_half_even(f(v) / y_s) + y_zp).
 enum class Activation { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish };
 QTensor activation(const QTensor& x, const Quant& xq, Activation f, const Quant& yq,
                    ElemType y_type, float alpha = 0.2f, float beta = 0.5f);
 
-// Elementwise product of two tensors of one shape.
+// Elementwise product as ONNX Runtime's QLinearMul computes it on x86-64:
+// y = saturate(round_half_even(float((a - a_zp) * (b - b_zp)) * m + y_zp)),
+// m = (a_s * b_s) / y_s, every step in float32. b has a's rank; each of its
+// dimensions equals a's or is 1 (broadcast, as numpy and ONNX).
 QTensor mul(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq, const Quant& yq,
             ElemType y_type);
 
 // Rotary embedding (rotate-half) of x [G, M, D] at positions m + position_offset.
 QTensor rope(const QTensor& x, const Quant& xq, double base, uint32_t position_offset,
              const Quant& yq, ElemType y_type);
+
+// ONNX Runtime's float32 logistic (its rational approximation on [-18, 18],
+// fused multiply-adds as its x86-64 kernel evaluates them).
+float logistic(float v);
 
 // floor(sqrt(v)), digit by digit.
 uint64_t integer_sqrt(uint64_t v);

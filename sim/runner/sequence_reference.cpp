@@ -154,10 +154,14 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
     case OpKind::HardSwish:
       return elementwise(
           x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::HardSwish, yq, y_type));
-    case OpKind::Mul:
-      return elementwise(x,
-                         q::mul(flat(x, oq.inputs[0].type), xq, flat(*inputs[1], oq.inputs[1].type),
-                                qops_quant(oq.inputs[1]), yq, y_type));
+    case OpKind::Mul: {  // NHWC as they are: a [1, 1, 1, C] b broadcasts over the pixels
+      const auto nhwc = [](const TensorI32& t, QuantType type) {
+        return q::QTensor{{t.shape.begin(), t.shape.end()}, t.data, qops_elem_type(type)};
+      };
+      return elementwise(x, q::mul(nhwc(x, oq.inputs[0].type), xq,
+                                   nhwc(*inputs[1], oq.inputs[1].type), qops_quant(oq.inputs[1]),
+                                   yq, y_type));
+    }
     case OpKind::Conv:  // feature-map operators: graph_reference_outputs
     case OpKind::MatMul:
     case OpKind::MaxPool:

@@ -34,8 +34,9 @@ std::vector<int32_t> model_rows(const LayerDescriptor& L, const std::vector<int8
                                 const std::vector<int8_t>& b = {},
                                 const std::vector<int8_t>& params = {}) {
   std::vector<vector_ops::InputView> views(1);
-  views[0] = {a.data(), L.C, L.quant.inputs[0]};
-  if (!b.empty()) views.push_back({b.data(), L.C, L.quant.inputs[1]});
+  views[0] = {a.data(), L.C, uint64_t(L.H) * L.W, L.quant.inputs[0]};
+  // b: a's shape, or one pixel (a per-channel operand) when it holds C values.
+  if (!b.empty()) views.push_back({b.data(), L.C, b.size() / L.C, L.quant.inputs[1]});
   std::vector<int8_t> out(uint64_t(L.H) * L.C);
   for (uint32_t oh = 0; oh < L.H; ++oh)
     sequence_ops::compute_row(L, views.data(), oh, params.empty() ? nullptr : params.data(),
@@ -174,6 +175,40 @@ TEST_CASE("mul: (10 - 2) x (-3 - 1) at scales 0.5 x 0.25 / 0.1 is -40", "[sequen
                values({2}, {-3, 1}, q::ElemType::Int8), {{0.25f}, {1}}, {{0.1f}, {0}},
                q::ElemType::Int8)
             .data == std::vector<int32_t>{-40, 0});
+}
+
+TEST_CASE("mul: a per-channel [1, C, 1, 1] scale multiplies channel c of every pixel by b[c]",
+          "[sequence]") {
+  // 3 rows x 2 channels times b = (2, -1): channel 0 doubles, channel 1 negates. Indexing b
+  // by pixel instead of channel would read past b or mix the columns.
+  const TensorQuant a = tq(QuantType::Int8, 1.0f, 0), b = tq(QuantType::Int8, 1.0f, 0);
+  const TensorQuant y = tq(QuantType::Int8, 1.0f, 0);
+  LayerDescriptor L = seq_layer(OpKind::Mul, 3, 2, {a, b}, y);
+  L.more_inputs.push_back({0, -1, 2, 1});  // one pixel per image
+  CHECK(L.per_channel_input(0));
+  CHECK(model_rows(L, {1, 2, 3, 4, 5, 6}, {2, -1}) == std::vector<int32_t>{2, -2, 6, -4, 10, -6});
+  CHECK(q::mul(values({1, 3, 1, 2}, {1, 2, 3, 4, 5, 6}, q::ElemType::Int8), {{1.0f}, {0}},
+               values({1, 1, 1, 2}, {2, -1}, q::ElemType::Int8), {{1.0f}, {0}}, {{1.0f}, {0}},
+               q::ElemType::Int8)
+            .data == std::vector<int32_t>{2, -2, 6, -4, 10, -6});
+  // A same-shape operand is not per-channel, nor is one of a 1x1 map.
+  L.more_inputs[0].rows = 3;
+  CHECK_FALSE(L.per_channel_input(0));
+}
+
+TEST_CASE("mul adds the output zero point before rounding, as ONNX Runtime's QLinearMul",
+          "[sequence]") {
+  // (a - a_zp)(b - b_zp) = 7 at ratio 0.49999997f: 3.4999998 in float32; + 128 rounds to the
+  // tie 131.5, which goes to the even 132. Rounding first and adding 128 after gives 131.
+  const float just_below_half = 0.49999997f;
+  const TensorQuant a = tq(QuantType::Int8, just_below_half, 0), b = tq(QuantType::Int8, 1.0f, 0);
+  const TensorQuant y = tq(QuantType::Uint8, 1.0f, 128);
+  const LayerDescriptor L = seq_layer(OpKind::Mul, 1, 1, {a, b}, y);
+  CHECK(model_rows(L, {7}, {1}) == std::vector<int32_t>{132});
+  CHECK(q::mul(values({1}, {7}, q::ElemType::Int8), {{just_below_half}, {0}},
+               values({1}, {1}, q::ElemType::Int8), {{1.0f}, {0}}, {{1.0f}, {128}},
+               q::ElemType::Uint8)
+            .data == std::vector<int32_t>{132});
 }
 
 TEST_CASE("rope: position 0 is the identity, position 1 turns (10, 0) by one radian to (5, 8)",

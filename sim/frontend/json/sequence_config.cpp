@@ -82,9 +82,11 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       L.quant.bias = r.get_bool("bias", L.op == OpKind::LayerNorm);
       break;
     }
-    case OpKind::Mul:
-      if (in[1].N != x.N || in[1].C != x.C || in[1].H != x.H || in[1].W != x.W)
-        fail_shape(1, "a tensor of the first input's shape " + dims(x));
+    case OpKind::Mul:  // b of a's shape, or a per-channel [N, C, 1, 1] scale
+      if (in[1].N != x.N || in[1].C != x.C ||
+          !((in[1].H == x.H && in[1].W == x.W) || (in[1].H == 1 && in[1].W == 1)))
+        fail_shape(1, "a tensor of the first input's shape " + dims(x) +
+                          " or a per-channel [N, C, 1, 1] = " + dims({x.N, x.C, 1, 1, {}}));
       break;
     case OpKind::Rope:
       L.seq.heads = heads_key("heads", x.C, "the input's channels C");

@@ -65,10 +65,13 @@ struct GraphIndex {
     return it == readers.end() ? 0 : it->second;
   }
   // An initialiser's values, or nullopt (absent, or malformed: the importer reports that).
+  // Through Identity nodes (torch.onnx writes a shared zero point as Identity of one).
   std::optional<Constant> constant(const std::string& name) const {
     const auto it = init.find(name);
-    if (it == init.end()) return std::nullopt;
-    return constant_if_readable(*it->second);
+    if (it != init.end()) return constant_if_readable(*it->second);
+    const onnx::NodeProto* identity = made_by(name, "Identity");
+    if (identity == nullptr || identity->input_size() != 1) return std::nullopt;
+    return constant(identity->input(0));
   }
   // A scalar float scale and 8-bit zero point (uint8 when absent), both
   // initialisers; nullopt otherwise.
@@ -159,6 +162,47 @@ void replace_nodes(onnx::GraphProto& g,
   g.mutable_node()->Swap(&kept);
 }
 
+// The one-input QLinearConcat that computes exactly ONNX Runtime's float
+// DequantizeLinear -> QuantizeLinear (a table over the 256 input values),
+// reported as Requantize(QDQ).
+onnx::NodeProto requantisation(const onnx::NodeProto& dq, const onnx::NodeProto& q,
+                               const std::string& name, const std::string& output) {
+  onnx::NodeProto requant;
+  requant.set_name(name);
+  requant.set_op_type("QLinearConcat");
+  requant.set_domain("com.microsoft");
+  const std::string dz = dq.input_size() > 2 ? dq.input(2) : "";
+  const std::string qz = q.input_size() > 2 ? q.input(2) : "";
+  for (const std::string& in : {q.input(1), qz, dq.input(0), dq.input(1), dz})
+    requant.add_input(in);
+  requant.add_output(output);
+  reset_attribute(requant, "axis", onnx::AttributeProto_AttributeType_INT).set_i(1);
+  reset_attribute(requant, "npusim_qdq_op", onnx::AttributeProto_AttributeType_STRING)
+      .set_s("Requantize");
+  return requant;
+}
+
+// DequantizeLinear -> QuantizeLinear at another scale or zero point (FX-mode
+// quantisation writes one where a tensor changes its observer): a requantisation.
+int requantise_dequantize_quantize(onnx::GraphProto& g) {
+  const GraphIndex index(g);
+  std::map<const onnx::NodeProto*, std::vector<onnx::NodeProto>> replaced;
+  for (const onnx::NodeProto& q : g.node()) {
+    if (q.op_type() != "QuantizeLinear" || q.input_size() < 2 || find_attribute(q, "axis"))
+      continue;
+    const onnx::NodeProto* dq = index.made_by(q.input(0), "DequantizeLinear");
+    if (dq == nullptr || dq->input_size() < 2 || find_attribute(*dq, "axis")) continue;
+    const std::optional<Quant> from =
+        index.quant(dq->input(1), dq->input_size() > 2 ? dq->input(2) : "");
+    const std::optional<Quant> to = index.quant(q.input(1), q.input_size() > 2 ? q.input(2) : "");
+    if (!from || !to || from->type != to->type) continue;
+    replaced[&q] = {requantisation(*dq, q, q.name().empty() ? dq->name() + "_requantize" : q.name(),
+                                   q.output(0))};
+  }
+  replace_nodes(g, replaced);
+  return int(replaced.size());
+}
+
 // DequantizeLinear -> (Flatten | Reshape | Squeeze | Unsqueeze | Transpose) ->
 // QuantizeLinear, as torch.onnx writes a quantised model's flatten before its
 // classifier. At one scale and zero point the reshape moves onto the quantised
@@ -185,19 +229,10 @@ int move_reshapes_to_quantised(onnx::GraphProto& g) {
     std::vector<onnx::NodeProto> nodes;
     std::string source = dq->input(0);
     if (from->scale != to->scale || from->zero_point != to->zero_point) {
-      onnx::NodeProto requant;
-      requant.set_name(q.name().empty() ? reshape.name() + "_requantize" : q.name());
-      requant.set_op_type("QLinearConcat");
-      requant.set_domain("com.microsoft");
-      for (const std::string& in : {q.input(1), qz, dq->input(0), dq->input(1), dz})
-        requant.add_input(in);
-      requant.add_output(q.output(0) + ".requantized");
-      reset_attribute(requant, "axis", onnx::AttributeProto_AttributeType_INT).set_i(1);
-      // The report's op type: Requantize(QDQ).
-      reset_attribute(requant, "npusim_qdq_op", onnx::AttributeProto_AttributeType_STRING)
-          .set_s("Requantize");
-      nodes.push_back(requant);
-      source = requant.output(0);
+      nodes.push_back(requantisation(*dq, q,
+                                     q.name().empty() ? reshape.name() + "_requantize" : q.name(),
+                                     q.output(0) + ".requantized"));
+      source = nodes.back().output(0);
     }
     onnx::NodeProto moved = reshape;
     moved.set_input(0, source);
@@ -299,6 +334,40 @@ int fuse_hard_swish(onnx::GraphProto& g) {
   return int(replaced.size() / 2);
 }
 
+// x * Sigmoid(x) (torch.onnx's SiLU, in EfficientNet) is ONNX Runtime's
+// QuickGelu with alpha 1 (its QuickGeluFusion): the float32 logistic of x,
+// times x. The Sigmoid's output must feed only this Mul.
+int fuse_silu(onnx::GraphProto& g) {
+  const GraphIndex index(g);
+  std::map<const onnx::NodeProto*, std::vector<onnx::NodeProto>> replaced;
+  for (const onnx::NodeProto& mul : g.node()) {
+    if (mul.op_type() != "Mul" || !default_domain(mul) || mul.input_size() != 2 ||
+        mul.output_size() != 1)
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      const onnx::NodeProto* sigmoid = index.made_by(mul.input(side), "Sigmoid");
+      if (sigmoid == nullptr || sigmoid->input_size() != 1 ||
+          sigmoid->input(0) != mul.input(1 - side) || index.reads(sigmoid->output(0)) != 1 ||
+          replaced.count(sigmoid))
+        continue;
+      onnx::NodeProto silu;
+      silu.set_name(mul.name().empty() ? sigmoid->name() : mul.name());
+      silu.set_op_type("QuickGelu");
+      silu.set_domain("com.microsoft");
+      silu.add_input(sigmoid->input(0));
+      silu.add_output(mul.output(0));
+      onnx::AttributeProto& alpha =
+          reset_attribute(silu, "alpha", onnx::AttributeProto_AttributeType_FLOAT);
+      alpha.set_f(1.0f);
+      replaced[sigmoid] = {};
+      replaced[&mul] = {silu};
+      break;
+    }
+  }
+  replace_nodes(g, replaced);
+  return int(replaced.size() / 2);
+}
+
 }  // namespace
 
 int rewrite_exporter_idioms(onnx::GraphProto& graph) {
@@ -306,6 +375,8 @@ int rewrite_exporter_idioms(onnx::GraphProto& graph) {
   count += move_reshapes_to_quantised(graph);
   count += fold_pad_into_average_pool(graph);
   count += fuse_hard_swish(graph);
+  count += fuse_silu(graph);
+  count += requantise_dequantize_quantize(graph);
   return count;
 }
 

@@ -8,9 +8,12 @@
 //  - DequantizeLinear -> Flatten (Reshape, Squeeze, Unsqueeze, Transpose) ->
 //    QuantizeLinear becomes the reshape of the quantised tensor, after a
 //    requantisation when the two scales or zero points differ;
+//  - DequantizeLinear -> QuantizeLinear at another scale or zero point
+//    becomes a requantisation;
 //  - DequantizeLinear -> Pad (constant 0 on H and W) -> AveragePool becomes one
 //    AveragePool with those pads and count_include_pad 1;
-//  - x * HardSigmoid(x) with alpha 1/6 and beta 1/2 becomes HardSwish(x).
+//  - x * HardSigmoid(x) with alpha 1/6 and beta 1/2 becomes HardSwish(x);
+//  - x * Sigmoid(x) (SiLU) becomes com.microsoft QuickGelu(x) with alpha 1.
 // Nodes outside these idioms are left as they are.
 #pragma once
 

@@ -435,6 +435,8 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if (contrib && op == "QLinearSigmoid") return import_table_activation(n, index, OpKind::Sigmoid);
   if (op == "QLinearHardSigmoid") return import_table_activation(n, index, OpKind::HardSigmoid);
   if (op == "QLinearHardSwish") return import_table_activation(n, index, OpKind::HardSwish);
+  if (op == "QLinearSilu") return import_table_activation(n, index, OpKind::Silu);
+  if (contrib && op == "QLinearMul") return import_mul(n, index);
   if (op == "Flatten" || op == "Reshape") return import_flatten(n);
   if (op == "Transpose") return import_transpose(n);
   if (op == "Relu" || op == "Clip") return import_relu_clip(n);
@@ -450,11 +452,13 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
              " is float");
   fail(n,
        "a supported operator: QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, QGemm, "
-       "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearConcat, "
+       "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearMul, "
+       "QLinearConcat, "
        "Relu, Clip, Flatten, Reshape, Transpose between NHWC and NCHW at a graph input or "
        "output, QuantizeLinear of an input, DequantizeLinear of an output; in QDQ form also "
-       "Softmax and LayerNormalization over the last axis, Sigmoid, HardSigmoid and "
-       "HardSwish, and the reshapes and transposes "
+       "Softmax and LayerNormalization over the last axis, Sigmoid, HardSigmoid, "
+       "HardSwish, SiLU (x * Sigmoid(x)), Mul (one shape or a per-channel [N, C, 1, 1] "
+       "operand), and the reshapes and transposes "
        "of attention heads (docs/onnx.md)",
        "an unsupported operator" +
            std::string(n.domain().empty() ? "" : " of domain " + n.domain()));

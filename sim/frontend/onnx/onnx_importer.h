@@ -145,6 +145,9 @@ class Importer {
   void import_pool(const onnx::NodeProto& n, int index, OpKind op);
 
   void import_add(const onnx::NodeProto& n, int index);
+  // com.microsoft QLinearMul (the QDQ lowering's Mul): operands of one shape,
+  // or one of them a per-channel [N, C, 1, 1] scale (squeeze-excitation).
+  void import_mul(const onnx::NodeProto& n, int index);
 
   void import_concat(const onnx::NodeProto& n, int index);
 

@@ -9,6 +9,7 @@
 
 #include "sim/frontend/json/sequence_config.h"
 #include "sim/frontend/onnx/onnx_importer.h"
+#include "sim/frontend/onnx/onnx_shapes.h"
 
 namespace npusim::onnx_detail {
 namespace {
@@ -20,12 +21,6 @@ constexpr Axes kPerHead{kBatch, kHead, kToken, kFeature};
 constexpr Axes kPerHeadTransposed{kBatch, kHead, kFeature, kToken};
 // [1, T, heads, dim]: the sequence's own order, split.
 constexpr Axes kTokenMajor{kBatch, kToken, kHead, kFeature};
-
-std::string dims_text(const std::vector<int64_t>& dims) {
-  std::string t;
-  for (int64_t d : dims) t += (t.empty() ? "" : ", ") + std::to_string(d);
-  return "[" + t + "]";
-}
 
 }  // namespace
 

@@ -99,4 +99,10 @@ std::map<std::string, std::vector<int64_t>> stated_shapes(const onnx::ModelProto
   return shapes;
 }
 
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string t;
+  for (int64_t d : dims) t += (t.empty() ? "" : ", ") + std::to_string(d);
+  return "[" + t + "]";
+}
+
 }  // namespace npusim

@@ -20,4 +20,7 @@ namespace npusim {
 // have no schema in libonnx, so their outputs are known only if declared.
 std::map<std::string, std::vector<int64_t>> stated_shapes(const onnx::ModelProto& model);
 
+// "[1, 64, 7, 7]": dims as error messages print them.
+std::string dims_text(const std::vector<int64_t>& dims);
+
 }  // namespace npusim

@@ -25,7 +25,8 @@ bool is_float_compute(const std::string& op) {
                                             "MaxPool",     "Concat",
                                             "Softmax",     "LayerNormalization",
                                             "Sigmoid",     "HardSigmoid",
-                                            "HardSwish"};
+                                            "HardSwish",   "QuickGelu",
+                                            "Mul"};
   return ops.count(op) != 0;
 }
 
@@ -147,7 +148,13 @@ class Lowering {
     used.push_back(next);
     const std::string& op = f.op_type();
     // A table activation's output range is its table's: no Relu or Clip folds into it.
-    if (clipped && (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish")) return false;
+    const bool table = op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" ||
+                       op == "QuickGelu";
+    if (clipped && table) return false;
+    // QuickGelu is SiLU only with alpha 1 (the exporter idiom's).
+    if (op == "QuickGelu")
+      for (const auto& a : f.attribute())
+        if (a.name() == "alpha" && a.f() != 1.0f) return false;
     // Every input dequantised (an optional bias too); a LayerNormalization's
     // gamma and beta are float initialisers the importer quantises.
     for (int i = 0; i < f.input_size(); ++i)
@@ -183,10 +190,11 @@ class Lowering {
       q.set_domain("com.microsoft");
       in3(x(0));
       q.add_input(ys), q.add_input(yz);
-    } else if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish") {
-      // ORT's contrib QLinearSigmoid; npusim's own QLinearHardSigmoid and
-      // QLinearHardSwish (alpha and beta kept as attributes), all x triple, y pair.
-      q.set_op_type("QLinear" + op);
+    } else if (table) {
+      // ORT's contrib QLinearSigmoid; npusim's own QLinearHardSigmoid,
+      // QLinearHardSwish (alpha and beta kept as attributes) and QLinearSilu,
+      // all x triple, y pair.
+      q.set_op_type(op == "QuickGelu" ? "QLinearSilu" : "QLinear" + op);
       if (op == "Sigmoid") q.set_domain("com.microsoft");
       in3(x(0));
       q.add_input(ys), q.add_input(yz);
@@ -203,6 +211,11 @@ class Lowering {
       q.set_domain("com.microsoft");
       in3(x(0)), in3(x(1));
       q.add_input(f.input_size() > 2 && !f.input(2).empty() ? x(2).tensor : "");
+      q.add_input(ys), q.add_input(yz);
+    } else if (op == "Mul") {  // ORT's QDQ fusion: com.microsoft QLinearMul
+      q.set_op_type("QLinearMul");
+      q.set_domain("com.microsoft");
+      in3(x(0)), in3(x(1));
       q.add_input(ys), q.add_input(yz);
     } else if (op == "Add") {
       q.set_op_type("QLinearAdd");
