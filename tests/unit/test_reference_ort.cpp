@@ -159,9 +159,15 @@ QTensor run_reference(const json& c) {
     return qlinear_concat(xs, qs, reference_ort_quant(c, "y"), zp_type(c, "y"),
                           c.at("attributes").at("axis").get<uint32_t>());
   }
-  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish") {  // DQ -> op -> Q
+  if (op == "QLinearMul")
+    return mul(tensor(reference_ort_input(c, "a")), reference_ort_quant(c, "a"),
+               tensor(reference_ort_input(c, "b")), reference_ort_quant(c, "b"),
+               reference_ort_quant(c, "y"), zp_type(c, "y"));
+  // DQ -> op -> Q; Silu: DQ -> Mul(x, Sigmoid(x)) -> Q.
+  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Silu") {
     const Activation f = op == "Sigmoid"       ? Activation::Sigmoid
                          : op == "HardSigmoid" ? Activation::HardSigmoid
+                         : op == "Silu"        ? Activation::Silu
                                                : Activation::HardSwish;
     const json& at = c.at("attributes");
     return activation(tensor(reference_ort_input(c, "x")), reference_ort_quant(c, "x"), f,
@@ -205,7 +211,8 @@ TEST_CASE("the ORT vector folder holds cases for every operator", "[reference][q
   }
   for (const char* op : {"QLinearConv", "ConvInteger", "MatMulInteger", "QLinearMatMul", "QGemm",
                          "MaxPool", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearAdd",
-                         "QLinearConcat", "Sigmoid", "HardSigmoid", "HardSwish"}) {
+                         "QLinearConcat", "QLinearMul", "Sigmoid", "HardSigmoid", "HardSwish",
+                         "Silu"}) {
     INFO("operator " << op);
     CHECK(std::count(ops.begin(), ops.end(), op) >= 2);
   }
