@@ -224,3 +224,59 @@ TEST_CASE(
   m.node("Mul", {"e", "h2"}, {"y2"}, "mul2");  // another tensor's product: a gate, not hardswish
   CHECK(rewrite_exporter_idioms(*m.g) == 0);
 }
+
+TEST_CASE("exporter idioms: x * Sigmoid(x) (SiLU) becomes QuickGelu(x) with alpha 1", "[onnx]") {
+  for (int order = 0; order < 2; ++order) {
+    ModelBuilder m = quantised_input();
+    m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
+    m.node("Sigmoid", {"d"}, {"g"}, "sigmoid");
+    m.node("Mul",
+           order == 0 ? std::vector<std::string>{"d", "g"} : std::vector<std::string>{"g", "d"},
+           {"y"}, "mul");
+    INFO("order " << order);
+    CHECK(rewrite_exporter_idioms(*m.g) == 1);
+    const onnx::NodeProto& silu = only(*m.g, "QuickGelu");
+    CHECK(silu.domain() == "com.microsoft");
+    CHECK(silu.input(0) == "d");
+    CHECK(silu.output(0) == "y");
+    REQUIRE(silu.attribute_size() == 1);
+    CHECK(silu.attribute(0).name() == "alpha");
+    CHECK(silu.attribute(0).f() == 1.0f);
+    CHECK(m.g->node_size() == 3);
+  }
+}
+
+TEST_CASE(
+    "exporter idioms: a Sigmoid gate times another tensor (squeeze-excitation), or one whose "
+    "output another node also reads, stays",
+    "[onnx]") {
+  ModelBuilder m = quantised_input();
+  m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
+  m.node("DequantizeLinear", {"q", "s", "z"}, {"e"}, "dq2");
+  m.node("Sigmoid", {"d"}, {"g"}, "sigmoid");
+  m.node("Mul", {"e", "g"}, {"y"}, "gate");  // e * sigmoid(d): not SiLU
+  m.node("Sigmoid", {"d"}, {"g2"}, "sigmoid2");
+  m.node("Mul", {"d", "g2"}, {"y2"}, "mul2");
+  m.node("Relu", {"g2"}, {"r"}, "reads_the_sigmoid");
+  CHECK(rewrite_exporter_idioms(*m.g) == 0);
+}
+
+TEST_CASE(
+    "exporter idioms: DequantizeLinear -> QuantizeLinear at another scale becomes a "
+    "requantisation, its zero point read through an Identity",
+    "[onnx]") {
+  ModelBuilder m = quantised_input();
+  m.scalar_float("s2", 0.37f);
+  m.ints("z2_source", kU8, {}, {90});
+  m.node("Identity", {"z2_source"}, {"z2"}, "shared_zero_point");
+  m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
+  m.node("QuantizeLinear", {"d", "s2", "z2"}, {"q2"}, "requant");
+  CHECK(rewrite_exporter_idioms(*m.g) == 1);
+  const onnx::NodeProto& r = only(*m.g, "QLinearConcat");
+  CHECK(r.domain() == "com.microsoft");
+  // y_scale, y_zero_point, then the one input's triple.
+  CHECK(std::vector<std::string>(r.input().begin(), r.input().end()) ==
+        std::vector<std::string>{"s2", "z2", "q", "s", "z"});
+  CHECK(r.output(0) == "q2");
+  CHECK(int_of(r, "axis") == 1);
+}

@@ -112,3 +112,29 @@ TEST_CASE("transformer: a layernorm without gamma quantisation names weights", "
   const ConfigError e = test::workload_error(j);
   CHECK(e.pointer() == "/operators/0/weights");
 }
+
+TEST_CASE(
+    "mul: a per-channel [N, C, 1, 1] second input parses as a one-pixel operand; a [N, C, H, 1] "
+    "one names the second input",
+    "[graph]") {
+  const auto graph = [](json b_shape) {
+    return json{{"inputs",
+                 {{{"name", "a"}, {"shape", {1, 6, 5, 7}}, {"dtype", "uint8"}, {"scale", 0.1}},
+                  {{"name", "b"}, {"shape", b_shape}, {"dtype", "uint8"}, {"scale", 0.01}}}},
+                {"operators",
+                 {{{"name", "m"},
+                   {"op", "mul"},
+                   {"inputs", {"a", "b"}},
+                   {"output", "y"},
+                   {"out", transformer_config_quant("uint8", 0.05, 0)}}}}};
+  };
+  const NetworkConfig net = parse_workload(graph({1, 6, 1, 1}), "se.json");
+  const LayerConfig& L = net.layers[0];
+  CHECK(L.op == OpKind::Mul);
+  CHECK(L.K == 6);
+  CHECK(L.out_h() == 5);
+  CHECK(L.out_w() == 7);
+  const ConfigError e = test::workload_error(graph({1, 6, 5, 1}));
+  CHECK(e.pointer() == "/operators/0/inputs/1");
+  CHECK_THAT(e.expected(), Catch::Contains("[1, 6, 5, 7]") && Catch::Contains("[1, 6, 1, 1]"));
+}

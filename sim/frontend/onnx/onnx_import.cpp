@@ -180,7 +180,7 @@ void Importer::run_onnx_checker() {
 }
 
 std::vector<int> Importer::data_slots(const onnx::NodeProto& n) {
-  if (n.op_type() == "QLinearAdd") return {0, 3};
+  if (n.op_type() == "QLinearAdd" || n.op_type() == "QLinearMul") return {0, 3};
   if (n.op_type() == "QLinearConcat") {
     std::vector<int> slots;
     for (int i = 2; i < n.input_size(); i += 3) slots.push_back(i);
