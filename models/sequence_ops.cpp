@@ -180,7 +180,8 @@ void table_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t
 void mul_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8_t* out) {
   const float ratio = (in[0].quant.scale * in[1].quant.scale) / L.quant.output.scale;
   const float zero_point = float(L.quant.output.zero_point);
-  const float lo = float(quant_min(L.quant.output.type)), hi = float(quant_max(L.quant.output.type));
+  const float lo = float(quant_min(L.quant.output.type)),
+              hi = float(quant_max(L.quant.output.type));
   const uint64_t first = uint64_t(oh) * L.W * L.C, count = uint64_t(L.W) * L.C;
   const bool per_channel = in[1].pixels == 1;
   for (uint64_t i = 0; i < count; ++i) {

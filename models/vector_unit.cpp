@@ -70,11 +70,11 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       // A per-channel operand: image n's C bytes, row n of its producer.
       const bool per_channel = i > 0 && L.per_channel_input(i - 1);
       if (producers[i] >= 0 && rows > 0)
-        dram->require_rows_stored(
-            who(in, 0), uint32_t(producers[i]),
-            per_channel ? global_rows(in.batch, 1, {0, 1}) : global_rows(in.batch, L.H, {first, end}));
-      const BusSegments s =
-          vector_bus_segments(L, per_channel ? (rows > 0 ? 1 : 0) : rows * L.W, channels[i], k_count);
+        dram->require_rows_stored(who(in, 0), uint32_t(producers[i]),
+                                  per_channel ? global_rows(in.batch, 1, {0, 1})
+                                              : global_rows(in.batch, L.H, {first, end}));
+      const BusSegments s = vector_bus_segments(L, per_channel ? (rows > 0 ? 1 : 0) : rows * L.W,
+                                                channels[i], k_count);
       const uint64_t bytes = s.count * s.bytes;
       if (bytes == 0) continue;
       if (producers[i] >= 0 && scheduler->program().layers[size_t(producers[i])].output_resident) {

@@ -169,7 +169,8 @@ const char* activation_name(Activation f) {
   return "hardswish";
 }
 
-// The activation of one real value: GELU in double, then the float32 ones (ONNX's float tensor arithmetic, one operation at a time).
+// The activation of one real value: GELU in double, then the float32 ones (ONNX's float tensor
+// arithmetic, one operation at a time).
 double activation_value(Activation f, double real, float alpha, float beta) {
   const float v = float(real);
   switch (f) {
@@ -236,7 +237,8 @@ QTensor mul(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq
   std::vector<size_t> index(a.shape.size(), 0);  // a's multi-index, last axis fastest
   for (size_t i = 0; i < a.data.size(); ++i) {
     size_t j = 0;  // b's flat index: a broadcast axis stays at 0
-    for (size_t d = 0; d < a.shape.size(); ++d) j = j * b.shape[d] + (b.shape[d] == 1 ? 0 : index[d]);
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      j = j * b.shape[d] + (b.shape[d] == 1 ? 0 : index[d]);
     const int32_t product = (a.data[i] - as.zero_point) * (b.data[j] - bs.zero_point);
     const float v = f32(f32(float(product) * ratio) + float(ys.zero_point));
     const double r = double(std::nearbyint(v));

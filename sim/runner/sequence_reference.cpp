@@ -158,9 +158,9 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
       const auto nhwc = [](const TensorI32& t, QuantType type) {
         return q::QTensor{{t.shape.begin(), t.shape.end()}, t.data, qops_elem_type(type)};
       };
-      return elementwise(x, q::mul(nhwc(x, oq.inputs[0].type), xq,
-                                   nhwc(*inputs[1], oq.inputs[1].type), qops_quant(oq.inputs[1]),
-                                   yq, y_type));
+      return elementwise(x,
+                         q::mul(nhwc(x, oq.inputs[0].type), xq, nhwc(*inputs[1], oq.inputs[1].type),
+                                qops_quant(oq.inputs[1]), yq, y_type));
     }
     case OpKind::Conv:  // feature-map operators: graph_reference_outputs
     case OpKind::MatMul:

@@ -125,9 +125,10 @@ std::vector<int8_t> nhwc_bytes(const json& t) {
 
 }  // namespace
 
-TEST_CASE("mul: ORT's QLinearMul vectors, one shape and a per-channel [N, C, 1, 1] scale, "
-          "simulate to ORT's bits",
-          "[graph][ort]") {
+TEST_CASE(
+    "mul: ORT's QLinearMul vectors, one shape and a per-channel [N, C, 1, 1] scale, "
+    "simulate to ORT's bits",
+    "[graph][ort]") {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(fs::path(NPUSIM_SOURCE_DIR) / "tests/data/ort"))
     if (e.path().filename().string().rfind("qlinear_mul_", 0) == 0) files.push_back(e.path());
@@ -144,11 +145,12 @@ TEST_CASE("mul: ORT's QLinearMul vectors, one shape and a per-channel [N, C, 1, 
     const std::string i = std::to_string(cases.size() - 1);
     for (const char* p : {"a", "b"}) {
       const std::string name = p;
-      graph["inputs"].push_back({{"name", name + i},
-                                 {"shape", input_of(c, name).at("shape")},
-                                 {"dtype", input_of(c, name + "_zero_point").at("dtype")},
-                                 {"scale", input_of(c, name + "_scale").at("data").at(0)},
-                                 {"zero_point", input_of(c, name + "_zero_point").at("data").at(0)}});
+      graph["inputs"].push_back(
+          {{"name", name + i},
+           {"shape", input_of(c, name).at("shape")},
+           {"dtype", input_of(c, name + "_zero_point").at("dtype")},
+           {"scale", input_of(c, name + "_scale").at("data").at(0)},
+           {"zero_point", input_of(c, name + "_zero_point").at("data").at(0)}});
     }
     per_channel = per_channel || input_of(c, "b").at("shape").at(2) == 1;
     graph["operators"].push_back(

@@ -209,10 +209,10 @@ TEST_CASE("the ORT vector folder holds cases for every operator", "[reference][q
     std::ifstream in(f);
     ops.push_back(json::parse(in).at("op").get<std::string>());
   }
-  for (const char* op : {"QLinearConv", "ConvInteger", "MatMulInteger", "QLinearMatMul", "QGemm",
-                         "MaxPool", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearAdd",
-                         "QLinearConcat", "QLinearMul", "Sigmoid", "HardSigmoid", "HardSwish",
-                         "Silu"}) {
+  for (const char* op :
+       {"QLinearConv", "ConvInteger", "MatMulInteger", "QLinearMatMul", "QGemm", "MaxPool",
+        "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearAdd", "QLinearConcat",
+        "QLinearMul", "Sigmoid", "HardSigmoid", "HardSwish", "Silu"}) {
     INFO("operator " << op);
     CHECK(std::count(ops.begin(), ops.end(), op) >= 2);
   }

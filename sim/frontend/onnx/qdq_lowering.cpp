@@ -148,8 +148,8 @@ class Lowering {
     used.push_back(next);
     const std::string& op = f.op_type();
     // A table activation's output range is its table's: no Relu or Clip folds into it.
-    const bool table = op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" ||
-                       op == "QuickGelu";
+    const bool table =
+        op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "QuickGelu";
     if (clipped && table) return false;
     // QuickGelu is SiLU only with alpha 1 (the exporter idiom's).
     if (op == "QuickGelu")
