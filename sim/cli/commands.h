@@ -23,6 +23,8 @@ void add_gpu_command(CLI::App& app, std::function<int()>& action);
 void add_diff_command(CLI::App& app, std::function<int()>& action);
 // Registers `npusim report`: a run's or a sweep's folder as one HTML page.
 void add_report_command(CLI::App& app, std::function<int()>& action);
+// Registers `npusim quantize`: a float ONNX model to QDQ (runs tools/quantize).
+void add_quantize_command(CLI::App& app, std::function<int()>& action);
 
 // Runs the whole command line; maps every error to a message and exit code.
 int main(int argc, char** argv);

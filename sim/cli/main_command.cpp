@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   add_gpu_command(app, action);
   add_diff_command(app, action);
   add_report_command(app, action);
+  add_quantize_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -445,9 +445,9 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if (float_model_)
     fail(n,
          "a quantised model (QDQ or QOperator form): npusim simulates 8-bit integer "
-         "inference. Quantise the model first, e.g. with PyTorch's post-training quantisation "
-         "before torch.onnx.export (tools/gen-torch-zoo does this for torchvision models) or "
-         "ONNX Runtime's quantize_static (docs/onnx.md#float-models)",
+         "inference. Quantise the model first: `npusim quantize MODEL.onnx -o MODEL_QDQ.onnx` "
+         "(docs/onnx.md#quantising-a-float-model), or PyTorch's post-training quantisation "
+         "before torch.onnx.export (tools/gen-torch-zoo does this for torchvision models)",
          "a float model (no QuantizeLinear, DequantizeLinear or integer operator); its " + op +
              " is float");
   fail(n,
