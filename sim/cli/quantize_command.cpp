@@ -24,10 +24,9 @@ bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) =
 int quantize(const std::vector<std::string>& args) {
   const std::string tool = std::string(NPUSIM_TOOLS_DIR) + "/quantize";
   if (!executable(kPython) || !executable(tool)) {
-    std::cerr << "error: npusim quantize: expected " << kPython << " and the quantiser "
-              << tool << " (npusim's source tree; tools/install-deps --onnx installs what it "
-              << "needs), found " << (executable(kPython) ? "no quantiser" : "no python3")
-              << "\n";
+    std::cerr << "error: npusim quantize: expected " << kPython << " and the quantiser " << tool
+              << " (npusim's source tree; tools/install-deps --onnx installs what it "
+              << "needs), found " << (executable(kPython) ? "no quantiser" : "no python3") << "\n";
     return kBadInput;
   }
   std::string command = shell_quote(kPython) + " " + shell_quote(tool);

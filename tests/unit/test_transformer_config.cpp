@@ -114,7 +114,8 @@ TEST_CASE("transformer: a layernorm without gamma quantisation names weights", "
 }
 
 TEST_CASE(
-    "mul: a per-channel [N, C, 1, 1] second input parses as a one-pixel operand, and a [N, C, H, 1] "
+    "mul: a per-channel [N, C, 1, 1] second input parses as a one-pixel operand, and a [N, C, H, "
+    "1] "
     "one names the second input",
     "[graph]") {
   const auto graph = [](json b_shape) {
