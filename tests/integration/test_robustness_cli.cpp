@@ -128,7 +128,7 @@ TEST_CASE("numeric options and subcommands fail with short, helpful messages",
     CHECK(run_cli("complie").err.find("did you mean \"compile\"") != std::string::npos);
     // The list names the commands --help lists, not the internal sweep-point.
     CHECK_THAT(r.err, Catch::Contains("; commands: run, compile, estimate, regress, sweep, gpu, "
-                                      "diff, report\n"));
+                                      "diff, report, quantize\n"));
   }
   SECTION("compile into a full device is an error, not exit 0") {
     const std::string layer = write_temp_file("full_layer.json", kSmallLayer);
