@@ -56,6 +56,32 @@ void add_vector(json& graph, const json& c, size_t i) {
   graph["outputs"].push_back("y" + n);
 }
 
+// NCHW values (ORT's) as N,H,W,C bytes.
+std::vector<int8_t> nhwc_bytes(const json& t) {
+  const std::vector<uint32_t> s = t.at("shape").get<std::vector<uint32_t>>();
+  const std::vector<int32_t> v = t.at("data").get<std::vector<int32_t>>();
+  std::vector<int8_t> out(v.size());
+  for (uint32_t n = 0; n < s[0]; ++n)
+    for (uint32_t c = 0; c < s[1]; ++c)
+      for (uint32_t h = 0; h < s[2]; ++h)
+        for (uint32_t w = 0; w < s[3]; ++w)
+          out[((uint64_t(n) * s[2] + h) * s[3] + w) * s[1] + c] =
+              int8_t(v[((uint64_t(n) * s[1] + c) * s[2] + h) * s[3] + w]);
+  return out;
+}
+
+// Runs the graph of every vector on the default machine, keeping each operator's output.
+auto simulate(const NetworkConfig& net, size_t operators) {
+  RunOptions options;
+  options.progress = false;
+  options.keep_outputs = true;
+  auto r = run_network(net, parse_hardware_config(json::object(), "<test>"), options);
+  INFO(r->outcome.message);
+  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
+  REQUIRE(r->operator_outputs.size() == operators);
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("table activations: sigmoid, hardsigmoid, hardswish and silu simulate to ORT's bits",
@@ -72,24 +98,9 @@ TEST_CASE("table activations: sigmoid, hardsigmoid, hardswish and silu simulate 
   }
   NetworkConfig net = parse_graph_workload(graph, "activations.json");
   // ORT's inputs, NCHW, into each graph input's N,H,W,C bytes.
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const json& x = input_of(cases[i], "x");
-    const uint32_t C = x.at("shape").at(1), H = x.at("shape").at(2), W = x.at("shape").at(3);
-    const std::vector<int32_t> xd = x.at("data").get<std::vector<int32_t>>();
-    std::vector<int8_t> nhwc(xd.size());
-    for (uint32_t ch = 0; ch < C; ++ch)
-      for (uint32_t h = 0; h < H; ++h)
-        for (uint32_t w = 0; w < W; ++w)
-          nhwc[(uint64_t(h) * W + w) * C + ch] = int8_t(xd[(uint64_t(ch) * H + h) * W + w]);
-    net.graph_inputs[i].values = nhwc;
-  }
-  RunOptions options;
-  options.progress = false;
-  options.keep_outputs = true;
-  const auto r = run_network(net, parse_hardware_config(json::object(), "<test>"), options);
-  INFO(r->outcome.message);
-  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
-  REQUIRE(r->operator_outputs.size() == cases.size());
+  for (size_t i = 0; i < cases.size(); ++i)
+    net.graph_inputs[i].values = nhwc_bytes(input_of(cases[i], "x"));
+  const auto r = simulate(net, cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     INFO("vector " << files[i].filename().string());
     CHECK(r->summary.checks[i].match);  // the run's own reference
@@ -106,24 +117,6 @@ TEST_CASE("table activations: sigmoid, hardsigmoid, hardswish and silu simulate 
     CHECK(differ == 0);
   }
 }
-
-namespace {
-
-// NCHW values (ORT's) as N,H,W,C bytes, and back.
-std::vector<int8_t> nhwc_bytes(const json& t) {
-  const std::vector<uint32_t> s = t.at("shape").get<std::vector<uint32_t>>();
-  const std::vector<int32_t> v = t.at("data").get<std::vector<int32_t>>();
-  std::vector<int8_t> out(v.size());
-  for (uint32_t n = 0; n < s[0]; ++n)
-    for (uint32_t c = 0; c < s[1]; ++c)
-      for (uint32_t h = 0; h < s[2]; ++h)
-        for (uint32_t w = 0; w < s[3]; ++w)
-          out[((uint64_t(n) * s[2] + h) * s[3] + w) * s[1] + c] =
-              int8_t(v[((uint64_t(n) * s[1] + c) * s[2] + h) * s[3] + w]);
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE(
     "mul: ORT's QLinearMul vectors, one shape and a per-channel [N, C, 1, 1] scale, "
@@ -170,13 +163,7 @@ TEST_CASE(
     net.graph_inputs[2 * i].values = nhwc_bytes(input_of(cases[i], "a"));
     net.graph_inputs[2 * i + 1].values = nhwc_bytes(input_of(cases[i], "b"));
   }
-  RunOptions options;
-  options.progress = false;
-  options.keep_outputs = true;
-  const auto r = run_network(net, parse_hardware_config(json::object(), "<test>"), options);
-  INFO(r->outcome.message);
-  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
-  REQUIRE(r->operator_outputs.size() == cases.size());
+  const auto r = simulate(net, cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     INFO("vector " << files[i].filename().string());
     CHECK(r->summary.checks[i].match);  // the run's own reference
