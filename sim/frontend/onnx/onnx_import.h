@@ -1,11 +1,12 @@
 // The ONNX front-end (docs/onnx.md): reads a quantised ONNX model in the
 // QOperator form (QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger,
-// QGemm, QLinearAdd, QLinearAveragePool, QLinearGlobalAveragePool,
+// QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, QLinearGlobalAveragePool,
 // QLinearConcat, MaxPool, Flatten/Reshape to [N, C], Transpose between NHWC
 // and NCHW at a graph input or output; QuantizeLinear of a graph input,
 // DequantizeLinear of a graph output), and in QDQ form also transformer
 // blocks (Softmax, LayerNormalization, MatMul of two activations, the
-// Reshapes and Transposes of attention heads), with Debian's libonnx
+// Reshapes and Transposes of attention heads) and the table activations
+// (Sigmoid, HardSigmoid, HardSwish, SiLU), with Debian's libonnx
 // protobuf definitions and turns it into a graph workload whose operators
 // carry the model's own weights, biases, scales and zero points. Anything
 // else is an error naming the node.

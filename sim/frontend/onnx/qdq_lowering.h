@@ -2,7 +2,9 @@
 // operator whose inputs all come from DequantizeLinear nodes and whose output
 // goes (through an optional Relu or Clip) into one QuantizeLinear becomes the
 // integer operator ONNX Runtime fuses the pattern into: Conv -> QLinearConv,
-// MatMul -> QLinearMatMul, Gemm -> QGemm, Add -> QLinearAdd, AveragePool /
+// MatMul -> QLinearMatMul, Gemm -> QGemm, Add -> QLinearAdd, Mul -> QLinearMul,
+// Sigmoid -> QLinearSigmoid, HardSigmoid / HardSwish / QuickGelu (SiLU, alpha 1)
+// -> npusim's QLinearHardSigmoid / QLinearHardSwish / QLinearSilu, AveragePool /
 // GlobalAveragePool -> QLinearAveragePool / QLinearGlobalAveragePool, Concat
 // -> QLinearConcat, MaxPool -> MaxPool on the quantised tensor. A Relu or Clip
 // in between is kept as the attributes npusim_clip_min / npusim_clip_max
