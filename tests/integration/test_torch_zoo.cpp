@@ -279,3 +279,26 @@ TEST_CASE(
   CHECK(c.status == 0);
   CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 3, 4, 5]: bit-exact (60 values)"));
 }
+
+TEST_CASE(
+    "tools/ort-compare reads the files npusim saves for tensors named with a '/' (as torch.onnx "
+    "names them), input and output",
+    "[onnx]") {
+  if (!have_onnx_and_ort()) return;
+  using Builder = npusim::test::OnnxModelBuilder;
+  Builder m;
+  m.input("/image/x", onnx::TensorProto_DataType_FLOAT, {1, 3, 4, 5});
+  m.output("/head/y", onnx::TensorProto_DataType_FLOAT);
+  m.scalar_float("s", 0.05f);
+  m.ints("z", onnx::TensorProto_DataType_UINT8, {}, {128});
+  m.node("QuantizeLinear", {"/image/x", "s", "z"}, {"xq"}, "quant");
+  m.node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}, "dq");
+  Builder::ints_attribute(m.node("MaxPool", {"xd"}, {"p"}, "pool"), "kernel_shape", {2, 2});
+  m.node("QuantizeLinear", {"p", "s", "z"}, {"pq"}, "pool_q");
+  m.node("DequantizeLinear", {"pq", "s", "z"}, {"/head/y"}, "out");
+  const npusim::test::OrtComparison c =
+      npusim::test::ort_compare(m.save("slashed_names.onnx"), "--levels all");
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("[all] /head/y float32 [1, 3, 3, 4]: bit-exact (36 values)"));
+}
