@@ -73,10 +73,13 @@ struct GraphIndex {
     if (identity == nullptr || identity->input_size() != 1) return std::nullopt;
     return constant(identity->input(0));
   }
-  // A scalar float scale and 8-bit zero point (uint8 when absent), both
-  // initialisers; nullopt otherwise.
-  std::optional<Quant> quant(const std::string& scale, const std::string& zero_point) const {
-    const std::optional<Constant> s = constant(scale);
+  // The per-tensor quantisation of a QuantizeLinear or DequantizeLinear node: a
+  // scalar float scale and 8-bit zero point (uint8 when absent), both
+  // initialisers; nullopt otherwise (per-axis, computed or malformed).
+  std::optional<Quant> quant_of(const onnx::NodeProto& n) const {
+    if (n.input_size() < 2 || find_attribute(n, "axis")) return std::nullopt;
+    const std::string zero_point = n.input_size() > 2 ? n.input(2) : "";
+    const std::optional<Constant> s = constant(n.input(1));
     if (!s || s->type != onnx::TensorProto_DataType_FLOAT || s->floats.size() != 1)
       return std::nullopt;
     Quant q{s->floats[0], 0, onnx::TensorProto_DataType_UINT8};
@@ -188,13 +191,10 @@ int requantise_dequantize_quantize(onnx::GraphProto& g) {
   const GraphIndex index(g);
   std::map<const onnx::NodeProto*, std::vector<onnx::NodeProto>> replaced;
   for (const onnx::NodeProto& q : g.node()) {
-    if (q.op_type() != "QuantizeLinear" || q.input_size() < 2 || find_attribute(q, "axis"))
-      continue;
+    if (q.op_type() != "QuantizeLinear" || q.input_size() < 2) continue;
     const onnx::NodeProto* dq = index.made_by(q.input(0), "DequantizeLinear");
-    if (dq == nullptr || dq->input_size() < 2 || find_attribute(*dq, "axis")) continue;
-    const std::optional<Quant> from =
-        index.quant(dq->input(1), dq->input_size() > 2 ? dq->input(2) : "");
-    const std::optional<Quant> to = index.quant(q.input(1), q.input_size() > 2 ? q.input(2) : "");
+    if (dq == nullptr) continue;
+    const std::optional<Quant> from = index.quant_of(*dq), to = index.quant_of(q);
     if (!from || !to || from->type != to->type) continue;
     replaced[&q] = {requantisation(*dq, q, q.name().empty() ? dq->name() + "_requantize" : q.name(),
                                    q.output(0))};
@@ -213,18 +213,14 @@ int move_reshapes_to_quantised(onnx::GraphProto& g) {
   const GraphIndex index(g);
   std::map<const onnx::NodeProto*, std::vector<onnx::NodeProto>> replaced;
   for (const onnx::NodeProto& q : g.node()) {
-    if (q.op_type() != "QuantizeLinear" || q.input_size() < 2 || find_attribute(q, "axis"))
-      continue;
+    if (q.op_type() != "QuantizeLinear" || q.input_size() < 2) continue;
     const auto r = index.producer.find(q.input(0));
     if (r == index.producer.end() || !is_reshape(*r->second) || index.reads(q.input(0)) != 1)
       continue;
     const onnx::NodeProto& reshape = *r->second;
     const onnx::NodeProto* dq = index.made_by(reshape.input(0), "DequantizeLinear");
-    if (dq == nullptr || dq->input_size() < 2 || find_attribute(*dq, "axis")) continue;
-    const std::string dz = dq->input_size() > 2 ? dq->input(2) : "";
-    const std::string qz = q.input_size() > 2 ? q.input(2) : "";
-    const std::optional<Quant> from = index.quant(dq->input(1), dz);
-    const std::optional<Quant> to = index.quant(q.input(1), qz);
+    if (dq == nullptr) continue;
+    const std::optional<Quant> from = index.quant_of(*dq), to = index.quant_of(q);
     if (!from || !to || from->type != to->type) continue;
     std::vector<onnx::NodeProto> nodes;
     std::string source = dq->input(0);
