@@ -73,8 +73,8 @@ uint64_t VectorUnit::execute(const Instruction& in) {
         dram->require_rows_stored(who(in, 0), uint32_t(producers[i]),
                                   per_channel ? global_rows(in.batch, 1, {0, 1})
                                               : global_rows(in.batch, L.H, {first, end}));
-      const BusSegments s = vector_bus_segments(L, per_channel ? (rows > 0 ? 1 : 0) : rows * L.W,
-                                                channels[i], k_count);
+      const BusSegments s =
+          vector_bus_segments(L, vector_input_pixels(L, i, rows), channels[i], k_count);
       const uint64_t bytes = s.count * s.bytes;
       if (bytes == 0) continue;
       if (producers[i] >= 0 && scheduler->program().layers[size_t(producers[i])].output_resident) {
@@ -108,10 +108,9 @@ uint64_t VectorUnit::execute(const Instruction& in) {
 
     if (options_.functional) {
       std::vector<vector_ops::InputView> views(producers.size());
-      const uint64_t image_pixels = uint64_t(L.H) * L.W;
       for (size_t i = 0; i < producers.size(); ++i) {
         const uint64_t base = i == 0 ? L.input_address : L.more_inputs[i - 1].address;
-        views[i].pixels = i > 0 && L.per_channel_input(i - 1) ? 1 : image_pixels;
+        views[i].pixels = vector_input_pixels(L, i, L.H);  // of one image
         const uint64_t image_bytes = views[i].pixels * channels[i];
         views[i].image = dram->image(base + in.batch * image_bytes, image_bytes);
         views[i].C = channels[i];

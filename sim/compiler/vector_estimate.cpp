@@ -22,13 +22,13 @@ uint64_t estimate_vector_operator(const LayerDescriptor& d, const HardwareConfig
     const int64_t end = std::min<int64_t>(window.end, d.H);
     const uint64_t rows = end > first ? uint64_t(end - first) : 0;
     uint64_t bus = 0;
-    const auto read = [&](uint32_t channels, uint64_t pixels) {
-      const BusSegments s = vector_bus_segments(d, pixels, channels, k);
+    const auto read = [&](size_t input, uint32_t channels) {
+      const BusSegments s =
+          vector_bus_segments(d, vector_input_pixels(d, input, rows), channels, k);
       if (s.count * s.bytes > 0) bus += cost::dram_data_cycles(hw.dram, s.count, s.bytes);
     };
-    read(d.C, rows * d.W);
-    for (size_t i = 0; i < d.more_inputs.size(); ++i)  // a per-channel operand: one pixel
-      read(d.more_inputs[i].C, d.per_channel_input(i) ? (rows > 0 ? 1 : 0) : rows * d.W);
+    read(0, d.C);
+    for (size_t i = 0; i < d.more_inputs.size(); ++i) read(i + 1, d.more_inputs[i].C);
     if (has_norm_params(d.op)) bus += cost::dram_data_cycles(hw.dram, 1, d.params_bytes());
     const uint32_t out_rows = r1 - r0;
     const uint64_t lanes =

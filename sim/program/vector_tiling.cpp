@@ -36,6 +36,11 @@ std::optional<VectorTile> fit_vector_instruction(const LayerDescriptor& d, uint6
   return VectorTile{1, (d.K + tiles - 1) / tiles};
 }
 
+uint64_t vector_input_pixels(const LayerDescriptor& d, size_t input, uint64_t rows) {
+  if (input > 0 && d.per_channel_input(input - 1)) return rows > 0 ? 1 : 0;
+  return rows * d.W;
+}
+
 BusSegments vector_bus_segments(const LayerDescriptor& d, uint64_t pixels, uint32_t channels,
                                 uint32_t k_count) {
   if (k_count < d.K) return {pixels, k_count};

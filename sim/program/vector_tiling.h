@@ -54,6 +54,11 @@ void for_each_vector_instruction(const LayerDescriptor& d, const VectorTile& til
           k0 + tile.k_tile < d.K ? k0 + tile.k_tile : d.K);
 }
 
+// The pixels a vector instruction reads of input `input` (0: the first, then
+// more_inputs) when it reads `rows` rows of the first input: rows x W, or the
+// one pixel of a per-channel operand (LayerDescriptor::per_channel_input).
+uint64_t vector_input_pixels(const LayerDescriptor& d, size_t input, uint64_t rows);
+
 // How a vector instruction of `k_count` channels moves one tensor of
 // `channels` channels over `pixels` pixels on the bus: every channel as one
 // segment, or a channel tile (k_count < K) as one segment of k_count bytes
