@@ -428,7 +428,7 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if (contrib && op == "QLinearAveragePool") return import_pool(n, index, OpKind::AveragePool);
   if (contrib && op == "QLinearGlobalAveragePool")
     return import_pool(n, index, OpKind::GlobalAveragePool);
-  if (contrib && op == "QLinearAdd") return import_add(n, index);
+  if (contrib && op == "QLinearAdd") return import_elementwise(n, index, OpKind::Add, false);
   if (contrib && op == "QLinearConcat") return import_concat(n, index);
   if (contrib && op == "QLinearSoftmax") return import_softmax(n, index);
   if (op == "QLinearLayerNormalization") return import_layernorm(n, index);
@@ -436,7 +436,7 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if (op == "QLinearHardSigmoid") return import_table_activation(n, index, OpKind::HardSigmoid);
   if (op == "QLinearHardSwish") return import_table_activation(n, index, OpKind::HardSwish);
   if (op == "QLinearSilu") return import_table_activation(n, index, OpKind::Silu);
-  if (contrib && op == "QLinearMul") return import_mul(n, index);
+  if (contrib && op == "QLinearMul") return import_elementwise(n, index, OpKind::Mul, true);
   if (op == "Flatten" || op == "Reshape") return import_flatten(n);
   if (op == "Transpose") return import_transpose(n);
   if (op == "Relu" || op == "Clip") return import_relu_clip(n);

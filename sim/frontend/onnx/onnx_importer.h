@@ -144,10 +144,11 @@ class Importer {
 
   void import_pool(const onnx::NodeProto& n, int index, OpKind op);
 
-  void import_add(const onnx::NodeProto& n, int index);
-  // com.microsoft QLinearMul (the QDQ lowering's Mul): operands of one shape,
-  // or one of them a per-channel [N, C, 1, 1] scale (squeeze-excitation).
-  void import_mul(const onnx::NodeProto& n, int index);
+  // com.microsoft QLinearAdd and QLinearMul (the QDQ lowering's Add and Mul):
+  // operands of one shape; with per_channel_operand (Mul) one of them may be a
+  // per-channel [N, C, 1, 1] scale instead (squeeze-excitation).
+  void import_elementwise(const onnx::NodeProto& n, int index, OpKind kind,
+                          bool per_channel_operand);
 
   void import_concat(const onnx::NodeProto& n, int index);
 

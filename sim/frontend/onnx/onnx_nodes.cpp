@@ -153,46 +153,30 @@ void Importer::import_pool(const onnx::NodeProto& n, int index, OpKind op) {
   add_layer(n, std::move(L), {xa.source});
 }
 
-void Importer::import_add(const onnx::NodeProto& n, int index) {
-  Activation& a = activation(n, 0);
-  Activation& b = activation(n, 3);
-  if (a.N != b.N || a.C != b.C || a.H != b.H || a.W != b.W || a.sequence != b.sequence ||
-      a.heads != b.heads || a.axes != b.axes)
-    fail(n, "two inputs of one shape (no broadcasting)", "different shapes");
-  const Activation view = a;
-  LayerConfig L = base_layer(n, index, a, OpKind::Add);
-  L.K = L.C, L.R = L.S = 1;
-  L.quant.inputs.push_back(quantised_input(n, 0));
-  L.quant.inputs.push_back(quantised_input(n, 3));
-  L.quant.output = output_quant(n, 6, 7);
-  if (L.quant.inputs[0].type != L.quant.output.type ||
-      L.quant.inputs[1].type != L.quant.output.type)
-    fail(n, "inputs and output of one type", "mixed types");
-  add_layer(n, std::move(L), {a.source, b.source}, view.flat);
-  Activation& y = activations_.at(n.output(0));
-  y.sequence = view.sequence, y.heads = view.heads, y.axes = view.axes;
-}
-
-void Importer::import_mul(const onnx::NodeProto& n, int index) {
+void Importer::import_elementwise(const onnx::NodeProto& n, int index, OpKind kind,
+                                  bool per_channel_operand) {
   // The map first, a per-channel scale second (Mul commutes; ORT's QLinearMul
   // broadcasts either operand).
-  int map = 0, scale = 3;
-  if (activation(n, 0).H * activation(n, 0).W < activation(n, 3).H * activation(n, 3).W)
-    std::swap(map, scale);
+  int map = 0, other = 3;
+  if (per_channel_operand &&
+      activation(n, 0).H * activation(n, 0).W < activation(n, 3).H * activation(n, 3).W)
+    std::swap(map, other);
   Activation& a = activation(n, map);
-  Activation& b = activation(n, scale);
+  Activation& b = activation(n, other);
   const bool same = a.N == b.N && a.C == b.C && a.H == b.H && a.W == b.W &&
                     a.sequence == b.sequence && a.heads == b.heads && a.axes == b.axes;
+  if (!per_channel_operand && !same)
+    fail(n, "two inputs of one shape (no broadcasting)", "different shapes");
   const bool per_channel = a.N == b.N && a.C == b.C && b.H == 1 && b.W == 1 && !b.flat &&
                            !b.sequence && b.heads == 0 && !a.flat && !a.sequence && a.heads == 0;
   if (!same && !per_channel)
     fail(n, "two inputs of one shape, or a [N, C, H, W] map and a per-channel [N, C, 1, 1] scale",
          dims_text(onnx_dims(a)) + " and " + dims_text(onnx_dims(b)));
   const Activation view = a;
-  LayerConfig L = base_layer(n, index, a, OpKind::Mul);
+  LayerConfig L = base_layer(n, index, a, kind);
   L.K = L.C, L.R = L.S = 1;
   L.quant.inputs.push_back(quantised_input(n, map));
-  L.quant.inputs.push_back(quantised_input(n, scale));
+  L.quant.inputs.push_back(quantised_input(n, other));
   L.quant.output = output_quant(n, 6, 7);
   if (L.quant.inputs[0].type != L.quant.output.type ||
       L.quant.inputs[1].type != L.quant.output.type)
