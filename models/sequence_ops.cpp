@@ -148,6 +148,7 @@ double table_entry(const LayerDescriptor& L, const TensorQuant& x, int32_t q) {
     case OpKind::GlobalAveragePool:
     case OpKind::Add:
     case OpKind::Concat:
+    case OpKind::Gather:
     case OpKind::BatchMatMul:
     case OpKind::Softmax:
     case OpKind::LayerNorm:
@@ -242,6 +243,7 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
     case OpKind::GlobalAveragePool:
     case OpKind::Add:
     case OpKind::Concat:
+    case OpKind::Gather:
       break;
   }
   throw std::logic_error(std::string("sequence_ops::compute_row: ") + to_string(L.op) +

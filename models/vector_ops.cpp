@@ -132,6 +132,16 @@ void concat_row(const LayerDescriptor& L, const InputView* in, uint32_t oh, int8
   }
 }
 
+// Gather on channels: output channel k of each pixel is input channel
+// gather_channels[k], copied (the output keeps the input's quantisation).
+void gather_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t* out) {
+  for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+    const uint64_t pixel = (uint64_t(oh) * L.W + ow) * L.C;
+    for (uint32_t k = 0; k < L.K; ++k)
+      out[uint64_t(ow) * L.K + k] = int8_t(x.value(pixel + L.gather_channels[k]));
+  }
+}
+
 }  // namespace
 
 void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, uint32_t k_begin,
@@ -151,6 +161,8 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
       return add_row(L, inputs, oh, k_begin, k_end, out_row);
     case OpKind::Concat:
       return concat_row(L, inputs, oh, out_row);
+    case OpKind::Gather:
+      return gather_row(L, inputs[0], oh, out_row);
     case OpKind::Conv:  // the array's
     case OpKind::MatMul:
     case OpKind::BatchMatMul:
@@ -167,7 +179,7 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
       break;
   }
   throw std::logic_error(std::string("vector_ops::compute_row: ") + to_string(L.op) +
-                         " is not a pooling, add or concat operator");
+                         " is not a pooling, add, concat or gather operator");
 }
 
 }  // namespace npusim::vector_ops

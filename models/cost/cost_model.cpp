@@ -243,6 +243,7 @@ VectorWork vector_row_work(OpKind op, uint64_t pixels, uint64_t channels, uint64
     case OpKind::Add:
       return {2 * n, 0};
     case OpKind::Concat:
+    case OpKind::Gather:
       return {n, 0};
     case OpKind::Softmax:
       return {3 * n, n};

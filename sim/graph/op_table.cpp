@@ -14,6 +14,8 @@ const char* to_string(OpFamily f) {
       return "elementwise";
     case OpFamily::Concat:
       return "concat";
+    case OpFamily::Gather:
+      return "gather";
     case OpFamily::Softmax:
       return "softmax";
     case OpFamily::Norm:

@@ -34,7 +34,8 @@ enum class OpKind : uint8_t {
   Rope,
   Sigmoid,
   HardSigmoid,
-  HardSwish
+  HardSwish,
+  Gather
 };
 
 // Every operator, in enumerator order: what parsers and tests iterate.
@@ -55,7 +56,8 @@ inline constexpr OpKind kOpKinds[] = {OpKind::Conv,
                                       OpKind::Rope,
                                       OpKind::Sigmoid,
                                       OpKind::HardSigmoid,
-                                      OpKind::HardSwish};
+                                      OpKind::HardSwish,
+                                      OpKind::Gather};
 inline constexpr std::size_t kOpKindCount = sizeof(kOpKinds) / sizeof(kOpKinds[0]);
 
 // Where an operator runs: the MAC array (conv, matmul, batch_matmul) or the
@@ -64,7 +66,18 @@ enum class OpUnit { Array, Vector };
 
 // What an operator computes; kernels, references and cost lines are grouped
 // by family on every floor.
-enum class OpFamily { Conv, Matmul, Pool, Elementwise, Concat, Softmax, Norm, Activation, Rope };
+enum class OpFamily {
+  Conv,
+  Matmul,
+  Pool,
+  Elementwise,
+  Concat,
+  Gather,
+  Softmax,
+  Norm,
+  Activation,
+  Rope
+};
 
 // The tensors an operator reads: feature maps [N, C, H, W] (NHWC in DRAM,
 // the CNN operators) or sequences [N, C = heads * dim, H = tokens, W = 1]
@@ -175,6 +188,12 @@ constexpr OpInfo row(OpKind k) {
       return i;
     case OpKind::HardSwish:
       i.name = "hardswish", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      return i;
+    case OpKind::Gather:
+      // ONNX Gather on axis 1 with constant indices: output channel k is input
+      // channel channels[k] (a channel Slice or Split, a channel shuffle).
+      i.name = "gather", i.family = OpFamily::Gather;
+      i.keeps_input_quant = true;
       return i;
   }
   return OpInfo{};  // not an operator: no name

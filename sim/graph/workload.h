@@ -173,7 +173,9 @@ struct LayerConfig {
   OpQuant quant;
   bool ceil_mode = false;          // pools
   bool count_include_pad = false;  // averagepool
-  SequenceAttrs seq;               // transformer operators
+  // gather: output channel k is input channel gather_channels[k] (K of them).
+  std::vector<uint32_t> gather_channels;
+  SequenceAttrs seq;  // transformer operators
   // A decoder workload's pass (graph key "pass"): 0 the prefill, s >= 1 decode
   // step s; -1 when the workload marks no passes (docs/decoders.md).
   int32_t pass = -1;

@@ -137,6 +137,7 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
   d.quant = L.quant;
   d.ceil_mode = L.ceil_mode;
   d.count_include_pad = L.count_include_pad;
+  d.gather_channels = L.gather_channels;
   d.seq = L.seq;
   if (runs_on_array(L.op)) {
     d.shift = L.requant.shift;

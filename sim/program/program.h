@@ -163,7 +163,8 @@ struct LayerDescriptor {
   uint32_t conv_groups = 1;  // convolution groups (groups() counts packed binary words)
   OpQuant quant;
   bool ceil_mode = false, count_include_pad = false;
-  SequenceAttrs seq;  // transformer operators (docs/transformers.md)
+  std::vector<uint32_t> gather_channels;  // gather: input channel of each output channel
+  SequenceAttrs seq;                      // transformer operators (docs/transformers.md)
   // How the store requantises (the hardware's store.requantiser, a layer register).
   Requantiser requantiser = Requantiser::Float32;
   // The second and later inputs of add, concat and mul: where they lie in DRAM

@@ -94,6 +94,9 @@ QTensor qlinear_add(const QTensor& a, const Quant& aq, const QTensor& b, const Q
 // copied when its scale and zero point equal the output's. One type for all; any axis.
 QTensor qlinear_concat(const std::vector<QTensor>& xs, const std::vector<Quant>& xqs,
                        const Quant& yq, ElemType y_type, uint32_t axis);
+// ONNX Gather with 1-D indices on `axis`: output index j on that axis is input
+// index indices[j] (negative counts from the end), every other axis kept.
+QTensor gather(const QTensor& x, uint32_t axis, const std::vector<int64_t>& indices);
 
 // ---- Helpers (also used by the tests) ---------------------------------------------------
 

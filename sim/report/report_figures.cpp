@@ -213,6 +213,7 @@ std::string shape_string(const LayerConfig& l, ShapeStyle style) {
       out += image + " " + window(l);
       break;
     case OpKind::Concat:
+    case OpKind::Gather:
       out += image + " k" + std::to_string(l.K);
       break;
     case OpKind::Softmax:

@@ -169,6 +169,7 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
     case OpKind::GlobalAveragePool:
     case OpKind::Add:
     case OpKind::Concat:
+    case OpKind::Gather:
       break;
   }
   throw std::logic_error(std::string("sequence reference: ") + to_string(L.op) +

@@ -139,6 +139,45 @@ TEST_CASE(
   CHECK(r->summary.checks.size() == 3);
 }
 
+namespace {
+// ShuffleNet's unit: shuffle 12 channels in 2 groups, split the halves,
+// convolve one, concatenate. A gather copying channel k (not channels[k]),
+// or reading the output's channel count per pixel, gives other bytes.
+const char* kShuffleGraph = R"({
+  "inputs": [{"name": "x", "shape": [1, 12, 5, 11], "dtype": "uint8", "scale": 0.02, "zero_point": 128}],
+  "operators": [
+    {"name": "c1", "op": "conv", "inputs": ["x"], "output": "a", "K": 12, "kernel": 3, "pads": 1,
+     "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.04, "zero_point": 7}},
+    {"name": "shuffle", "op": "gather", "inputs": ["a"], "output": "s",
+     "channels": [0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11]},
+    {"name": "left", "op": "gather", "inputs": ["s"], "output": "l", "channels": [0, 1, 2, 3, 4, 5]},
+    {"name": "right", "op": "gather", "inputs": ["s"], "output": "r", "channels": [11, 9, 9, 7, 8, 6]},
+    {"name": "dw", "op": "conv", "inputs": ["r"], "output": "d", "K": 6, "kernel": 3, "group": 6,
+     "pads": 1, "weights": {"dtype": "int8", "scale": 0.02, "zero_point": 0},
+     "out": {"dtype": "uint8", "scale": 0.03, "zero_point": 100}},
+    {"name": "cat", "op": "concat", "inputs": ["l", "d"], "output": "y", "axis": 1,
+     "out": {"dtype": "uint8", "scale": 0.04, "zero_point": 7}}]})";
+}  // namespace
+
+TEST_CASE(
+    "graph: a channel shuffle and a channel split written as gathers equal the reference on a "
+    "wide map",
+    "[graph]") {
+  const NetworkConfig net = test::workload(kShuffleGraph);
+  REQUIRE(net.layers[1].op == OpKind::Gather);
+  CHECK(net.layers[2].K == 6);
+  CHECK(test::run_bit_exact(net, default_hw())->summary.checks.size() == 6);
+}
+
+TEST_CASE("graph: gathers equal the reference when a small vector buffer cuts them into rows",
+          "[graph]") {
+  HardwareConfig hw = default_hw();
+  hw.vector.buffer_kib = 1;  // a row is 11 pixels x 12 channels in and out: 3 rows fit
+  const auto r = test::run_bit_exact(test::workload(kShuffleGraph), hw);
+  CHECK(r->stats->get("vector.instructions").at(1) > 1);
+}
+
 TEST_CASE("graph: a max pool window holding only padding gives the type's lowest value",
           "[graph]") {
   // 1x1 input, 2x2 kernel dilated by 2, pads 1: the taps fall at -1 and 1 on

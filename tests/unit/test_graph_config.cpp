@@ -97,6 +97,31 @@ TEST_CASE("graph: an add of two shapes is an error naming the second input", "[g
   CHECK_THAT(e.expected(), Catch::Contains("[1, 16, 10, 12]"));
 }
 
+TEST_CASE(
+    "graph: gather takes its channel list in order as K outputs, and a channel the input lacks, "
+    "an empty list or an out key is an error at its key",
+    "[graph]") {
+  const auto gather = [](json channels) {
+    return json{{"name", "g"},
+                {"op", "gather"},
+                {"inputs", {"x"}},
+                {"output", "y"},
+                {"channels", std::move(channels)}};
+  };
+  const NetworkConfig net = test::workload(graph({gather({7, 0, 7})}).dump());
+  CHECK(net.layers[0].gather_channels == std::vector<uint32_t>{7, 0, 7});
+  CHECK(net.layers[0].K == 3);
+  CHECK(net.layers[0].quant.output.zero_point == 128);            // the input's
+  ConfigError e = test::workload_error(graph({gather({0, 8})}));  // the input has 8 channels
+  CHECK(e.pointer() == "/operators/0/channels/1");
+  CHECK_THAT(e.expected(), Catch::Contains("0..7"));
+  e = test::workload_error(graph({gather(json::array())}));
+  CHECK(e.pointer() == "/operators/0/channels");
+  json with_out = gather({1});
+  with_out["out"] = quant();
+  CHECK(test::workload_error(graph({with_out})).pointer() == "/operators/0/out");
+}
+
 TEST_CASE("graph: an unknown operator is an error suggesting the nearest one", "[graph]") {
   json op = graph_config_conv("c1", "x", "a");
   op["op"] = "maxpol";

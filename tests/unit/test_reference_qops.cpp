@@ -464,6 +464,26 @@ TEST_CASE("qlinear_concat requantises each input with its own scale and copies m
   CHECK(y.data == Values{1, 2, 3, 4});
 }
 
+TEST_CASE("gather picks whole slices on its axis by index, negative indices from the end",
+          "[reference][qops]") {
+  // x is [2, 3, 2]: x[a][b][c] = 100a + 10b + c. Axis 1, indices {2, 0, -1, 2}:
+  // slices b = 2, 0, 2, 2 of each a, each holding its 2 values of c.
+  Values v;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 2; ++c) v.push_back(100 * a + 10 * b + c);
+  const QTensor x = s8({2, 3, 2}, v);
+  QTensor y = gather(x, 1, {2, 0, -1, 2});
+  CHECK(y.shape == Shape{2, 4, 2});
+  CHECK(y.data == Values{20, 21, 0, 1, 20, 21, 20, 21, 120, 121, 100, 101, 120, 121, 120, 121});
+  // Axis 2 (the last) tells the slice length from the outer count: {1} keeps c = 1.
+  y = gather(x, 2, {1});
+  CHECK(y.shape == Shape{2, 3, 1});
+  CHECK(y.data == Values{1, 11, 21, 101, 111, 121});
+  CHECK_THROWS_AS(gather(x, 1, {3}), std::invalid_argument);
+  CHECK_THROWS_AS(gather(x, 1, {-4}), std::invalid_argument);
+}
+
 TEST_CASE("invalid arguments throw std::invalid_argument", "[reference][qops]") {
   const QTensor x = s8({1, 2, 3, 3}, Values(18, 1));
   const QTensor w = s8({2, 2, 3, 3}, Values(36, 1));

@@ -452,6 +452,21 @@ class GraphParser {
         L.R = L.S = 1;
         break;
       }
+      case OpKind::Gather: {
+        // ONNX Gather on axis 1: "channels" lists the input channel of each
+        // output channel (any order, repeats allowed).
+        if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
+        const json* ch = r.find("channels");
+        if (!ch || !ch->is_array() || ch->empty() || ch->size() > kMaxDim)
+          r.fail("channels", "a non-empty array of input channel indices",
+                 ch ? describe_json(*ch) : "nothing (the key is missing)");
+        for (std::size_t k = 0; k < ch->size(); ++k)
+          L.gather_channels.push_back(uint32_t(expect_uint(
+              (*ch)[k], file_, r.pointer_to("channels") + "/" + std::to_string(k), 0, x.C - 1)));
+        L.K = uint32_t(L.gather_channels.size());
+        L.R = L.S = 1;
+        break;
+      }
     }
     if (info.window) {
       const auto [sh, sw] = parse_pair(r, "stride", 1, 1);

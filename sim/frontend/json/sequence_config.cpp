@@ -112,6 +112,7 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
     case OpKind::GlobalAveragePool:
     case OpKind::Add:
     case OpKind::Concat:
+    case OpKind::Gather:
       break;
   }
 }
