@@ -144,8 +144,8 @@ int remove_identity_casts(onnx::GraphProto& g) {
 }
 
 bool is_reshape(const onnx::NodeProto& n) {
-  static const std::set<std::string> ops = {"Flatten", "Reshape", "Squeeze", "Unsqueeze",
-                                            "Transpose"};
+  static const std::set<std::string> ops = {"Flatten",   "Reshape", "Squeeze",
+                                            "Unsqueeze", "Transpose", "Slice"};
   return default_domain(n) && ops.count(n.op_type()) != 0 && n.input_size() >= 1 &&
          n.output_size() == 1;
 }
@@ -203,42 +203,59 @@ int requantise_dequantize_quantize(onnx::GraphProto& g) {
   return int(replaced.size());
 }
 
-// DequantizeLinear -> (Flatten | Reshape | Squeeze | Unsqueeze | Transpose) ->
-// QuantizeLinear, as torch.onnx writes a quantised model's flatten before its
-// classifier. At one scale and zero point the reshape moves onto the quantised
-// tensor (ONNX Runtime drops the pair); at another it follows a requantisation,
-// written as the one-input QLinearConcat that computes exactly ONNX Runtime's
-// float DequantizeLinear -> QuantizeLinear (a table over the 256 input values).
+// DequantizeLinear -> (Flatten | Reshape | Squeeze | Unsqueeze | Transpose |
+// Slice | Split) -> QuantizeLinear on each output, as torch.onnx writes a
+// quantised model's flatten before its classifier (and npusim quantize every
+// view and channel split). At one scale and zero point the node moves onto the
+// quantised tensor (ONNX Runtime drops the pair); at another it follows a
+// requantisation, written as the one-input QLinearConcat that computes exactly
+// ONNX Runtime's float DequantizeLinear -> QuantizeLinear (a table over the 256
+// input values). A Split's outputs must share one quantisation.
 int move_reshapes_to_quantised(onnx::GraphProto& g) {
   const GraphIndex index(g);
+  std::map<std::string, const onnx::NodeProto*> quantised_by;  // tensor -> its QuantizeLinear
+  for (const onnx::NodeProto& q : g.node())
+    if (q.op_type() == "QuantizeLinear" && q.input_size() >= 2) quantised_by[q.input(0)] = &q;
   std::map<const onnx::NodeProto*, std::vector<onnx::NodeProto>> replaced;
-  for (const onnx::NodeProto& q : g.node()) {
-    if (q.op_type() != "QuantizeLinear" || q.input_size() < 2) continue;
-    const auto r = index.producer.find(q.input(0));
-    if (r == index.producer.end() || !is_reshape(*r->second) || index.reads(q.input(0)) != 1)
-      continue;
-    const onnx::NodeProto& reshape = *r->second;
-    const onnx::NodeProto* dq = index.made_by(reshape.input(0), "DequantizeLinear");
-    if (dq == nullptr) continue;
-    const std::optional<Quant> from = index.quant_of(*dq), to = index.quant_of(q);
-    if (!from || !to || from->type != to->type) continue;
+  for (const onnx::NodeProto& view : g.node()) {
+    const bool split = default_domain(view) && view.op_type() == "Split";
+    if (!is_reshape(view) && !split) continue;
+    const onnx::NodeProto* dq = index.made_by(view.input(0), "DequantizeLinear");
+    if (dq == nullptr || view.output_size() < 1) continue;
+    const std::optional<Quant> from = index.quant_of(*dq);
+    std::vector<const onnx::NodeProto*> qs;
+    std::optional<Quant> to;
+    for (const std::string& out : view.output()) {
+      const auto q = quantised_by.find(out);
+      if (q == quantised_by.end() || index.reads(out) != 1) break;
+      const std::optional<Quant> t = index.quant_of(*q->second);
+      if (!t || (to && (t->scale != to->scale || t->zero_point != to->zero_point))) break;
+      to = t;
+      qs.push_back(q->second);
+    }
+    if (!from || qs.size() != size_t(view.output_size()) || from->type != to->type) continue;
     std::vector<onnx::NodeProto> nodes;
     std::string source = dq->input(0);
     if (from->scale != to->scale || from->zero_point != to->zero_point) {
+      const onnx::NodeProto& q = *qs[0];
       nodes.push_back(requantisation(*dq, q,
-                                     q.name().empty() ? reshape.name() + "_requantize" : q.name(),
+                                     q.name().empty() ? view.name() + "_requantize" : q.name(),
                                      q.output(0) + ".requantized"));
       source = nodes.back().output(0);
     }
-    onnx::NodeProto moved = reshape;
+    onnx::NodeProto moved = view;
     moved.set_input(0, source);
-    moved.set_output(0, q.output(0));
+    for (size_t i = 0; i < qs.size(); ++i) {
+      moved.set_output(int(i), qs[i]->output(0));
+      replaced[qs[i]] = {};
+    }
     nodes.push_back(moved);
-    replaced[&q] = nodes;
-    replaced[&reshape] = {};
+    replaced[&view] = nodes;
   }
   replace_nodes(g, replaced);
-  return int(replaced.size() / 2);
+  int moved = 0;
+  for (const auto& [node, nodes] : replaced) moved += nodes.empty() ? 0 : 1;
+  return moved;
 }
 
 // DequantizeLinear -> Pad (constant 0, on H and W) -> AveragePool, as torch.onnx

@@ -5,9 +5,9 @@
 //  - an identity Cast of a quantised tensor (torch.onnx writes QuantizeLinear ->
 //    Cast(to=uint8) -> DequantizeLinear for every activation) is removed, its
 //    readers reading the Cast's input;
-//  - DequantizeLinear -> Flatten (Reshape, Squeeze, Unsqueeze, Transpose) ->
-//    QuantizeLinear becomes the reshape of the quantised tensor, after a
-//    requantisation when the two scales or zero points differ;
+//  - DequantizeLinear -> Flatten (Reshape, Squeeze, Unsqueeze, Transpose, Slice,
+//    Split) -> QuantizeLinear (on each output) becomes that node on the
+//    quantised tensor, after a requantisation when the scales or zero points differ;
 //  - DequantizeLinear -> QuantizeLinear at another scale or zero point
 //    becomes a requantisation;
 //  - DequantizeLinear -> Pad (constant 0 on H and W) -> AveragePool becomes one

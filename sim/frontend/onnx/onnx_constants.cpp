@@ -196,6 +196,25 @@ std::optional<Constant> fold_constant_node(
     c.ints = *s;
     return c;
   }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    // Integer arithmetic on shapes (torch.onnx computes a chunk's bounds as
+    // Shape -> Gather -> Add -> Div -> Mul); float operands are not folded.
+    if (!all_constant() || in.size() != 2 || in[0] == nullptr || in[1] == nullptr ||
+        !is_integer(in[0]->type) || in[0]->is_8bit() || in[1]->type != in[0]->type)
+      return std::nullopt;
+    const Constant& a = *in[0];
+    const Constant& b = *in[1];
+    if (a.count() != b.count() && a.count() != 1 && b.count() != 1)
+      throw FoldError{"operands of one size, or one of a single value",
+                      std::to_string(a.count()) + " and " + std::to_string(b.count()) + " values"};
+    Constant c = a.count() >= b.count() ? a : b;
+    for (size_t i = 0; i < c.ints.size(); ++i) {
+      const int64_t x = a.ints[a.count() == 1 ? 0 : i], y = b.ints[b.count() == 1 ? 0 : i];
+      if (op == "Div" && y == 0) throw FoldError{"a non-zero divisor", "0"};
+      c.ints[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+    }
+    return c;
+  }
   if (op != "Gather" && op != "Unsqueeze" && op != "Squeeze" && op != "Concat" && op != "Cast" &&
       op != "ConstantOfShape")
     return std::nullopt;

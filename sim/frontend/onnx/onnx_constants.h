@@ -53,8 +53,8 @@ struct FoldError {
   std::string expected, found;
 };
 
-// Evaluates a Shape, Gather, Unsqueeze, Squeeze, Concat, Cast or
-// ConstantOfShape node whose inputs are all known (Constant nodes are hoisted
+// Evaluates a Shape, Gather, Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape
+// node, or an integer Add, Sub, Mul or Div (ONNX's truncating division), whose inputs are all known (Constant nodes are hoisted
 // to initialisers first; one in another form than a "value" tensor throws): `constant` finds a
 // constant by name (nullptr if none) and `shape` an activation's shape (nullopt if none; Shape
 // reads only that). Returns nullopt for any other node, or when an input is not constant (Concat of

@@ -38,6 +38,10 @@ struct Activation {
   bool sequence = false;
   uint32_t heads = 0;
   std::array<SeqAxis, 4> axes{kBatch, kToken, kHead, kFeature};
+  // A channel shuffle's 5-D view of a [N, C, H, W] map (onnx_channel_nodes.cpp):
+  // [N, groups, C / groups, H, W], or after its Transpose [N, C / groups, groups, H, W].
+  uint32_t shuffle_groups = 0;
+  bool shuffle_transposed = false;
   bool quant_known = false;
   TensorQuant quant;
   int32_t graph_input = -1;  // its GraphInput, until first quantised by a consumer
@@ -122,8 +126,9 @@ class Importer {
 
   LayerConfig base_layer(const onnx::NodeProto& n, int index, const Activation& x, OpKind op);
 
+  // The operator computing output `output` of node n.
   void add_layer(const onnx::NodeProto& n, LayerConfig L, std::vector<TensorSource> sources,
-                 bool flat_output = false);
+                 bool flat_output = false, int output = 0);
 
   // Convolution geometry from ONNX attributes.
   void conv_geometry(const onnx::NodeProto& n, LayerConfig& L, bool dilations_allowed = true);
@@ -151,6 +156,18 @@ class Importer {
                           bool per_channel_operand);
 
   void import_concat(const onnx::NodeProto& n, int index);
+
+  // ---- channel picks (onnx_channel_nodes.cpp) -------------------------------
+  // Slice and Split of a quantised [N, C, H, W] map on its channels, and the
+  // channel shuffle Reshape [N, g, C / g, H, W] -> Transpose [0, 2, 1, 3, 4] ->
+  // Reshape [N, C, H, W]: each output one gather (a pick of every channel in
+  // order is the same tensor, no operator).
+  void import_slice(const onnx::NodeProto& n, int index);
+  void import_split(const onnx::NodeProto& n, int index);
+  // The shuffle's Reshapes and Transpose; false for a node that is none of them.
+  bool import_shuffle_step(const onnx::NodeProto& n, int index);
+  void add_gather(const onnx::NodeProto& n, int index, int output, const Activation& a,
+                  std::vector<uint32_t> channels);
 
   // ---- transformer blocks (onnx_sequence_nodes.cpp) ------------------------
   // The shape ONNX gives an activation: [N, C], [N, C, H, W], [1, T, F] or a

@@ -178,6 +178,12 @@ Activation& Importer::activation(const onnx::NodeProto& n, int i) {
              "\") produced by an earlier node or a graph input",
          "a tensor no earlier node produces");
   }
+  if (it->second.shuffle_groups > 0 && n.op_type() != "Reshape" && n.op_type() != "Transpose")
+    fail(n,
+         "input " + std::to_string(i) + " (\"" + name +
+             "\") a feature map; a 5-D view of one only as a channel shuffle: Reshape [N, g, C "
+             "/ g, H, W], Transpose [0, 2, 1, 3, 4], Reshape [N, C, H, W]",
+         "a 5-D view " + dims_text(onnx_dims(it->second)) + " read by " + n.op_type());
   return it->second;
 }
 
@@ -247,7 +253,7 @@ LayerConfig Importer::base_layer(const onnx::NodeProto& n, int index, const Acti
 }
 
 void Importer::add_layer(const onnx::NodeProto& n, LayerConfig L, std::vector<TensorSource> sources,
-                         bool flat_output) {
+                         bool flat_output, int output) {
   // A Relu / Clip the QDQ lowering folded in: the output range, as a fused activation.
   float lo = -INFINITY, hi = INFINITY;
   bool clipped = false;
@@ -267,7 +273,7 @@ void Importer::add_layer(const onnx::NodeProto& n, LayerConfig L, std::vector<Te
   }
   if (L.out_h() == 0 || L.out_w() == 0)
     fail(n, "a window that fits the padded input", "an empty output");
-  const std::string out = n.output(0);
+  const std::string out = n.output(output);
   Activation a;
   a.source.op = int32_t(out_.network.layers.size());
   a.N = L.N, a.C = L.K, a.H = L.out_h(), a.W = L.out_w();

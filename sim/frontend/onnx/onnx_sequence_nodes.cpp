@@ -31,6 +31,10 @@ std::vector<int64_t> Importer::onnx_dims(const Activation& a) {
   }
   if (a.sequence) return {a.N, a.H, a.C};
   if (a.flat) return {a.N, a.C};
+  if (a.shuffle_groups > 0) {
+    const int64_t g = a.shuffle_groups, per = a.C / a.shuffle_groups;
+    return {a.N, a.shuffle_transposed ? per : g, a.shuffle_transposed ? g : per, a.H, a.W};
+  }
   return {a.N, a.C, a.H, a.W};
 }
 

@@ -1,0 +1,201 @@
+// Channel picks of quantised feature maps (docs/onnx.md#channel-picks): Slice
+// and Split on the channel axis, and ShuffleNet's channel shuffle (Reshape to
+// [N, g, C / g, H, W], Transpose [0, 2, 1, 3, 4], Reshape back). Each output
+// is one gather operator (ONNX Gather on axis 1, the vector unit copying the
+// channels it names); a pick of every channel in order is the input itself.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sim/frontend/onnx/onnx_importer.h"
+#include "sim/frontend/onnx/onnx_shapes.h"
+
+namespace npusim::onnx_detail {
+namespace {
+
+bool is_map(const Activation& a) {
+  return !a.flat && !a.sequence && a.heads == 0 && a.shuffle_groups == 0;
+}
+
+// The indices ONNX's Slice takes on an axis of `dim` from start, end and step.
+std::vector<uint32_t> slice_indices(int64_t start, int64_t end, int64_t step, int64_t dim) {
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  std::vector<uint32_t> picked;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    for (int64_t i = start; i < end; i += step) picked.push_back(uint32_t(i));
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    for (int64_t i = start; i > end; i += step) picked.push_back(uint32_t(i));
+  }
+  return picked;
+}
+
+bool every_channel_in_order(const std::vector<uint32_t>& channels, uint32_t C) {
+  if (channels.size() != C) return false;
+  for (uint32_t c = 0; c < C; ++c)
+    if (channels[c] != c) return false;
+  return true;
+}
+
+}  // namespace
+
+void Importer::add_gather(const onnx::NodeProto& n, int index, int output, const Activation& a,
+                          std::vector<uint32_t> channels) {
+  const std::string& out = n.output(output);
+  if (every_channel_in_order(channels, a.C)) {  // the same tensor under another name
+    activations_[out] = a;
+    return;
+  }
+  if (!a.quant_known)
+    fail(n, "a map whose quantisation an earlier quantised node states",
+         "a tensor with no stated scale (a float graph input)");
+  LayerConfig L = base_layer(n, index, a, OpKind::Gather);
+  if (n.output_size() > 1) {  // a Split: an operator per output, named after it
+    L.name += "/" + std::to_string(output);
+    layer_names_.insert(L.name);
+  }
+  L.K = uint32_t(channels.size());
+  L.R = L.S = 1;
+  L.gather_channels = std::move(channels);
+  L.quant.inputs.push_back(a.quant);
+  L.quant.output = a.quant;
+  add_layer(n, std::move(L), {a.source}, false, output);
+}
+
+void Importer::import_slice(const onnx::NodeProto& n, int index) {
+  const Activation a = activation(n, 0);
+  if (!is_map(a))
+    fail(n, "a Slice of a [N, C, H, W] feature map", "a Slice of " + dims_text(onnx_dims(a)));
+  if (n.input_size() < 3) fail(n, "starts and ends as inputs (opset 10 and later)", "attributes");
+  const std::vector<int64_t> dims{a.N, a.C, a.H, a.W};
+  const Constant& starts = constant(n, 1);
+  const Constant& ends = constant(n, 2);
+  const uint64_t count = starts.count();
+  if (ends.count() != count)
+    fail(n, "starts and ends of one length",
+         std::to_string(count) + " and " + std::to_string(ends.count()));
+  const bool has_axes = n.input_size() > 3 && !n.input(3).empty();
+  const bool has_steps = n.input_size() > 4 && !n.input(4).empty();
+  const Constant* axes = has_axes ? &constant(n, 3) : nullptr;
+  const Constant* steps = has_steps ? &constant(n, 4) : nullptr;
+  if ((axes && axes->count() != count) || (steps && steps->count() != count))
+    fail(n, "axes and steps as long as starts", "another length");
+  std::vector<uint32_t> channels;
+  for (uint32_t c = 0; c < a.C; ++c) channels.push_back(c);
+  for (uint64_t i = 0; i < count; ++i) {
+    int64_t axis = axes ? axes->int_at(i) : int64_t(i);
+    if (axis < 0) axis += 4;
+    const int64_t step = steps ? steps->int_at(i) : 1;
+    if (axis < 0 || axis > 3 || step == 0)
+      fail(n, "axes within the rank 4 and non-zero steps",
+           "axis " + std::to_string(axis) + ", step " + std::to_string(step));
+    const int64_t dim = dims[size_t(axis)];
+    std::vector<uint32_t> picked = slice_indices(starts.int_at(i), ends.int_at(i), step, dim);
+    if (axis == 1) {
+      if (picked.empty()) fail(n, "at least one channel", "an empty slice");
+      channels = std::move(picked);
+    } else if (!every_channel_in_order(picked, uint32_t(dim))) {
+      fail(n, "a Slice of channels (axis 1); other axes whole",
+           std::to_string(picked.size()) + " of the " + std::to_string(dim) + " entries of axis " +
+               std::to_string(axis));
+    }
+  }
+  add_gather(n, index, 0, a, std::move(channels));
+}
+
+void Importer::import_split(const onnx::NodeProto& n, int index) {
+  const Activation a = activation(n, 0);
+  if (!is_map(a))
+    fail(n, "a Split of a [N, C, H, W] feature map", "a Split of " + dims_text(onnx_dims(a)));
+  int64_t axis = int_attr(n, "axis", 0);
+  if (axis < 0) axis += 4;
+  if (axis != 1) fail(n, "a Split of channels (axis 1)", "axis " + std::to_string(axis));
+  std::vector<int64_t> sizes;
+  if (n.input_size() > 1 && !n.input(1).empty()) {
+    const Constant& split = constant(n, 1);
+    for (uint64_t i = 0; i < split.count(); ++i) sizes.push_back(split.int_at(i));
+  } else {
+    sizes = ints_attr(n, "split");
+  }
+  const int64_t outputs = n.output_size();
+  if (sizes.empty()) {  // equal parts, the last smaller (ONNX: ceil(C / outputs) each)
+    const int64_t part = (int64_t(a.C) + outputs - 1) / outputs;
+    for (int64_t o = 0, left = a.C; o < outputs; ++o, left -= part)
+      sizes.push_back(std::min(part, std::max<int64_t>(left, 0)));
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s > 0 ? s : -1'000'000;
+  if (int64_t(sizes.size()) != outputs || total != a.C)
+    fail(n,
+         std::to_string(outputs) + " positive sizes that sum to the " + std::to_string(a.C) +
+             " channels",
+         std::to_string(sizes.size()) + " sizes summing to " + std::to_string(total));
+  uint32_t first = 0;
+  for (int o = 0; o < outputs; ++o) {
+    std::vector<uint32_t> channels;
+    for (int64_t c = 0; c < sizes[size_t(o)]; ++c) channels.push_back(first + uint32_t(c));
+    first += uint32_t(sizes[size_t(o)]);
+    add_gather(n, index, o, a, std::move(channels));
+  }
+}
+
+bool Importer::import_shuffle_step(const onnx::NodeProto& n, int index) {
+  if (n.op_type() != "Reshape" && n.op_type() != "Transpose") return false;
+  const auto found = activations_.find(input(n, 0));
+  if (found == activations_.end()) return false;
+  Activation a = found->second;
+  const bool grouped = a.shuffle_groups > 0;
+  if (n.op_type() == "Transpose") {
+    if (!grouped) return false;
+    if (ints_attr(n, "perm") != std::vector<int64_t>{0, 2, 1, 3, 4})
+      fail(n, "perm [0, 2, 1, 3, 4] (a channel shuffle's)",
+           "another perm of the 5-D view " + dims_text(onnx_dims(a)));
+    a.shuffle_transposed = !a.shuffle_transposed;
+    activations_[n.output(0)] = a;
+    return true;
+  }
+  if (!grouped && !is_map(a)) return false;
+  const Constant& shape = constant(n, 1);
+  std::vector<int64_t> want(shape.count());
+  for (uint64_t i = 0; i < shape.count(); ++i) want[i] = shape.int_at(i);
+  // ONNX Reshape: 0 copies the input's dimension, -1 is what remains.
+  const std::vector<int64_t> from = onnx_dims(a);
+  int64_t known = 1, free_at = -1;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (want[i] == 0 && i < from.size()) want[i] = from[i];
+    if (want[i] == -1)
+      free_at = int64_t(i);
+    else
+      known *= want[i];
+  }
+  const int64_t elements = int64_t(a.N) * a.C * a.H * a.W;
+  if (free_at >= 0 && known > 0) want[size_t(free_at)] = elements / known;
+  if (!grouped) {  // [N, C, H, W] -> [N, g, C / g, H, W] starts a shuffle
+    if (want.size() != 5 || want[0] != a.N || want[3] != a.H || want[4] != a.W ||
+        want[1] <= 0 || want[2] <= 0 || want[1] * want[2] != a.C)
+      return false;
+    a.shuffle_groups = uint32_t(want[1]);
+    a.shuffle_transposed = false;
+    activations_[n.output(0)] = a;
+    return true;
+  }
+  if (want != std::vector<int64_t>{a.N, a.C, a.H, a.W})
+    fail(n, "a Reshape of the channel shuffle's view back to [N, C, H, W] " +
+                dims_text({a.N, a.C, a.H, a.W}),
+         "a Reshape of " + dims_text(from) + " to " + dims_text(want));
+  const uint32_t g = a.shuffle_groups, per = a.C / g;
+  const bool transposed = a.shuffle_transposed;
+  a.shuffle_groups = 0;
+  a.shuffle_transposed = false;
+  std::vector<uint32_t> channels;
+  // Transposed, output channel b * g + j is input channel j * (C / g) + b.
+  for (uint32_t o = 0; o < a.C; ++o) channels.push_back(transposed ? (o % g) * per + o / g : o);
+  add_gather(n, index, 0, a, std::move(channels));
+  return true;
+}
+
+}  // namespace npusim::onnx_detail

@@ -1,0 +1,122 @@
+"""Graph preparation for tools/quantize: what a float export computes that is not inference.
+
+- fold_shape_computations: torch.onnx computes some shapes at run time (a `chunk` writes
+  Shape -> Gather -> Add -> Div -> Mul for its Slice bounds). With the model's static shapes
+  those are constants: each such node becomes an initialiser, so the quantiser sees only
+  the operators that compute activations.
+- reduce_means_as_pools: ReduceMean over H and W of a [N, C, H, W] map (`x.mean([2, 3])`) is
+  GlobalAveragePool (then Flatten for keepdims 0): the same float mean, and the form ONNX
+  Runtime fuses between a DequantizeLinear and a QuantizeLinear into its integer
+  QLinearGlobalAveragePool, which npusim computes bit-exactly.
+"""
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+# Nodes evaluated when every input is a constant (Shape: when its input's shape is static).
+SHAPE_OPS = {"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Cast", "Add",
+             "Sub", "Mul", "Div"}
+ARITHMETIC = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}
+
+
+def static_shapes(model):
+    """Every tensor's shape that shape inference knows in full, by name."""
+    inferred = onnx.shape_inference.infer_shapes(model).graph
+    shapes = {}
+    for v in list(inferred.input) + list(inferred.value_info) + list(inferred.output):
+        dims = v.type.tensor_type.shape.dim
+        if all(d.HasField("dim_value") for d in dims):
+            shapes[v.name] = [d.dim_value for d in dims]
+    return shapes
+
+
+def attribute(n, name, default=None):
+    for a in n.attribute:
+        if a.name == name:
+            return helper.get_attribute_value(a)
+    return default
+
+
+def evaluate(n, ins):
+    """The value of shape node n from its constant inputs, or None when it is not foldable."""
+    op = n.op_type
+    if op == "Constant":
+        return numpy_helper.to_array(attribute(n, "value")) if attribute(n, "value") else None
+    if op in ARITHMETIC or op == "Div":
+        a, b = ins
+        if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+            return None  # float arithmetic stays in the graph
+        if op == "Div":  # ONNX integer division truncates toward zero
+            return (np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))).astype(a.dtype)
+        return ARITHMETIC[op](a, b).astype(a.dtype)
+    if op == "Gather":
+        return np.take(ins[0], ins[1], axis=attribute(n, "axis", 0))
+    if op == "Concat":
+        return np.concatenate(ins, axis=attribute(n, "axis"))
+    if op == "Cast":
+        to = attribute(n, "to")
+        convert = getattr(helper, "tensor_dtype_to_np_dtype", None)  # onnx 1.13 and later
+        return ins[0].astype(convert(to) if convert else onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[to])
+    axes = list(ins[1]) if len(ins) > 1 else attribute(n, "axes")
+    if op == "Unsqueeze":
+        value = ins[0]
+        rank = value.ndim + len(axes)
+        for axis in sorted(a % rank for a in axes):
+            value = np.expand_dims(value, axis)
+        return value
+    if op == "Squeeze":
+        return np.squeeze(ins[0], axis=None if axes is None else tuple(axes))
+    return None
+
+
+def fold_shape_computations(model):
+    """Replaces every shape node whose value is known by an initialiser; returns how many."""
+    g = model.graph
+    shapes = static_shapes(model)
+    consts = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    kept, folded = [], 0
+    for n in g.node:
+        value = None
+        if n.op_type == "Shape" and n.input[0] in shapes:
+            value = np.array(shapes[n.input[0]], np.int64)
+        elif n.op_type in SHAPE_OPS - {"Shape"} and len(n.output) == 1 and \
+                all(i in consts for i in n.input if i):
+            value = evaluate(n, [consts[i] for i in n.input if i])
+        if value is None:
+            kept.append(n)
+            continue
+        consts[n.output[0]] = np.asarray(value)
+        g.initializer.append(numpy_helper.from_array(np.asarray(value), n.output[0]))
+        folded += 1
+    del g.node[:]
+    g.node.extend(kept)
+    return folded
+
+
+def reduce_means_as_pools(model):
+    """ReduceMean over axes 2 and 3 of a 4-D tensor becomes GlobalAveragePool (+ Flatten)."""
+    g = model.graph
+    shapes = static_shapes(model)
+    consts = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    nodes = []
+    for n in g.node:
+        rank = len(shapes.get(n.input[0], [])) if n.input else 0
+        axes = attribute(n, "axes")
+        if axes is None and len(n.input) > 1 and n.input[1] in consts:  # opset 18
+            axes = list(consts[n.input[1]])
+        if n.op_type != "ReduceMean" or rank != 4 or axes is None or \
+                sorted(a % 4 for a in axes) != [2, 3]:
+            nodes.append(n)
+            continue
+        out = n.output[0]
+        if attribute(n, "keepdims", 1):
+            nodes.append(helper.make_node("GlobalAveragePool", [n.input[0]], [out], name=n.name))
+        else:
+            pooled = out + "_pooled"
+            nodes.append(helper.make_node("GlobalAveragePool", [n.input[0]], [pooled],
+                                          name=n.name))
+            nodes.append(helper.make_node("Flatten", [pooled], [out], name=n.name + "_flatten",
+                                          axis=1))
+    del g.node[:]
+    g.node.extend(nodes)
