@@ -144,7 +144,7 @@ int remove_identity_casts(onnx::GraphProto& g) {
 }
 
 bool is_reshape(const onnx::NodeProto& n) {
-  static const std::set<std::string> ops = {"Flatten",   "Reshape", "Squeeze",
+  static const std::set<std::string> ops = {"Flatten",   "Reshape",   "Squeeze",
                                             "Unsqueeze", "Transpose", "Slice"};
   return default_domain(n) && ops.count(n.op_type()) != 0 && n.input_size() >= 1 &&
          n.output_size() == 1;

@@ -54,9 +54,10 @@ void Importer::add_gather(const onnx::NodeProto& n, int index, int output, const
     fail(n, "a map whose quantisation an earlier quantised node states",
          "a tensor with no stated scale (a float graph input)");
   LayerConfig L = base_layer(n, index, a, OpKind::Gather);
-  if (n.output_size() > 1) {  // a Split: an operator per output, named after it
-    L.name += "/" + std::to_string(output);
-    layer_names_.insert(L.name);
+  if (n.output_size() > 1) {  // a Split: an operator per output, "NODE/OUTPUT"
+    L.name = (n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name()) + "/" +
+             std::to_string(output);
+    if (!layer_names_.insert(L.name).second) L.name += "_" + std::to_string(index);
   }
   L.K = uint32_t(channels.size());
   L.R = L.S = 1;
@@ -175,8 +176,8 @@ bool Importer::import_shuffle_step(const onnx::NodeProto& n, int index) {
   const int64_t elements = int64_t(a.N) * a.C * a.H * a.W;
   if (free_at >= 0 && known > 0) want[size_t(free_at)] = elements / known;
   if (!grouped) {  // [N, C, H, W] -> [N, g, C / g, H, W] starts a shuffle
-    if (want.size() != 5 || want[0] != a.N || want[3] != a.H || want[4] != a.W ||
-        want[1] <= 0 || want[2] <= 0 || want[1] * want[2] != a.C)
+    if (want.size() != 5 || want[0] != a.N || want[3] != a.H || want[4] != a.W || want[1] <= 0 ||
+        want[2] <= 0 || want[1] * want[2] != a.C)
       return false;
     a.shuffle_groups = uint32_t(want[1]);
     a.shuffle_transposed = false;
@@ -184,8 +185,9 @@ bool Importer::import_shuffle_step(const onnx::NodeProto& n, int index) {
     return true;
   }
   if (want != std::vector<int64_t>{a.N, a.C, a.H, a.W})
-    fail(n, "a Reshape of the channel shuffle's view back to [N, C, H, W] " +
-                dims_text({a.N, a.C, a.H, a.W}),
+    fail(n,
+         "a Reshape of the channel shuffle's view back to [N, C, H, W] " +
+             dims_text({a.N, a.C, a.H, a.W}),
          "a Reshape of " + dims_text(from) + " to " + dims_text(want));
   const uint32_t g = a.shuffle_groups, per = a.C / g;
   const bool transposed = a.shuffle_transposed;

@@ -54,12 +54,12 @@ struct FoldError {
 };
 
 // Evaluates a Shape, Gather, Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape
-// node, or an integer Add, Sub, Mul or Div (ONNX's truncating division), whose inputs are all known (Constant nodes are hoisted
-// to initialisers first; one in another form than a "value" tensor throws): `constant` finds a
-// constant by name (nullptr if none) and `shape` an activation's shape (nullopt if none; Shape
-// reads only that). Returns nullopt for any other node, or when an input is not constant (Concat of
-// activations is the quantised kind's, not this). Throws FoldError for a foldable node with inputs
-// it cannot take.
+// node, or an integer Add, Sub, Mul or Div (ONNX's truncating division), whose inputs are all known
+// (Constant nodes are hoisted to initialisers first; one in another form than a "value" tensor
+// throws): `constant` finds a constant by name (nullptr if none) and `shape` an activation's shape
+// (nullopt if none; Shape reads only that). Returns nullopt for any other node, or when an input is
+// not constant (Concat of activations is the quantised kind's, not this). Throws FoldError for a
+// foldable node with inputs it cannot take.
 std::optional<Constant> fold_constant_node(
     const onnx::NodeProto& n, int64_t opset, const std::string& file,
     const std::function<const Constant*(const std::string&)>& constant,

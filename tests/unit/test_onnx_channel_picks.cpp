@@ -1,0 +1,205 @@
+// Channel picks in the ONNX front-end (docs/onnx.md#channel-picks): Slice and
+// Split of a quantised map's channels and ShuffleNet's channel shuffle become
+// gather operators naming, in order, the input channel of each output channel;
+// a pick on any other axis, or another use of the shuffle's 5-D view, is refused
+// at its node.
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/config/config_error.h"
+#include "sim/frontend/onnx/onnx_import.h"
+#include "tests/support/onnx_model_builder.h"
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+
+namespace {
+
+using ModelBuilder = test::OnnxModelBuilder;
+constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();  // torch.onnx's open end
+
+void int64s(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& values) {
+  auto* t = m.g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto_DataType_INT64);
+  t->add_dims(int64_t(values.size()));
+  for (int64_t v : values) t->add_int64_data(v);
+}
+
+// x uint8 [1, 6, 2, 5] -> MaxPool 1x1 (settles scale 1, zero point 0) -> "m":
+// six channels on a wide map, so a pick of rows or columns shows.
+ModelBuilder map_model() {
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto_DataType_UINT8, {1, 6, 2, 5});
+  auto* pool = m.node("MaxPool", {"x"}, {"m"}, "pool");
+  ModelBuilder::ints_attribute(pool, "kernel_shape", {1, 1});
+  return m;
+}
+
+const LayerConfig& layer_named(const OnnxModel& model, const std::string& name) {
+  for (const LayerConfig& L : model.network.layers)
+    if (L.name == name) return L;
+  FAIL("no layer " << name);
+  return model.network.layers.front();
+}
+
+using Channels = std::vector<uint32_t>;
+
+}  // namespace
+
+TEST_CASE("onnx: a Slice of channels is a gather of the channels ONNX's start, end and step pick",
+          "[onnx]") {
+  ModelBuilder m = map_model();
+  int64s(m, "axes", {1});
+  Channels want;
+  SECTION("every second channel from 1 to the open end") {
+    int64s(m, "starts", {1});
+    int64s(m, "ends", {kEnd});
+    int64s(m, "steps", {2});
+    want = {1, 3, 5};
+  }
+  SECTION("backwards from the last channel, past the first") {
+    int64s(m, "starts", {-1});
+    int64s(m, "ends", {std::numeric_limits<int64_t>::min()});
+    int64s(m, "steps", {-2});
+    want = {5, 3, 1};
+  }
+  SECTION("an end computed from the shape as torch.onnx writes a chunk's: (6 + 1) / 2 * 1") {
+    int64s(m, "starts", {0});
+    int64s(m, "steps", {1});
+    int64s(m, "one", {1});
+    int64s(m, "two", {2});
+    m.node("Shape", {"m"}, {"shape"}, "shape");
+    m.node("Gather", {"shape", "one"}, {"channels"}, "dim1");
+    m.node("Add", {"channels", "one"}, {"plus"}, "add");
+    m.node("Div", {"plus", "two"}, {"half"}, "div");
+    m.node("Mul", {"half", "one"}, {"ends"}, "mul");
+    want = {0, 1, 2};
+  }
+  m.node("Slice", {"m", "starts", "ends", "axes", "steps"}, {"y"}, "slice");
+  m.output("y");
+  const OnnxModel model = import_onnx(m.save("slice.onnx"), {});
+  REQUIRE(model.network.layers.size() == 2);  // the pool and the gather
+  const LayerConfig& g = layer_named(model, "slice");
+  CHECK(g.op == OpKind::Gather);
+  CHECK(g.gather_channels == want);
+  CHECK(g.K == want.size());
+  CHECK((g.C == 6 && g.H == 2 && g.W == 5));
+}
+
+TEST_CASE("onnx: a Slice of every channel in order adds no operator", "[onnx]") {
+  ModelBuilder m = map_model();
+  int64s(m, "starts", {0, 0});
+  int64s(m, "ends", {kEnd, 2});
+  int64s(m, "axes", {1, 2});  // the rows too, all of them
+  m.node("Slice", {"m", "starts", "ends", "axes"}, {"y"}, "slice");
+  m.output("y");
+  const OnnxModel model = import_onnx(m.save("slice_all.onnx"), {});
+  CHECK(model.network.layers.size() == 1);
+}
+
+TEST_CASE("onnx: a Slice of rows or columns is refused at the node, naming the axis", "[onnx]") {
+  ModelBuilder m = map_model();
+  int64s(m, "starts", {1});
+  int64s(m, "ends", {kEnd});
+  int64s(m, "axes", {3});
+  m.node("Slice", {"m", "starts", "ends", "axes"}, {"y"}, "cols");
+  m.output("y");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("cols.onnx"), {}); });
+  CHECK(e.pointer() == "node 'cols' (Slice)");
+  CHECK_THAT(e.expected(), Catch::Contains("channels (axis 1)"));
+  CHECK_THAT(e.found(), Catch::Contains("4 of the 5 entries of axis 3"));
+}
+
+TEST_CASE("onnx: a Split of channels is one gather per output, by given or equal sizes", "[onnx]") {
+  ModelBuilder m = map_model();
+  std::vector<Channels> want;
+  std::vector<std::string> outs;
+  onnx::NodeProto* split = nullptr;
+  SECTION("sizes 2 and 4 as an input (opset 13)") {
+    int64s(m, "sizes", {2, 4});
+    outs = {"a", "b"};
+    split = m.node("Split", {"m", "sizes"}, outs, "split");
+    want = {{0, 1}, {2, 3, 4, 5}};
+  }
+  SECTION("three equal parts") {
+    outs = {"a", "b", "c"};
+    split = m.node("Split", {"m"}, outs, "split");
+    want = {{0, 1}, {2, 3}, {4, 5}};
+  }
+  auto* axis = split->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto_AttributeType_INT);
+  axis->set_i(1);
+  for (const std::string& o : outs) m.output(o);
+  const OnnxModel model = import_onnx(m.save("split.onnx"), {});
+  REQUIRE(model.network.layers.size() == 1 + want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const LayerConfig& g = layer_named(model, "split/" + std::to_string(i));
+    CHECK(g.gather_channels == want[i]);
+    CHECK(model.network.tensor_names[i + 1] == outs[i]);
+  }
+}
+
+TEST_CASE(
+    "onnx: a Split along another axis, or of sizes that do not sum to the channels, is refused",
+    "[onnx]") {
+  ModelBuilder m = map_model();
+  int64s(m, "sizes", {2, 3});
+  auto* split = m.node("Split", {"m", "sizes"}, {"a", "b"}, "split");
+  auto* axis = split->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto_AttributeType_INT);
+  std::string found;
+  SECTION("rows") { axis->set_i(2), found = "axis 2"; }
+  SECTION("channels, 5 of 6") { axis->set_i(1), found = "2 sizes summing to 5"; }
+  m.output("a");
+  m.output("b");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("bad.onnx"), {}); });
+  CHECK(e.pointer() == "node 'split' (Split)");
+  CHECK_THAT(e.found(), Catch::Contains(found));
+}
+
+TEST_CASE(
+    "onnx: the channel shuffle Reshape, Transpose, Reshape is one gather interleaving the groups",
+    "[onnx]") {
+  // 6 channels in 2 groups of 3: output 2b + j is input 3j + b.
+  ModelBuilder m = map_model();
+  int64s(m, "grouped", {1, 2, 3, 2, 5});
+  int64s(m, "back", {1, -1, 2, 5});
+  m.node("Reshape", {"m", "grouped"}, {"v"}, "view");
+  auto* t = m.node("Transpose", {"v"}, {"vt"}, "swap");
+  ModelBuilder::ints_attribute(t, "perm", {0, 2, 1, 3, 4});
+  m.node("Reshape", {"vt", "back"}, {"y"}, "shuffle");
+  m.output("y");
+  const OnnxModel model = import_onnx(m.save("shuffle.onnx"), {});
+  REQUIRE(model.network.layers.size() == 2);
+  const LayerConfig& g = layer_named(model, "shuffle");
+  CHECK(g.op == OpKind::Gather);
+  CHECK(g.gather_channels == Channels{0, 3, 1, 4, 2, 5});
+}
+
+TEST_CASE("onnx: the shuffle's 5-D view read by anything but its Transpose and Reshape is refused",
+          "[onnx]") {
+  ModelBuilder m = map_model();
+  int64s(m, "grouped", {1, 2, 3, 2, 5});
+  m.node("Reshape", {"m", "grouped"}, {"v"}, "view");
+  std::string node;
+  SECTION("a Transpose of other axes") {
+    auto* t = m.node("Transpose", {"v"}, {"y"}, "swap");
+    ModelBuilder::ints_attribute(t, "perm", {0, 1, 2, 4, 3});
+    node = "node 'swap' (Transpose)";
+  }
+  SECTION("a Relu") {
+    m.node("Relu", {"v"}, {"y"}, "relu");
+    node = "node 'relu' (Relu)";
+  }
+  m.output("y");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("view.onnx"), {}); });
+  CHECK(e.pointer() == node);
+  CHECK_THAT(e.expected() + e.found(), Catch::Contains("[1, 2, 3, 2, 5]"));
+}
