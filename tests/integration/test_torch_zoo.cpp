@@ -190,6 +190,31 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "npusim quantize: a float ShuffleNetV2 x0.5 (channel splits as Slices with shape-computed "
+    "bounds, channel shuffles, a mean over H and W) equals ONNX Runtime bit for bit once "
+    "quantised, and times the same without values",
+    "[onnx][torch][heavy]") {
+  if (!have_torch_and_ort()) return;
+  const std::string dir = npusim::test::temp_dir() + "/quantize_shufflenet";
+  std::filesystem::create_directories(dir);
+  const std::string model = export_float(dir, "shufflenet_v2_x0_5");
+  REQUIRE(!model.empty());
+  const std::string out = dir + "/shufflenet_qdq.onnx";
+  const npusim::test::CliResult q = npusim::test::run_cli("quantize " + model + " -o " + out);
+  INFO(q.out << q.err);
+  REQUIRE(q.exit_code == 0);
+  check_bit_exact(out);
+  const nlohmann::json functional = npusim::test::run_report("run " + out + " -q");
+  const nlohmann::json timing = npusim::test::run_report("run " + out + " -q --timing-only");
+  CHECK(timing["totals"]["cycles"] == functional["totals"]["cycles"]);
+  // 13 units split their input, 16 shuffle their output: each pick is a gather.
+  int gathers = 0;
+  for (const nlohmann::json& layer : functional["layers"])
+    gathers += layer["shape"]["op"] == "gather" ? 1 : 0;
+  CHECK(gathers == 13 * 2 + 16);
+}
+
+TEST_CASE(
     "exporter idioms end to end: Pad before an AveragePool (asymmetric, on a 5x7 map) and a "
     "Flatten that requantises equal ONNX Runtime bit for bit, on seeded codes and on the model's "
     "own float input",

@@ -139,6 +139,33 @@ TEST_CASE(
   CHECK(only(*m.g, "Flatten").output(0) == "fq");
 }
 
+TEST_CASE(
+    "exporter idioms: DequantizeLinear -> Split -> a QuantizeLinear per part at one scale is the "
+    "Split of the quantised tensor, and parts at two scales stay",
+    "[onnx]") {
+  ModelBuilder m = quantised_input();
+  m.scalar_float("s2", 0.25f);
+  m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
+  auto* split = m.node("Split", {"d"}, {"a", "b"}, "split");
+  attribute_i(split, "axis", 1);
+  m.node("QuantizeLinear", {"a", "s", "z"}, {"aq"}, "qa");
+  SECTION("one scale") {
+    m.node("QuantizeLinear", {"b", "s", "z"}, {"bq"}, "qb");
+    CHECK(rewrite_exporter_idioms(*m.g) == 1);
+    const onnx::NodeProto& moved = only(*m.g, "Split");
+    CHECK(moved.input(0) == "q");
+    CHECK(std::vector<std::string>(moved.output().begin(), moved.output().end()) ==
+          std::vector<std::string>{"aq", "bq"});
+    CHECK(op_types(*m.g) ==
+          std::vector<std::string>{"QuantizeLinear", "DequantizeLinear", "Split"});
+  }
+  SECTION("two scales") {
+    m.node("QuantizeLinear", {"b", "s2", "z"}, {"bq"}, "qb");
+    CHECK(rewrite_exporter_idioms(*m.g) == 0);
+    CHECK(only(*m.g, "Split").input(0) == "d");
+  }
+}
+
 TEST_CASE("exporter idioms: a Flatten between uint8 and int8 quantisations stays", "[onnx]") {
   ModelBuilder m = quantised_input();
   m.ints("zi", kI8, {}, {0});
