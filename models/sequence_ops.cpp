@@ -149,6 +149,7 @@ double table_entry(const LayerDescriptor& L, const TensorQuant& x, int32_t q) {
     case OpKind::Add:
     case OpKind::Concat:
     case OpKind::Gather:
+    case OpKind::Resize:
     case OpKind::BatchMatMul:
     case OpKind::Softmax:
     case OpKind::LayerNorm:
@@ -244,6 +245,7 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
     case OpKind::Add:
     case OpKind::Concat:
     case OpKind::Gather:
+    case OpKind::Resize:
       break;
   }
   throw std::logic_error(std::string("sequence_ops::compute_row: ") + to_string(L.op) +

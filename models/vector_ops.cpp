@@ -142,6 +142,18 @@ void gather_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_
   }
 }
 
+// Nearest upsampling by integer factors: output pixel (oh, ow) copies input
+// pixel (oh / resize_h, ow / resize_w), channels [k_begin, k_end).
+void resize_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, uint32_t k_begin,
+                uint32_t k_end, int8_t* out) {
+  const uint64_t row = uint64_t(oh / L.resize_h) * L.W;
+  for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+    const uint64_t pixel = (row + ow / L.resize_w) * L.C;
+    for (uint32_t k = k_begin; k < k_end; ++k)
+      out[uint64_t(ow) * L.K + k] = int8_t(x.value(pixel + k));
+  }
+}
+
 }  // namespace
 
 void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, uint32_t k_begin,
@@ -163,6 +175,8 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
       return concat_row(L, inputs, oh, out_row);
     case OpKind::Gather:
       return gather_row(L, inputs[0], oh, out_row);
+    case OpKind::Resize:
+      return resize_row(L, inputs[0], oh, k_begin, k_end, out_row);
     case OpKind::Conv:  // the array's
     case OpKind::MatMul:
     case OpKind::BatchMatMul:

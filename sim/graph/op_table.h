@@ -35,7 +35,8 @@ enum class OpKind : uint8_t {
   Sigmoid,
   HardSigmoid,
   HardSwish,
-  Gather
+  Gather,
+  Resize
 };
 
 // Every operator, in enumerator order: what parsers and tests iterate.
@@ -57,7 +58,8 @@ inline constexpr OpKind kOpKinds[] = {OpKind::Conv,
                                       OpKind::Sigmoid,
                                       OpKind::HardSigmoid,
                                       OpKind::HardSwish,
-                                      OpKind::Gather};
+                                      OpKind::Gather,
+                                      OpKind::Resize};
 inline constexpr std::size_t kOpKindCount = sizeof(kOpKinds) / sizeof(kOpKinds[0]);
 
 // Where an operator runs: the MAC array (conv, matmul, batch_matmul) or the
@@ -194,6 +196,12 @@ constexpr OpInfo row(OpKind k) {
       // channel channels[k] (a channel Slice or Split, a channel shuffle).
       i.name = "gather", i.family = OpFamily::Gather;
       i.keeps_input_quant = true;
+      return i;
+    case OpKind::Resize:
+      // ONNX Resize, mode nearest, by integer factors: output pixel (y, x)
+      // is input pixel (y / f_h, x / f_w) (an upsampling in FPN and YOLO necks).
+      i.name = "resize", i.family = OpFamily::Gather;
+      i.keeps_input_quant = i.splits_channels = true;
       return i;
   }
   return OpInfo{};  // not an operator: no name

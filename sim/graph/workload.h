@@ -175,6 +175,8 @@ struct LayerConfig {
   bool count_include_pad = false;  // averagepool
   // gather: output channel k is input channel gather_channels[k] (K of them).
   std::vector<uint32_t> gather_channels;
+  // resize (nearest): the integer factors of rows and columns.
+  uint32_t resize_h = 1, resize_w = 1;
   SequenceAttrs seq;  // transformer operators
   // A decoder workload's pass (graph key "pass"): 0 the prefill, s >= 1 decode
   // step s; -1 when the workload marks no passes (docs/decoders.md).
@@ -221,12 +223,14 @@ struct LayerConfig {
   // input, or under a pool's ceil mode ceil_extent's count (kept inline: the
   // mapper asks for these millions of times).
   uint32_t out_h() const {
+    if (op == OpKind::Resize) return H * resize_h;
     const uint64_t span = window_h(*this), padded = uint64_t(H) + padding + pad_b(*this);
     if (padded < span) return 0;
     if (ceil_mode) return ceil_extent(uint64_t(H) + padding, padded - span, stride);
     return uint32_t((padded - span) / stride + 1);
   }
   uint32_t out_w() const {
+    if (op == OpKind::Resize) return W * resize_w;
     const uint64_t span = window_w(*this), padded = uint64_t(W) + pad_l(*this) + pad_r(*this);
     if (padded < span) return 0;
     if (ceil_mode) return ceil_extent(uint64_t(W) + pad_l(*this), padded - span, col_stride(*this));

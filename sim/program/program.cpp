@@ -138,6 +138,7 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
   d.ceil_mode = L.ceil_mode;
   d.count_include_pad = L.count_include_pad;
   d.gather_channels = L.gather_channels;
+  d.resize_h = L.resize_h, d.resize_w = L.resize_w;
   d.seq = L.seq;
   if (runs_on_array(L.op)) {
     d.shift = L.requant.shift;
@@ -298,6 +299,8 @@ GlobalRows global_rows(uint32_t image, uint32_t rows_per_image, RowRange rows) {
 }
 
 RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end) {
+  if (layer.op == OpKind::Resize)  // output row y reads input row y / f
+    return RowRange{row_begin / layer.resize_h, (row_end - 1) / layer.resize_h + 1};
   RowRange r;
   r.begin = int64_t(row_begin) * layer.stride - layer.padding;
   r.end = int64_t(row_end - 1) * layer.stride - layer.padding + window_h(layer);

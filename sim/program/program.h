@@ -164,6 +164,7 @@ struct LayerDescriptor {
   OpQuant quant;
   bool ceil_mode = false, count_include_pad = false;
   std::vector<uint32_t> gather_channels;  // gather: input channel of each output channel
+  uint32_t resize_h = 1, resize_w = 1;    // resize: integer factors of rows and columns
   SequenceAttrs seq;                      // transformer operators (docs/transformers.md)
   // How the store requantises (the hardware's store.requantiser, a layer register).
   Requantiser requantiser = Requantiser::Float32;

@@ -97,6 +97,10 @@ QTensor qlinear_concat(const std::vector<QTensor>& xs, const std::vector<Quant>&
 // ONNX Gather with 1-D indices on `axis`: output index j on that axis is input
 // index indices[j] (negative counts from the end), every other axis kept.
 QTensor gather(const QTensor& x, uint32_t axis, const std::vector<int64_t>& indices);
+// ONNX Resize of an NCHW tensor, mode nearest, by integer scales: y[n][c][i][j] =
+// x[n][c][floor(i / scale_h)][floor(j / scale_w)] (coordinate_transformation_mode
+// asymmetric, nearest_mode floor, which every mode gives for integer scales).
+QTensor resize_nearest(const QTensor& x, uint32_t scale_h, uint32_t scale_w);
 
 // ---- Helpers (also used by the tests) ---------------------------------------------------
 

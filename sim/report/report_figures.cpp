@@ -216,6 +216,9 @@ std::string shape_string(const LayerConfig& l, ShapeStyle style) {
     case OpKind::Gather:
       out += image + " k" + std::to_string(l.K);
       break;
+    case OpKind::Resize:
+      out += image + " x" + std::to_string(l.resize_h) + "x" + std::to_string(l.resize_w);
+      break;
     case OpKind::Softmax:
     case OpKind::Rope:
       out += heads + rows;

@@ -192,6 +192,8 @@ TensorI32 operator_reference(const NetworkConfig& net, size_t l, const std::vect
       for (const TensorQuant& t : oq.inputs) qs.push_back(qops_quant(t));
       return nchw_to_nhwc_values(q::qlinear_concat(xs, qs, qops_quant(oq.output), y_type, 1));
     }
+    case OpKind::Resize:
+      return nchw_to_nhwc_values(q::resize_nearest(xs[0], L.resize_h, L.resize_w));
     case OpKind::Gather:
       return nchw_to_nhwc_values(q::gather(
           xs[0], 1, std::vector<int64_t>(L.gather_channels.begin(), L.gather_channels.end())));

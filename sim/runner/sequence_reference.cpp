@@ -170,6 +170,7 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
     case OpKind::Add:
     case OpKind::Concat:
     case OpKind::Gather:
+    case OpKind::Resize:
       break;
   }
   throw std::logic_error(std::string("sequence reference: ") + to_string(L.op) +

@@ -178,6 +178,41 @@ TEST_CASE("graph: gathers equal the reference when a small vector buffer cuts th
   CHECK(r->stats->get("vector.instructions").at(1) > 1);
 }
 
+TEST_CASE(
+    "graph: a nearest resize by 2 rows and 3 columns of a tall map equals the reference, and the "
+    "conv after it reads the upsampled rows",
+    "[graph]") {
+  // Factors that differ tell rows from columns; a 3x1 kernel after it reads
+  // rows of the upsampled map that two instructions may have written.
+  const NetworkConfig net = test::workload(R"({
+    "inputs": [{"name": "x", "shape": [1, 12, 7, 4], "dtype": "uint8", "scale": 0.02, "zero_point": 128}],
+    "operators": [
+      {"name": "c1", "op": "conv", "inputs": ["x"], "output": "a", "K": 12, "kernel": 3, "pads": 1,
+       "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+       "out": {"dtype": "uint8", "scale": 0.04, "zero_point": 7}},
+      {"name": "up", "op": "resize", "inputs": ["a"], "output": "u", "scales": [2, 3]},
+      {"name": "c2", "op": "conv", "inputs": ["u"], "output": "y", "K": 8, "kernel": [3, 1],
+       "pads": [1, 0, 1, 0], "weights": {"dtype": "int8", "scale": 0.01, "zero_point": 0},
+       "out": {"dtype": "uint8", "scale": 0.05, "zero_point": 3}}]})");
+  REQUIRE(net.layers[1].op == OpKind::Resize);
+  CHECK((net.layers[1].out_h() == 14 && net.layers[1].out_w() == 12));
+  CHECK(test::run_bit_exact(net, default_hw())->summary.checks.size() == 3);
+}
+
+TEST_CASE(
+    "graph: a nearest resize whose output row does not fit the vector region runs in channel "
+    "tiles and equals the reference",
+    "[graph]") {
+  HardwareConfig hw = default_hw();
+  hw.vector.buffer_kib = 1;  // one output row is 120 pixels x 64 channels: 7.5 KiB
+  const auto r = test::run_bit_exact(test::workload(R"({
+    "inputs": [{"name": "x", "shape": [1, 64, 3, 40], "dtype": "int8", "scale": 0.02, "zero_point": -3}],
+    "operators": [
+      {"name": "up", "op": "resize", "inputs": ["x"], "output": "u", "scales": [2, 3]}]})"),
+                                     hw);
+  CHECK(r->stats->get("vector.instructions").at(0) > 6);  // more than one per output row
+}
+
 TEST_CASE("graph: a max pool window holding only padding gives the type's lowest value",
           "[graph]") {
   // 1x1 input, 2x2 kernel dilated by 2, pads 1: the taps fall at -1 and 1 on

@@ -457,6 +457,8 @@ TEST_CASE("vector operators: element and special work per row, worked by hand", 
   // gather: one copy per output element, 3 pixels x 5 picked channels.
   CHECK(cost::vector_row_work(OpKind::Gather, 3, 5, 1).element_ops == 15);
   CHECK(cost::vector_row_work(OpKind::Gather, 3, 5, 1).special_ops == 0);
+  // resize: one copy per output element, 6 output pixels of a row x 7 channels.
+  CHECK(cost::vector_row_work(OpKind::Resize, 6, 7, 1).element_ops == 42);
   // The array's operators cost the vector unit nothing.
   CHECK(cost::vector_row_work(OpKind::Conv, 3, 7, 6).element_ops == 0);
   v.special_per_cycle = 5;

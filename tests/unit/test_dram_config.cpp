@@ -61,8 +61,8 @@ TEST_CASE("dram config: a bus bandwidth given as a rate is converted at the cloc
             .dram.bytes_per_cycle == 34);
   CHECK(parse_hardware_config({{"dram", {{"bytes_per_cycle", "500 MB/s"}}}}, "hw.json")
             .dram.bytes_per_cycle == 0.5);
-  CHECK(parse_hardware_config(
-            {{"clock_mhz", 2000}, {"dram", {{"bytes_per_cycle", "1.2 TB/s"}}}}, "hw.json")
+  CHECK(parse_hardware_config({{"clock_mhz", 2000}, {"dram", {{"bytes_per_cycle", "1.2 TB/s"}}}},
+                              "hw.json")
             .dram.bytes_per_cycle == 600);
   // A plain number may be fractional too; a whole one is written back as an integer.
   CHECK(parse_hardware_config({{"dram", {{"bytes_per_cycle", 12.5}}}}, "hw.json")

@@ -484,6 +484,19 @@ TEST_CASE("gather picks whole slices on its axis by index, negative indices from
   CHECK_THROWS_AS(gather(x, 1, {-4}), std::invalid_argument);
 }
 
+TEST_CASE("resize_nearest repeats each row scale_h times and each column scale_w times",
+          "[reference][qops]") {
+  // x is [1, 1, 2, 3] = {1 2 3 / 4 5 6}; scales 2 (rows) and 1 (columns) tell the axes apart.
+  const QTensor x = s8({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  QTensor y = resize_nearest(x, 2, 1);
+  CHECK(y.shape == Shape{1, 1, 4, 3});
+  CHECK(y.data == Values{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6});
+  y = resize_nearest(x, 1, 2);
+  CHECK(y.shape == Shape{1, 1, 2, 6});
+  CHECK(y.data == Values{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6});
+  CHECK_THROWS_AS(resize_nearest(x, 0, 1), std::invalid_argument);
+}
+
 TEST_CASE("invalid arguments throw std::invalid_argument", "[reference][qops]") {
   const QTensor x = s8({1, 2, 3, 3}, Values(18, 1));
   const QTensor w = s8({2, 2, 3, 3}, Values(36, 1));

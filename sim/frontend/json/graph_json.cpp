@@ -467,6 +467,21 @@ class GraphParser {
         L.R = L.S = 1;
         break;
       }
+      case OpKind::Resize: {
+        // Nearest-neighbour upsampling by integer factors [rows, columns].
+        if (r.get_string("mode", "nearest") != "nearest")
+          r.fail("mode", "\"nearest\" (the only mode)", "\"" + r.get_string("mode", "") + "\"");
+        const auto [fh, fw] = parse_pair(r, "scales", 1, 0);
+        if (fh == 0)
+          r.fail("scales", "[rows, columns] or an integer", "nothing (the key is missing)");
+        if (uint64_t(x.H) * fh > kMaxDim || uint64_t(x.W) * fw > kMaxDim)
+          r.fail("scales", "factors whose output is at most " + std::to_string(kMaxDim) + " a side",
+                 std::to_string(fh) + " x " + std::to_string(fw));
+        L.resize_h = fh, L.resize_w = fw;
+        L.K = L.C;
+        L.R = L.S = 1;
+        break;
+      }
     }
     if (info.window) {
       const auto [sh, sw] = parse_pair(r, "stride", 1, 1);

@@ -113,6 +113,7 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
     case OpKind::Add:
     case OpKind::Concat:
     case OpKind::Gather:
+    case OpKind::Resize:
       break;
   }
 }
