@@ -215,6 +215,54 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "npusim quantize: a float FPN-style neck with torch's nearest upsampling by 2 and by 2 x 3 "
+    "(Resize, asymmetric, floor) equals ONNX Runtime bit for bit, the upsampled map included",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string dir = npusim::test::temp_dir() + "/quantize_neck";
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/neck.onnx";
+  // Two strided convs, the deeper map upsampled by 2 and concatenated with the
+  // shallower, a conv, an upsampling by 2 rows x 3 columns (a graph output), a mean and an FC.
+  const std::string script = dir + "/neck.py";
+  std::ofstream(script) << R"PY(
+import sys, torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+class Neck(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.c1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        s.c2 = nn.Conv2d(16, 24, 3, stride=2, padding=1)
+        s.c3 = nn.Conv2d(40, 8, 3, padding=1)
+        s.fc = nn.Linear(8, 10)
+    def forward(s, x):
+        a = F.relu(s.c1(x))
+        b = F.relu(s.c2(a))
+        y = F.relu(s.c3(torch.cat([a, F.interpolate(b, scale_factor=2, mode="nearest")], 1)))
+        y = F.interpolate(y, scale_factor=(2, 3), mode="nearest")
+        return s.fc(y.mean([2, 3])), y
+torch.onnx.export(Neck().eval(), torch.zeros(1, 3, 24, 40), sys.argv[1], opset_version=13,
+                  input_names=["input"], output_names=["logits", "upsampled"])
+)PY";
+  REQUIRE(std::system(("/usr/bin/python3 " + script + " " + model + " > /dev/null 2>&1").c_str()) ==
+          0);
+  const std::string out = dir + "/neck_qdq.onnx";
+  const npusim::test::CliResult q = npusim::test::run_cli("quantize " + model + " -o " + out);
+  INFO(q.out << q.err);
+  REQUIRE(q.exit_code == 0);
+  const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("[all] upsampled float32 [1, 8, 24, 60]: bit-exact"));
+  CHECK_THAT(c.text, Catch::Contains("[all] logits float32 [1, 10]: bit-exact"));
+  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
+  int resizes = 0;
+  for (const nlohmann::json& layer : report["layers"])
+    resizes += layer["shape"]["op"] == "resize" ? 1 : 0;
+  CHECK(resizes == 2);
+}
+
+TEST_CASE(
     "exporter idioms end to end: Pad before an AveragePool (asymmetric, on a 5x7 map) and a "
     "Flatten that requantises equal ONNX Runtime bit for bit, on seeded codes and on the model's "
     "own float input",

@@ -2,7 +2,7 @@
 // Split of a quantised map's channels and ShuffleNet's channel shuffle become
 // gather operators naming, in order, the input channel of each output channel;
 // a pick on any other axis, or another use of the shuffle's 5-D view, is refused
-// at its node.
+// at its node. A nearest Resize by integer factors becomes a resize operator.
 #include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
@@ -202,4 +202,70 @@ TEST_CASE("onnx: the shuffle's 5-D view read by anything but its Transpose and R
   const ConfigError e = test::config_error_from([&] { import_onnx(m.save("view.onnx"), {}); });
   CHECK(e.pointer() == node);
   CHECK_THAT(e.expected() + e.found(), Catch::Contains("[1, 2, 3, 2, 5]"));
+}
+
+namespace {
+
+void text_attribute(onnx::NodeProto* n, const std::string& name, const std::string& value) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto_AttributeType_STRING);
+  a->set_s(value);
+}
+
+void floats(ModelBuilder& m, const std::string& name, const std::vector<float>& values) {
+  auto* t = m.g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  t->add_dims(int64_t(values.size()));
+  for (float v : values) t->add_float_data(v);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "onnx: a nearest Resize by 2 rows and 3 columns is a resize, from scales or from sizes, in "
+    "torch's asymmetric-floor modes and in ONNX's default half-pixel ones",
+    "[onnx]") {
+  ModelBuilder m = map_model();  // [1, 6, 2, 5]
+  onnx::NodeProto* r = nullptr;
+  SECTION("scales, asymmetric, floor (torch.onnx's nearest interpolate)") {
+    floats(m, "scales", {1, 1, 2, 3});
+    r = m.node("Resize", {"m", "", "scales"}, {"y"}, "up");
+    text_attribute(r, "coordinate_transformation_mode", "asymmetric");
+    text_attribute(r, "nearest_mode", "floor");
+  }
+  SECTION("sizes, ONNX's defaults (half_pixel, round_prefer_floor)") {
+    int64s(m, "sizes", {1, 6, 4, 15});
+    r = m.node("Resize", {"m", "", "", "sizes"}, {"y"}, "up");
+  }
+  text_attribute(r, "mode", "nearest");
+  m.output("y");
+  const OnnxModel model = import_onnx(m.save("resize.onnx"), {});
+  const LayerConfig& L = layer_named(model, "up");
+  CHECK(L.op == OpKind::Resize);
+  CHECK((L.resize_h == 2 && L.resize_w == 3));
+  CHECK((L.out_h() == 4 && L.out_w() == 15 && L.K == 6));
+}
+
+TEST_CASE(
+    "onnx: a Resize that interpolates, scales by a fraction, or maps pixels other than y / factor "
+    "is refused at the node",
+    "[onnx]") {
+  ModelBuilder m = map_model();
+  std::vector<float> scales{1, 1, 2, 2};
+  std::string mode = "nearest", coordinates = "asymmetric", found;
+  SECTION("linear") { mode = "linear", found = "mode linear"; }
+  SECTION("a factor of 1.5") { scales = {1, 1, 1.5f, 2}, found = "scale 1.5"; }
+  SECTION("align_corners by 3") {  // (by 2 on this map it happens to read y / 2)
+    coordinates = "align_corners", scales = {1, 1, 3, 3}, found = "align_corners";
+  }
+  floats(m, "scales", scales);
+  auto* r = m.node("Resize", {"m", "", "scales"}, {"y"}, "up");
+  text_attribute(r, "mode", mode);
+  text_attribute(r, "coordinate_transformation_mode", coordinates);
+  m.output("y");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("bad_up.onnx"), {}); });
+  CHECK(e.pointer() == "node 'up' (Resize)");
+  CHECK_THAT(e.found(), Catch::Contains(found));
 }

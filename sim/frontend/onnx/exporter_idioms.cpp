@@ -143,11 +143,15 @@ int remove_identity_casts(onnx::GraphProto& g) {
   return removed;
 }
 
+// A node that only moves its input's values: a reshape, a channel slice, a
+// nearest Resize (ONNX's default mode).
 bool is_reshape(const onnx::NodeProto& n) {
   static const std::set<std::string> ops = {"Flatten",   "Reshape",   "Squeeze",
                                             "Unsqueeze", "Transpose", "Slice"};
-  return default_domain(n) && ops.count(n.op_type()) != 0 && n.input_size() >= 1 &&
-         n.output_size() == 1;
+  const onnx::AttributeProto* mode = find_attribute(n, "mode");
+  const bool copies = ops.count(n.op_type()) != 0 ||
+                      (n.op_type() == "Resize" && (mode == nullptr || mode->s() == "nearest"));
+  return default_domain(n) && copies && n.input_size() >= 1 && n.output_size() == 1;
 }
 
 // The graph's nodes with some replaced: each entry of `replaced` by its list

@@ -6,7 +6,7 @@
 //    Cast(to=uint8) -> DequantizeLinear for every activation) is removed, its
 //    readers reading the Cast's input;
 //  - DequantizeLinear -> Flatten (Reshape, Squeeze, Unsqueeze, Transpose, Slice,
-//    Split) -> QuantizeLinear (on each output) becomes that node on the
+//    Split, a nearest Resize) -> QuantizeLinear (on each output) becomes that node on the
 //    quantised tensor, after a requantisation when the scales or zero points differ;
 //  - DequantizeLinear -> QuantizeLinear at another scale or zero point
 //    becomes a requantisation;

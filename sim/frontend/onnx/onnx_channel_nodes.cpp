@@ -1,9 +1,10 @@
-// Channel picks of quantised feature maps (docs/onnx.md#channel-picks): Slice
-// and Split on the channel axis, and ShuffleNet's channel shuffle (Reshape to
-// [N, g, C / g, H, W], Transpose [0, 2, 1, 3, 4], Reshape back). Each output
-// is one gather operator (ONNX Gather on axis 1, the vector unit copying the
-// channels it names); a pick of every channel in order is the input itself.
+// Nodes that copy a quantised feature map's values (docs/onnx.md#channel-picks):
+// Slice and Split on the channel axis and ShuffleNet's channel shuffle
+// (Reshape to [N, g, C / g, H, W], Transpose [0, 2, 1, 3, 4], Reshape back),
+// each output one gather operator (a pick of every channel in order is the
+// input itself); and a nearest Resize by integer factors, one resize operator.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,38 @@ bool every_channel_in_order(const std::vector<uint32_t>& channels, uint32_t C) {
   for (uint32_t c = 0; c < C; ++c)
     if (channels[c] != c) return false;
   return true;
+}
+
+// The input index ONNX's nearest Resize reads for output index `o` of an axis
+// `in` long scaled by `scale` (out = in * scale), or -1 for a mode it does not model.
+int64_t nearest_source(const std::string& coordinates, const std::string& rounding, int64_t o,
+                       int64_t in, double scale) {
+  const double out = double(in) * scale;
+  double x = 0;
+  if (coordinates == "half_pixel" || (coordinates == "pytorch_half_pixel" && out > 1))
+    x = (double(o) + 0.5) / scale - 0.5;
+  else if (coordinates == "pytorch_half_pixel")
+    x = 0;
+  else if (coordinates == "asymmetric")
+    x = double(o) / scale;
+  else if (coordinates == "tf_half_pixel_for_nn")
+    x = (double(o) + 0.5) / scale;
+  else if (coordinates == "align_corners")
+    x = out > 1 ? double(o) * double(in - 1) / (out - 1) : 0;
+  else
+    return -1;
+  double picked = 0;
+  if (rounding == "floor")
+    picked = std::floor(x);
+  else if (rounding == "ceil")
+    picked = std::ceil(x);
+  else if (rounding == "round_prefer_floor")
+    picked = x == std::floor(x) + 0.5 ? std::floor(x) : std::round(x);
+  else if (rounding == "round_prefer_ceil")
+    picked = std::round(x);
+  else
+    return -1;
+  return std::clamp<int64_t>(int64_t(picked), 0, in - 1);
 }
 
 }  // namespace
@@ -198,6 +231,62 @@ bool Importer::import_shuffle_step(const onnx::NodeProto& n, int index) {
   for (uint32_t o = 0; o < a.C; ++o) channels.push_back(transposed ? (o % g) * per + o / g : o);
   add_gather(n, index, 0, a, std::move(channels));
   return true;
+}
+
+void Importer::import_resize(const onnx::NodeProto& n, int index) {
+  const Activation a = activation(n, 0);
+  if (!is_map(a))
+    fail(n, "a Resize of a [N, C, H, W] feature map", "a Resize of " + dims_text(onnx_dims(a)));
+  const auto text = [&](const char* name, const char* fallback) {
+    const onnx::AttributeProto* v = typed_attr(n, name, onnx::AttributeProto_AttributeType_STRING);
+    return v ? v->s() : std::string(fallback);
+  };
+  const std::string mode = text("mode", "nearest");
+  if (mode != "nearest") fail(n, "mode nearest (npusim computes no interpolation)", "mode " + mode);
+  // Opset 10: (X, scales); 11 and later: (X, roi, scales, sizes), one of the last two.
+  const int scales_at = opset_ < 11 ? 1 : 2;
+  std::vector<double> scales;
+  if (n.input_size() > scales_at && !n.input(scales_at).empty() &&
+      constant(n, scales_at).count() > 0) {
+    const Constant& c = constant(n, scales_at);
+    for (float f : c.floats) scales.push_back(f);
+  } else if (opset_ >= 11 && n.input_size() > 3 && !n.input(3).empty()) {
+    const Constant& sizes = constant(n, 3);
+    const std::vector<int64_t> dims{a.N, a.C, a.H, a.W};
+    for (uint64_t i = 0; i < sizes.count() && i < 4; ++i)
+      scales.push_back(double(sizes.int_at(i)) / double(dims[i]));
+  }
+  if (scales.size() != 4 || scales[0] != 1 || scales[1] != 1)
+    fail(n, "scales (or sizes) for [N, C, H, W] that keep N and C",
+         std::to_string(scales.size()) + " values" + (scales.size() == 4 ? " scaling N or C" : ""));
+  const std::string coordinates = text("coordinate_transformation_mode", "half_pixel");
+  const std::string rounding = text("nearest_mode", "round_prefer_floor");
+  uint32_t factor[2] = {1, 1};
+  const int64_t in[2] = {a.H, a.W};
+  for (int axis = 0; axis < 2; ++axis) {
+    const double s = scales[size_t(axis) + 2];
+    if (s < 1 || s != std::floor(s) || s > 64)
+      fail(n, "integer scales 1..64 of H and W (upsampling by whole factors)",
+           "scale " + std::to_string(s) + " of " + (axis == 0 ? "H" : "W"));
+    factor[axis] = uint32_t(s);
+    for (int64_t o = 0; o < in[axis] * int64_t(s); ++o)
+      if (nearest_source(coordinates, rounding, o, in[axis], s) != o / int64_t(s))
+        fail(n,
+             "a nearest Resize whose output pixel y reads input pixel y / factor (every "
+             "coordinate mode but tf_crop_and_resize gives it with a nearest_mode that rounds "
+             "to it)",
+             "coordinate_transformation_mode " + coordinates + " with nearest_mode " + rounding);
+  }
+  if (!a.quant_known)
+    fail(n, "a map whose quantisation an earlier quantised node states",
+         "a tensor with no stated scale (a float graph input)");
+  LayerConfig L = base_layer(n, index, a, OpKind::Resize);
+  L.resize_h = factor[0], L.resize_w = factor[1];
+  L.K = L.C;
+  L.R = L.S = 1;
+  L.quant.inputs.push_back(a.quant);
+  L.quant.output = a.quant;
+  add_layer(n, std::move(L), {a.source});
 }
 
 }  // namespace npusim::onnx_detail

@@ -440,6 +440,7 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if ((op == "Reshape" || op == "Transpose") && import_shuffle_step(n, index)) return;
   if (op == "Slice") return import_slice(n, index);
   if (op == "Split") return import_split(n, index);
+  if (op == "Resize") return import_resize(n, index);
   if (op == "Flatten" || op == "Reshape") return import_flatten(n);
   if (op == "Transpose") return import_transpose(n);
   if (op == "Relu" || op == "Clip") return import_relu_clip(n);
@@ -458,7 +459,8 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
        "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearMul, "
        "QLinearConcat, "
        "Relu, Clip, Flatten, Reshape, Transpose between NHWC and NCHW at a graph input or "
-       "output, Slice and Split of channels, the channel shuffle (Reshape, Transpose [0, 2, "
+       "output, Slice and Split of channels, Resize (nearest, integer factors), the channel "
+       "shuffle (Reshape, Transpose [0, 2, "
        "1, 3, 4], Reshape), QuantizeLinear of an input, DequantizeLinear of an output; in QDQ form "
        "also "
        "Softmax and LayerNormalization over the last axis, Sigmoid, HardSigmoid, "

@@ -168,6 +168,9 @@ class Importer {
   bool import_shuffle_step(const onnx::NodeProto& n, int index);
   void add_gather(const onnx::NodeProto& n, int index, int output, const Activation& a,
                   std::vector<uint32_t> channels);
+  // Resize, mode nearest, by integer factors whose every output pixel reads
+  // input pixel (y / f_h, x / f_w) under the node's coordinate and rounding modes.
+  void import_resize(const onnx::NodeProto& n, int index);
 
   // ---- transformer blocks (onnx_sequence_nodes.cpp) ------------------------
   // The shape ONNX gives an activation: [N, C], [N, C, H, W], [1, T, F] or a
