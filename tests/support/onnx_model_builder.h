@@ -62,6 +62,22 @@ struct OnnxModelBuilder {
     for (int64_t d : dims) t->add_dims(d);
     for (int32_t v : values) t->add_int32_data(v);
   }
+  // A 1-D int64 initialiser (ints() stores int32_data, which int64 tensors do not read).
+  void int64_values(const std::string& name, const std::vector<int64_t>& values) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto_DataType_INT64);
+    t->add_dims(int64_t(values.size()));
+    for (int64_t v : values) t->add_int64_data(v);
+  }
+  // A 1-D float initialiser.
+  void float_values(const std::string& name, const std::vector<float>& values) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+    t->add_dims(int64_t(values.size()));
+    for (float v : values) t->add_float_data(v);
+  }
   onnx::NodeProto* node(const std::string& op, std::vector<std::string> in,
                         std::vector<std::string> out, const std::string& name,
                         const std::string& domain = "") {

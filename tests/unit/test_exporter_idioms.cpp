@@ -61,15 +61,6 @@ int64_t int_of(const onnx::NodeProto& n, const std::string& name) {
   return -1;
 }
 
-// An int64 initialiser (ModelBuilder::ints stores int32_data, which int64 tensors do not read).
-void int64s(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& values) {
-  auto* t = m.g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto_DataType_INT64);
-  t->add_dims(int64_t(values.size()));
-  for (int64_t v : values) t->add_int64_data(v);
-}
-
 // x float -> QuantizeLinear (s 0.1, z 128 of `z_type`) -> q, then `rest`.
 ModelBuilder quantised_input(int z_type = kU8) {
   ModelBuilder m;
@@ -181,7 +172,7 @@ TEST_CASE(
   ModelBuilder m = quantised_input();
   m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
   // ONNX pads: [n, c, h, w] begins then ends: top 1, left 2, bottom 3, right 0.
-  int64s(m, "pads", {0, 0, 1, 2, 0, 0, 3, 0});
+  m.int64_values("pads", {0, 0, 1, 2, 0, 0, 3, 0});
   auto* pad = m.node("Pad", {"d", "pads"}, {"p"}, "pad");
   pad->add_attribute()->set_name("mode");
   pad->mutable_attribute(0)->set_type(onnx::AttributeProto_AttributeType_STRING);
@@ -205,10 +196,10 @@ TEST_CASE(
   for (int variant = 0; variant < 4; ++variant) {
     ModelBuilder m = quantised_input();
     m.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq");
-    int64s(m, "pads",
-           variant == 0   ? std::vector<int64_t>{0, 1, 1, 1, 0, 0, 1, 1}  // pads channels
-           : variant == 3 ? std::vector<int64_t>{0, 0, 0, 0, 0, 0, 0, 3}  // right 3, kernel 3
-                          : std::vector<int64_t>{0, 0, 1, 1, 0, 0, 1, 1});
+    m.int64_values(
+        "pads", variant == 0   ? std::vector<int64_t>{0, 1, 1, 1, 0, 0, 1, 1}  // pads channels
+                : variant == 3 ? std::vector<int64_t>{0, 0, 0, 0, 0, 0, 0, 3}  // right 3, kernel 3
+                               : std::vector<int64_t>{0, 0, 1, 1, 0, 0, 1, 1});
     m.scalar_float("value", variant == 1 ? 0.5f : 0.0f);  // 0.5: not the zero point
     m.node("Pad", {"d", "pads", "value"}, {"p"}, "pad");
     auto* pool = m.node("AveragePool", {"p"}, {"a"}, "pool");

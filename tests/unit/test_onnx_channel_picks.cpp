@@ -22,14 +22,6 @@ namespace {
 using ModelBuilder = test::OnnxModelBuilder;
 constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();  // torch.onnx's open end
 
-void int64s(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& values) {
-  auto* t = m.g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto_DataType_INT64);
-  t->add_dims(int64_t(values.size()));
-  for (int64_t v : values) t->add_int64_data(v);
-}
-
 // x uint8 [1, 6, 2, 5] -> MaxPool 1x1 (settles scale 1, zero point 0) -> "m":
 // six channels on a wide map, so a pick of rows or columns shows.
 ModelBuilder map_model() {
@@ -54,25 +46,25 @@ using Channels = std::vector<uint32_t>;
 TEST_CASE("onnx: a Slice of channels is a gather of the channels ONNX's start, end and step pick",
           "[onnx]") {
   ModelBuilder m = map_model();
-  int64s(m, "axes", {1});
+  m.int64_values("axes", {1});
   Channels want;
   SECTION("every second channel from 1 to the open end") {
-    int64s(m, "starts", {1});
-    int64s(m, "ends", {kEnd});
-    int64s(m, "steps", {2});
+    m.int64_values("starts", {1});
+    m.int64_values("ends", {kEnd});
+    m.int64_values("steps", {2});
     want = {1, 3, 5};
   }
   SECTION("backwards from the last channel, past the first") {
-    int64s(m, "starts", {-1});
-    int64s(m, "ends", {std::numeric_limits<int64_t>::min()});
-    int64s(m, "steps", {-2});
+    m.int64_values("starts", {-1});
+    m.int64_values("ends", {std::numeric_limits<int64_t>::min()});
+    m.int64_values("steps", {-2});
     want = {5, 3, 1};
   }
   SECTION("an end computed from the shape as torch.onnx writes a chunk's: (6 + 1) / 2 * 1") {
-    int64s(m, "starts", {0});
-    int64s(m, "steps", {1});
-    int64s(m, "one", {1});
-    int64s(m, "two", {2});
+    m.int64_values("starts", {0});
+    m.int64_values("steps", {1});
+    m.int64_values("one", {1});
+    m.int64_values("two", {2});
     m.node("Shape", {"m"}, {"shape"}, "shape");
     m.node("Gather", {"shape", "one"}, {"channels"}, "dim1");
     m.node("Add", {"channels", "one"}, {"plus"}, "add");
@@ -93,9 +85,9 @@ TEST_CASE("onnx: a Slice of channels is a gather of the channels ONNX's start, e
 
 TEST_CASE("onnx: a Slice of every channel in order adds no operator", "[onnx]") {
   ModelBuilder m = map_model();
-  int64s(m, "starts", {0, 0});
-  int64s(m, "ends", {kEnd, 2});
-  int64s(m, "axes", {1, 2});  // the rows too, all of them
+  m.int64_values("starts", {0, 0});
+  m.int64_values("ends", {kEnd, 2});
+  m.int64_values("axes", {1, 2});  // the rows too, all of them
   m.node("Slice", {"m", "starts", "ends", "axes"}, {"y"}, "slice");
   m.output("y");
   const OnnxModel model = import_onnx(m.save("slice_all.onnx"), {});
@@ -104,9 +96,9 @@ TEST_CASE("onnx: a Slice of every channel in order adds no operator", "[onnx]") 
 
 TEST_CASE("onnx: a Slice of rows or columns is refused at the node, naming the axis", "[onnx]") {
   ModelBuilder m = map_model();
-  int64s(m, "starts", {1});
-  int64s(m, "ends", {kEnd});
-  int64s(m, "axes", {3});
+  m.int64_values("starts", {1});
+  m.int64_values("ends", {kEnd});
+  m.int64_values("axes", {3});
   m.node("Slice", {"m", "starts", "ends", "axes"}, {"y"}, "cols");
   m.output("y");
   const ConfigError e = test::config_error_from([&] { import_onnx(m.save("cols.onnx"), {}); });
@@ -121,7 +113,7 @@ TEST_CASE("onnx: a Split of channels is one gather per output, by given or equal
   std::vector<std::string> outs;
   onnx::NodeProto* split = nullptr;
   SECTION("sizes 2 and 4 as an input (opset 13)") {
-    int64s(m, "sizes", {2, 4});
+    m.int64_values("sizes", {2, 4});
     outs = {"a", "b"};
     split = m.node("Split", {"m", "sizes"}, outs, "split");
     want = {{0, 1}, {2, 3, 4, 5}};
@@ -149,7 +141,7 @@ TEST_CASE(
     "onnx: a Split along another axis, or of sizes that do not sum to the channels, is refused",
     "[onnx]") {
   ModelBuilder m = map_model();
-  int64s(m, "sizes", {2, 3});
+  m.int64_values("sizes", {2, 3});
   auto* split = m.node("Split", {"m", "sizes"}, {"a", "b"}, "split");
   auto* axis = split->add_attribute();
   axis->set_name("axis");
@@ -169,8 +161,8 @@ TEST_CASE(
     "[onnx]") {
   // 6 channels in 2 groups of 3: output 2b + j is input 3j + b.
   ModelBuilder m = map_model();
-  int64s(m, "grouped", {1, 2, 3, 2, 5});
-  int64s(m, "back", {1, -1, 2, 5});
+  m.int64_values("grouped", {1, 2, 3, 2, 5});
+  m.int64_values("back", {1, -1, 2, 5});
   m.node("Reshape", {"m", "grouped"}, {"v"}, "view");
   auto* t = m.node("Transpose", {"v"}, {"vt"}, "swap");
   ModelBuilder::ints_attribute(t, "perm", {0, 2, 1, 3, 4});
@@ -186,7 +178,7 @@ TEST_CASE(
 TEST_CASE("onnx: the shuffle's 5-D view read by anything but its Transpose and Reshape is refused",
           "[onnx]") {
   ModelBuilder m = map_model();
-  int64s(m, "grouped", {1, 2, 3, 2, 5});
+  m.int64_values("grouped", {1, 2, 3, 2, 5});
   m.node("Reshape", {"m", "grouped"}, {"v"}, "view");
   std::string node;
   SECTION("a Transpose of other axes") {
@@ -213,14 +205,6 @@ void text_attribute(onnx::NodeProto* n, const std::string& name, const std::stri
   a->set_s(value);
 }
 
-void floats(ModelBuilder& m, const std::string& name, const std::vector<float>& values) {
-  auto* t = m.g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto_DataType_FLOAT);
-  t->add_dims(int64_t(values.size()));
-  for (float v : values) t->add_float_data(v);
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -230,13 +214,13 @@ TEST_CASE(
   ModelBuilder m = map_model();  // [1, 6, 2, 5]
   onnx::NodeProto* r = nullptr;
   SECTION("scales, asymmetric, floor (torch.onnx's nearest interpolate)") {
-    floats(m, "scales", {1, 1, 2, 3});
+    m.float_values("scales", {1, 1, 2, 3});
     r = m.node("Resize", {"m", "", "scales"}, {"y"}, "up");
     text_attribute(r, "coordinate_transformation_mode", "asymmetric");
     text_attribute(r, "nearest_mode", "floor");
   }
   SECTION("sizes, ONNX's defaults (half_pixel, round_prefer_floor)") {
-    int64s(m, "sizes", {1, 6, 4, 15});
+    m.int64_values("sizes", {1, 6, 4, 15});
     r = m.node("Resize", {"m", "", "", "sizes"}, {"y"}, "up");
   }
   text_attribute(r, "mode", "nearest");
@@ -260,7 +244,7 @@ TEST_CASE(
   SECTION("align_corners by 3") {  // (by 2 on this map it happens to read y / 2)
     coordinates = "align_corners", scales = {1, 1, 3, 3}, found = "align_corners";
   }
-  floats(m, "scales", scales);
+  m.float_values("scales", scales);
   auto* r = m.node("Resize", {"m", "", "scales"}, {"y"}, "up");
   text_attribute(r, "mode", mode);
   text_attribute(r, "coordinate_transformation_mode", coordinates);
