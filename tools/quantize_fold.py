@@ -101,12 +101,14 @@ def reduce_means_as_pools(model):
     consts = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     nodes = []
     for n in g.node:
-        rank = len(shapes.get(n.input[0], [])) if n.input else 0
+        if n.op_type != "ReduceMean":
+            nodes.append(n)
+            continue
+        rank = len(shapes.get(n.input[0], []))
         axes = attribute(n, "axes")
         if axes is None and len(n.input) > 1 and n.input[1] in consts:  # opset 18
-            axes = list(consts[n.input[1]])
-        if n.op_type != "ReduceMean" or rank != 4 or axes is None or \
-                sorted(a % 4 for a in axes) != [2, 3]:
+            axes = np.atleast_1d(consts[n.input[1]]).tolist()
+        if rank != 4 or axes is None or sorted(a % 4 for a in axes) != [2, 3]:
             nodes.append(n)
             continue
         out = n.output[0]

@@ -51,11 +51,15 @@ TEST_CASE("op table: families group operators by what they compute", "[op_table]
   CHECK(op_info(OpKind::HardSwish).family == OpFamily::Activation);
   CHECK(op_info(OpKind::RmsNorm).family == OpFamily::Norm);
   CHECK(std::string(to_string(OpFamily::Rope)) == "rope");
-  // Only the norms carry per-channel parameters; only pools and add split channels.
+  // gather and resize copy values: channels picked by index, pixels repeated.
+  CHECK(op_info(OpKind::Gather).family == OpFamily::Gather);
+  CHECK(op_info(OpKind::Resize).family == OpFamily::Gather);
+  // Only the norms carry per-channel parameters; only pools, add and resize
+  // (output channel c reads only input channel c) split channels.
   for (const OpKind k : kOpKinds) {
     CHECK(has_norm_params(k) == (op_info(k).family == OpFamily::Norm));
     const bool splits = k == OpKind::MaxPool || k == OpKind::AveragePool ||
-                        k == OpKind::GlobalAveragePool || k == OpKind::Add;
+                        k == OpKind::GlobalAveragePool || k == OpKind::Add || k == OpKind::Resize;
     CHECK(op_info(k).splits_channels == splits);
   }
 }
