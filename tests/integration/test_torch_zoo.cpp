@@ -130,6 +130,16 @@ std::string export_float(const std::string& dir, const std::string& name) {
   return std::system(cmd.c_str()) == 0 ? path : "";
 }
 
+// `npusim quantize MODEL -o OUT OPTIONS`, which must succeed; its standard output.
+std::string quantise(const std::string& model, const std::string& out,
+                     const std::string& options = "") {
+  const npusim::test::CliResult q =
+      npusim::test::run_cli("quantize " + model + " -o " + out + options);
+  INFO(q.out << q.err);
+  REQUIRE(q.exit_code == 0);
+  return q.out;
+}
+
 // The model's 1000 logits equal ONNX Runtime's optimised output bit for bit.
 void check_bit_exact(const std::string& model) {
   const npusim::test::OrtComparison c = npusim::test::ort_compare(model, "--levels all");
@@ -153,10 +163,7 @@ TEST_CASE(
     const std::string model = export_float(dir, name);
     REQUIRE(!model.empty());
     const std::string out = dir + "/" + name + "_qdq.onnx";
-    const npusim::test::CliResult q = npusim::test::run_cli("quantize " + model + " -o " + out);
-    INFO(q.out << q.err);
-    REQUIRE(q.exit_code == 0);
-    CHECK_THAT(q.out, Catch::Contains("activations quantised (uint8, minmax)"));
+    CHECK_THAT(quantise(model, out), Catch::Contains("activations quantised (uint8, minmax)"));
     check_bit_exact(out);
   }
   // int8 activations, percentile ranges, the user's own calibration images.
@@ -169,12 +176,9 @@ TEST_CASE(
   const std::string small = export_float(dir, "mobilenet_v3_small");
   REQUIRE(!small.empty());
   const std::string int8 = dir + "/mobilenet_v3_small_int8.onnx";
-  const npusim::test::CliResult q =
-      npusim::test::run_cli("quantize " + small + " -o " + int8 +
-                            " --activations int8 --method percentile --calibration " + calibration);
-  INFO(q.out << q.err);
-  REQUIRE(q.exit_code == 0);
-  CHECK_THAT(q.out, Catch::Contains("(int8, percentile)"));
+  CHECK_THAT(
+      quantise(small, int8, " --activations int8 --method percentile --calibration " + calibration),
+      Catch::Contains("(int8, percentile)"));
   check_bit_exact(int8);
 
   // What the quantiser refuses: a quantised model, and overwriting a file.
@@ -200,9 +204,7 @@ TEST_CASE(
   const std::string model = export_float(dir, "shufflenet_v2_x0_5");
   REQUIRE(!model.empty());
   const std::string out = dir + "/shufflenet_qdq.onnx";
-  const npusim::test::CliResult q = npusim::test::run_cli("quantize " + model + " -o " + out);
-  INFO(q.out << q.err);
-  REQUIRE(q.exit_code == 0);
+  quantise(model, out);
   check_bit_exact(out);
   const nlohmann::json functional = npusim::test::run_report("run " + out + " -q");
   const nlohmann::json timing = npusim::test::run_report("run " + out + " -q --timing-only");
@@ -247,9 +249,7 @@ torch.onnx.export(Neck().eval(), torch.zeros(1, 3, 24, 40), sys.argv[1], opset_v
   REQUIRE(std::system(("/usr/bin/python3 " + script + " " + model + " > /dev/null 2>&1").c_str()) ==
           0);
   const std::string out = dir + "/neck_qdq.onnx";
-  const npusim::test::CliResult q = npusim::test::run_cli("quantize " + model + " -o " + out);
-  INFO(q.out << q.err);
-  REQUIRE(q.exit_code == 0);
+  quantise(model, out);
   const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
   INFO(c.text);
   CHECK(c.status == 0);
