@@ -12,6 +12,7 @@
 
 #include "sim/config/hardware_config.h"
 #include "sim/graph/op_table.h"
+#include "sim/graph/shared_values.h"
 
 namespace npusim {
 
@@ -185,7 +186,7 @@ struct LayerConfig {
   // seeded values. Weights K x R x S x C/groups bytes (uint8 as their bytes),
   // bias K values; empty: seeded. `source_op` is the model's operator type
   // (e.g. "QLinearConv"), shown in reports.
-  std::vector<int8_t> weight_values;
+  SharedValues<int8_t> weight_values;  // shared by the layer's copies
   std::vector<int32_t> bias_values;
   std::string source_op;
   DataType dtype = DataType::Int8;

@@ -152,7 +152,7 @@ LayerData make_operator_data(const LayerConfig& layer) {
           "operator '" + layer.name + "': " + std::to_string(layer.weight_values.size()) +
           " weight values for a K x R x S x C/groups = " + std::to_string(d.weights.size()) +
           " tensor");
-    d.weights.data = layer.weight_values;
+    d.weights.data = layer.weight_values.values();
     d.bias = layer.bias_values;
     d.bias.resize(layer.K, 0);
     return d;

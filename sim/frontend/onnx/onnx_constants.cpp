@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "sim/config/config_error.h"
 
@@ -156,6 +157,12 @@ std::optional<Constant> fold_constant_node(
     const std::function<std::optional<std::vector<int64_t>>(const std::string&)>& shape) {
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
+  // Only these nodes fold; any other (a convolution reading megabytes of
+  // weights) is left before its inputs are read.
+  static const std::set<std::string> foldable = {"Constant", "Shape",  "Add",    "Sub",
+                                                 "Mul",      "Div",    "Gather", "Unsqueeze",
+                                                 "Squeeze",  "Concat", "Cast",   "ConstantOfShape"};
+  if (foldable.count(op) == 0) return std::nullopt;
   // Every input but an optional empty one must be a constant (Shape: an activation).
   // 8-bit constants are widened to ints here, so each rule below reads `ints`.
   std::vector<Constant> widened;

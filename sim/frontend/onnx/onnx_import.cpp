@@ -74,9 +74,17 @@ OnnxModel Importer::run() {
   hoist_constant_nodes(*model_.mutable_graph());     // Constant / Identity -> initialisers
   rewrite_exporter_idioms(*model_.mutable_graph());  // identity Casts, ...
   lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
-  const onnx::GraphProto& g = model_.graph();
-  for (const onnx::TensorProto& t : g.initializer())
+  // Each initialiser's values move into constants_; the model keeps only its
+  // name, type and dims, so the weights are not held twice while operators
+  // copy them into their own layout.
+  for (onnx::TensorProto& t : *model_.mutable_graph()->mutable_initializer()) {
     constants_[t.name()] = constant_from_tensor(t, path_, "/graph/initializer/" + t.name());
+    std::string().swap(*t.mutable_raw_data());
+    google::protobuf::RepeatedField<int32_t>().Swap(t.mutable_int32_data());
+    google::protobuf::RepeatedField<int64_t>().Swap(t.mutable_int64_data());
+    google::protobuf::RepeatedField<float>().Swap(t.mutable_float_data());
+  }
+  const onnx::GraphProto& g = model_.graph();
   const std::map<std::string, std::string> constant_uses = constant_slot_uses(g);
   for (const onnx::NodeProto& n : g.node())
     for (const std::string& in : n.input()) ++readers_[in];
@@ -89,7 +97,15 @@ OnnxModel Importer::run() {
     else
       declare_input(v);
   }
-  for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i);
+  // A constant no later node reads is dropped once its last reader is imported
+  // (the operators hold their weights in their own layout by then).
+  std::map<std::string, int> unread = readers_;
+  for (int i = 0; i < g.node_size(); ++i) {
+    import_node(g.node(i), i);
+    for (const std::string& in : g.node(i).input())
+      if (--unread[in] == 0 && constants_.count(in) && !input_files_.count(in))
+        constants_.erase(in);
+  }
   for (const auto& [name, file] : input_files_)
     if (!constant_uses.count(name)) load_input_file(name, file);
   check_stated_shapes(stated, producers_);

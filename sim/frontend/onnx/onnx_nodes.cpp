@@ -103,11 +103,12 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
                             std::to_string(L.K) + " values",
                         L.bias_values);
   }
-  L.weight_values.resize(uint64_t(L.K) * Kin);
+  std::vector<int8_t> weights(uint64_t(L.K) * Kin);
   for (uint32_t f = 0; f < L.K; ++f)
     for (uint32_t c = 0; c < Kin; ++c)
-      L.weight_values[uint64_t(f) * Kin + c] =
+      weights[uint64_t(f) * Kin + c] =
           int8_t(trans_b ? b.int_at(uint64_t(f) * Kin + c) : b.int_at(uint64_t(c) * L.K + f));
+  L.weight_values = std::move(weights);
   const bool sequence = xa.sequence;  // [1, T, F] rows of tokens stay a sequence
   add_layer(n, std::move(L), {xa.source}, /*flat_output=*/!sequence);
   activations_.at(n.output(0)).sequence = sequence;

@@ -171,8 +171,10 @@ void Importer::import_layernorm(const onnx::NodeProto& n, int index) {
   q.weight_type = QuantType::Int8;
   q.weight_scale = {gamma_scale};
   q.weight_zero_point = {0};
+  std::vector<int8_t> gamma_q;
   for (float g : gamma)
-    L.weight_values.push_back(int8_t(std::clamp(std::nearbyint(g / gamma_scale), -127.0f, 127.0f)));
+    gamma_q.push_back(int8_t(std::clamp(std::nearbyint(g / gamma_scale), -127.0f, 127.0f)));
+  L.weight_values = std::move(gamma_q);
   // beta: int32 at gamma's scale / 2^12, the scale of the accumulator it joins.
   q.bias = n.input_size() > 4 && !n.input(4).empty();
   if (q.bias)
