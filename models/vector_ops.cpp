@@ -193,7 +193,7 @@ void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
       break;
   }
   throw std::logic_error(std::string("vector_ops::compute_row: ") + to_string(L.op) +
-                         " is not a pooling, add, concat or gather operator");
+                         " is not a pooling, add, concat, gather or resize operator");
 }
 
 }  // namespace npusim::vector_ops

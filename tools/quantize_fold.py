@@ -70,10 +70,10 @@ def evaluate(n, ins):
     return None
 
 
-def fold_shape_computations(model):
-    """Replaces every shape node whose value is known by an initialiser; returns how many."""
+def fold_shape_computations(model, shapes):
+    """Replaces every shape node whose value is known by an initialiser; returns how many.
+    `shapes`: static_shapes(model) (folding leaves every activation's shape as it is)."""
     g = model.graph
-    shapes = static_shapes(model)
     consts = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     kept, folded = [], 0
     for n in g.node:
@@ -94,10 +94,9 @@ def fold_shape_computations(model):
     return folded
 
 
-def reduce_means_as_pools(model):
+def reduce_means_as_pools(model, shapes):
     """ReduceMean over axes 2 and 3 of a 4-D tensor becomes GlobalAveragePool (+ Flatten)."""
     g = model.graph
-    shapes = static_shapes(model)
     consts = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     nodes = []
     for n in g.node:

@@ -70,11 +70,9 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
                                                      uint32_t output_bits) {
   std::vector<MappingCandidate> out;
   if (!kernel_parts_refusal(layer, hw).empty()) return out;
-  // The layer's shape without an ONNX model's bias values: every part's view
-  // below is a copy of it, and the mapper reads no values (the weights are
-  // shared by every copy).
-  LayerConfig L = layer;
-  L.bias_values = {};
+  // Every part's view below is a copy of the layer (a model's weight values
+  // are shared by its copies, not copied).
+  const LayerConfig& L = layer;
   if (!kernel_parts_fit(L, hw, part, output_bits)) return out;
   const HardwareConfig h = part_hardware(hw);
   HardwareConfig hu = hw;

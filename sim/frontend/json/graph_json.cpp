@@ -469,8 +469,8 @@ class GraphParser {
       }
       case OpKind::Resize: {
         // Nearest-neighbour upsampling by integer factors [rows, columns].
-        if (r.get_string("mode", "nearest") != "nearest")
-          r.fail("mode", "\"nearest\" (the only mode)", "\"" + r.get_string("mode", "") + "\"");
+        const std::string mode = r.get_string("mode", "nearest");
+        if (mode != "nearest") r.fail("mode", "\"nearest\" (the only mode)", "\"" + mode + "\"");
         const auto [fh, fw] = parse_pair(r, "scales", 1, 0);
         if (fh == 0)
           r.fail("scales", "[rows, columns] or an integer", "nothing (the key is missing)");

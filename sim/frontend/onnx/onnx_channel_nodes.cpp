@@ -76,6 +76,19 @@ int64_t nearest_source(const std::string& coordinates, const std::string& roundi
 
 }  // namespace
 
+LayerConfig Importer::copying_layer(const onnx::NodeProto& n, int index, const Activation& a,
+                                    OpKind op) {
+  if (!a.quant_known)
+    fail(n, "a map whose quantisation an earlier quantised node states",
+         "a tensor with no stated scale (a float graph input)");
+  LayerConfig L = base_layer(n, index, a, op);
+  L.K = L.C;
+  L.R = L.S = 1;
+  L.quant.inputs.push_back(a.quant);
+  L.quant.output = a.quant;
+  return L;
+}
+
 void Importer::add_gather(const onnx::NodeProto& n, int index, int output, const Activation& a,
                           std::vector<uint32_t> channels) {
   const std::string& out = n.output(output);
@@ -83,20 +96,14 @@ void Importer::add_gather(const onnx::NodeProto& n, int index, int output, const
     activations_[out] = a;
     return;
   }
-  if (!a.quant_known)
-    fail(n, "a map whose quantisation an earlier quantised node states",
-         "a tensor with no stated scale (a float graph input)");
-  LayerConfig L = base_layer(n, index, a, OpKind::Gather);
+  LayerConfig L = copying_layer(n, index, a, OpKind::Gather);
   if (n.output_size() > 1) {  // a Split: an operator per output, "NODE/OUTPUT"
     L.name = (n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name()) + "/" +
              std::to_string(output);
     if (!layer_names_.insert(L.name).second) L.name += "_" + std::to_string(index);
   }
   L.K = uint32_t(channels.size());
-  L.R = L.S = 1;
   L.gather_channels = std::move(channels);
-  L.quant.inputs.push_back(a.quant);
-  L.quant.output = a.quant;
   add_layer(n, std::move(L), {a.source}, false, output);
 }
 
@@ -162,8 +169,9 @@ void Importer::import_split(const onnx::NodeProto& n, int index) {
       sizes.push_back(std::min(part, std::max<int64_t>(left, 0)));
   }
   int64_t total = 0;
-  for (int64_t s : sizes) total += s > 0 ? s : -1'000'000;
-  if (int64_t(sizes.size()) != outputs || total != a.C)
+  bool positive = true;
+  for (int64_t s : sizes) total += s, positive &= s > 0;
+  if (int64_t(sizes.size()) != outputs || total != a.C || !positive)
     fail(n,
          std::to_string(outputs) + " positive sizes that sum to the " + std::to_string(a.C) +
              " channels",
@@ -277,15 +285,8 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
              "to it)",
              "coordinate_transformation_mode " + coordinates + " with nearest_mode " + rounding);
   }
-  if (!a.quant_known)
-    fail(n, "a map whose quantisation an earlier quantised node states",
-         "a tensor with no stated scale (a float graph input)");
-  LayerConfig L = base_layer(n, index, a, OpKind::Resize);
+  LayerConfig L = copying_layer(n, index, a, OpKind::Resize);
   L.resize_h = factor[0], L.resize_w = factor[1];
-  L.K = L.C;
-  L.R = L.S = 1;
-  L.quant.inputs.push_back(a.quant);
-  L.quant.output = a.quant;
   add_layer(n, std::move(L), {a.source});
 }
 

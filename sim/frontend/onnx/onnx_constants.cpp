@@ -222,9 +222,7 @@ std::optional<Constant> fold_constant_node(
     }
     return c;
   }
-  if (op != "Gather" && op != "Unsqueeze" && op != "Squeeze" && op != "Concat" && op != "Cast" &&
-      op != "ConstantOfShape")
-    return std::nullopt;
+  // Gather, Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape (`foldable`'s rest).
   if (!all_constant()) return std::nullopt;
   // An empty name marks an optional input left out; these inputs are not optional.
   const size_t required = op == "Gather" ? 2 : op == "Concat" ? std::max<size_t>(in.size(), 1) : 1;

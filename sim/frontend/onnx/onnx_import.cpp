@@ -476,10 +476,9 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
        "QLinearConcat, "
        "Relu, Clip, Flatten, Reshape, Transpose between NHWC and NCHW at a graph input or "
        "output, Slice and Split of channels, Resize (nearest, integer factors), the channel "
-       "shuffle (Reshape, Transpose [0, 2, "
-       "1, 3, 4], Reshape), QuantizeLinear of an input, DequantizeLinear of an output; in QDQ form "
-       "also "
-       "Softmax and LayerNormalization over the last axis, Sigmoid, HardSigmoid, "
+       "shuffle (Reshape, Transpose [0, 2, 1, 3, 4], Reshape), QuantizeLinear of an input, "
+       "DequantizeLinear of an output; in QDQ form also Softmax and LayerNormalization over the "
+       "last axis, Sigmoid, HardSigmoid, "
        "HardSwish, SiLU (x * Sigmoid(x)), Mul (one shape or a per-channel [N, C, 1, 1] "
        "operand), and the reshapes and transposes "
        "of attention heads (docs/onnx.md)",

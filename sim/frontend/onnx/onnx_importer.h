@@ -168,6 +168,9 @@ class Importer {
   bool import_shuffle_step(const onnx::NodeProto& n, int index);
   void add_gather(const onnx::NodeProto& n, int index, int output, const Activation& a,
                   std::vector<uint32_t> channels);
+  // The operator (gather, resize) that copies map `a`'s values: K = C, the
+  // input's quantisation in and out (refused when no earlier node states it).
+  LayerConfig copying_layer(const onnx::NodeProto& n, int index, const Activation& a, OpKind op);
   // Resize, mode nearest, by integer factors whose every output pixel reads
   // input pixel (y / f_h, x / f_w) under the node's coordinate and rounding modes.
   void import_resize(const onnx::NodeProto& n, int index);
