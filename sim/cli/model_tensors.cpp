@@ -70,10 +70,11 @@ void write_model_tensors(const SavedTensorPaths& paths, const NetworkConfig& net
     // A Transpose to NHWC is the order the values lie in.
     const std::vector<int32_t> nchw = o.nhwc ? values[l].data : to_nchw(values[l]);
     // A matmul's output is [N, F] in the model (H = W = 1 here).
-    const std::vector<uint32_t> shape =
-        o.nhwc ? (o.shape.empty() ? std::vector<uint32_t>{N, H, W, K} : o.shape)
-        : L.op == OpKind::MatMul && H == 1 && W == 1 ? std::vector<uint32_t>{N, K}
-                                                     : std::vector<uint32_t>{N, K, H, W};
+    const std::vector<uint32_t> shape = !o.shape.empty() ? o.shape
+                                        : o.nhwc         ? std::vector<uint32_t>{N, H, W, K}
+                                        : L.op == OpKind::MatMul && H == 1 && W == 1
+                                            ? std::vector<uint32_t>{N, K}
+                                            : std::vector<uint32_t>{N, K, H, W};
     const std::string& path = paths.outputs.at(k);
     if (!o.dequantize) {
       write_values(path, shape, L.quant.output.type, nchw);

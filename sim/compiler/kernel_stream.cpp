@@ -20,25 +20,27 @@ KernelStream summary_from_counts(std::vector<uint32_t> nonzeros, uint32_t R, uin
   return s;
 }
 
+std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, uint64_t taps,
+                                            const std::vector<int8_t>& zero_of_kernel) {
+  std::vector<uint32_t> nonzeros(K, 0);
+  // A kernel's "zero" is its weight zero point (0 for plain int8 layers):
+  // coefficients equal to it contribute (w - zp) = 0 and are skipped.
+  for (uint32_t k = 0; k < K; ++k) {
+    const int8_t z = zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k];
+    const int8_t* coefficients = weights + k * taps;
+    uint32_t count = 0;
+    for (uint64_t i = 0; i < taps; ++i) count += coefficients[i] != z;
+    nonzeros[k] = count;
+  }
+  return nonzeros;
+}
+
 KernelStream summarise_kernels(const TensorI8& w, ComputeMode mode,
                                const std::vector<int8_t>& zero_of_kernel) {
   if (w.shape.size() != 4) throw std::invalid_argument("weights must be K,R,S,C");
   const uint32_t K = w.shape[0], R = w.shape[1], S = w.shape[2], C = w.shape[3];
-  std::vector<uint32_t> nonzeros(K, 0);
-  const uint64_t kernel = uint64_t(R) * S * C;
-  // A kernel's "zero" is its weight zero point (0 for plain int8 layers):
-  // coefficients equal to it contribute (w - zp) = 0 and are skipped.
-  const auto zero = [&](uint32_t k) {
-    return zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k];
-  };
-  for (uint32_t k = 0; k < K; ++k) {
-    const int8_t z = zero(k);
-    const int8_t* coefficients = w.data.data() + k * kernel;
-    uint32_t count = 0;
-    for (uint64_t i = 0; i < kernel; ++i) count += coefficients[i] != z;
-    nonzeros[k] = count;
-  }
-  return summary_from_counts(std::move(nonzeros), R, S, C, mode);
+  return summary_from_counts(
+      count_kernel_nonzeros(w.data.data(), K, uint64_t(R) * S * C, zero_of_kernel), R, S, C, mode);
 }
 
 KernelStream encode_kernels(const TensorI8& w, ComputeMode mode,

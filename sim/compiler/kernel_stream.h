@@ -32,6 +32,12 @@ KernelStream encode_kernels(const TensorI8& weights, ComputeMode mode,
 KernelStream summarise_kernels(const TensorI8& weights, ComputeMode mode,
                                const std::vector<int8_t>& zero_of_kernel = {});
 
+// The non-zeros of each of K kernels of `taps` coefficients lying one after another
+// from `weights`: coefficients other than the kernel's zero (its weight zero point; 0
+// when `zero_of_kernel` is empty), which zero skipping does not skip.
+std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, uint64_t taps,
+                                            const std::vector<int8_t>& zero_of_kernel);
+
 // The same from the non-zeros per kernel alone (K = their count), for weights counted without
 // being stored: the format rule is summarise_kernels'.
 KernelStream summary_from_counts(std::vector<uint32_t> nonzeros, uint32_t R, uint32_t S, uint32_t C,

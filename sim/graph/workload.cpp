@@ -75,14 +75,15 @@ uint64_t sum_tensor_bytes(const NetworkConfig& net, bool activations) {
   uint64_t total = 0;
   // Graph operators with the same seeded weights (a decode step's projections
   // and the prefill's) share one copy, in DRAM and on the host: count it once.
+  // A model's own weights (no key) are each operator's own.
   std::set<std::string> shared;
   for (const LayerConfig& l : net.layers) {
     // Each term is at most 256 MiB (validate_layer), so only the sum can overflow.
     if (activations) total = saturating_sum(total, l.input_bytes());
     // batch_matmul's second operand is an activation, not weights.
     if (!activations && l.op == OpKind::BatchMatMul) continue;
-    if (!l.quantized || l.weight_bytes() == 0 || shared.insert(seeded_weights_key(l)).second)
-      total = saturating_sum(total, l.weight_bytes());
+    const std::string key = l.quantized && l.weight_bytes() > 0 ? seeded_weights_key(l) : "";
+    if (key.empty() || shared.insert(key).second) total = saturating_sum(total, l.weight_bytes());
     if (activations) total = saturating_sum(total, l.output_bytes());
   }
   return total;

@@ -263,6 +263,48 @@ torch.onnx.export(Neck().eval(), torch.zeros(1, 3, 24, 40), sys.argv[1], opset_v
 }
 
 TEST_CASE(
+    "npusim quantize: a Flatten of a tall 5x3 map into a Linear (VGG's classifier, as torch.onnx "
+    "writes it) equals ONNX Runtime bit for bit, the flattened map included, and times the same "
+    "without values",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string dir = npusim::test::temp_dir() + "/quantize_flatten";
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/flatten.onnx";
+  // A strided conv, a 3x1 conv, torch.flatten of its [1, 24, 5, 3] output (a graph
+  // output too) into a 360-input Linear, a ReLU and a second Linear.
+  const std::string script = dir + "/flatten.py";
+  std::ofstream(script) << R"PY(
+import sys, torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+class Head(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.c1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        s.c2 = nn.Conv2d(16, 24, (3, 1), padding=(1, 0))
+        s.fc1 = nn.Linear(24 * 5 * 3, 40)
+        s.fc2 = nn.Linear(40, 10)
+    def forward(s, x):
+        f = torch.flatten(F.relu(s.c2(F.relu(s.c1(x)))), 1)
+        return s.fc2(F.relu(s.fc1(f))), f
+torch.onnx.export(Head().eval(), torch.zeros(1, 3, 10, 6), sys.argv[1], opset_version=13,
+                  input_names=["input"], output_names=["logits", "flat"])
+)PY";
+  REQUIRE(std::system(("/usr/bin/python3 " + script + " " + model + " > /dev/null 2>&1").c_str()) ==
+          0);
+  const std::string out = dir + "/flatten_qdq.onnx";
+  quantise(model, out, " --activations int8");
+  const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("[all] flat float32 [1, 360]: bit-exact (360 values)"));
+  CHECK_THAT(c.text, Catch::Contains("[all] logits float32 [1, 10]: bit-exact (10 values)"));
+  const nlohmann::json functional = npusim::test::run_report("run " + out + " -q");
+  const nlohmann::json timing = npusim::test::run_report("run " + out + " -q --timing-only");
+  CHECK(timing["totals"]["cycles"] == functional["totals"]["cycles"]);
+}
+
+TEST_CASE(
     "exporter idioms end to end: Pad before an AveragePool (asymmetric, on a 5x7 map) and a "
     "Flatten that requantises equal ONNX Runtime bit for bit, on seeded codes and on the model's "
     "own float input",

@@ -335,8 +335,10 @@ TEST_CASE(
   CHECK_THAT(e.expected(), Catch::Contains("2..4098"));
 }
 
-TEST_CASE("graph: operators sharing seeded weights count them once in the workload's tensor bytes",
-          "[graph]") {
+TEST_CASE(
+    "graph: operators sharing seeded weights count them once in the workload's tensor bytes, "
+    "operators with a model's own weights each",
+    "[graph]") {
   const json fc = {{"op", "matmul"},
                    {"out_features", 64},
                    {"seed", 7},
@@ -357,4 +359,8 @@ TEST_CASE("graph: operators sharing seeded weights count them once in the worklo
                   {"operators", {a, other}}};
   CHECK(workload_tensor_bytes(parse_workload(h, "g.json")) == 256 + 32 + 512 + 64 + 2 * 2048);
   CHECK(workload_weight_bytes(parse_workload(h, "g.json")) == 2 * 2048);
+  // A model's own weights (as ONNX gives them) have no seed to share: each counts.
+  NetworkConfig own = parse_workload(g, "g.json");
+  for (LayerConfig& L : own.layers) L.weight_values = std::vector<int8_t>(64 * 32, 1);
+  CHECK(workload_weight_bytes(own) == 2 * 2048);
 }

@@ -49,7 +49,7 @@ std::vector<int64_t> axes_of(const onnx::NodeProto& n, int64_t opset,
 }  // namespace
 
 Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& file,
-                              const std::string& pointer) {
+                              const std::string& pointer, std::vector<int8_t>* side) {
   Constant c;
   c.type = t.data_type();
   for (int64_t d : t.dims()) {
@@ -80,7 +80,10 @@ Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& fil
       break;
     case onnx::TensorProto_DataType_UINT8:
     case onnx::TensorProto_DataType_INT8: {
-      if (t.has_raw_data()) {
+      if (side != nullptr) {
+        need(side->size(), 1);
+        c.bytes = std::move(*side);
+      } else if (t.has_raw_data()) {
         need(raw.size(), 1);
         c.bytes.assign(raw.begin(), raw.end());
       } else {

@@ -40,9 +40,10 @@ struct Constant {
 // A TensorProto's values; throws ConfigError at `file` and `pointer` for
 // negative dims, external data or a value count that does not match the dims.
 // Types other than float, (u)int8, int32 and int64 keep no values (an error
-// only when a node reads them).
+// only when a node reads them). `side`: an 8-bit tensor's values, read beside
+// its TensorProto (onnx_reader.h), moved in.
 Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& file,
-                              const std::string& pointer);
+                              const std::string& pointer, std::vector<int8_t>* side = nullptr);
 
 // The same for a reader that only looks (the graph rewrites before import):
 // nullopt where constant_from_tensor throws, which the import then reports.

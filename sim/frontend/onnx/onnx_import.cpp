@@ -15,12 +15,14 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <system_error>
 
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
 #include "sim/frontend/onnx/exporter_idioms.h"
 #include "sim/frontend/onnx/onnx_constants.h"
 #include "sim/frontend/onnx/onnx_importer.h"
+#include "sim/frontend/onnx/onnx_reader.h"
 #include "sim/frontend/onnx/onnx_shapes.h"
 #include "sim/frontend/onnx/qdq_lowering.h"
 #include "sim/tensor/layout.h"
@@ -77,8 +79,12 @@ OnnxModel Importer::run() {
   // Each initialiser's values move into constants_; the model keeps only its
   // name, type and dims, so the weights are not held twice while operators
   // copy them into their own layout.
-  for (onnx::TensorProto& t : *model_.mutable_graph()->mutable_initializer()) {
-    constants_[t.name()] = constant_from_tensor(t, path_, "/graph/initializer/" + t.name());
+  for (int i = 0; i < model_.graph().initializer_size(); ++i) {
+    onnx::TensorProto& t = *model_.mutable_graph()->mutable_initializer(i);
+    std::vector<int8_t>* side = size_t(i) < side_bytes_.size() && !side_bytes_[size_t(i)].empty()
+                                    ? &side_bytes_[size_t(i)]
+                                    : nullptr;
+    constants_[t.name()] = constant_from_tensor(t, path_, "/graph/initializer/" + t.name(), side);
     std::string().swap(*t.mutable_raw_data());
     google::protobuf::RepeatedField<int32_t>().Swap(t.mutable_int32_data());
     google::protobuf::RepeatedField<int64_t>().Swap(t.mutable_int64_data());
@@ -99,11 +105,11 @@ OnnxModel Importer::run() {
   }
   // A constant no later node reads is dropped once its last reader is imported
   // (the operators hold their weights in their own layout by then).
-  std::map<std::string, int> unread = readers_;
+  unread_ = readers_;
   for (int i = 0; i < g.node_size(); ++i) {
     import_node(g.node(i), i);
     for (const std::string& in : g.node(i).input())
-      if (--unread[in] == 0 && constants_.count(in) && !input_files_.count(in))
+      if (--unread_[in] == 0 && constants_.count(in) && !input_files_.count(in))
         constants_.erase(in);
   }
   for (const auto& [name, file] : input_files_)
@@ -119,12 +125,17 @@ OnnxModel Importer::run() {
 }
 
 void Importer::read_model() {
-  std::ifstream in(path_, std::ios::binary);
-  if (!in)
-    throw ConfigError(path_, "", "a readable ONNX model file", "a file that cannot be opened");
-  if (!model_.ParseFromIstream(&in))
-    throw ConfigError(path_, "", "an ONNX model (protobuf ModelProto)",
-                      "bytes that do not parse as one (truncated or not ONNX)");
+  ReadModel read;
+  try {
+    if (!read_onnx_model(path_, read))
+      throw ConfigError(path_, "", "an ONNX model (protobuf ModelProto)",
+                        "bytes that do not parse as one (truncated or not ONNX)");
+  } catch (const std::system_error& e) {
+    throw ConfigError(path_, "", "a readable ONNX model file",
+                      std::string("a file that cannot be opened (") + e.code().message() + ")");
+  }
+  model_.Swap(&read.model);
+  side_bytes_ = std::move(read.side_bytes);
   if (!model_.has_graph()) throw ConfigError(path_, "", "a model with a graph", "no graph");
   bool default_domain = false;
   for (const onnx::OperatorSetIdProto& o : model_.opset_import()) {
@@ -521,6 +532,8 @@ std::optional<OnnxOutput> Importer::saved_output(const std::string& name,
   } else if (a.flat) {  // [N, C]: with H = W = 1 both orders are one
     o.nhwc = true;
     o.shape = {a.N, a.C};
+  } else if (a.flat_map) {  // the map in NCHW order
+    o.shape = {a.N, a.C * a.H * a.W};
   }
   return o;
 }

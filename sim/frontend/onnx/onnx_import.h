@@ -29,8 +29,9 @@ struct OnnxOutput {
   float scale = 1.0f;
   int32_t zero_point = 0;
   bool nhwc = false;  // a Transpose to [N, H, W, C]: the simulator's own order, saved as is
-  // With nhwc: the model's shape when not [N, H, W, C] (a sequence tensor
-  // [1, T, F] lies as T rows of F features, the order it is saved in).
+  // The model's shape when not [N, H, W, C] (nhwc) or [N, C, H, W]: a sequence
+  // tensor [1, T, F] lies as T rows of F features, the order it is saved in; a
+  // Flatten of a map, [N, C * H * W], is saved in NCHW order.
   std::vector<uint32_t> shape;
 };
 

@@ -31,6 +31,9 @@ struct Activation {
   TensorSource source;
   uint32_t N = 1, C = 0, H = 1, W = 1;
   bool flat = false;  // [N, C] (after Flatten/Reshape or a matmul)
+  // [N, C * H * W]: a Flatten of an H x W map, features in NCHW order. Only a
+  // matmul reads it (as the convolution whose kernel covers the map), or a graph output.
+  bool flat_map = false;
   // An ONNX [1, T, F] tensor, held as the sequence tensor [N = 1, C = F, H =
   // T, W = 1] (docs/transformers.md). With heads > 0 it is the same bytes seen
   // as 4-D per head (a Reshape to [1, T, heads, F / heads] and Transposes):
@@ -90,6 +93,11 @@ class Importer {
   const std::string& input(const onnx::NodeProto& n, int i, bool required = true) const;
 
   const Constant& constant(const onnx::NodeProto& n, int i) const;
+  // An 8-bit constant input's bytes as stored, for a node that puts them into its
+  // own layout: moved out when `n` is its last reader (it would be dropped after
+  // `n` anyway), so a model's weights are not held twice; copied otherwise. The
+  // node reads no more of the constant after this.
+  std::vector<int8_t> take_bytes(const onnx::NodeProto& n, int i);
 
   float scale_of(const onnx::NodeProto& n, int i) const;
   std::vector<float> scales_of(const onnx::NodeProto& n, int i, uint64_t per_channel) const;
@@ -246,6 +254,9 @@ class Importer {
   std::string path_;
   std::map<std::string, std::string> input_files_;
   onnx::ModelProto model_;
+  // By initialiser index: the values of large 8-bit ones, read beside the protobuf
+  // (onnx_reader.h); moved into constants_ as they are read.
+  std::vector<std::vector<int8_t>> side_bytes_;
   std::map<std::string, Constant> constants_;
   std::map<std::string, Activation> activations_;
   // Each tensor's producer in the model as read, "node 'NAME' (OP)", for messages
@@ -253,6 +264,7 @@ class Importer {
   std::map<std::string, std::string> producers_;
   bool float_model_ = false;            // no QuantizeLinear, DequantizeLinear or integer operator
   std::map<std::string, int> readers_;  // per tensor: node inputs and graph outputs reading it
+  std::map<std::string, int> unread_;   // the same, less the nodes imported so far
   int64_t opset_ = 0;                   // of the default domain
   std::map<std::string, OnnxOutput> dequantized_;
   std::map<std::string, OnnxOutput> transposed_;  // graph outputs transposed to NHWC

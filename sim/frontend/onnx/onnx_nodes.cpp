@@ -53,10 +53,18 @@ void Importer::import_conv(const onnx::NodeProto& n, int index, bool integer) {
     q.bias = int32_bias(n, 8, L.K, "an int32 bias of K = " + std::to_string(L.K) + " values",
                         L.bias_values);
   }
-  // OIHW -> K, R, S, C/group bytes: the channels-last move, K as the outer axis.
-  TensorI8 oihw({L.K, L.C / L.groups, L.R, L.S});
-  for (uint64_t i = 0; i < oihw.size(); ++i) oihw.data[i] = int8_t(w.int_at(i));
-  L.weight_values = nchw_to_nhwc(oihw).data;
+  // OIHW -> K, R, S, C/group bytes: the channels-last move within each output
+  // channel's block, in place (uint8 weights keep their bytes).
+  std::vector<int8_t> weights = take_bytes(n, w_at);
+  const uint32_t Cg = L.C / L.groups, RS = L.R * L.S;
+  std::vector<int8_t> block(uint64_t(Cg) * RS);
+  for (uint32_t k = 0; k < L.K; ++k) {
+    int8_t* kernel = weights.data() + uint64_t(k) * block.size();
+    std::copy(kernel, kernel + block.size(), block.begin());
+    for (uint32_t c = 0; c < Cg; ++c)
+      for (uint32_t rs = 0; rs < RS; ++rs) kernel[uint64_t(rs) * Cg + c] = block[c * RS + rs];
+  }
+  L.weight_values = std::move(weights);
   add_layer(n, std::move(L), {xa.source});
 }
 
@@ -67,10 +75,13 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
   if (xa.heads > 0)
     fail(n, "a [N, C] or [1, T, F] input (a projection reads whole tokens)",
          "a tensor split into " + std::to_string(xa.heads) + " heads");
-  if (!xa.flat && !xa.sequence && (xa.H != 1 || xa.W != 1))
+  if (!xa.flat && !xa.flat_map && !xa.sequence && (xa.H != 1 || xa.W != 1))
     fail(n, "a [N, C] input (flattened) or a sequence [1, T, F]",
          "a 4-D tensor with H x W = " + std::to_string(xa.H) + "x" + std::to_string(xa.W));
-  LayerConfig L = base_layer(n, index, xa, OpKind::MatMul);
+  // A Flatten of an H x W map: the matmul is the convolution whose kernel covers
+  // the map (no padding, one output pixel), B's rows the kernel in NCHW order.
+  LayerConfig L = base_layer(n, index, xa, xa.flat_map ? OpKind::Conv : OpKind::MatMul);
+  const uint32_t features = xa.flat_map ? xa.C * xa.H * xa.W : xa.C;
   OpQuant& q = L.quant;
   const bool integer = kind == "MatMulInteger";
   const int b_at = integer ? 1 : 3;
@@ -83,9 +94,11 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
     fail(n, "transA 0 and alpha 1", "another transA or alpha");
   const uint32_t Kin = uint32_t(trans_b ? b.dims[1] : b.dims[0]);
   L.K = uint32_t(trans_b ? b.dims[0] : b.dims[1]);
-  if (Kin != xa.C)
-    fail(n, "B with " + std::to_string(xa.C) + " rows (the input's features)", std::to_string(Kin));
-  L.R = L.S = 1;
+  if (Kin != features)
+    fail(n, "B with " + std::to_string(features) + " rows (the input's features)",
+         std::to_string(Kin));
+  L.R = xa.flat_map ? xa.H : 1;
+  L.S = xa.flat_map ? xa.W : 1;
   q.weight_type = b.type == onnx::TensorProto_DataType_UINT8 ? QuantType::Uint8 : QuantType::Int8;
   if (integer) {
     integer_operands(n, xa, activation_type(xa), b.type, L.K, q);
@@ -103,11 +116,26 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
                             std::to_string(L.K) + " values",
                         L.bias_values);
   }
-  std::vector<int8_t> weights(uint64_t(L.K) * Kin);
-  for (uint32_t f = 0; f < L.K; ++f)
-    for (uint32_t c = 0; c < Kin; ++c)
-      weights[uint64_t(f) * Kin + c] =
-          int8_t(trans_b ? b.int_at(uint64_t(f) * Kin + c) : b.int_at(uint64_t(c) * L.K + f));
+  // K rows of Kin bytes (uint8 weights keep their bytes): B as stored with transB,
+  // else transposed.
+  std::vector<int8_t> weights;
+  if (trans_b) {
+    weights = take_bytes(n, b_at);
+  } else {
+    weights.resize(uint64_t(L.K) * Kin);
+    for (uint32_t f = 0; f < L.K; ++f)
+      for (uint32_t i = 0; i < Kin; ++i)
+        weights[uint64_t(f) * Kin + i] = b.bytes[uint64_t(i) * L.K + f];
+  }
+  if (xa.flat_map) {  // K, R, S, C, in place: feature i of a row is (c * R + y) * S + x
+    const uint32_t C = L.C, RS = L.R * L.S;
+    std::vector<int8_t> row(Kin);
+    for (uint32_t f = 0; f < L.K; ++f) {
+      int8_t* w = weights.data() + uint64_t(f) * Kin;
+      std::copy(w, w + Kin, row.begin());
+      for (uint32_t i = 0; i < Kin; ++i) w[(i % RS) * C + i / RS] = row[i];
+    }
+  }
   L.weight_values = std::move(weights);
   const bool sequence = xa.sequence;  // [1, T, F] rows of tokens stay a sequence
   add_layer(n, std::move(L), {xa.source}, /*flat_output=*/!sequence);
@@ -214,19 +242,21 @@ void Importer::import_concat(const onnx::NodeProto& n, int index) {
 void Importer::import_flatten(const onnx::NodeProto& n) {
   Activation a = activation(n, 0);
   if (a.sequence && n.op_type() == "Reshape") return import_sequence_reshape(n);
-  if (a.H != 1 || a.W != 1)
-    fail(n, "a [N, C, 1, 1] input (the only reshape the simulator expresses)",
-         "[" + std::to_string(a.N) + ", " + std::to_string(a.C) + ", " + std::to_string(a.H) +
-             ", " + std::to_string(a.W) + "]");
+  if (a.sequence || a.heads > 0)
+    fail(n, "a [N, C, H, W] map or [N, C] rows (the only flattens the simulator expresses)",
+         dims_text(onnx_dims(a)));
   if (n.op_type() == "Flatten" && int_attr(n, "axis", 1) != 1) fail(n, "axis 1", "another axis");
+  const int64_t features = int64_t(a.C) * a.H * a.W;
   if (n.op_type() == "Reshape") {
     const Constant& shape = constant(n, 1);
     const bool ok = shape.ints.size() == 2 &&
                     (shape.ints[0] == a.N || shape.ints[0] == -1 || shape.ints[0] == 0) &&
-                    (shape.ints[1] == a.C || shape.ints[1] == -1);
-    if (!ok) fail(n, "a reshape to [N, C]", "another shape");
+                    (shape.ints[1] == features || shape.ints[1] == -1);
+    if (!ok) fail(n, "a reshape to [N, " + std::to_string(features) + "]", "another shape");
   }
-  a.flat = true;
+  // [N, C, 1, 1] is a matmul's rows as they lie; [N, C * H * W] a view only a
+  // matmul reads (import_matmul).
+  (a.H == 1 && a.W == 1 ? a.flat : a.flat_map) = true;
   activations_[n.output(0)] = a;
 }
 

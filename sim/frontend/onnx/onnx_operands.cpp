@@ -81,6 +81,15 @@ const Constant& Importer::constant(const onnx::NodeProto& n, int i) const {
   return it->second;
 }
 
+std::vector<int8_t> Importer::take_bytes(const onnx::NodeProto& n, int i) {
+  const std::string& name = input(n, i);
+  constant(n, i);  // an error when there is none
+  Constant& c = constants_.at(name);
+  const int reads = int(std::count(n.input().begin(), n.input().end(), name));
+  if (unread_[name] == reads && !input_files_.count(name)) return std::move(c.bytes);
+  return c.bytes;
+}
+
 float Importer::scale_of(const onnx::NodeProto& n, int i) const {
   const Constant& c = constant(n, i);
   if (c.type != onnx::TensorProto_DataType_FLOAT || c.count() != 1)
@@ -184,6 +193,13 @@ Activation& Importer::activation(const onnx::NodeProto& n, int i) {
              "\") a feature map; a 5-D view of one only as a channel shuffle: Reshape [N, g, C "
              "/ g, H, W], Transpose [0, 2, 1, 3, 4], Reshape [N, C, H, W]",
          "a 5-D view " + dims_text(onnx_dims(it->second)) + " read by " + n.op_type());
+  static const std::set<std::string> matmuls = {"QLinearMatMul", "MatMulInteger", "QGemm",
+                                                "DequantizeLinear"};
+  if (it->second.flat_map && !matmuls.count(n.op_type()))
+    fail(n,
+         "input " + std::to_string(i) + " (\"" + name +
+             "\") a feature map; a Flatten of an H x W map only as a matmul's input",
+         "the flattened map " + dims_text(onnx_dims(it->second)) + " read by " + n.op_type());
   return it->second;
 }
 

@@ -31,6 +31,7 @@ std::vector<int64_t> Importer::onnx_dims(const Activation& a) {
   }
   if (a.sequence) return {a.N, a.H, a.C};
   if (a.flat) return {a.N, a.C};
+  if (a.flat_map) return {a.N, int64_t(a.C) * a.H * a.W};
   if (a.shuffle_groups > 0) {
     const int64_t g = a.shuffle_groups, per = a.C / a.shuffle_groups;
     return {a.N, a.shuffle_transposed ? per : g, a.shuffle_transposed ? g : per, a.H, a.W};
