@@ -305,6 +305,41 @@ torch.onnx.export(Head().eval(), torch.zeros(1, 3, 10, 6), sys.argv[1], opset_ve
 }
 
 TEST_CASE(
+    "npusim quantize: a float VGG-11 at 224 x 224 (a 133 MB model; its Flatten of [1, 512, 7, 7] "
+    "into a 25,088-input classifier) equals ONNX Runtime bit for bit once quantised, and times "
+    "the same without values",
+    "[onnx][torch][slow]") {
+  if (!have_torch_and_ort()) return;
+  const std::string dir = npusim::test::temp_dir() + "/quantize_vgg";
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/float_vgg11.onnx";
+  const std::string cmd =
+      "/usr/bin/python3 -c \"import torch, torchvision; torch.manual_seed(0); "
+      "torch.onnx.export(torchvision.models.vgg11(weights=None).eval(), torch.zeros(1, 3, 224, "
+      "224), '" +
+      model +
+      "', opset_version=13, input_names=['input'], output_names=['logits'])\" > /dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::string out = dir + "/vgg11_qdq.onnx";
+  quantise(model, out);
+  std::filesystem::remove(model);  // 531 MB of float weights
+  check_bit_exact(out);
+  const nlohmann::json functional = npusim::test::run_report("run " + out + " -q");
+  const nlohmann::json timing = npusim::test::run_report("run " + out + " -q --timing-only");
+  CHECK(timing["totals"]["cycles"] == functional["totals"]["cycles"]);
+  // The first classifier layer is the 7x7 convolution over the whole map.
+  const nlohmann::json* fc = nullptr;
+  for (const nlohmann::json& layer : functional["layers"])
+    if (layer["shape"]["source_op"] == "Gemm(QDQ)" && fc == nullptr) fc = &layer;
+  REQUIRE(fc != nullptr);
+  CHECK((*fc)["shape"]["op"] == "conv");
+  CHECK((*fc)["shape"]["R"] == 7);
+  CHECK((*fc)["shape"]["S"] == 7);
+  CHECK((*fc)["shape"]["K"] == 4096);
+  std::filesystem::remove(out);
+}
+
+TEST_CASE(
     "exporter idioms end to end: Pad before an AveragePool (asymmetric, on a 5x7 map) and a "
     "Flatten that requantises equal ONNX Runtime bit for bit, on seeded codes and on the model's "
     "own float input",
