@@ -140,6 +140,18 @@ std::string quantise(const std::string& model, const std::string& out,
   return q.out;
 }
 
+// A float model that `script` (a torch.onnx export to sys.argv[1]) writes, as
+// quantize_NAME/NAME.onnx in the test's folder.
+std::string export_script(const std::string& name, const std::string& script) {
+  const std::string dir = npusim::test::temp_dir() + "/quantize_" + name;
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/" + name + ".onnx", path = dir + "/" + name + ".py";
+  std::ofstream(path) << script;
+  const std::string cmd = "/usr/bin/python3 " + path + " " + model + " > /dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return model;
+}
+
 // The model's 1000 logits equal ONNX Runtime's optimised output bit for bit.
 void check_bit_exact(const std::string& model) {
   const npusim::test::OrtComparison c = npusim::test::ort_compare(model, "--levels all");
@@ -221,13 +233,9 @@ TEST_CASE(
     "(Resize, asymmetric, floor) equals ONNX Runtime bit for bit, the upsampled map included",
     "[onnx][torch]") {
   if (!have_torch_and_ort()) return;
-  const std::string dir = npusim::test::temp_dir() + "/quantize_neck";
-  std::filesystem::create_directories(dir);
-  const std::string model = dir + "/neck.onnx";
   // Two strided convs, the deeper map upsampled by 2 and concatenated with the
   // shallower, a conv, an upsampling by 2 rows x 3 columns (a graph output), a mean and an FC.
-  const std::string script = dir + "/neck.py";
-  std::ofstream(script) << R"PY(
+  const std::string model = export_script("neck", R"PY(
 import sys, torch, torch.nn as nn, torch.nn.functional as F
 torch.manual_seed(0)
 class Neck(nn.Module):
@@ -245,10 +253,8 @@ class Neck(nn.Module):
         return s.fc(y.mean([2, 3])), y
 torch.onnx.export(Neck().eval(), torch.zeros(1, 3, 24, 40), sys.argv[1], opset_version=13,
                   input_names=["input"], output_names=["logits", "upsampled"])
-)PY";
-  REQUIRE(std::system(("/usr/bin/python3 " + script + " " + model + " > /dev/null 2>&1").c_str()) ==
-          0);
-  const std::string out = dir + "/neck_qdq.onnx";
+)PY");
+  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
   quantise(model, out);
   const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
   INFO(c.text);
@@ -268,13 +274,9 @@ TEST_CASE(
     "without values",
     "[onnx][torch]") {
   if (!have_torch_and_ort()) return;
-  const std::string dir = npusim::test::temp_dir() + "/quantize_flatten";
-  std::filesystem::create_directories(dir);
-  const std::string model = dir + "/flatten.onnx";
   // A strided conv, a 3x1 conv, torch.flatten of its [1, 24, 5, 3] output (a graph
   // output too) into a 360-input Linear, a ReLU and a second Linear.
-  const std::string script = dir + "/flatten.py";
-  std::ofstream(script) << R"PY(
+  const std::string model = export_script("flatten", R"PY(
 import sys, torch, torch.nn as nn, torch.nn.functional as F
 torch.manual_seed(0)
 class Head(nn.Module):
@@ -289,10 +291,8 @@ class Head(nn.Module):
         return s.fc2(F.relu(s.fc1(f))), f
 torch.onnx.export(Head().eval(), torch.zeros(1, 3, 10, 6), sys.argv[1], opset_version=13,
                   input_names=["input"], output_names=["logits", "flat"])
-)PY";
-  REQUIRE(std::system(("/usr/bin/python3 " + script + " " + model + " > /dev/null 2>&1").c_str()) ==
-          0);
-  const std::string out = dir + "/flatten_qdq.onnx";
+)PY");
+  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
   quantise(model, out, " --activations int8");
   const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
   INFO(c.text);
@@ -305,7 +305,7 @@ torch.onnx.export(Head().eval(), torch.zeros(1, 3, 10, 6), sys.argv[1], opset_ve
 }
 
 TEST_CASE(
-    "npusim quantize: a float VGG-11 at 224 x 224 (a 133 MB model; its Flatten of [1, 512, 7, 7] "
+    "npusim quantize: a float VGG-11 at 224 x 224 (a 133 MB model, its Flatten of [1, 512, 7, 7] "
     "into a 25,088-input classifier) equals ONNX Runtime bit for bit once quantised, and times "
     "the same without values",
     "[onnx][torch][slow]") {
