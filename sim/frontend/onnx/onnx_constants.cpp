@@ -127,13 +127,16 @@ int hoist_constant_nodes(onnx::GraphProto& g) {
   for (int i = 0; i < g.initializer_size(); ++i) initialiser[g.initializer(i).name()] = i;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
   int removed = 0;
-  for (const onnx::NodeProto& n : g.node()) {
+  for (onnx::NodeProto& n : *g.mutable_node()) {
     const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-    const onnx::AttributeProto* value = attribute(n, "value");
+    onnx::AttributeProto* value = nullptr;
+    for (onnx::AttributeProto& a : *n.mutable_attribute())
+      if (a.name() == "value" && value == nullptr) value = &a;
     if (default_domain && n.op_type() == "Constant" && n.output_size() == 1 && value != nullptr &&
         value->has_t()) {
+      // The tensor moves (torch.onnx writes megabytes of weights so): no second copy.
       onnx::TensorProto* t = g.add_initializer();
-      *t = value->t();
+      t->Swap(value->mutable_t());
       t->set_name(n.output(0));
       initialiser[t->name()] = g.initializer_size() - 1;
       ++removed;
@@ -148,7 +151,7 @@ int hoist_constant_nodes(onnx::GraphProto& g) {
       ++removed;
       continue;
     }
-    *kept.Add() = n;
+    *kept.Add() = std::move(n);
   }
   g.mutable_node()->Swap(&kept);
   return removed;

@@ -63,6 +63,8 @@ OnnxModel Importer::run() {
   read_model();
   check_names_are_utf8(model_.graph(), path_);
   run_onnx_checker();
+  // Before anything copies nodes (stated_shapes does): a Constant node's megabytes move once.
+  hoist_constant_nodes(*model_.mutable_graph());  // Constant / Identity -> initialisers
   const std::map<std::string, std::vector<int64_t>> stated = stated_shapes(model_);
   float_model_ = true;
   for (const onnx::NodeProto& n : model_.graph().node()) {
@@ -73,7 +75,6 @@ OnnxModel Importer::run() {
         n.op_type().find("Integer") != std::string::npos || n.op_type() == "QGemm")
       float_model_ = false;
   }
-  hoist_constant_nodes(*model_.mutable_graph());     // Constant / Identity -> initialisers
   rewrite_exporter_idioms(*model_.mutable_graph());  // identity Casts, ...
   lower_qdq(*model_.mutable_graph());  // QDQ patterns -> integer operators, as ORT fuses them
   // Each initialiser's values move into constants_; the model keeps only its

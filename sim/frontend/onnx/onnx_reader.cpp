@@ -1,6 +1,7 @@
 // The model file walked field by field (onnx_reader.h): ModelProto.graph (7),
-// GraphProto.initializer (5) and TensorProto.raw_data (9) by hand, every other
-// field copied as it is and parsed by protobuf.
+// GraphProto.initializer (5) and TensorProto.raw_data (9) by hand, GraphProto.node
+// (1) parsed by protobuf where it lies, every other field copied as it is and
+// parsed by protobuf.
 #include "sim/frontend/onnx/onnx_reader.h"
 
 #include <fcntl.h>
@@ -24,7 +25,7 @@ using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
 using google::protobuf::io::StringOutputStream;
 
-constexpr int kModelGraph = 7, kGraphInitializer = 5, kTensorRawData = 9;
+constexpr int kModelGraph = 7, kGraphNode = 1, kGraphInitializer = 5, kTensorRawData = 9;
 
 class Walker {
  public:
@@ -32,22 +33,23 @@ class Walker {
 
   bool model(ReadModel& out) {
     std::string rest, graph_rest;
+    onnx::GraphProto graph;
     std::vector<onnx::TensorProto> initializers;
-    bool graph = false;
+    bool has_graph = false;
     while (const uint32_t tag = in_.ReadTag()) {
       if (!field_is(tag, kModelGraph)) {
         if (!copy_field(tag, rest)) return false;
         continue;
       }
-      graph = true;
-      if (!message([&] { return this->graph(graph_rest, initializers, out.side_bytes); }))
+      has_graph = true;
+      if (!message([&] { return this->graph(graph, graph_rest, initializers, out.side_bytes); }))
         return false;
     }
     if (!in_.ConsumedEntireMessage() || !out.model.ParseFromString(rest)) return false;
-    if (!graph) return true;
-    onnx::GraphProto* g = out.model.mutable_graph();
-    if (!g->ParseFromString(graph_rest)) return false;
-    for (onnx::TensorProto& t : initializers) *g->add_initializer() = std::move(t);
+    if (!has_graph) return true;
+    if (!graph.MergeFromString(graph_rest)) return false;
+    for (onnx::TensorProto& t : initializers) *graph.add_initializer() = std::move(t);
+    out.model.mutable_graph()->Swap(&graph);
     return true;
   }
 
@@ -75,9 +77,16 @@ class Walker {
     return true;
   }
 
-  bool graph(std::string& rest, std::vector<onnx::TensorProto>& initializers,
+  // Nodes are parsed straight into `g` (a Constant node may hold megabytes:
+  // torch.onnx writes weights so), initialisers by tensor(), the other fields
+  // (names, inputs, outputs, value_info: small) copied to `rest`.
+  bool graph(onnx::GraphProto& g, std::string& rest, std::vector<onnx::TensorProto>& initializers,
              std::vector<std::vector<int8_t>>& side) {
     while (const uint32_t tag = in_.ReadTag()) {
+      if (field_is(tag, kGraphNode)) {
+        if (!message([&] { return g.add_node()->MergePartialFromCodedStream(&in_); })) return false;
+        continue;
+      }
       if (!field_is(tag, kGraphInitializer)) {
         if (!copy_field(tag, rest)) return false;
         continue;
