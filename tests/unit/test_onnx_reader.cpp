@@ -124,3 +124,32 @@ TEST_CASE(
   CHECK(model.network.layers[0].weight_values == nhwc);
   CHECK(model.network.layers[1].weight_values == nhwc);
 }
+
+TEST_CASE(
+    "onnx: weights a Constant node holds, as torch.onnx writes them, and an Identity of them "
+    "are each convolution's weights",
+    "[onnx]") {
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto_DataType_UINT8, {1, 2, 1, 3});
+  m.scalar_float("s", 1.0f);
+  m.ints("z", onnx::TensorProto_DataType_UINT8, {}, {0});
+  m.ints("wz", onnx::TensorProto_DataType_INT8, {}, {0});
+  auto* constant = m.node("Constant", {}, {"w"}, "weights");
+  auto* value = constant->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  onnx::TensorProto* t = value->mutable_t();
+  t->set_data_type(onnx::TensorProto_DataType_INT8);
+  for (int64_t d : {2, 2, 1, 2}) t->add_dims(d);
+  t->set_raw_data(std::string{1, 2, 3, 4, 5, 6, 7, 8});
+  m.node("Identity", {"w"}, {"w2"}, "copy");
+  m.node("QLinearConv", {"x", "s", "z", "w", "s", "wz", "s", "z"}, {"a"}, "a");
+  m.node("QLinearConv", {"x", "s", "z", "w2", "s", "wz", "s", "z"}, {"b"}, "b");
+  m.output("a");
+  m.output("b");
+  const OnnxModel model = import_onnx(m.save("constant_w.onnx"), {});
+  REQUIRE(model.network.layers.size() == 2);
+  const std::vector<int8_t> nhwc{1, 3, 2, 4, 5, 7, 6, 8};
+  CHECK(model.network.layers[0].weight_values == nhwc);
+  CHECK(model.network.layers[1].weight_values == nhwc);
+}
