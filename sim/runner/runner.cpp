@@ -315,10 +315,11 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
     std::memcpy(accelerator.dram_image().data() + r.program.graph_input_addresses[i],
                 graph_inputs[i].data.data(), graph_inputs[i].size());
   for (size_t l = 0; !options.timing_only && l < layers; ++l)
-    if (runs_on_array(r.network.layers[l].op))
+    if (runs_on_array(r.network.layers[l].op)) {
       lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
                     kernels[l]);
-    else if (has_norm_params(r.network.layers[l].op))
+      std::vector<int8_t>().swap(kernels[l].bytes);  // in the DRAM image now
+    } else if (has_norm_params(r.network.layers[l].op))
       lay_out_norm_params(accelerator.dram_image(), r.program.layers[l], data[l]);
   meter.clear_line();
   if (options.progress)
