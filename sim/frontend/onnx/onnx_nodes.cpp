@@ -133,7 +133,8 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
     for (uint32_t f = 0; f < L.K; ++f) {
       int8_t* w = weights.data() + uint64_t(f) * Kin;
       std::copy(w, w + Kin, row.begin());
-      for (uint32_t i = 0; i < Kin; ++i) w[(i % RS) * C + i / RS] = row[i];
+      for (uint32_t c = 0; c < C; ++c)
+        for (uint32_t rs = 0; rs < RS; ++rs) w[uint64_t(rs) * C + c] = row[c * RS + rs];
     }
   }
   L.weight_values = std::move(weights);
