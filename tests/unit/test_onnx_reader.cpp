@@ -34,6 +34,28 @@ onnx::TensorProto raw_tensor(const std::string& name, int type, int64_t n) {
   return t;
 }
 
+// x uint8 [1, 2, 1, 3] and the quantisation (scale 1, zero point 0) of add_two_convs.
+ModelBuilder two_convs_input() {
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto_DataType_UINT8, {1, 2, 1, 3});
+  m.scalar_float("s", 1.0f);
+  m.ints("z", onnx::TensorProto_DataType_UINT8, {}, {0});
+  m.ints("wz", onnx::TensorProto_DataType_INT8, {}, {0});
+  return m;
+}
+
+// Two 1x2 convolutions of x, "a" with weights `wa` and "b" with `wb`: graph outputs both.
+void add_two_convs(ModelBuilder& m, const std::string& wa, const std::string& wb) {
+  for (const auto& [name, w] : {std::pair{"a", wa}, std::pair{"b", wb}}) {
+    m.node("QLinearConv", {"x", "s", "z", w, "s", "wz", "s", "z"}, {name}, name);
+    m.output(name);
+  }
+}
+
+// The weights [2, 2, 1, 2] (OIHW) 1..8 as the simulator lays them out: kernel k,
+// tap s, channel c at (k * 2 + s) * 2 + c; OIHW has it at (k * 2 + c) * 2 + s.
+const std::vector<int8_t> kTwoConvsNhwc{1, 3, 2, 4, 5, 7, 6, 8};
+
 }  // namespace
 
 TEST_CASE(
@@ -106,34 +128,20 @@ TEST_CASE(
     "onnx: a weight two convolutions read is in each layer's channels-last layout, the first "
     "holding a copy and the last the constant itself",
     "[onnx]") {
-  // x uint8 [1, 2, 1, 3] -> conv a and conv b, both with weights "w" [2, 2, 1, 2] (OIHW).
-  ModelBuilder m;
-  m.input("x", onnx::TensorProto_DataType_UINT8, {1, 2, 1, 3});
-  m.scalar_float("s", 1.0f);
-  m.ints("z", onnx::TensorProto_DataType_UINT8, {}, {0});
-  m.ints("wz", onnx::TensorProto_DataType_INT8, {}, {0});
+  ModelBuilder m = two_convs_input();
   m.ints("w", onnx::TensorProto_DataType_INT8, {2, 2, 1, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
-  for (const std::string name : {"a", "b"}) {
-    m.node("QLinearConv", {"x", "s", "z", "w", "s", "wz", "s", "z"}, {name}, name);
-    m.output(name);
-  }
+  add_two_convs(m, "w", "w");
   const OnnxModel model = import_onnx(m.save("shared_w.onnx"), {});
   REQUIRE(model.network.layers.size() == 2);
-  // Kernel k, tap s, channel c at (k * 2 + s) * 2 + c; OIHW has it at (k * 2 + c) * 2 + s.
-  const std::vector<int8_t> nhwc{1, 3, 2, 4, 5, 7, 6, 8};
-  CHECK(model.network.layers[0].weight_values == nhwc);
-  CHECK(model.network.layers[1].weight_values == nhwc);
+  CHECK(model.network.layers[0].weight_values == kTwoConvsNhwc);
+  CHECK(model.network.layers[1].weight_values == kTwoConvsNhwc);
 }
 
 TEST_CASE(
     "onnx: weights a Constant node holds, as torch.onnx writes them, and an Identity of them "
     "are each convolution's weights",
     "[onnx]") {
-  ModelBuilder m;
-  m.input("x", onnx::TensorProto_DataType_UINT8, {1, 2, 1, 3});
-  m.scalar_float("s", 1.0f);
-  m.ints("z", onnx::TensorProto_DataType_UINT8, {}, {0});
-  m.ints("wz", onnx::TensorProto_DataType_INT8, {}, {0});
+  ModelBuilder m = two_convs_input();
   auto* constant = m.node("Constant", {}, {"w"}, "weights");
   auto* value = constant->add_attribute();
   value->set_name("value");
@@ -143,13 +151,9 @@ TEST_CASE(
   for (int64_t d : {2, 2, 1, 2}) t->add_dims(d);
   t->set_raw_data(std::string{1, 2, 3, 4, 5, 6, 7, 8});
   m.node("Identity", {"w"}, {"w2"}, "copy");
-  m.node("QLinearConv", {"x", "s", "z", "w", "s", "wz", "s", "z"}, {"a"}, "a");
-  m.node("QLinearConv", {"x", "s", "z", "w2", "s", "wz", "s", "z"}, {"b"}, "b");
-  m.output("a");
-  m.output("b");
+  add_two_convs(m, "w", "w2");
   const OnnxModel model = import_onnx(m.save("constant_w.onnx"), {});
   REQUIRE(model.network.layers.size() == 2);
-  const std::vector<int8_t> nhwc{1, 3, 2, 4, 5, 7, 6, 8};
-  CHECK(model.network.layers[0].weight_values == nhwc);
-  CHECK(model.network.layers[1].weight_values == nhwc);
+  CHECK(model.network.layers[0].weight_values == kTwoConvsNhwc);
+  CHECK(model.network.layers[1].weight_values == kTwoConvsNhwc);
 }
