@@ -154,6 +154,45 @@ void finish_trial(const Child& child, CompileTrial& trial) {
 
 }  // namespace
 
+// The header and layers are their program-file text; the instructions,
+// thousands of them, are their fields as raw bytes (every field the file
+// writes, and the AGU registers it derives from the layer), which costs a
+// tenth of writing them as text.
+std::string program_fingerprint(const Program& program, bool graph) {
+  Program layers;
+  layers.layers = program.layers;
+  layers.dram_bytes = program.dram_bytes;
+  layers.graph_input_addresses = program.graph_input_addresses;
+  for (LayerDescriptor& d : layers.layers)
+    d.half_bytes = d.weight_region_bytes = d.params_region_bytes = d.vector_region_bytes = 0;
+  std::ostringstream text;
+  write_program_jsonl(text, layers, nlohmann::json::object(), nlohmann::json::object(), graph);
+  std::string bytes = text.str();
+  const auto put = [&bytes](uint64_t v) { bytes.append(reinterpret_cast<const char*>(&v), 8); };
+  for (const Instruction& in : program.instructions) {
+    put(in.id);
+    put(uint64_t(in.op));
+    put(in.layer);
+    put(in.unit);
+    put(in.half);
+    put(in.batch);
+    put(in.k_begin);
+    put(in.k_end);
+    put(in.out_row_begin);
+    put(in.out_row_end);
+    put(in.out_col_begin);
+    put(in.out_col_end);
+    put(in.stages);
+    put(in.channel_begin);
+    put(in.channel_end);
+    put(in.deps.size());
+    for (const Dependency& d : in.deps) put(uint64_t(d.producer) << 8 | uint64_t(d.kind));
+    if (in.op == Opcode::AguInit && in.layer < layers.layers.size())
+      for (const AguRegister& r : agu_registers(layers.layers[in.layer])) put(r.value);
+  }
+  return bytes;
+}
+
 bool runs_compile_trials(const HardwareConfig& hw) {
   return hw.mapper == Mapper::Cost && hw.trial_mode == TrialMode::Simulate &&
          ((hw.compiler.units == 0 && hw.compute.units > 1) || hw.compiler.cache_kib == 0 ||
@@ -161,18 +200,6 @@ bool runs_compile_trials(const HardwareConfig& hw) {
 }
 
 namespace {
-
-// The program's text without its region sizes. Two budgets whose programs
-// differ only there run the same cycles: the model reads the sizes only for
-// the cache.allocated_bytes counter (the runner checks them against the
-// cache), so the smaller one need not be simulated.
-std::string program_fingerprint(Program program, bool graph) {
-  for (LayerDescriptor& d : program.layers)
-    d.half_bytes = d.weight_region_bytes = d.params_region_bytes = d.vector_region_bytes = 0;
-  std::ostringstream text;
-  write_program_jsonl(text, program, nlohmann::json::object(), nlohmann::json::object(), graph);
-  return text.str();
-}
 
 // `h` with compiler.loop_order weight_stationary: a trial's twin.
 HardwareConfig weight_stationary_twin(HardwareConfig h) {
@@ -225,9 +252,13 @@ std::string budget_fingerprint(const NetworkConfig& network, const HardwareConfi
 // One unit count's trials on one part of the array: the whole cache (or
 // compiler.cache_kib), and below it the halved budgets whose estimate is
 // within the margin of the whole cache's. Returns the whole cache's trial,
-// its estimate the one the margins are taken against (add_with_twin).
+// its estimate the one the margins are taken against (add_with_twin). With
+// `limit` (a smaller part of the array: the whole array's estimate plus its
+// margin), a whole cache estimated above it ends there: the caller drops the
+// part, so its halved budgets are not estimated.
 CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
-                                CompileTrials& choice, std::vector<NetworkEstimate>& estimates) {
+                                CompileTrials& choice, std::vector<NetworkEstimate>& estimates,
+                                double limit = 0) {
   CompileTrial whole;
   whole.units = h.compiler.units;
   whole.cache_kib = h.compiler.cache_kib != 0 ? h.compiler.cache_kib : h.cache.size_kib;
@@ -242,7 +273,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
   }
   whole.estimate = estimate.cycles;
   const uint64_t reference = add_with_twin(network, h, whole, estimate, choice, estimates);
-  if (h.compiler.cache_kib != 0) {
+  if (h.compiler.cache_kib != 0 || (limit > 0 && double(reference) > limit)) {
     whole.estimate = reference;
     return whole;
   }
@@ -309,7 +340,9 @@ void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, Compile
       h.compiler.array_rows = parts[p].first;
       h.compiler.array_cols = parts[p].second;
       const size_t before = choice.trials.size();
-      const CompileTrial whole = plan_cache_budgets(network, h, choice, estimates);
+      const CompileTrial whole =
+          plan_cache_budgets(network, h, choice, estimates,
+                             p == 0 ? 0 : double(whole_array) * (1 + kArrayTrialMargin));
       if (p == 0) {
         if (!whole.failure.empty()) {
           choice.trials.push_back(whole);  // reported: this unit count does not fit

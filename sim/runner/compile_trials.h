@@ -33,12 +33,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "sim/compiler/network_estimate.h"
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
+#include "sim/program/program.h"
 #include "sim/report/trial_records.h"
 
 namespace npusim {
@@ -66,6 +68,14 @@ std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw)
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
                                  bool announce, unsigned jobs = 0,
                                  NetworkEstimate* chosen_estimate = nullptr);
+
+// What the trials compare two budgets' programs by: the program but for its
+// regions' sizes (half_bytes and the weight, parameter and vector regions).
+// Two budgets with equal fingerprints run the same cycles: the model reads
+// the sizes only for the cache.allocated_bytes counter (the runner checks
+// them against the cache), so the smaller budget need not be simulated.
+// `graph`: the program's operators are written as a graph's.
+std::string program_fingerprint(const Program& program, bool graph);
 
 // hw with compiler.units, compiler.cache_kib and compiler.array_rows/cols set
 // to the trials' choice (unchanged when nothing was chosen).
