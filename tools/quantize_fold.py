@@ -2,7 +2,8 @@
 
 - fold_shape_computations: torch.onnx computes some shapes at run time (a `chunk` writes
   Shape -> Gather -> Add -> Div -> Mul for its Slice bounds). With the model's static shapes
-  those are constants: each such node becomes an initialiser, so the quantiser sees only
+  those are constants (as are the sizes `F.interpolate(size=...)` writes as Shape -> Slice ->
+  Concat): each such node becomes an initialiser, so the quantiser sees only
   the operators that compute activations.
 - reduce_means_as_pools: ReduceMean over H and W of a [N, C, H, W] map (`x.mean([2, 3])`) is
   GlobalAveragePool (then Flatten for keepdims 0): the same float mean, and the form ONNX
@@ -16,7 +17,7 @@ from onnx import helper, numpy_helper
 
 # Nodes evaluated when every input is a constant (Shape: when its input's shape is static).
 SHAPE_OPS = {"Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Cast", "Add",
-             "Sub", "Mul", "Div"}
+             "Sub", "Mul", "Div", "Slice"}
 ARITHMETIC = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}
 
 
@@ -54,6 +55,16 @@ def evaluate(n, ins):
         return np.take(ins[0], ins[1], axis=attribute(n, "axis", 0))
     if op == "Concat":
         return np.concatenate(ins, axis=attribute(n, "axis"))
+    if op == "Slice":  # opset 10 and later: data, starts, ends[, axes[, steps]]
+        if len(n.input) < 3 or any(not i for i in n.input):
+            return None
+        starts, ends = ins[1], ins[2]
+        axes = ins[3] if len(ins) > 3 else range(len(starts))
+        steps = ins[4] if len(ins) > 4 else [1] * len(starts)
+        index = [slice(None)] * ins[0].ndim
+        for start, end, axis, step in zip(starts, ends, axes, steps):
+            index[int(axis)] = slice(int(start), int(end), int(step))
+        return ins[0][tuple(index)]
     if op == "Cast":
         to = attribute(n, "to")
         convert = getattr(helper, "tensor_dtype_to_np_dtype", None)  # onnx 1.13 and later

@@ -244,8 +244,9 @@ VectorWork vector_row_work(OpKind op, uint64_t pixels, uint64_t channels, uint64
       return {2 * n, 0};
     case OpKind::Concat:
     case OpKind::Gather:
-    case OpKind::Resize:
       return {n, 0};
+    case OpKind::Resize:
+      return {n * window, 0};
     case OpKind::Softmax:
       return {3 * n, n};
     case OpKind::LayerNorm:

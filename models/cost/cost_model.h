@@ -188,7 +188,8 @@ uint64_t vector_special_cycles(const VectorConfig& vector, uint64_t special_ops)
 //   add                2n (one per addend)
 //   concat             n (one copy per element)
 //   gather             n (one copy per output element: a channel picked by index)
-//   resize             n (one copy per output element: nearest upsampling)
+//   resize             n * window: nearest upsampling copies (window 1), linear
+//                      weighs four taps (window 4; sim/program/resize_taps.h)
 //   softmax            3n element ops (max, exp lookup and sum, normalise), n special (divisions)
 //   layernorm          4n (sum, squares, normalise, scale), n + pixels special (divisions, roots)
 //   rmsnorm            3n (squares, normalise, scale), n + pixels special

@@ -4,13 +4,24 @@
 
 namespace npusim::cost {
 
+namespace {
+
+// The input values each output element reads: the pool's window, or a
+// linear resize's four taps.
+uint64_t row_window(const LayerDescriptor& L) {
+  if (L.op == OpKind::Resize) return L.resize_mode == ResizeMode::Linear ? 4 : 1;
+  return uint64_t(L.R) * L.S;
+}
+
+}  // namespace
+
 uint64_t vector_row_element_ops(const LayerDescriptor& L, uint32_t k_count) {
   const uint64_t channels = op_info(L.op).operands == OpOperands::Sequences ? L.K : k_count;
-  return vector_row_work(L.op, L.out_w, channels, uint64_t(L.R) * L.S).element_ops;
+  return vector_row_work(L.op, L.out_w, channels, row_window(L)).element_ops;
 }
 
 uint64_t vector_row_special_ops(const LayerDescriptor& L) {
-  return vector_row_work(L.op, L.out_w, L.K, uint64_t(L.R) * L.S).special_ops;
+  return vector_row_work(L.op, L.out_w, L.K, row_window(L)).special_ops;
 }
 
 }  // namespace npusim::cost

@@ -22,6 +22,26 @@ constexpr uint32_t kMaxShift = 31;  // as the requant "shift" key allows
 }  // namespace
 
 const char* to_string(TensorLayout l) { return l == TensorLayout::Nchw ? "nchw" : "nhwc"; }
+const char* to_string(ResizeMode m) {
+  switch (m) {
+    case ResizeMode::Nearest:
+      return "nearest";
+    case ResizeMode::Linear:
+      return "linear";
+  }
+  return "?";
+}
+const char* to_string(ResizeCoordinates c) {
+  switch (c) {
+    case ResizeCoordinates::HalfPixel:
+      return "half_pixel";
+    case ResizeCoordinates::AlignCorners:
+      return "align_corners";
+    case ResizeCoordinates::Asymmetric:
+      return "asymmetric";
+  }
+  return "?";
+}
 
 uint32_t output_bits_of(const NetworkConfig& net, size_t l) {
   if (l + 1 < net.layers.size() && l + 1 < net.chained.size() && net.chained[l + 1]) {

@@ -83,6 +83,18 @@ struct SequenceAttrs {
   float alpha = 0.2f, beta = 0.5f;  // hardsigmoid: max(0, min(1, alpha * x + beta))
 };
 
+// How a resize finds an output pixel's value (docs/graphs.md): nearest
+// copies input pixel (y / f_h, x / f_w); linear interpolates the two input
+// rows and two input columns around the output pixel's position, which
+// ResizeCoordinates gives as ONNX's coordinate_transformation_mode does.
+enum class ResizeMode { Nearest, Linear };
+const char* to_string(ResizeMode m);
+// ONNX's modes for an output length of `in * f` (f >= 1): half_pixel
+// ((o + 0.5) / f - 0.5; pytorch_half_pixel is the same there), align_corners
+// (o * (in - 1) / (in * f - 1)) and asymmetric (o / f).
+enum class ResizeCoordinates { HalfPixel, AlignCorners, Asymmetric };
+const char* to_string(ResizeCoordinates c);
+
 // Element types of quantised tensors: int8, uint8, or raw int32 accumulators.
 enum class QuantType { Int8, Uint8, Int32 };
 const char* to_string(QuantType t);
@@ -176,8 +188,10 @@ struct LayerConfig {
   bool count_include_pad = false;  // averagepool
   // gather: output channel k is input channel gather_channels[k] (K of them).
   std::vector<uint32_t> gather_channels;
-  // resize (nearest): the integer factors of rows and columns.
+  // resize: the integer factors of rows and columns, and how it fills them.
   uint32_t resize_h = 1, resize_w = 1;
+  ResizeMode resize_mode = ResizeMode::Nearest;
+  ResizeCoordinates resize_coordinates = ResizeCoordinates::HalfPixel;
   SequenceAttrs seq;  // transformer operators
   // A decoder workload's pass (graph key "pass"): 0 the prefill, s >= 1 decode
   // step s; -1 when the workload marks no passes (docs/decoders.md).

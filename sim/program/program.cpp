@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/program/batch_rows.h"
+#include "sim/program/resize_taps.h"
 
 namespace npusim {
 
@@ -139,6 +140,7 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
   d.count_include_pad = L.count_include_pad;
   d.gather_channels = L.gather_channels;
   d.resize_h = L.resize_h, d.resize_w = L.resize_w;
+  d.resize_mode = L.resize_mode, d.resize_coordinates = L.resize_coordinates;
   d.seq = L.seq;
   if (runs_on_array(L.op)) {
     d.shift = L.requant.shift;
@@ -299,6 +301,10 @@ GlobalRows global_rows(uint32_t image, uint32_t rows_per_image, RowRange rows) {
 }
 
 RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end) {
+  if (layer.op == OpKind::Resize && layer.resize_mode == ResizeMode::Linear)
+    return RowRange{
+        linear_tap(layer.resize_coordinates, row_begin, layer.H, layer.resize_h).lo,
+        int64_t(linear_tap(layer.resize_coordinates, row_end - 1, layer.H, layer.resize_h).hi) + 1};
   if (layer.op == OpKind::Resize)  // output row y reads input row y / f
     return RowRange{row_begin / layer.resize_h, (row_end - 1) / layer.resize_h + 1};
   RowRange r;

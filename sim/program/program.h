@@ -165,7 +165,9 @@ struct LayerDescriptor {
   bool ceil_mode = false, count_include_pad = false;
   std::vector<uint32_t> gather_channels;  // gather: input channel of each output channel
   uint32_t resize_h = 1, resize_w = 1;    // resize: integer factors of rows and columns
-  SequenceAttrs seq;                      // transformer operators (docs/transformers.md)
+  ResizeMode resize_mode = ResizeMode::Nearest;
+  ResizeCoordinates resize_coordinates = ResizeCoordinates::HalfPixel;
+  SequenceAttrs seq;  // transformer operators (docs/transformers.md)
   // How the store requantises (the hardware's store.requantiser, a layer register).
   Requantiser requantiser = Requantiser::Float32;
   // The second and later inputs of add, concat and mul: where they lie in DRAM

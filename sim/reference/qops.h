@@ -101,6 +101,14 @@ QTensor gather(const QTensor& x, uint32_t axis, const std::vector<int64_t>& indi
 // x[n][c][floor(i / scale_h)][floor(j / scale_w)] (coordinate_transformation_mode
 // asymmetric, nearest_mode floor, which every mode gives for integer scales).
 QTensor resize_nearest(const QTensor& x, uint32_t scale_h, uint32_t scale_w);
+// ONNX Resize of an NCHW tensor, mode linear, by integer scales, between DequantizeLinear
+// and QuantizeLinear as ONNX Runtime evaluates it (in float32: it does not fuse the pair):
+// x dequantised, each output pixel the bilinear blend of its four neighbours at ONNX's
+// coordinate_transformation_mode `coordinates` (half_pixel, pytorch_half_pixel,
+// align_corners or asymmetric) with ONNX Runtime's clamping, weights and summation order,
+// then QuantizeLinear (qresize.cpp).
+QTensor resize_linear(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
+                      uint32_t scale_h, uint32_t scale_w, const std::string& coordinates);
 
 // ---- Helpers (also used by the tests) ---------------------------------------------------
 

@@ -51,6 +51,10 @@ nlohmann::json shape_json(const LayerConfig& l) {
     j["dilation"] = {dil_h(l), dil_w(l)};
     j["out_dtype"] = to_string(l.quant.output.type);
     if (!l.source_op.empty()) j["source_op"] = l.source_op;  // the ONNX node's op type
+    if (l.op == OpKind::Resize) {
+      j["mode"] = to_string(l.resize_mode);
+      if (l.resize_mode == ResizeMode::Linear) j["coordinates"] = to_string(l.resize_coordinates);
+    }
   }
   return j;
 }

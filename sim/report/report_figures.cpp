@@ -218,6 +218,7 @@ std::string shape_string(const LayerConfig& l, ShapeStyle style) {
       break;
     case OpKind::Resize:
       out += image + " x" + std::to_string(l.resize_h) + "x" + std::to_string(l.resize_w);
+      if (l.resize_mode == ResizeMode::Linear) out += " linear";
       break;
     case OpKind::Softmax:
     case OpKind::Rope:

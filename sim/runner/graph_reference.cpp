@@ -193,6 +193,10 @@ TensorI32 operator_reference(const NetworkConfig& net, size_t l, const std::vect
       return nchw_to_nhwc_values(q::qlinear_concat(xs, qs, qops_quant(oq.output), y_type, 1));
     }
     case OpKind::Resize:
+      if (L.resize_mode == ResizeMode::Linear)
+        return nchw_to_nhwc_values(q::resize_linear(xs[0], qops_quant(oq.inputs[0]),
+                                                    qops_quant(oq.output), y_type, L.resize_h,
+                                                    L.resize_w, to_string(L.resize_coordinates)));
       return nchw_to_nhwc_values(q::resize_nearest(xs[0], L.resize_h, L.resize_w));
     case OpKind::Gather:
       return nchw_to_nhwc_values(q::gather(

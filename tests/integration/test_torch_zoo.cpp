@@ -19,19 +19,15 @@
 #include "sim/tensor/tensor.h"
 #include "tests/support/onnx_model_builder.h"
 #include "tests/support/test_support.h"
+#include "tests/support/torch_support.h"
+
+using npusim::test::export_script;
+using npusim::test::have_torch_and_ort;
+using npusim::test::quantise;
 
 namespace {
 
 const std::string kZooRoot = NPUSIM_SOURCE_DIR;
-
-// Whether PyTorch, torchvision, python3-onnx and ONNX Runtime are all here; says so when not.
-bool have_torch_and_ort() {
-  if (std::system("/usr/bin/python3 -c 'import torch, torchvision, onnx' > /dev/null 2>&1") == 0 &&
-      npusim::test::have_onnx_runtime())
-    return true;
-  WARN("SKIPPED: needs python3-torch, python3-torchvision, python3-onnx and onnxruntime-node");
-  return false;
-}
 
 // Whether python3-onnx and ONNX Runtime are here (the hand-built models); says so when not.
 bool have_onnx_and_ort() {
@@ -128,28 +124,6 @@ std::string export_float(const std::string& dir, const std::string& name) {
       name + "(weights=None).eval(), torch.zeros(1, 3, 64, 64), '" + path +
       "', opset_version=13, input_names=['input'], output_names=['logits'])\" > /dev/null 2>&1";
   return std::system(cmd.c_str()) == 0 ? path : "";
-}
-
-// `npusim quantize MODEL -o OUT OPTIONS`, which must succeed; its standard output.
-std::string quantise(const std::string& model, const std::string& out,
-                     const std::string& options = "") {
-  const npusim::test::CliResult q =
-      npusim::test::run_cli("quantize " + model + " -o " + out + options);
-  INFO(q.out << q.err);
-  REQUIRE(q.exit_code == 0);
-  return q.out;
-}
-
-// A float model that `script` (a torch.onnx export to sys.argv[1]) writes, as
-// quantize_NAME/NAME.onnx in the test's folder.
-std::string export_script(const std::string& name, const std::string& script) {
-  const std::string dir = npusim::test::temp_dir() + "/quantize_" + name;
-  std::filesystem::create_directories(dir);
-  const std::string model = dir + "/" + name + ".onnx", path = dir + "/" + name + ".py";
-  std::ofstream(path) << script;
-  const std::string cmd = "/usr/bin/python3 " + path + " " + model + " > /dev/null 2>&1";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  return model;
 }
 
 // The model's 1000 logits equal ONNX Runtime's optimised output bit for bit.

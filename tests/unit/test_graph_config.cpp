@@ -122,17 +122,20 @@ TEST_CASE(
   CHECK(test::workload_error(graph({with_out})).pointer() == "/operators/0/out");
 }
 
-TEST_CASE("graph: resize takes integer scales [rows, columns], and another mode is an error",
-          "[graph]") {
+TEST_CASE(
+    "graph: resize takes integer scales [rows, columns], and a mode other than nearest or linear "
+    "is an error",
+    "[graph]") {
   json up = {
       {"name", "up"}, {"op", "resize"}, {"inputs", {"x"}}, {"output", "y"}, {"scales", {2, 3}}};
   const NetworkConfig net = test::workload(graph({up}).dump());
   CHECK((net.layers[0].resize_h == 2 && net.layers[0].resize_w == 3));
   CHECK((net.layers[0].out_h() == 20 && net.layers[0].out_w() == 36 && net.layers[0].K == 8));
-  up["mode"] = "linear";
+  CHECK(net.layers[0].resize_mode == ResizeMode::Nearest);
+  up["mode"] = "cubic";
   const ConfigError e = test::workload_error(graph({up}));
   CHECK(e.pointer() == "/operators/0/mode");
-  CHECK_THAT(e.found(), Catch::Contains("linear"));
+  CHECK_THAT(e.found(), Catch::Contains("cubic"));
 }
 
 TEST_CASE("graph: an unknown operator is an error suggesting the nearest one", "[graph]") {

@@ -233,13 +233,16 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "onnx: a Resize that interpolates, scales by a fraction, or maps pixels other than y / factor "
-    "is refused at the node",
+    "onnx: a Resize that interpolates outside QDQ form or cubically, scales by a fraction, or maps "
+    "pixels other than y / factor is refused at the node",
     "[onnx]") {
   ModelBuilder m = map_model();
   std::vector<float> scales{1, 1, 2, 2};
   std::string mode = "nearest", coordinates = "asymmetric", found;
-  SECTION("linear") { mode = "linear", found = "mode linear"; }
+  SECTION("linear, of a quantised tensor") {
+    mode = "linear", found = "linear Resize of a quantised";
+  }
+  SECTION("cubic") { mode = "cubic", found = "mode cubic"; }
   SECTION("a factor of 1.5") { scales = {1, 1, 1.5f, 2}, found = "scale 1.5"; }
   SECTION("align_corners by 3") {  // (by 2 on this map it happens to read y / 2)
     coordinates = "align_corners", scales = {1, 1, 3, 3}, found = "align_corners";

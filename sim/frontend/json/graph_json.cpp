@@ -2,6 +2,7 @@
 // with ONNX semantics, parsed into a NetworkConfig whose layers are the
 // operators in file order (which must respect data flow) and whose `sources`
 // say where each operator's inputs come from.
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -468,9 +469,16 @@ class GraphParser {
         break;
       }
       case OpKind::Resize: {
-        // Nearest-neighbour upsampling by integer factors [rows, columns].
-        const std::string mode = r.get_string("mode", "nearest");
-        if (mode != "nearest") r.fail("mode", "\"nearest\" (the only mode)", "\"" + mode + "\"");
+        // Upsampling by integer factors [rows, columns]: nearest or linear
+        // (with ONNX's coordinate transformation, half_pixel by default).
+        L.resize_mode = r.get_choice("mode", {"nearest", "linear"}, 0) == 0 ? ResizeMode::Nearest
+                                                                            : ResizeMode::Linear;
+        if (L.resize_mode == ResizeMode::Linear)
+          L.resize_coordinates =
+              std::array<ResizeCoordinates, 3>{ResizeCoordinates::HalfPixel,
+                                               ResizeCoordinates::AlignCorners,
+                                               ResizeCoordinates::Asymmetric}[r.get_choice(
+                  "coordinates", {"half_pixel", "align_corners", "asymmetric"}, 0)];
         const auto [fh, fw] = parse_pair(r, "scales", 1, 0);
         if (fh == 0)
           r.fail("scales", "[rows, columns] or an integer", "nothing (the key is missing)");
@@ -502,7 +510,11 @@ class GraphParser {
     }
     L.general = g;  // the defaults (stride 1, no pads) for the operators without geometry
     // Quantisation of the output and the weights.
-    if (info.keeps_input_quant) {
+    if (L.op == OpKind::Resize && L.resize_mode == ResizeMode::Linear) {
+      // Interpolated values: "out" optional, the input's quantisation by default.
+      const json* o = r.find("out");
+      L.quant.output = o ? parse_tensor_quant(*o, file_, r.pointer_to("out"), false) : x.quant;
+    } else if (info.keeps_input_quant) {
       if (const json* o = r.find("out"))
         r.fail("out",
                std::string("no \"out\" on ") + info.name +

@@ -243,6 +243,11 @@ bool Importer::import_shuffle_step(const onnx::NodeProto& n, int index) {
 
 void Importer::import_resize(const onnx::NodeProto& n, int index) {
   const Activation a = activation(n, 0);
+  // npusim's QLinearResize (a linear Resize between DequantizeLinear and
+  // QuantizeLinear, qdq_lowering.h): x, x_scale, x_zero_point, y_scale,
+  // y_zero_point, then the Resize's own inputs from its second on.
+  const bool qlinear = n.op_type() == "QLinearResize";
+  const int shift = qlinear ? 4 : 0;
   if (!is_map(a))
     fail(n, "a Resize of a [N, C, H, W] feature map", "a Resize of " + dims_text(onnx_dims(a)));
   const auto text = [&](const char* name, const char* fallback) {
@@ -250,16 +255,22 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
     return v ? v->s() : std::string(fallback);
   };
   const std::string mode = text("mode", "nearest");
-  if (mode != "nearest") fail(n, "mode nearest (npusim computes no interpolation)", "mode " + mode);
+  if (mode != "nearest" && mode != "linear")
+    fail(n, "mode nearest or linear (bilinear)", "mode " + mode);
+  if (mode == "linear" && !qlinear)
+    fail(n,
+         "a linear Resize between DequantizeLinear and QuantizeLinear (QDQ form: ONNX Runtime "
+         "interpolates the dequantised values in float)",
+         "a linear Resize of a quantised tensor");
   // Opset 10: (X, scales); 11 and later: (X, roi, scales, sizes), one of the last two.
-  const int scales_at = opset_ < 11 ? 1 : 2;
+  const int scales_at = (opset_ < 11 ? 1 : 2) + shift, sizes_at = 3 + shift;
   std::vector<double> scales;
   if (n.input_size() > scales_at && !n.input(scales_at).empty() &&
       constant(n, scales_at).count() > 0) {
     const Constant& c = constant(n, scales_at);
     for (float f : c.floats) scales.push_back(f);
-  } else if (opset_ >= 11 && n.input_size() > 3 && !n.input(3).empty()) {
-    const Constant& sizes = constant(n, 3);
+  } else if (opset_ >= 11 && n.input_size() > sizes_at && !n.input(sizes_at).empty()) {
+    const Constant& sizes = constant(n, sizes_at);
     const std::vector<int64_t> dims{a.N, a.C, a.H, a.W};
     for (uint64_t i = 0; i < sizes.count() && i < 4; ++i)
       scales.push_back(double(sizes.int_at(i)) / double(dims[i]));
@@ -277,6 +288,7 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
       fail(n, "integer scales 1..64 of H and W (upsampling by whole factors)",
            "scale " + std::to_string(s) + " of " + (axis == 0 ? "H" : "W"));
     factor[axis] = uint32_t(s);
+    if (mode == "linear") continue;
     for (int64_t o = 0; o < in[axis] * int64_t(s); ++o)
       if (nearest_source(coordinates, rounding, o, in[axis], s) != o / int64_t(s))
         fail(n,
@@ -285,8 +297,30 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
              "to it)",
              "coordinate_transformation_mode " + coordinates + " with nearest_mode " + rounding);
   }
-  LayerConfig L = copying_layer(n, index, a, OpKind::Resize);
+  LayerConfig L = qlinear ? base_layer(n, index, a, OpKind::Resize)
+                          : copying_layer(n, index, a, OpKind::Resize);
   L.resize_h = factor[0], L.resize_w = factor[1];
+  if (qlinear) {  // interpolated values, quantised as the node says
+    L.K = L.C, L.R = L.S = 1;
+    L.quant.inputs.push_back(quantised_input(n, 0));
+    L.quant.output = output_quant(n, 3, 4);
+  }
+  if (mode == "linear") {
+    L.resize_mode = ResizeMode::Linear;
+    // pytorch_half_pixel differs from half_pixel only for an output of one
+    // pixel, which an upsampling of a map gives only where it keeps it.
+    if (coordinates == "half_pixel" || coordinates == "pytorch_half_pixel")
+      L.resize_coordinates = ResizeCoordinates::HalfPixel;
+    else if (coordinates == "align_corners")
+      L.resize_coordinates = ResizeCoordinates::AlignCorners;
+    else if (coordinates == "asymmetric")
+      L.resize_coordinates = ResizeCoordinates::Asymmetric;
+    else
+      fail(n,
+           "a linear Resize with coordinate_transformation_mode half_pixel, pytorch_half_pixel, "
+           "align_corners or asymmetric",
+           "coordinate_transformation_mode " + coordinates);
+  }
   add_layer(n, std::move(L), {a.source});
 }
 

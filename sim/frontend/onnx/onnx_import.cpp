@@ -468,7 +468,7 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if ((op == "Reshape" || op == "Transpose") && import_shuffle_step(n, index)) return;
   if (op == "Slice") return import_slice(n, index);
   if (op == "Split") return import_split(n, index);
-  if (op == "Resize") return import_resize(n, index);
+  if (op == "Resize" || op == "QLinearResize") return import_resize(n, index);
   if (op == "Flatten" || op == "Reshape") return import_flatten(n);
   if (op == "Transpose") return import_transpose(n);
   if (op == "Relu" || op == "Clip") return import_relu_clip(n);

@@ -26,7 +26,7 @@ bool is_float_compute(const std::string& op) {
                                             "Softmax",     "LayerNormalization",
                                             "Sigmoid",     "HardSigmoid",
                                             "HardSwish",   "QuickGelu",
-                                            "Mul"};
+                                            "Mul",         "Resize"};
   return ops.count(op) != 0;
 }
 
@@ -155,10 +155,20 @@ class Lowering {
     if (op == "QuickGelu")
       for (const auto& a : f.attribute())
         if (a.name() == "alpha" && a.f() != 1.0f) return false;
+    // A linear Resize (a nearest one is moved onto the quantised tensor,
+    // exporter_idioms.h); its table activation's rule: no Relu or Clip.
+    if (op == "Resize") {
+      const onnx::AttributeProto* mode = nullptr;
+      for (const auto& a : f.attribute())
+        if (a.name() == "mode") mode = &a;
+      if (mode == nullptr || mode->s() != "linear" || clipped) return false;
+    }
     // Every input dequantised (an optional bias too); a LayerNormalization's
-    // gamma and beta are float initialisers the importer quantises.
+    // gamma and beta are float initialisers the importer quantises, a
+    // Resize's roi, scales and sizes constants.
     for (int i = 0; i < f.input_size(); ++i)
-      if (!f.input(i).empty() && !dq_.count(f.input(i)) && !(op == "LayerNormalization" && i > 0))
+      if (!f.input(i).empty() && !dq_.count(f.input(i)) &&
+          !((op == "LayerNormalization" || op == "Resize") && i > 0))
         return false;
     const auto x = [&](int i) { return dq_.at(f.input(i)); };
     const std::string ys = qn.input(1), yz = qn.input_size() > 2 ? qn.input(2) : "";
@@ -232,6 +242,14 @@ class Lowering {
       q.set_domain("com.microsoft");
       q.add_input(ys), q.add_input(yz);
       for (int i = 0; i < f.input_size(); ++i) in3(x(i));
+    } else if (op == "Resize") {
+      // npusim's own QLinearResize: x triple, y pair, then the Resize's
+      // inputs from its second on (ONNX Runtime keeps the float Resize
+      // between the two; the importer computes it so).
+      q.set_op_type("QLinearResize");
+      in3(x(0));
+      q.add_input(ys), q.add_input(yz);
+      for (int i = 1; i < f.input_size(); ++i) q.add_input(f.input(i));
     } else if (op == "MaxPool") {
       // Max commutes with (de)quantisation only when both use one scale and
       // zero point (as ONNX Runtime requires to fuse it); otherwise leave it.

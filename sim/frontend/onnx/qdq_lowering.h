@@ -6,7 +6,8 @@
 // Sigmoid -> QLinearSigmoid, HardSigmoid / HardSwish / QuickGelu (SiLU, alpha 1)
 // -> npusim's QLinearHardSigmoid / QLinearHardSwish / QLinearSilu, AveragePool /
 // GlobalAveragePool -> QLinearAveragePool / QLinearGlobalAveragePool, Concat
-// -> QLinearConcat, MaxPool -> MaxPool on the quantised tensor. A Relu or Clip
+// -> QLinearConcat, MaxPool -> MaxPool on the quantised tensor, a linear Resize
+// -> npusim's QLinearResize (x triple, y pair, then the Resize's other inputs). A Relu or Clip
 // in between is kept as the attributes npusim_clip_min / npusim_clip_max
 // (real units) on the new node, and the original op type as npusim_qdq_op. Flatten / Reshape of a
 // dequantised tensor move to the quantised one. Nodes outside these patterns are left as they are

@@ -1,0 +1,83 @@
+// Segmentation heads as torch.onnx exports them, quantised by `npusim quantize`:
+// bilinear upsampling (F.interpolate(mode="bilinear"), a linear Resize between
+// DequantizeLinear and QuantizeLinear, docs/onnx.md) equals ONNX Runtime's
+// optimised output bit for bit. Skipped where python3-torch, python3-torchvision,
+// python3-onnx or onnxruntime-node is missing.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/test_support.h"
+#include "tests/support/torch_support.h"
+
+using npusim::test::export_script;
+using npusim::test::have_torch_and_ort;
+using npusim::test::quantise;
+
+TEST_CASE(
+    "npusim quantize: a float segmentation head with torch's bilinear upsampling (by 2, and by "
+    "2 x 3 with align_corners) equals ONNX Runtime bit for bit",
+    "[onnx][torch][resize]") {
+  if (!have_torch_and_ort()) return;
+  // Two strided convs, the deeper map upsampled by 2 (half_pixel) and concatenated with the
+  // shallower, a 1x1 conv to 6 classes upsampled 2 rows x 3 columns (align_corners).
+  const std::string model = export_script("seg", R"PY(
+import sys, torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+class Head(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.c1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        s.c2 = nn.Conv2d(16, 24, 3, stride=2, padding=1)
+        s.c3 = nn.Conv2d(40, 6, 1)
+    def forward(s, x):
+        a = F.relu(s.c1(x))
+        b = F.interpolate(F.relu(s.c2(a)), scale_factor=2, mode="bilinear", align_corners=False)
+        y = s.c3(torch.cat([a, b], 1))
+        return F.interpolate(y, scale_factor=(2, 3), mode="bilinear", align_corners=True)
+torch.onnx.export(Head().eval(), torch.zeros(1, 3, 20, 12), sys.argv[1], opset_version=13,
+                  input_names=["input"], output_names=["masks"])
+)PY");
+  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
+  quantise(model, out);
+  const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("[all] masks float32 [1, 6, 20, 18]: bit-exact"));
+}
+
+TEST_CASE(
+    "npusim quantize: torchvision's LR-ASPP and DeepLabV3 with MobileNetV3-Large backbones at 128 "
+    "x 128 (squeeze-excitation, dilated convolutions, a 1x1 pooled branch and a 16x16 map "
+    "upsampled bilinearly to the input's size) equal ONNX Runtime bit for bit once quantised, "
+    "and time the same without values",
+    "[onnx][torch][resize][slow]") {
+  if (!have_torch_and_ort()) return;
+  for (const std::string name : {"lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large"}) {
+    const std::string dir = npusim::test::temp_dir() + "/quantize_" + name;
+    std::filesystem::create_directories(dir);
+    const std::string model = dir + "/float.onnx";
+    const std::string cmd =
+        "/usr/bin/python3 -c \"import torch, torchvision; torch.manual_seed(0); "
+        "torch.onnx.export(torchvision.models.segmentation." +
+        name + "(weights=None, weights_backbone=None).eval(), torch.zeros(1, 3, 128, 128), '" +
+        model +
+        "', opset_version=13, input_names=['input'], output_names=['out'])\" > /dev/null 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const std::string out = dir + "/qdq.onnx";
+    quantise(model, out);
+    const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
+    INFO(name << "\n" << c.text);
+    CHECK(c.status == 0);
+    CHECK_THAT(c.text, Catch::Contains("[all] out float32 [1, 21, 128, 128]: bit-exact"));
+    const nlohmann::json functional = npusim::test::run_report("run " + out + " -q");
+    const nlohmann::json timing = npusim::test::run_report("run " + out + " -q --timing-only");
+    CHECK(timing["totals"]["cycles"] == functional["totals"]["cycles"]);
+    int linear = 0;
+    for (const nlohmann::json& layer : functional["layers"])
+      linear += layer["shape"]["op"] == "resize" && layer["shape"]["source_op"] == "Resize(QDQ)";
+    CHECK(linear >= 1);
+  }
+}
