@@ -1,5 +1,5 @@
-// Segmentation heads as torch.onnx exports them, quantised by `npusim quantize`:
-// bilinear upsampling (F.interpolate(mode="bilinear"), a linear Resize between
+// Upsampling necks and segmentation heads as torch.onnx exports them, quantised by `npusim
+// quantize`: bilinear upsampling (F.interpolate(mode="bilinear"), a linear Resize between
 // DequantizeLinear and QuantizeLinear, docs/onnx.md) equals ONNX Runtime's
 // optimised output bit for bit. Skipped where python3-torch, python3-torchvision,
 // python3-onnx or onnxruntime-node is missing.
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/support/test_support.h"
 #include "tests/support/torch_support.h"
@@ -16,36 +17,72 @@ using npusim::test::export_script;
 using npusim::test::have_torch_and_ort;
 using npusim::test::quantise;
 
-TEST_CASE(
-    "npusim quantize: a float segmentation head with torch's bilinear upsampling (by 2, and by "
-    "2 x 3 with align_corners) equals ONNX Runtime bit for bit",
-    "[onnx][torch][resize]") {
-  if (!have_torch_and_ort()) return;
-  // Two strided convs, the deeper map upsampled by 2 (half_pixel) and concatenated with the
-  // shallower, a 1x1 conv to 6 classes upsampled 2 rows x 3 columns (align_corners).
-  const std::string model = export_script("seg", R"PY(
+namespace {
+
+// An FPN-style neck: two strided convs, the deeper map upsampled by 2 (F.interpolate with
+// `first`'s arguments) and concatenated with the shallower, a conv, an upsampling by 2 rows x
+// 3 columns (`second`'s; a graph output, [1, 8, 24, 60]), a mean and an FC.
+std::string neck_script(const std::string& first, const std::string& second) {
+  return R"PY(
 import sys, torch, torch.nn as nn, torch.nn.functional as F
 torch.manual_seed(0)
-class Head(nn.Module):
+class Neck(nn.Module):
     def __init__(s):
         super().__init__()
         s.c1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
         s.c2 = nn.Conv2d(16, 24, 3, stride=2, padding=1)
-        s.c3 = nn.Conv2d(40, 6, 1)
+        s.c3 = nn.Conv2d(40, 8, 3, padding=1)
+        s.fc = nn.Linear(8, 10)
     def forward(s, x):
         a = F.relu(s.c1(x))
-        b = F.interpolate(F.relu(s.c2(a)), scale_factor=2, mode="bilinear", align_corners=False)
-        y = s.c3(torch.cat([a, b], 1))
-        return F.interpolate(y, scale_factor=(2, 3), mode="bilinear", align_corners=True)
-torch.onnx.export(Head().eval(), torch.zeros(1, 3, 20, 12), sys.argv[1], opset_version=13,
-                  input_names=["input"], output_names=["masks"])
-)PY");
+        b = F.relu(s.c2(a))
+        y = F.relu(s.c3(torch.cat([a, F.interpolate(b, scale_factor=2, )PY" +
+         first + R"PY()], 1)))
+        y = F.interpolate(y, scale_factor=(2, 3), )PY" +
+         second + R"PY()
+        return s.fc(y.mean([2, 3])), y
+torch.onnx.export(Neck().eval(), torch.zeros(1, 3, 24, 40), sys.argv[1], opset_version=13,
+                  input_names=["input"], output_names=["logits", "upsampled"])
+)PY";
+}
+
+// The quantised neck's two outputs equal ONNX Runtime's; returns its resizes' modes.
+std::vector<std::string> check_neck(const std::string& name, const std::string& first,
+                                    const std::string& second) {
+  const std::string model = export_script(name, neck_script(first, second));
   const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
   quantise(model, out);
   const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
   INFO(c.text);
   CHECK(c.status == 0);
-  CHECK_THAT(c.text, Catch::Contains("[all] masks float32 [1, 6, 20, 18]: bit-exact"));
+  CHECK_THAT(c.text, Catch::Contains("[all] upsampled float32 [1, 8, 24, 60]: bit-exact"));
+  CHECK_THAT(c.text, Catch::Contains("[all] logits float32 [1, 10]: bit-exact"));
+  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
+  std::vector<std::string> modes;
+  for (const nlohmann::json& layer : report["layers"])
+    if (layer["shape"]["op"] == "resize") modes.push_back(layer["shape"]["mode"]);
+  return modes;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "npusim quantize: a float FPN-style neck with torch's nearest upsampling by 2 and by 2 x 3 "
+    "(Resize, asymmetric, floor) equals ONNX Runtime bit for bit, the upsampled map included",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  CHECK(check_neck("neck", "mode=\"nearest\"", "mode=\"nearest\"") ==
+        std::vector<std::string>{"nearest", "nearest"});
+}
+
+TEST_CASE(
+    "npusim quantize: the neck with torch's bilinear upsampling (by 2, and by 2 x 3 with "
+    "align_corners) equals ONNX Runtime bit for bit, the upsampled map included",
+    "[onnx][torch][resize]") {
+  if (!have_torch_and_ort()) return;
+  CHECK(check_neck("bilinear_neck", "mode=\"bilinear\", align_corners=False",
+                   "mode=\"bilinear\", align_corners=True") ==
+        std::vector<std::string>{"linear", "linear"});
 }
 
 TEST_CASE(

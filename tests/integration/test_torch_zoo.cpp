@@ -203,46 +203,6 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "npusim quantize: a float FPN-style neck with torch's nearest upsampling by 2 and by 2 x 3 "
-    "(Resize, asymmetric, floor) equals ONNX Runtime bit for bit, the upsampled map included",
-    "[onnx][torch]") {
-  if (!have_torch_and_ort()) return;
-  // Two strided convs, the deeper map upsampled by 2 and concatenated with the
-  // shallower, a conv, an upsampling by 2 rows x 3 columns (a graph output), a mean and an FC.
-  const std::string model = export_script("neck", R"PY(
-import sys, torch, torch.nn as nn, torch.nn.functional as F
-torch.manual_seed(0)
-class Neck(nn.Module):
-    def __init__(s):
-        super().__init__()
-        s.c1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
-        s.c2 = nn.Conv2d(16, 24, 3, stride=2, padding=1)
-        s.c3 = nn.Conv2d(40, 8, 3, padding=1)
-        s.fc = nn.Linear(8, 10)
-    def forward(s, x):
-        a = F.relu(s.c1(x))
-        b = F.relu(s.c2(a))
-        y = F.relu(s.c3(torch.cat([a, F.interpolate(b, scale_factor=2, mode="nearest")], 1)))
-        y = F.interpolate(y, scale_factor=(2, 3), mode="nearest")
-        return s.fc(y.mean([2, 3])), y
-torch.onnx.export(Neck().eval(), torch.zeros(1, 3, 24, 40), sys.argv[1], opset_version=13,
-                  input_names=["input"], output_names=["logits", "upsampled"])
-)PY");
-  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
-  quantise(model, out);
-  const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
-  INFO(c.text);
-  CHECK(c.status == 0);
-  CHECK_THAT(c.text, Catch::Contains("[all] upsampled float32 [1, 8, 24, 60]: bit-exact"));
-  CHECK_THAT(c.text, Catch::Contains("[all] logits float32 [1, 10]: bit-exact"));
-  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
-  int resizes = 0;
-  for (const nlohmann::json& layer : report["layers"])
-    resizes += layer["shape"]["op"] == "resize" ? 1 : 0;
-  CHECK(resizes == 2);
-}
-
-TEST_CASE(
     "npusim quantize: a Flatten of a tall 5x3 map into a Linear (VGG's classifier, as torch.onnx "
     "writes it) equals ONNX Runtime bit for bit, the flattened map included, and times the same "
     "without values",
