@@ -257,6 +257,9 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
   const std::string mode = text("mode", "nearest");
   if (mode != "nearest" && mode != "linear")
     fail(n, "mode nearest or linear (bilinear)", "mode " + mode);
+  if (qlinear && mode != "linear")
+    fail(n, "a QLinearResize of mode linear (npusim's own node for a linear Resize in QDQ form)",
+         "mode " + mode);
   if (mode == "linear" && !qlinear)
     fail(n,
          "a linear Resize between DequantizeLinear and QuantizeLinear (QDQ form: ONNX Runtime "
