@@ -15,12 +15,6 @@ bool default_domain(const onnx::NodeProto& n) {
   return n.domain().empty() || n.domain() == "ai.onnx";
 }
 
-const onnx::AttributeProto* find_attribute(const onnx::NodeProto& n, const std::string& name) {
-  for (const onnx::AttributeProto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
 std::vector<int64_t> ints_of(const onnx::NodeProto& n, const std::string& name) {
   const onnx::AttributeProto* a = find_attribute(n, name);
   if (a == nullptr) return {};

@@ -27,17 +27,11 @@ bool is_integer(int type) {
          type == onnx::TensorProto_DataType_INT8 || type == onnx::TensorProto_DataType_UINT8;
 }
 
-const onnx::AttributeProto* attribute(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
 // The axes of Unsqueeze / Squeeze: an attribute before opset 13, an input from 13.
 std::vector<int64_t> axes_of(const onnx::NodeProto& n, int64_t opset,
                              const std::function<const Constant*(const std::string&)>& constant) {
   if (opset < 13) {
-    const onnx::AttributeProto* a = attribute(n, "axes");
+    const onnx::AttributeProto* a = find_attribute(n, "axes");
     return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
   }
   if (n.input_size() < 2 || n.input(1).empty()) return {};
@@ -238,7 +232,7 @@ std::optional<Constant> fold_constant_node(
                       i >= in.size() ? "no such input" : "an empty name"};
 
   if (op == "Cast") {
-    const onnx::AttributeProto* to = attribute(n, "to");
+    const onnx::AttributeProto* to = find_attribute(n, "to");
     Constant c = *in[0];
     const int64_t target = to ? to->i() : 0;
     if (is_integer(target) && is_integer(c.type)) {
@@ -261,7 +255,7 @@ std::optional<Constant> fold_constant_node(
     Constant fill;
     fill.type = c.type;
     fill.floats = {0.0f};
-    if (const onnx::AttributeProto* v = attribute(n, "value"))
+    if (const onnx::AttributeProto* v = find_attribute(n, "value"))
       fill = constant_from_tensor(v->t(), file, "/graph/node/" + n.name() + "/value");
     c.type = fill.type;
     if (fill.count() != 1) throw FoldError{"a one-value \"value\"", "more values"};
@@ -276,7 +270,7 @@ std::optional<Constant> fold_constant_node(
     const Constant& idx = *in[1];
     ints_only(data, "data");
     ints_only(idx, "indices");
-    const onnx::AttributeProto* axis = attribute(n, "axis");
+    const onnx::AttributeProto* axis = find_attribute(n, "axis");
     if (data.dims.size() != 1 || (axis && axis->i() != 0))
       throw FoldError{"1-D data gathered on axis 0 (a shape's entries)",
                       std::to_string(data.dims.size()) + "-D data"};
@@ -326,6 +320,12 @@ std::optional<Constant> fold_constant_node(
   }
   c.dims = {int64_t(c.ints.size())};
   return c;
+}
+
+const onnx::AttributeProto* find_attribute(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
 }
 
 }  // namespace npusim

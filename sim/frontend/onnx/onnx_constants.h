@@ -66,6 +66,9 @@ std::optional<Constant> fold_constant_node(
     const std::function<const Constant*(const std::string&)>& constant,
     const std::function<std::optional<std::vector<int64_t>>(const std::string&)>& shape);
 
+// Node n's attribute `name`, or nullptr when it has none (any type).
+const onnx::AttributeProto* find_attribute(const onnx::NodeProto& n, const std::string& name);
+
 // Framework exporters write weights and small constants as Constant nodes and
 // Identity copies of initialisers (torch.onnx does both). Before anything
 // reads the graph, these become plain initialisers, so that every later step

@@ -158,9 +158,7 @@ class Lowering {
     // A linear Resize (a nearest one is moved onto the quantised tensor,
     // exporter_idioms.h); its table activation's rule: no Relu or Clip.
     if (op == "Resize") {
-      const onnx::AttributeProto* mode = nullptr;
-      for (const auto& a : f.attribute())
-        if (a.name() == "mode") mode = &a;
+      const onnx::AttributeProto* mode = find_attribute(f, "mode");
       if (mode == nullptr || mode->s() != "linear" || clipped) return false;
     }
     // Every input dequantised (an optional bias too); a LayerNormalization's
