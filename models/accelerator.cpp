@@ -61,6 +61,7 @@ RunOutcome Accelerator::run() {
   }
   controller_.finalize_layer_counters();
   finalize_bounds();
+  outcome.dram_channels = dram_.channel_figures();
   return outcome;
 }
 

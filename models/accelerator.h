@@ -21,8 +21,9 @@ namespace npusim {
 struct RunOutcome {
   enum class Status { Completed, Failed, Deadlocked };
   Status status = Status::Completed;
-  std::string message;  // what went wrong, naming instruction and stage
-  uint64_t cycles = 0;  // cycle the last instruction finished
+  std::string message;             // what went wrong, naming instruction and stage
+  uint64_t cycles = 0;             // cycle the last instruction finished
+  DramChannelTable dram_channels;  // per channel under the banked DRAM, else empty
 };
 
 class Accelerator : public sc_core::sc_module {

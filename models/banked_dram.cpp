@@ -50,6 +50,7 @@ BankedDramTiming::BankedDramTiming(const DramConfig& config, double accelerator_
   ranks_.resize(size_t(d_.channels) * d_.ranks);
   for (Rank& r : ranks_) r.next_refresh = d_.trefi;
   channels_.resize(d_.channels);
+  counts_.resize(d_.channels);
   waiting_.resize(d_.channels);
   next_look_.resize(d_.channels);
 }
@@ -110,6 +111,7 @@ void BankedDramTiming::refresh(Rank& rank, uint32_t channel, uint32_t rank_index
   }
   rank.next_refresh = due + d_.trefi;
   ++out.refreshes;
+  ++counts_[channel].refreshes;
 }
 
 uint64_t BankedDramTiming::bank_ready(uint64_t at, const DramLocation& loc) const {
@@ -140,22 +142,27 @@ uint64_t BankedDramTiming::burst(uint64_t at, bool write, const DramLocation& lo
   if (served >= rk.next_refresh + d_.trefi) {  // an idle stretch: skip all but the last
     const uint64_t skipped = (served - rk.next_refresh) / d_.trefi;
     out.refreshes += skipped;
+    counts_[loc.channel].refreshes += skipped;
     rk.next_refresh += skipped * d_.trefi;
   }
   while (rk.next_refresh <= served) refresh(rk, loc.channel, loc.rank, rk.next_refresh, out);
 
+  ChannelCounts& counts = counts_[loc.channel];
   uint64_t column_ready = 0;
   if (bk.open_row == loc.row) {
     ++out.hits;
+    ++counts.hits;
     column_ready = bk.activated + d_.trcd;
   } else {
     uint64_t activate = std::max({at, bk.activate_ready, rk.blocked_until});
     if (bk.open_row != kNoRow) {  // another row is open: precharge it first
       ++out.conflicts;
+      ++counts.conflicts;
       const uint64_t precharge = std::max(at, may_precharge(bk));
       activate = std::max(activate, precharge + d_.trp);
     } else {
       ++out.misses;
+      ++counts.misses;
     }
     if (rk.activate_count > 0)
       activate =
@@ -205,7 +212,26 @@ uint64_t BankedDramTiming::burst(uint64_t at, bool write, const DramLocation& lo
     bk.open_row = kNoRow;
   }
   ++out.bursts;
+  ++(write ? counts.write_bursts : counts.read_bursts);
   return data_end;
+}
+
+DramChannelTable BankedDramTiming::channel_figures() const {
+  DramChannelTable out(counts_.size());
+  const uint64_t burst = d_.burst_bytes();
+  for (size_t c = 0; c < counts_.size(); ++c) {
+    const ChannelCounts& n = counts_[c];
+    DramChannelFigures& f = out[c];
+    f.read_bytes = n.read_bursts * burst;
+    f.write_bytes = n.write_bursts * burst;
+    f.activates = n.misses + n.conflicts;
+    f.row_hits = n.hits;
+    f.row_conflicts = n.conflicts;
+    f.refreshes = n.refreshes;
+    f.busy_cycles = to_cycles((n.read_bursts + n.write_bursts) * d_.burst_clocks());
+    f.refresh_cycles = to_cycles(n.refreshes * d_.trfc);
+  }
+  return out;
 }
 
 BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
@@ -287,6 +313,25 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
   out.first_data = std::max(now, to_cycles(first));
   out.last_data = std::max(out.first_data, to_cycles(last));
   return out;
+}
+
+double sustained_read_bytes_per_cycle(const DramConfig& config, double accelerator_mhz) {
+  const DramDevice& d = config.device;
+  BankedDramTiming timing(config, accelerator_mhz);
+  const uint64_t burst = d.burst_bytes();
+  // Bursts one channel moves at its peak in 16 refresh intervals (the first
+  // has no refresh: the figure is at most 1/16 of tRFC/tREFI above the steady
+  // stream's), at least 4096.
+  const uint64_t per_channel = std::max<uint64_t>(4096, 16 * uint64_t(d.trefi) / d.burst_clocks());
+  const bool channel_lowest = config.mapping.size() >= 8 &&
+                              config.mapping.compare(config.mapping.size() - 8, 8, ":channel") == 0;
+  const uint64_t channels_timed = channel_lowest ? 1 : d.channels;
+  const DramAccess stream = channel_lowest ? DramAccess{0, per_channel, burst, burst * d.channels}
+                                           : DramAccess{0, 1, per_channel * d.channels * burst, 0};
+  const BankedDramTiming::Result r = timing.transfer(0, false, stream);
+  const double bytes =
+      double(per_channel * channels_timed * burst) * double(d.channels / channels_timed);
+  return r.last_data == 0 ? 0.0 : bytes / double(r.last_data);
 }
 
 }  // namespace npusim

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
+#include "sim/stats/dram_channels.h"
 
 namespace npusim {
 
@@ -55,6 +56,14 @@ class BankedDramTiming {
   Result transfer(uint64_t now, bool write, const DramAccess& access);
 
   DramLocation decode(uint64_t address) const;
+  // What each channel did since construction, in command clocks (busy and
+  // refresh) and bursts; channel_figures converts them for the report.
+  struct ChannelCounts {
+    uint64_t read_bursts = 0, write_bursts = 0, hits = 0, misses = 0, conflicts = 0;
+    uint64_t refreshes = 0;
+  };
+  const std::vector<ChannelCounts>& channel_counts() const { return counts_; }
+  DramChannelTable channel_figures() const;
   // Accelerator cycles <-> command clocks (rounded up: nothing happens early).
   uint64_t to_clocks(uint64_t cycles) const;
   uint64_t to_cycles(uint64_t clocks) const;
@@ -116,10 +125,19 @@ class BankedDramTiming {
   std::vector<Bank> banks_;
   std::vector<Rank> ranks_;
   std::vector<Channel> channels_;
+  std::vector<ChannelCounts> counts_;
   std::vector<std::vector<uint64_t>> waiting_;  // per channel: burst indices in the queue
   // Per channel: the earliest bank-ready clock among the waiting bursts at
   // the last look (a burst whose row another opens meanwhile waits until then).
   std::vector<uint64_t> next_look_;
 };
+
+// The bandwidth a long read stream sustains on `config`'s banked device, in
+// bytes per accelerator cycle (docs/dram.md#sustained-bandwidth): the stream
+// from address 0 over 16 refresh intervals, its bytes over the cycles
+// to its last data, refresh and row changes included. The roofline's bandwidth
+// roof under the banked model. For a mapping with the channel lowest every
+// channel sees the same bursts, so one channel's share is timed.
+double sustained_read_bytes_per_cycle(const DramConfig& config, double accelerator_mhz);
 
 }  // namespace npusim

@@ -33,6 +33,10 @@ class Dram : public sc_core::sc_module, public DramIf {
   void require_rows_stored(const StageName& reader, uint32_t layer, GlobalRows rows) override;
 
   DramImage& contents() { return image_; }
+  // Each channel's figures under the banked model; empty for the bus.
+  DramChannelTable channel_figures() const {
+    return banked_ ? banked_->channel_figures() : DramChannelTable{};
+  }
 
   // How far the run is, for a progress line drawn by another thread: output
   // channel-rows stored of all the program's, and layers whose every output

@@ -390,7 +390,12 @@ HtmlPage run_html_page(const std::string& dir) {
       {"units", number_at(compute, "units")},
       {"array_rows", number_at(compute, "array_rows")},
       {"array_cols", number_at(compute, "array_cols")},
-      {"dram_bytes_per_cycle", number_at(object_at(hw, "dram"), "bytes_per_cycle")},
+      // The roofline's bandwidth roof: what a long read stream sustains under
+      // the banked DRAM (report.json's dram), else the bus's bytes per cycle.
+      {"dram_bytes_per_cycle", report.contains("dram") && report["dram"].is_object() &&
+                                       report["dram"].value("model", "") == "banked"
+                                   ? number_at(report["dram"], "sustained_bytes_per_cycle")
+                                   : number_at(object_at(hw, "dram"), "bytes_per_cycle")},
       {"layer_columns",
        {"index", "name", "kind", "cycles", "macs_performed", "macs_useful", "dram_bytes",
         "compute_busy_cycles", "vector_busy_cycles", "stall_dep", "stall_buf", "stall_mem",

@@ -98,6 +98,36 @@ nlohmann::json decoder_json(const HardwareConfig& hw, const DecoderFigures& d) {
           {"tokens_per_second", d.tokens_per_second}};
 }
 
+// The memory's peak and sustained bandwidth, and under the banked model each
+// channel's figures (docs/dram.md#per-channel-figures).
+nlohmann::json dram_json(const RunSummary& s) {
+  const HardwareConfig& hw = *s.hw;
+  const bool banked = hw.dram.model == DramModel::Banked;
+  const double sustained_per_cycle =
+      banked ? s.dram_sustained_bytes_per_cycle : hw.dram.bytes_per_cycle;
+  nlohmann::json j = {{"model", banked ? "banked" : "bus"},
+                      {"peak_gbps", dram_peak_gbps(hw)},
+                      {"sustained_bytes_per_cycle", sustained_per_cycle},
+                      {"sustained_gbps", sustained_per_cycle * hw.clock_mhz / 1000.0}};
+  if (s.dram_channels != nullptr) {
+    nlohmann::json channels = nlohmann::json::array();
+    for (size_t c = 0; c < s.dram_channels->size(); ++c) {
+      const DramChannelFigures& f = (*s.dram_channels)[c];
+      channels.push_back({{"channel", c},
+                          {"read_bytes", f.read_bytes},
+                          {"write_bytes", f.write_bytes},
+                          {"busy_cycles", f.busy_cycles},
+                          {"activates", f.activates},
+                          {"row_hits", f.row_hits},
+                          {"row_conflicts", f.row_conflicts},
+                          {"refreshes", f.refreshes},
+                          {"refresh_cycles", f.refresh_cycles}});
+    }
+    j["channels"] = std::move(channels);
+  }
+  return j;
+}
+
 void write_file(const std::filesystem::path& path, const std::string& text) {
   write_file_atomically(path.string(), text);
 }
@@ -199,6 +229,7 @@ nlohmann::json make_report_json(const RunSummary& s) {
                            {"layers", layers},
                            {"timing_only", s.timing_only},
                            {"wall_seconds", s.wall_seconds}};
+  report["dram"] = dram_json(s);
   if (const auto d = decoder_figures(s)) report["decoder"] = decoder_json(*s.hw, *d);
   if (s.compile_trials != nullptr && !s.compile_trials->trials.empty()) {
     nlohmann::json trials = nlohmann::json::array();

@@ -12,6 +12,7 @@
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
 #include "sim/report/trial_records.h"
+#include "sim/stats/dram_channels.h"
 #include "sim/stats/stats_registry.h"
 
 namespace npusim {
@@ -74,6 +75,10 @@ struct RunSummary {
   RunProvenance provenance;
   // Set when the runner ran compile trials (sim/runner/compile_trials.h).
   const CompileTrials* compile_trials = nullptr;
+  // Under the banked DRAM: what each channel did, and the bandwidth a long
+  // read stream sustains (bytes per cycle; docs/dram.md#sustained-bandwidth).
+  const DramChannelTable* dram_channels = nullptr;
+  double dram_sustained_bytes_per_cycle = 0;
 };
 
 // False when a compared layer differed, or (outside timing-only mode) a layer

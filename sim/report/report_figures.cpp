@@ -49,6 +49,8 @@ const std::vector<FigureField> kFigureFields = {
     {"store_busy", &Figures::store_busy},
     {"vector_busy", &Figures::vector_busy},
     {"dram_bus_busy", &Figures::dram_bus_busy},
+    {"dram_gbps", &Figures::dram_gbps},
+    {"dram_peak_share", &Figures::dram_peak_share},
     {"cache_reuse", &Figures::cache_reuse},
     {"energy_uj", &Figures::energy_uj},
     {"dynamic_energy_uj", &Figures::dynamic_energy_uj},
@@ -84,6 +86,15 @@ void set_energy(const HardwareConfig& hw, Figures& f, const Energy& dynamic) {
 
 // The single definition of every derived figure; `value` reads a counter for
 // the layer or for the whole run.
+}  // namespace
+
+double dram_peak_gbps(const HardwareConfig& hw) {
+  return hw.dram.model == DramModel::Banked ? hw.dram.device.peak_bytes_per_second() / 1e9
+                                            : hw.dram.bytes_per_cycle * hw.clock_mhz / 1000.0;
+}
+
+namespace {
+
 Figures derive(const HardwareConfig& hw, uint64_t cycles,
                const std::function<uint64_t(const std::string&)>& value) {
   const double c = static_cast<double>(cycles);
@@ -99,6 +110,10 @@ Figures derive(const HardwareConfig& hw, uint64_t cycles,
   f.store_busy = ratio(value("store.busy_cycles"), c);
   f.vector_busy = ratio(value("vector.busy_cycles"), c);
   f.dram_bus_busy = ratio(value("dram.bus_busy_cycles"), c);
+  // bytes per microsecond / 1000 = GB/s
+  f.dram_gbps =
+      ratio(double(value("dram.read_bytes") + value("dram.write_bytes")), f.time_us * 1000.0);
+  f.dram_peak_share = ratio(f.dram_gbps, dram_peak_gbps(hw));
   f.cache_reuse =
       ratio(value("cache.read_bytes"), std::max<double>(1.0, value("cache.write_bytes")));
   return f;

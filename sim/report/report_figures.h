@@ -27,6 +27,10 @@ struct Figures {
   double store_busy = 0;       // store.busy_cycles / cycles
   double vector_busy = 0;      // vector.busy_cycles / cycles
   double dram_bus_busy = 0;    // dram.bus_busy_cycles / cycles
+  // DRAM bytes (read + written) over the time: the bandwidth achieved over
+  // the layer's span (or the run), in GB/s, and as a share of the peak.
+  double dram_gbps = 0;
+  double dram_peak_share = 0;  // dram_gbps / dram_peak_gbps(hw)
   double cache_reuse = 0;      // cache.read_bytes / max(1, cache.write_bytes)
   // Energy in microjoules (sim/report/energy.h): energy = dynamic + leakage.
   // The run's dynamic energy is the sum of its layers' (compute energy depends
@@ -46,6 +50,10 @@ struct FigureField {
   double Figures::*member;
 };
 extern const std::vector<FigureField> kFigureFields;
+
+// The memory's peak in GB/s: the bus's bytes per cycle at the clock, or the
+// banked device's channels x width x data rate.
+double dram_peak_gbps(const HardwareConfig& hw);
 
 // Throws std::logic_error naming what is wrong: a null pointer, a registry or
 // check/tiling list whose layer count differs from the network's, or every

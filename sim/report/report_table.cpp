@@ -297,6 +297,52 @@ void print_decoder_lines(std::ostream& out, const RunSummary& s) {
       << ")\n";
 }
 
+// The banked DRAM's channels (docs/dram.md#per-channel-figures): one line
+// of their spread and the sustained bandwidth, and with --wide a row each.
+void print_dram_channels(std::ostream& out, const RunSummary& s, TableWidth width) {
+  const DramChannelTable& channels = *s.dram_channels;
+  const double cycles = double(std::max<uint64_t>(1, s.total_cycles));
+  const auto bytes = [](const DramChannelFigures& c) { return c.read_bytes + c.write_bytes; };
+  size_t most = 0, least = 0, busiest = 0;
+  uint64_t refresh = 0;
+  for (size_t c = 0; c < channels.size(); ++c) {
+    if (bytes(channels[c]) > bytes(channels[most])) most = c;
+    if (bytes(channels[c]) < bytes(channels[least])) least = c;
+    if (channels[c].busy_cycles > channels[busiest].busy_cycles) busiest = c;
+    refresh = std::max(refresh, channels[c].refresh_cycles);
+  }
+  const double peak = dram_peak_gbps(*s.hw);
+  const double sustained = s.dram_sustained_bytes_per_cycle * s.hw->clock_mhz / 1000.0;
+  out << "DRAM channels    : " << channels.size();
+  const std::string low = bytes_text(bytes(channels[least]));
+  const std::string high = bytes_text(bytes(channels[most]));
+  if (channels.size() > 1 && low == high)
+    out << ", " << high << " each";
+  else if (channels.size() > 1)
+    out << ", " << low << " (channel " << least << ") to " << high << " (channel " << most
+        << ") each";
+  out << "; busiest data bus " << pct(double(channels[busiest].busy_cycles) / cycles)
+      << " % of the run, refresh " << pct(std::min(1.0, double(refresh) / cycles))
+      << " %; a long read stream sustains " << fmt("%.1f", sustained) << " GB/s ("
+      << pct(peak > 0 ? sustained / peak : 0) << " % of peak)\n";
+  if (width != TableWidth::Wide) return;
+  char header[160];
+  std::snprintf(header, sizeof header, "%-8s %-11s %-11s %6s %11s %10s %11s %10s\n", "channel",
+                "read", "written", "busy%", "activates", "row hit%", "conflicts", "refreshes");
+  out << header;
+  for (size_t c = 0; c < channels.size(); ++c) {
+    const DramChannelFigures& f = channels[c];
+    const uint64_t bursts = f.row_hits + f.activates;
+    char line[160];
+    std::snprintf(line, sizeof line, "%-8zu %-11s %-11s %6s %11llu %10s %11llu %10llu\n", c,
+                  bytes_text(f.read_bytes).c_str(), bytes_text(f.write_bytes).c_str(),
+                  pct(double(f.busy_cycles) / cycles).c_str(), (unsigned long long)f.activates,
+                  pct(bursts ? double(f.row_hits) / double(bursts) : 0).c_str(),
+                  (unsigned long long)f.row_conflicts, (unsigned long long)f.refreshes);
+    out << line;
+  }
+}
+
 }  // namespace
 
 void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth width) {
@@ -332,6 +378,7 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
         << st.get("dram.refreshes").total() << " refreshes; " << fmt("%.1f", achieved / 1e9)
         << " GB/s over the run, " << pct(peak > 0 ? achieved / peak : 0) << " % of "
         << fmt("%.1f", peak / 1e9) << " GB/s peak\n";
+    if (s.dram_channels != nullptr && !s.dram_channels->empty()) print_dram_channels(out, s, width);
   }
   if (hw.residency == Residency::Auto) {
     const MemoryPlanFigures plan = memory_plan_figures(s);

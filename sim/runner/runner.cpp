@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/banked_dram.h"
 #include "sim/compiler/kernel_stream.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/program_emitter.h"
@@ -366,6 +367,11 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
 
   r.summary.hw = &r.hw;
   r.summary.compile_trials = &r.compile_trials;
+  if (r.hw.dram.model == DramModel::Banked) {
+    r.summary.dram_channels = &r.outcome.dram_channels;
+    r.summary.dram_sustained_bytes_per_cycle =
+        sustained_read_bytes_per_cycle(r.hw.dram, r.hw.clock_mhz);
+  }
   r.summary.network = &r.network;
   r.summary.stats = r.stats.get();
   r.summary.total_cycles = r.outcome.cycles;

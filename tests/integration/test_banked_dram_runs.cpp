@@ -87,3 +87,60 @@ TEST_CASE("banked DRAM: the closed page policy activates once per burst, the ope
         (bank_counter(closed, "dram.read_bytes") + bank_counter(closed, "dram.write_bytes")) / 64);
   CHECK(bank_counter(open, "dram.activates") * 4 < bank_counter(closed, "dram.activates"));
 }
+
+TEST_CASE(
+    "banked DRAM: report.json's channels split the run's bytes, activates and row hits, and a "
+    "layer's GB/s is its DRAM bytes over its time",
+    "[dram]") {
+  static const std::string graph = test::write_temp_file("banked.json", kBankedGraph);
+  const nlohmann::json report = test::run_report("run " + graph + " --set dram.preset=lpddr5_6400");
+  const nlohmann::json& dram = report["dram"];
+  REQUIRE(dram["model"] == "banked");
+  REQUIRE(dram["channels"].size() == 4);
+  uint64_t read = 0, written = 0, activates = 0, hits = 0, conflicts = 0;
+  for (const nlohmann::json& c : dram["channels"]) {
+    CHECK(c["read_bytes"].get<uint64_t>() > 0);  // the interleaving reaches every channel
+    read += c["read_bytes"].get<uint64_t>();
+    written += c["write_bytes"].get<uint64_t>();
+    activates += c["activates"].get<uint64_t>();
+    hits += c["row_hits"].get<uint64_t>();
+    conflicts += c["row_conflicts"].get<uint64_t>();
+    CHECK(c["busy_cycles"].get<uint64_t>() <= report["totals"]["cycles"].get<uint64_t>());
+  }
+  const nlohmann::json& t = report["totals"];
+  CHECK(read == bank_counter(t, "dram.read_bytes"));
+  CHECK(written == bank_counter(t, "dram.write_bytes"));
+  CHECK(activates == bank_counter(t, "dram.activates"));
+  CHECK(hits == bank_counter(t, "dram.row_hits"));
+  CHECK(conflicts == bank_counter(t, "dram.row_conflicts"));
+  // LPDDR5-6400, 4 x 16 bit: 51.2 GB/s; a stream sustains less, refresh taking 7.2 %.
+  CHECK(dram["peak_gbps"].get<double>() == Approx(51.2));
+  CHECK(dram["sustained_gbps"].get<double>() < 51.2 * (1 - 224.0 / 3124.0));
+  CHECK(dram["sustained_gbps"].get<double>() > 0.9 * 51.2 * (1 - 224.0 / 3124.0));
+  for (const nlohmann::json& l : report["layers"]) {
+    INFO(l["name"]);
+    const double bytes = double(l["counters"]["dram.read_bytes"].get<uint64_t>() +
+                                l["counters"]["dram.write_bytes"].get<uint64_t>());
+    // At the default 1000 MHz a cycle is a nanosecond: bytes per cycle are GB/s.
+    const double gbps = bytes / l["cycles"].get<double>();
+    CHECK(l["dram_gbps"].get<double>() == Approx(gbps));
+    CHECK(l["dram_peak_share"].get<double>() == Approx(gbps / 51.2));
+  }
+}
+
+TEST_CASE("banked DRAM: the summary gives the channels' spread, and --wide a row per channel",
+          "[dram]") {
+  static const std::string graph = test::write_temp_file("banked.json", kBankedGraph);
+  const test::CliResult r =
+      test::run_cli("run " + graph + " --timing-only --wide --set dram.preset=lpddr5_6400");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Matches(
+                        "[\\s\\S]*\nDRAM channels    : 4, [^\n]* each; busiest data bus [0-9.]+ "
+                        "% of the run, refresh "
+                        "[0-9.]+ %; a long read stream sustains 47.0 GB/s \\(91.8 % of peak\\)\n"
+                        "channel +read +written +busy% +activates +row hit% +conflicts +"
+                        "refreshes\n0 [^\n]*\n1 [^\n]*\n2 [^\n]*\n3 [^\n]*\n[\\s\\S]*"));
+  const test::CliResult bus = test::run_cli("run " + graph + " --timing-only --wide");
+  REQUIRE(bus.exit_code == 0);
+  CHECK(bus.out.find("DRAM channels") == std::string::npos);
+}

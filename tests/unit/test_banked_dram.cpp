@@ -2,6 +2,7 @@
 // (docs/dram.md#the-banked-model). The device is DDR4-3200-like, written out
 // here (not a preset), and the accelerator runs at the DRAM's command clock,
 // so cycles are clocks.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "models/banked_dram.h"
@@ -165,4 +166,64 @@ TEST_CASE("banked DRAM: accelerator cycles convert to command clocks and back, r
   CHECK(dram.to_cycles(49) == 31);
   // One read, requested at cycle 0: data ends at clock 48, cycle 30.
   CHECK(dram.transfer(0, false, {0, 1, 64}).last_data == 30);
+}
+
+TEST_CASE(
+    "banked DRAM: each channel counts its own bytes, activates, row hits, refreshes and data-bus "
+    "cycles",
+    "[dram]") {
+  DramConfig c = hand_device(kColumnsLow, 2);
+  c.device.trefi = 200;
+  c.device.trfc = 50;
+  BankedDramTiming dram(c, 1600);
+  // Six bursts: channel 0 takes 0, 2, 4 and channel 1 takes 1, 3, 5, each one miss
+  // then two hits in bank 0's row 0.
+  dram.transfer(0, false, {0, 1, 6 * 64});
+  // A write to channel 1's open row: a hit.
+  dram.transfer(0, true, {64, 1, 64});
+  // Row 1 of channel 0's bank 0 (above 2 channels x 128 columns x 16 banks of 64 B): a conflict.
+  const uint64_t next_row = uint64_t(2) * 128 * 16 * 64;
+  REQUIRE(dram.decode(next_row).channel == 0);
+  REQUIRE(dram.decode(next_row).row == 1);
+  REQUIRE(dram.decode(next_row).bank == 0);
+  dram.transfer(0, false, {next_row, 1, 64});
+  // Channel 1 at clock 1000: refreshes due at 200, 400, 600 and 800 passed while it was
+  // idle, and the one due at 1000 runs before the burst: five of tRFC = 50 each.
+  dram.transfer(1000, false, {3 * 64, 1, 64});
+  const DramChannelTable t = dram.channel_figures();
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].read_bytes == 4 * 64);
+  CHECK(t[0].write_bytes == 0);
+  CHECK(t[0].activates == 2);
+  CHECK(t[0].row_hits == 2);
+  CHECK(t[0].row_conflicts == 1);
+  CHECK(t[0].refreshes == 0);
+  CHECK(t[0].busy_cycles == 4 * 4);  // 4 bursts of 4 clocks; one clock per cycle here
+  CHECK(t[1].read_bytes == 4 * 64);
+  CHECK(t[1].write_bytes == 64);
+  CHECK(t[1].activates == 2);  // its first row, and again after the refresh closed it
+  CHECK(t[1].row_hits == 3);
+  CHECK(t[1].row_conflicts == 0);
+  CHECK(t[1].refreshes == 5);
+  CHECK(t[1].refresh_cycles == 5 * 50);
+  CHECK(t[1].busy_cycles == 5 * 4);
+}
+
+TEST_CASE(
+    "banked DRAM: a long read stream sustains the peak less refresh and row changes, and timing "
+    "one channel gives the whole stream's figure",
+    "[dram]") {
+  // Bank groups rotate under each channel's bursts: tCCD_S = 4 clocks = one burst, so
+  // only refresh (tRFC of every tREFI) and the activates of new rows keep the bus idle.
+  const DramConfig c = hand_device("row:rank:bank:column:bankgroup:channel", 2);
+  const double peak = 2 * 16.0;  // two channels of 64 B per 4 clocks; 1 clock per cycle
+  const double refresh_share = 560.0 / 12480.0;
+  const double sustained = sustained_read_bytes_per_cycle(c, 1600);
+  CHECK(sustained <= peak * (1 - refresh_share));
+  CHECK(sustained >= 0.97 * peak * (1 - refresh_share));
+  // The same stream through both channels, timed whole.
+  BankedDramTiming whole(c, 1600);
+  const uint64_t bursts = 2 * std::max<uint64_t>(4096, 16 * 12480 / 4);
+  const auto r = whole.transfer(0, false, {0, 1, bursts * 64});
+  CHECK(sustained == Approx(double(bursts * 64) / double(r.last_data)).epsilon(1e-12));
 }
