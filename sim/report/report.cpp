@@ -240,6 +240,7 @@ nlohmann::json make_report_json(const RunSummary& s) {
                        {"array_rows", t.array_rows},
                        {"array_cols", t.array_cols}};
       if (t.weight_stationary) j["loop_order"] = "weight_stationary";
+      if (t.residency_off) j["residency"] = "off";
       return j;
     };
     for (const CompileTrial& t : s.compile_trials->trials) {

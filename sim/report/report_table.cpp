@@ -380,7 +380,18 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
         << fmt("%.1f", peak / 1e9) << " GB/s peak\n";
     if (s.dram_channels != nullptr && !s.dram_channels->empty()) print_dram_channels(out, s, width);
   }
-  if (hw.residency == Residency::Auto) {
+  const CompileTrials* trials = s.compile_trials;
+  if (hw.residency == Residency::Auto && trials != nullptr && trials->chosen.residency_off) {
+    // The trials ran the program without the plan faster than with it.
+    CompileTrial with_plan = trials->chosen;
+    with_plan.residency_off = false;
+    uint64_t planned = 0;
+    for (const CompileTrial& t : trials->trials)
+      if (t.ok && t.same_target(with_plan)) planned = t.cycles;
+    out << "memory plan      : not used: the trials ran the program without it faster ("
+        << trials->chosen.cycles << " cycles against " << planned
+        << " with it; compiler.residency=auto)\n";
+  } else if (hw.residency == Residency::Auto) {
     const MemoryPlanFigures plan = memory_plan_figures(s);
     out << "memory plan      : " << plan.outputs_in_cache << " of " << s.tiling.size()
         << " outputs kept in the cache, "

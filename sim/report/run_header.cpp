@@ -95,7 +95,8 @@ std::vector<std::string> compile_trials_summary(const CompileTrials& c) {
            (arrays_differ
                 ? " on " + std::to_string(t.array_rows) + "x" + std::to_string(t.array_cols)
                 : "") +
-           (t.weight_stationary ? ", weight-stationary" : "");
+           (t.weight_stationary ? ", weight-stationary" : "") +
+           (t.residency_off ? ", without the memory plan" : "");
   };
   const CompileTrial* chosen = ran(c.chosen);
   if (chosen == nullptr)

@@ -19,6 +19,10 @@ struct CompileTrial {
   // weight_stationary everywhere, tried where the per-layer choice took
   // feature-stationary for some layer (docs/loop-order.md#loop-order-per-layer).
   bool weight_stationary = false;
+  // Under compiler.residency auto: the trial's twin compiled without the
+  // memory plan (residency off), so the plan never makes a run slower than
+  // the same trials without it (docs/memory-plan.md#never-slower-than-off).
+  bool residency_off = false;
   bool ok = false;
   uint64_t cycles = 0;      // timing-only total, when ok
   uint64_t dram_bytes = 0;  // DRAM bytes read and written, when ok
@@ -28,7 +32,8 @@ struct CompileTrial {
   // Whether two trials compiled for the same units, cache and array.
   bool same_target(const CompileTrial& o) const {
     return units == o.units && cache_kib == o.cache_kib && array_rows == o.array_rows &&
-           array_cols == o.array_cols && weight_stationary == o.weight_stationary;
+           array_cols == o.array_cols && weight_stationary == o.weight_stationary &&
+           residency_off == o.residency_off;
   }
 };
 

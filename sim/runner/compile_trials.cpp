@@ -196,7 +196,8 @@ std::string program_fingerprint(const Program& program, bool graph) {
 bool runs_compile_trials(const HardwareConfig& hw) {
   return hw.mapper == Mapper::Cost && hw.trial_mode == TrialMode::Simulate &&
          ((hw.compiler.units == 0 && hw.compute.units > 1) || hw.compiler.cache_kib == 0 ||
-          array_parts(hw).size() > 1 || hw.loop_order == LoopOrder::Auto);
+          array_parts(hw).size() > 1 || hw.loop_order == LoopOrder::Auto ||
+          hw.residency == Residency::Auto);
 }
 
 namespace {
@@ -234,6 +235,25 @@ uint64_t add_with_twin(const NetworkConfig& network, const HardwareConfig& h, Co
     return std::max(trial.estimate, twin.estimate);
   }
   return trial.estimate;
+}
+
+// Under compiler.residency auto, each trial that fits is followed by its twin
+// compiled without the memory plan: the same mappings (the estimate does not
+// weigh the plan), so the trials keep the plan only where it runs faster, and
+// an `auto` run never takes more cycles than `off` with the same trials.
+void add_residency_twins(CompileTrials& choice, std::vector<NetworkEstimate>& estimates) {
+  std::vector<CompileTrial> trials;
+  std::vector<NetworkEstimate> twinned;
+  for (size_t i = 0; i < choice.trials.size(); ++i) {
+    trials.push_back(choice.trials[i]);
+    twinned.push_back(estimates[i]);
+    if (!choice.trials[i].failure.empty()) continue;
+    trials.push_back(choice.trials[i]);
+    trials.back().residency_off = true;
+    twinned.push_back(estimates[i]);
+  }
+  choice.trials = std::move(trials);
+  estimates = std::move(twinned);
 }
 
 // The programs a budget's trials run: its program (compiled from its
@@ -392,6 +412,7 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
   if (!runs_compile_trials(hw)) return choice;
   std::vector<NetworkEstimate> estimates;  // each trial's, in step with choice.trials
   plan_trials(network, hw, choice, estimates);
+  if (hw.residency == Residency::Auto) add_residency_twins(choice, estimates);
   size_t runnable = 0;
   for (const CompileTrial& t : choice.trials) runnable += t.failure.empty() ? 1 : 0;
   if (runnable <= 1) {
@@ -419,6 +440,7 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
           trial_hw.compiler.array_rows = t.array_rows;
           trial_hw.compiler.array_cols = t.array_cols;
           if (t.weight_stationary) trial_hw.loop_order = LoopOrder::WeightStationary;
+          if (t.residency_off) trial_hw.residency = Residency::Off;
           // A trial is one program: its child compiles it and tries nothing
           // more (loop_order auto alone would start trials again).
           trial_hw.trial_mode = TrialMode::Off;
@@ -479,6 +501,7 @@ HardwareConfig compile_target(const HardwareConfig& hw, const CompileTrials& cho
     out.compiler.array_rows = c.array_rows;
     out.compiler.array_cols = c.array_cols;
     if (c.weight_stationary) out.loop_order = LoopOrder::WeightStationary;
+    if (c.residency_off) out.residency = Residency::Off;
   }
   return out;
 }

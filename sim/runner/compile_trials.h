@@ -29,7 +29,9 @@
 // theirs. Under compiler.loop_order auto, a trial whose program has a
 // feature-stationary layer is also compiled weight-stationary everywhere
 // (its twin), so the per-layer choice never runs slower than the default
-// order on the trials' hardware.
+// order on the trials' hardware. Under compiler.residency auto every trial
+// is also compiled without the memory plan (residency off), so the plan is
+// kept only where it runs faster.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +49,8 @@ namespace npusim {
 
 // Whether run_compile_trials may simulate anything for this hardware (the
 // cost mapper, compiler.trials "simulate", and more than one unit to choose
-// from, or the cache budget or the part of the array left to choose).
+// from, or the cache budget, the part of the array, the loop order or the
+// memory plan left to choose).
 bool runs_compile_trials(const HardwareConfig& hw);
 
 // The parts of the array (rows, cols) the trials may compile for, the whole

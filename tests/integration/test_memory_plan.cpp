@@ -318,3 +318,34 @@ TEST_CASE(
       operand_in_cache += layer["counters"]["load.operand_on_chip_bytes"].get<uint64_t>();
   CHECK(operand_in_cache > 0);
 }
+
+TEST_CASE(
+    "memory plan: the compile trials also run each program without the plan, so residency auto "
+    "never takes more cycles than off, and keeps the plan where it is faster",
+    "[memory_plan]") {
+  // tiny3 with a 256 B/cycle bus: at 8 B/cycle cache ports a kept input's port reads
+  // cost more than the bus loads they save; at 64 B/cycle the plan wins.
+  const auto run = [](uint32_t port, const char* residency) {
+    return test::run_report("run " NPUSIM_SOURCE_DIR
+                            "/configs/networks/tiny3.json --timing-only --set "
+                            "dram.bytes_per_cycle=256 --set cache.port_bytes_per_cycle=" +
+                            std::to_string(port) + " --set compiler.residency=" + residency);
+  };
+  const nlohmann::json slow_ports_off = run(8, "off");
+  const nlohmann::json slow_ports = run(8, "auto");
+  CHECK(slow_ports["totals"]["cycles"] == slow_ports_off["totals"]["cycles"]);
+  CHECK(slow_ports["compile_trials"].value("residency", "") == "off");
+  CHECK(slow_ports["totals"]["memory_plan"]["outputs_in_cache"] == 0);
+  // The program with the plan ran too, and slower.
+  uint64_t with_plan = 0;
+  for (const nlohmann::json& t : slow_ports["compile_trials"]["trials"])
+    if (!t.contains("residency") && t.contains("cycles")) with_plan = t["cycles"].get<uint64_t>();
+  CHECK(with_plan > slow_ports["totals"]["cycles"].get<uint64_t>());
+
+  const nlohmann::json fast_ports_off = run(64, "off");
+  const nlohmann::json fast_ports = run(64, "auto");
+  CHECK(fast_ports["totals"]["cycles"].get<uint64_t>() <
+        fast_ports_off["totals"]["cycles"].get<uint64_t>());
+  CHECK_FALSE(fast_ports["compile_trials"].contains("residency"));
+  CHECK(fast_ports["totals"]["memory_plan"]["outputs_in_cache"] == 2);
+}
