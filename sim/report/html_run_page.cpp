@@ -384,6 +384,8 @@ HtmlPage run_html_page(const std::string& dir) {
   HtmlPage page;
   page.title = title;
   page.body = body.str();
+  const bool banked = report.contains("dram") && report["dram"].is_object() &&
+                      report["dram"].value("model", "") == "banked";
   page.script = "run_page.js";
   page.data = {
       {"kind", "run"},
@@ -392,10 +394,9 @@ HtmlPage run_html_page(const std::string& dir) {
       {"array_cols", number_at(compute, "array_cols")},
       // The roofline's bandwidth roof: what a long read stream sustains under
       // the banked DRAM (report.json's dram), else the bus's bytes per cycle.
-      {"dram_bytes_per_cycle", report.contains("dram") && report["dram"].is_object() &&
-                                       report["dram"].value("model", "") == "banked"
-                                   ? number_at(report["dram"], "sustained_bytes_per_cycle")
-                                   : number_at(object_at(hw, "dram"), "bytes_per_cycle")},
+      {"dram_bytes_per_cycle", banked ? number_at(report["dram"], "sustained_bytes_per_cycle")
+                                      : number_at(object_at(hw, "dram"), "bytes_per_cycle")},
+      {"dram_sustained", banked},
       {"layer_columns",
        {"index", "name", "kind", "cycles", "macs_performed", "macs_useful", "dram_bytes",
         "compute_busy_cycles", "vector_busy_cycles", "stall_dep", "stall_buf", "stall_mem",

@@ -94,7 +94,8 @@
             { x: ridge, y: peak, dx: 6, text: 'compute roof: ' + peak + ' MACs/cycle (' + d.units +
               ' x ' + d.array_rows + ' x ' + d.array_cols + ')' },
             { x: lx, y: bandwidth * lx, x2: ridge, y2: peak, align: 'center',
-              text: 'DRAM roof: ' + bandwidth + ' bytes/cycle x intensity' },
+              text: 'DRAM roof: ' + Number(bandwidth.toPrecision(4)) + ' bytes/cycle' +
+                    (d.dram_sustained ? ' sustained' : '') + ' x intensity' },
             { x: ridge, y: ymin, vertical: true, colour: '#555',
               text: 'ridge: ' + npusim.fmt(ridge) + ' MACs/byte' },
           ] },
