@@ -166,11 +166,19 @@ std::vector<std::pair<std::string, std::string>> header_lines(const json& report
                                                         : " (built-in defaults with the overrides "
                                                           "below)"));
   if (!overrides.empty()) out.emplace_back("overrides", overrides);
+  // The banked DRAM by its preset, its peak and what a long stream sustains
+  // (report.json's dram); the bus by its bytes per cycle.
+  const bool banked = report.contains("dram") && report["dram"].is_object() &&
+                      report["dram"].value("model", "") == "banked";
+  const std::string memory =
+      banked ? object_at(hw, "dram").value("preset", std::string("banked")) + " DRAM (" +
+                   fixed(number_at(report["dram"], "peak_gbps"), 1) + " GB/s peak, " +
+                   fixed(number_at(report["dram"], "sustained_gbps"), 1) + " sustained)"
+             : fixed(bytes_per_cycle, 0) + " B/cycle DRAM (" +
+                   fixed(bytes_per_cycle * clock / 1000.0, 1) + " GB/s)";
   out.emplace_back("", fixed(units, 0) + " x " + fixed(rows, 0) + "x" + fixed(cols, 0) +
                            " array (" + fixed(peak, 0) + " MACs/cycle), " + kib_size(cache_kib) +
-                           " cache, " + fixed(bytes_per_cycle, 0) + " B/cycle DRAM (" +
-                           fixed(bytes_per_cycle * clock / 1000.0, 1) + " GB/s), " +
-                           megahertz(clock));
+                           " cache, " + memory + ", " + megahertz(clock));
   out.emplace_back("schedule", "policy " + text_at(object_at(hw, "scheduler"), "policy") + ", " +
                                    text_at(hw, "buffering") + " buffering, " +
                                    text_at(compute, "mode") + " array, " +
