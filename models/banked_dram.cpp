@@ -114,15 +114,21 @@ void BankedDramTiming::refresh(Rank& rank, uint32_t channel, uint32_t rank_index
   ++counts_[channel].refreshes;
 }
 
-uint64_t BankedDramTiming::bank_ready(uint64_t at, const DramLocation& loc) const {
+uint64_t BankedDramTiming::burst_ready(uint64_t at, const DramLocation& loc, bool write) const {
+  const Channel& ch = channels_[loc.channel];
+  const uint64_t latency = write ? d_.cwl : d_.cl;
+  const uint64_t switched = ch.any_column && ch.column_rank != loc.rank && d_.trtrs != 0 &&
+                                    ch.data_free + d_.trtrs > latency
+                                ? ch.data_free + d_.trtrs - latency
+                                : 0;
   const Bank& bk = banks_[bank_index(loc)];
-  if (bk.open_row == loc.row) return std::max(at, bk.activated + d_.trcd);
+  if (bk.open_row == loc.row) return std::max({at, bk.activated + d_.trcd, switched});
   const Rank& rk = ranks_[size_t(loc.channel) * d_.ranks + loc.rank];
   uint64_t activate = std::max({at, bk.activate_ready, rk.blocked_until});
   if (bk.open_row != kNoRow) activate = std::max(activate, may_precharge(bk) + d_.trp);
   if (rk.activate_count > 0) activate = std::max(activate, rk.last_activate + d_.trrd_s);
   if (rk.activate_count >= 4) activate = std::max(activate, rk.activates[0] + d_.tfaw);
-  return activate + d_.trcd;
+  return std::max(activate + d_.trcd, switched);
 }
 
 uint64_t BankedDramTiming::channel_ready(const Channel& ch, bool write) const {
@@ -186,6 +192,9 @@ uint64_t BankedDramTiming::burst(uint64_t at, bool write, const DramLocation& lo
     column = std::max(column, ch.column + (same_group ? d_.tccd_l : d_.tccd_s));
   }
   if (ch.data_free > latency) column = std::max(column, ch.data_free - latency);
+  // Another rank's data: the bus switches ranks for tRTRS after the last burst.
+  if (ch.any_column && ch.column_rank != loc.rank && ch.data_free + d_.trtrs > latency)
+    column = std::max(column, ch.data_free + d_.trtrs - latency);
   if (!write && rk.write_end != 0)
     column =
         std::max(column, rk.write_end + (rk.write_group == loc.bankgroup ? d_.twtr_l : d_.twtr_s));
@@ -253,7 +262,7 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
     uint64_t next = ~uint64_t(0);
     for (size_t i = 0; i < waiting.size(); ++i) {
       const DramLocation loc = decode(waiting[i] << burst_shift_);
-      const uint64_t ready = bank_ready(at, loc);
+      const uint64_t ready = burst_ready(at, loc, write);
       if (ready <= channel_ready(channels_[channel], write)) {
         serve(loc);
       } else {
@@ -276,15 +285,16 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
         const DramLocation loc = decode(b << burst_shift_);
         std::vector<uint64_t>& waiting = waiting_[loc.channel];
         const Bank& bank = bank_at(loc);
-        if (waiting.empty() && bank.open_row == loc.row &&
-            bank.activated + d_.trcd <= channels_[loc.channel].column) {
+        const Channel& ch = channels_[loc.channel];
+        if (waiting.empty() && bank.open_row == loc.row && bank.activated + d_.trcd <= ch.column &&
+            (d_.trtrs == 0 || ch.column_rank == loc.rank)) {
           serve(loc);  // a hit on a quiet queue: the common case, no look at the queue
           continue;
         }
         const uint64_t channel_free = channel_ready(channels_[loc.channel], write);
         if (!waiting.empty() && channel_free >= next_look_[loc.channel]) serve_ready(loc.channel);
         if (waiting.size() < kQueueDepth) {
-          const uint64_t ready = bank_ready(at, loc);
+          const uint64_t ready = burst_ready(at, loc, write);
           if (ready > channel_free) {
             if (waiting.empty()) next_look_[loc.channel] = ready;
             next_look_[loc.channel] = std::min(next_look_[loc.channel], ready);

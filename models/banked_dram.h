@@ -99,10 +99,11 @@ class BankedDramTiming {
 
   // Schedules the burst at `loc`, requested at `at` (clocks); returns its data end.
   uint64_t burst(uint64_t at, bool write, const DramLocation& loc, Result& out);
-  // When the bank side (activate, tRCD) lets `loc`'s column command go, and
-  // when the channel would next take one: a burst that would hold the channel
-  // idle waits in the queue.
-  uint64_t bank_ready(uint64_t at, const DramLocation& loc) const;
+  // When the bank side (activate, tRCD) and a switch of rank (tRTRS) let
+  // `loc`'s column command go, and when the channel would next take one: a
+  // burst that would hold the channel idle waits in the queue (so a queue
+  // groups its bursts by rank, as a first-ready controller does).
+  uint64_t burst_ready(uint64_t at, const DramLocation& loc, bool write) const;
   uint64_t channel_ready(const Channel& ch, bool write) const;
   void refresh(Rank& rank, uint32_t channel, uint32_t rank_index, uint64_t due, Result& out);
   size_t bank_index(const DramLocation& at) const;

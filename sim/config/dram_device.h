@@ -38,6 +38,7 @@ struct DramDevice {
   uint32_t twtr_s = 0;  // end of write data to read command, different bank group
   uint32_t twtr_l = 0;  // end of write data to read command, same bank group
   uint32_t trtw = 0;    // read command to write command (bus turnaround)
+  uint32_t trtrs = 0;   // data of one rank to data of another on the channel (rank switch)
   uint32_t twr = 0;     // end of write data to precharge (write recovery)
   uint32_t trtp = 0;    // read command to precharge
   uint32_t trefi = 0;   // refresh interval (all-bank refresh, per rank)

@@ -154,6 +154,8 @@ void add_banked_dram_params(std::vector<HardwareParam>& t) {
   t.push_back(
       device_timing("twtr_l", &D::twtr_l, 0, "Write data end to read, the same bank group"));
   t.push_back(device_timing("trtw", &D::trtw, 0, "Read command to write command (turnaround)"));
+  t.push_back(device_timing("trtrs", &D::trtrs, 0,
+                            "Data of one rank to data of another on the channel (rank switch)"));
   t.push_back(device_timing("twr", &D::twr, 0, "Write data end to precharge (write recovery)"));
   t.push_back(device_timing("trtp", &D::trtp, 0, "Read command to precharge"));
   t.push_back(device_timing("trefi", &D::trefi, 1, "Refresh interval (all-bank, per rank)"));

@@ -148,8 +148,9 @@ class ChannelSim {
       r.next_ref_due = d.trefi;
     }
     watchdog_ = 100000;
-    for (uint32_t t : {d.cl, d.cwl, d.trcd, d.trp, d.tras, d.trrd_s, d.trrd_l, d.tfaw, d.tccd_s,
-                       d.tccd_l, d.twtr_s, d.twtr_l, d.trtw, d.twr, d.trtp, d.trefi, d.trfc}) {
+    for (uint32_t t :
+         {d.cl, d.cwl, d.trcd, d.trp, d.tras, d.trrd_s, d.trrd_l, d.tfaw, d.tccd_s, d.tccd_l,
+          d.twtr_s, d.twtr_l, d.trtw, d.trtrs, d.twr, d.trtp, d.trefi, d.trfc}) {
       watchdog_ += t;
     }
     watchdog_ += d.burst_clocks();
@@ -289,6 +290,10 @@ class ChannelSim {
         const uint64_t earliest = std::max(
             {bank.next_col, rank.busy_until, col_any_ok_, rank.col_ok[bg],
              bus_free_ > latency ? bus_free_ - latency : 0,  // data starts after the last burst
+             // and tRTRS after it when the last burst was another rank's
+             bus_used_ && bus_rank_ != p.a.rank && bus_free_ + d_.trtrs > latency
+                 ? bus_free_ + d_.trtrs - latency
+                 : 0,
              p.write ? wr_ok_ : rank.rd_ok[bg]});
         if (!ready(earliest)) continue;
         column(p, latency);
@@ -323,6 +328,8 @@ class ChannelSim {
     const uint64_t end = clk_ + latency + d_.burst_clocks();
     out_.data_end[p.index] = end;
     bus_free_ = end;
+    bus_rank_ = p.a.rank;
+    bus_used_ = true;
     col_any_ok_ = clk_ + d_.tccd_s;
     rank.col_ok[bg] = std::max(rank.col_ok[bg], clk_ + d_.tccd_l);
     if (p.write) {
@@ -398,6 +405,8 @@ class ChannelSim {
   uint64_t col_any_ok_ = 0;  // tCCD_S after the last column command on the channel
   uint64_t wr_ok_ = 0;       // tRTW after the last read on the channel
   uint64_t bus_free_ = 0;    // end of the last burst on the data bus
+  uint64_t bus_rank_ = 0;    // the rank whose burst that was
+  bool bus_used_ = false;
 };
 
 }  // namespace

@@ -15,7 +15,8 @@
 // - Requests enter their channel's queue in input order (a request that has not arrived yet
 //   holds back later ones of its channel), when their arrival <= clock and the queue has room.
 // - tRTW (read to write turnaround) applies channel-wide; tWTR per rank; tCCD_S between any two
-//   column commands on the channel, tCCD_L within a rank's bank group; no two bursts overlap.
+//   column commands on the channel, tCCD_L within a rank's bank group; no two bursts overlap,
+//   and a burst of another rank than the last one's starts at least tRTRS after its end.
 // - Closed policy: every RD/WR is RDA/WRA (no extra command slot, logged as "RDA"/"WRA"); it
 //   counts as a precharge and closes the bank at once, which may activate again tRP after the
 //   auto-precharge point (see the .cpp). A request still hits when it reaches a row activated

@@ -227,3 +227,22 @@ TEST_CASE(
   const auto r = whole.transfer(0, false, {0, 1, bursts * 64});
   CHECK(sustained == Approx(double(bursts * 64) / double(r.last_data)).epsilon(1e-12));
 }
+
+TEST_CASE("banked DRAM: a burst of another rank waits tRTRS after the last burst's data",
+          "[dram]") {
+  // The rank is the field above the channel: consecutive bursts alternate the two ranks.
+  DramConfig c = hand_device("row:bankgroup:bank:column:rank:channel");
+  c.device.ranks = 2;
+  c.device.trtrs = 2;
+  BankedDramTiming dram(c, 1600);
+  REQUIRE(dram.decode(64).rank == 1);
+  const auto r = dram.transfer(0, false, {0, 1, 2 * 64});
+  // Rank 0: ACT 0, READ 22, data 44 .. 48. Rank 1 activates at 0 too (tRRD and tFAW are
+  // per rank) and could READ at 26 (tCCD_S); its data may start only 48 + tRTRS = 50:
+  // READ at 28, data ends 28 + 22 + 4 = 54.
+  CHECK(r.misses == 2);
+  CHECK(r.last_data == 54);
+  c.device.trtrs = 0;
+  BankedDramTiming no_switch(c, 1600);
+  CHECK(no_switch.transfer(0, false, {0, 1, 2 * 64}).last_data == 52);
+}

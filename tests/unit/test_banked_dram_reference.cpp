@@ -114,6 +114,22 @@ TEST_CASE("banked DRAM vs the command-level reference: streams and strides withi
   }
 }
 
+TEST_CASE(
+    "banked DRAM vs the command-level reference: a stream over two ranks, switching every burst "
+    "or once after 32 KiB, within 5 percent",
+    "[dram]") {
+  DramConfig c = device("ddr4_3200");
+  c.device.ranks = 2;
+  for (const char* mapping :
+       {"row:bank:column:bankgroup:rank:channel", "row:bank:rank:column:bankgroup:channel"}) {
+    c.mapping = mapping;
+    INFO(mapping);
+    const Comparison s = compare_with_reference(c, stream(65536));
+    print("ddr4_3200, 2 ranks", (std::string("stream 65536 B, ") + mapping).c_str(), s);
+    CHECK(s.error() < 0.05);
+  }
+}
+
 // Known deviation (docs/dram.md#accuracy): the fast model serves transfers in
 // the order they come, where the reference reorders the 32 requests in its
 // queue across them. Single-burst random reads and small alternating read and
