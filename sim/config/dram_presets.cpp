@@ -42,7 +42,7 @@ DramPreset ddr4_3200() {
   d.twtr_s = 4;                // max(2 nCK, 2.5 ns)
   d.twtr_l = 12;               // max(4 nCK, 7.5 ns)
   d.trtw = 12;                 // derived: CL + BL/2 + 2 - CWL
-  d.trtrs = 2;  // a controller figure: Ramulator's DDR4 speed table
+  d.trtrs = 2;                 // a controller figure: Ramulator's DDR4 speed table
   d.twr = 24;                  // 15 ns
   d.trtp = 12;                 // max(4 nCK, 7.5 ns)
   d.trefi = 12480;             // 7.8 us
@@ -84,7 +84,7 @@ DramPreset ddr5_4800() {
   d.twtr_s = 6;          // max(4 nCK, 2.5 ns)
   d.twtr_l = 24;         // max(16 nCK, 10 ns)
   d.trtw = 14;           // derived: CL - CWL + BL/2 + 2 - 1 (DQS offset) + (tRPST - 0.5) + tWPRE 2
-  d.trtrs = 2;  // estimate: the DDR4 figure
+  d.trtrs = 2;           // estimate: the DDR4 figure
   d.twr = 72;            // 30 ns
   d.trtp = 18;           // max(12 nCK, 7.5 ns)
   d.trefi = 9360;        // 3.9 us
@@ -126,7 +126,7 @@ DramPreset lpddr4x_4266() {
   d.twtr_s = 22;  // tWTR max(10 ns, 8 nCK)
   d.twtr_l = 22;
   d.trtw = 36;     // derived: RL + RU(tDQSCKmax 3.5 ns / tCK) + BL/2 - WL + tWPRE 2 + RD(tRPST)
-  d.trtrs = 2;  // estimate: the DDR4 figure
+  d.trtrs = 2;     // estimate: the DDR4 figure
   d.twr = 39;      // 18 ns
   d.trtp = 16;     // max(7.5 ns, 8 nCK)
   d.trefi = 8328;  // 3.904 us
@@ -169,7 +169,7 @@ DramPreset lpddr5_6400() {
   d.twtr_s = 5;                // 6.25 ns
   d.twtr_l = 10;               // 12 ns
   d.trtw = 11;                 // derived: RL + BL/n + RU(tWCKDQO / tCK) (1) - WL
-  d.trtrs = 2;  // estimate: the DDR4 figure
+  d.trtrs = 2;                 // estimate: the DDR4 figure
   d.twr = 28;                  // 34 ns
   d.trtp = 6;                  // BL/n 2 + nRBTP 4 (7.5 ns)
   d.trefi = 3124;              // 3.906 us
@@ -212,7 +212,7 @@ DramPreset gddr6_16() {
   d.twtr_s = 11;              // 5.1 ns
   d.twtr_l = 13;              // 6.3 ns
   d.trtw = 25;                // derived: CL + BL/8 + 2 - CWL
-  d.trtrs = 2;  // estimate: the DDR4 figure
+  d.trtrs = 2;                // estimate: the DDR4 figure
   d.twr = 30;                 // 14.9 ns
   d.trtp = 5;                 // 2.3 ns
   d.trefi = 3800;             // 1.9 us
@@ -244,7 +244,7 @@ void hbm_core(DramDevice& d) {
   d.twtr_s = 7;         // 4 ns
   d.twtr_l = 15;        // 9 ns
   d.trtw = 20;          // derived: CL + burst clocks + 2 - CWL
-  d.trtrs = 2;  // estimate: the DDR4 figure
+  d.trtrs = 2;          // estimate: the DDR4 figure
   d.twr = 23;           // 14 ns
   d.trtp = 8;           // 5 ns
   d.trefi = 6240;       // 3.9 us
