@@ -53,14 +53,21 @@ TEST_CASE("docs/guide.md quotes the edge design's run as it is now", "[docs][slo
   check_quoted("docs/guide.md",
                "run " + kDocsSource + "/configs/networks/resnet18_full.json --hw " + kDocsSource +
                    "/configs/hw/edge_npu.json --timing-only",
-               {"total cycles", "bounds", "MAC utilisation", "DRAM banks"});
+               {"total cycles", "bounds", "MAC utilisation", "DRAM banks", "DRAM channels"});
 }
 
 TEST_CASE("docs/dram.md quotes ResNet-18 on LPDDR5-6400 as it is now", "[docs][slow]") {
   check_quoted("docs/dram.md",
                "run " + kDocsSource +
                    "/configs/networks/resnet18.json --timing-only --set dram.preset=lpddr5_6400",
-               {"DRAM banks"});
+               {"DRAM banks", "DRAM channels"});
+}
+
+TEST_CASE("docs/dram.md quotes ResNet-18's channels on HBM3 as they are now", "[docs][slow]") {
+  check_quoted("docs/dram.md",
+               "run " + kDocsSource +
+                   "/configs/networks/resnet18.json --timing-only --wide --set dram.preset=hbm3",
+               {"DRAM channels", "channel  "});
 }
 
 TEST_CASE(
