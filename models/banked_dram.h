@@ -56,13 +56,8 @@ class BankedDramTiming {
   Result transfer(uint64_t now, bool write, const DramAccess& access);
 
   DramLocation decode(uint64_t address) const;
-  // What each channel did since construction, in command clocks (busy and
-  // refresh) and bursts; channel_figures converts them for the report.
-  struct ChannelCounts {
-    uint64_t read_bursts = 0, write_bursts = 0, hits = 0, misses = 0, conflicts = 0;
-    uint64_t refreshes = 0;
-  };
-  const std::vector<ChannelCounts>& channel_counts() const { return counts_; }
+  // What each channel did since construction, in bytes and accelerator
+  // cycles (docs/dram.md#per-channel-figures).
   DramChannelTable channel_figures() const;
   // Accelerator cycles <-> command clocks (rounded up: nothing happens early).
   uint64_t to_clocks(uint64_t cycles) const;
@@ -126,6 +121,11 @@ class BankedDramTiming {
   std::vector<Bank> banks_;
   std::vector<Rank> ranks_;
   std::vector<Channel> channels_;
+  // Per channel, in bursts: channel_figures converts them.
+  struct ChannelCounts {
+    uint64_t read_bursts = 0, write_bursts = 0, hits = 0, misses = 0, conflicts = 0;
+    uint64_t refreshes = 0;
+  };
   std::vector<ChannelCounts> counts_;
   std::vector<std::vector<uint64_t>> waiting_;  // per channel: burst indices in the queue
   // Per channel: the earliest bank-ready clock among the waiting bursts at

@@ -84,8 +84,6 @@ void set_energy(const HardwareConfig& hw, Figures& f, const Energy& dynamic) {
   f.dram_energy_uj = dynamic.dram_pj * 1e-6;
 }
 
-// The single definition of every derived figure; `value` reads a counter for
-// the layer or for the whole run.
 }  // namespace
 
 double dram_peak_gbps(const HardwareConfig& hw) {
@@ -95,6 +93,8 @@ double dram_peak_gbps(const HardwareConfig& hw) {
 
 namespace {
 
+// The single definition of every derived figure; `value` reads a counter for
+// the layer or for the whole run.
 Figures derive(const HardwareConfig& hw, uint64_t cycles,
                const std::function<uint64_t(const std::string&)>& value) {
   const double c = static_cast<double>(cycles);

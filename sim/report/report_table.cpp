@@ -389,8 +389,9 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
     for (const CompileTrial& t : trials->trials)
       if (t.ok && t.same_target(with_plan)) planned = t.cycles;
     out << "memory plan      : not used: the trials ran the program without it faster ("
-        << trials->chosen.cycles << " cycles against " << planned
-        << " with it; compiler.residency=auto)\n";
+        << trials->chosen.cycles << " cycles against "
+        << (planned != 0 ? std::to_string(planned) + " with it" : "none with it: it did not run")
+        << "; compiler.residency=auto)\n";
   } else if (hw.residency == Residency::Auto) {
     const MemoryPlanFigures plan = memory_plan_figures(s);
     out << "memory plan      : " << plan.outputs_in_cache << " of " << s.tiling.size()
