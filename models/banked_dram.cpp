@@ -114,13 +114,15 @@ void BankedDramTiming::refresh(Rank& rank, uint32_t channel, uint32_t rank_index
   ++counts_[channel].refreshes;
 }
 
-uint64_t BankedDramTiming::burst_ready(uint64_t at, const DramLocation& loc, bool write) const {
-  const Channel& ch = channels_[loc.channel];
+uint64_t BankedDramTiming::rank_switch_ready(const Channel& ch, const DramLocation& loc,
+                                             bool write) const {
   const uint64_t latency = write ? d_.cwl : d_.cl;
-  const uint64_t switched = ch.any_column && ch.column_rank != loc.rank && d_.trtrs != 0 &&
-                                    ch.data_free + d_.trtrs > latency
-                                ? ch.data_free + d_.trtrs - latency
-                                : 0;
+  if (!ch.any_column || ch.column_rank == loc.rank || ch.data_free + d_.trtrs <= latency) return 0;
+  return ch.data_free + d_.trtrs - latency;
+}
+
+uint64_t BankedDramTiming::burst_ready(uint64_t at, const DramLocation& loc, bool write) const {
+  const uint64_t switched = rank_switch_ready(channels_[loc.channel], loc, write);
   const Bank& bk = banks_[bank_index(loc)];
   if (bk.open_row == loc.row) return std::max({at, bk.activated + d_.trcd, switched});
   const Rank& rk = ranks_[size_t(loc.channel) * d_.ranks + loc.rank];
@@ -192,9 +194,7 @@ uint64_t BankedDramTiming::burst(uint64_t at, bool write, const DramLocation& lo
     column = std::max(column, ch.column + (same_group ? d_.tccd_l : d_.tccd_s));
   }
   if (ch.data_free > latency) column = std::max(column, ch.data_free - latency);
-  // Another rank's data: the bus switches ranks for tRTRS after the last burst.
-  if (ch.any_column && ch.column_rank != loc.rank && ch.data_free + d_.trtrs > latency)
-    column = std::max(column, ch.data_free + d_.trtrs - latency);
+  column = std::max(column, rank_switch_ready(ch, loc, write));
   if (!write && rk.write_end != 0)
     column =
         std::max(column, rk.write_end + (rk.write_group == loc.bankgroup ? d_.twtr_l : d_.twtr_s));
@@ -335,12 +335,11 @@ double sustained_read_bytes_per_cycle(const DramConfig& config, double accelerat
   const uint64_t per_channel = std::max<uint64_t>(4096, 16 * uint64_t(d.trefi) / d.burst_clocks());
   const bool channel_lowest = config.mapping.size() >= 8 &&
                               config.mapping.compare(config.mapping.size() - 8, 8, ":channel") == 0;
-  const uint64_t channels_timed = channel_lowest ? 1 : d.channels;
   const DramAccess stream = channel_lowest ? DramAccess{0, per_channel, burst, burst * d.channels}
                                            : DramAccess{0, 1, per_channel * d.channels * burst, 0};
   const BankedDramTiming::Result r = timing.transfer(0, false, stream);
-  const double bytes =
-      double(per_channel * channels_timed * burst) * double(d.channels / channels_timed);
+  // The whole stream: with the channel lowest each channel moves what channel 0 did.
+  const double bytes = double(per_channel * burst) * d.channels;
   return r.last_data == 0 ? 0.0 : bytes / double(r.last_data);
 }
 

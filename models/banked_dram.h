@@ -99,6 +99,9 @@ class BankedDramTiming {
   // burst that would hold the channel idle waits in the queue (so a queue
   // groups its bursts by rank, as a first-ready controller does).
   uint64_t burst_ready(uint64_t at, const DramLocation& loc, bool write) const;
+  // Another rank's data: the earliest column command that starts it tRTRS
+  // after the channel's last burst's data (0 for the same rank).
+  uint64_t rank_switch_ready(const Channel& ch, const DramLocation& loc, bool write) const;
   uint64_t channel_ready(const Channel& ch, bool write) const;
   void refresh(Rank& rank, uint32_t channel, uint32_t rank_index, uint64_t due, Result& out);
   size_t bank_index(const DramLocation& at) const;

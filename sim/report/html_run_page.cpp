@@ -130,6 +130,12 @@ std::string layer_kind(const LayerConfig& l) {
 
 // The header and totals, line for line as `npusim run` prints them (sim/report/run_header.cpp
 // and report_table.cpp), from report.json alone.
+// Whether the run was on the banked DRAM (report.json's dram; older reports have none).
+bool banked_memory(const json& report) {
+  return report.contains("dram") && report["dram"].is_object() &&
+         report["dram"].value("model", "") == "banked";
+}
+
 std::vector<std::pair<std::string, std::string>> header_lines(const json& report,
                                                               std::size_t layers) {
   const json& hw = object_at(report, "hardware");
@@ -168,8 +174,7 @@ std::vector<std::pair<std::string, std::string>> header_lines(const json& report
   if (!overrides.empty()) out.emplace_back("overrides", overrides);
   // The banked DRAM by its preset, its peak and what a long stream sustains
   // (report.json's dram); the bus by its bytes per cycle.
-  const bool banked = report.contains("dram") && report["dram"].is_object() &&
-                      report["dram"].value("model", "") == "banked";
+  const bool banked = banked_memory(report);
   const std::string memory =
       banked ? object_at(hw, "dram").value("preset", std::string("banked")) + " DRAM (" +
                    fixed(number_at(report["dram"], "peak_gbps"), 1) + " GB/s peak, " +
@@ -392,8 +397,7 @@ HtmlPage run_html_page(const std::string& dir) {
   HtmlPage page;
   page.title = title;
   page.body = body.str();
-  const bool banked = report.contains("dram") && report["dram"].is_object() &&
-                      report["dram"].value("model", "") == "banked";
+  const bool banked = banked_memory(report);
   page.script = "run_page.js";
   page.data = {
       {"kind", "run"},

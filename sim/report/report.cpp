@@ -102,13 +102,10 @@ nlohmann::json decoder_json(const HardwareConfig& hw, const DecoderFigures& d) {
 // channel's figures (docs/dram.md#per-channel-figures).
 nlohmann::json dram_json(const RunSummary& s) {
   const HardwareConfig& hw = *s.hw;
-  const bool banked = hw.dram.model == DramModel::Banked;
-  const double sustained_per_cycle =
-      banked ? s.dram_sustained_bytes_per_cycle : hw.dram.bytes_per_cycle;
-  nlohmann::json j = {{"model", banked ? "banked" : "bus"},
+  nlohmann::json j = {{"model", hw.dram.model == DramModel::Banked ? "banked" : "bus"},
                       {"peak_gbps", dram_peak_gbps(hw)},
-                      {"sustained_bytes_per_cycle", sustained_per_cycle},
-                      {"sustained_gbps", sustained_per_cycle * hw.clock_mhz / 1000.0}};
+                      {"sustained_bytes_per_cycle", dram_sustained_bytes_per_cycle(s)},
+                      {"sustained_gbps", dram_sustained_gbps(s)}};
   if (s.dram_channels != nullptr) {
     nlohmann::json channels = nlohmann::json::array();
     for (size_t c = 0; c < s.dram_channels->size(); ++c) {

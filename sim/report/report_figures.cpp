@@ -91,6 +91,15 @@ double dram_peak_gbps(const HardwareConfig& hw) {
                                             : hw.dram.bytes_per_cycle * hw.clock_mhz / 1000.0;
 }
 
+double dram_sustained_bytes_per_cycle(const RunSummary& s) {
+  return s.hw->dram.model == DramModel::Banked ? s.dram_sustained_bytes_per_cycle
+                                               : s.hw->dram.bytes_per_cycle;
+}
+
+double dram_sustained_gbps(const RunSummary& s) {
+  return dram_sustained_bytes_per_cycle(s) * s.hw->clock_mhz / 1000.0;
+}
+
 namespace {
 
 // The single definition of every derived figure; `value` reads a counter for

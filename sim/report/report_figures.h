@@ -54,6 +54,11 @@ extern const std::vector<FigureField> kFigureFields;
 // The memory's peak in GB/s: the bus's bytes per cycle at the clock, or the
 // banked device's channels x width x data rate.
 double dram_peak_gbps(const HardwareConfig& hw);
+// What a long read stream sustains (docs/dram.md#sustained-bandwidth): the
+// banked device's timed stream (RunSummary::dram_sustained_bytes_per_cycle),
+// or the bus's bytes per cycle; per cycle and in GB/s.
+double dram_sustained_bytes_per_cycle(const RunSummary& s);
+double dram_sustained_gbps(const RunSummary& s);
 
 // Throws std::logic_error naming what is wrong: a null pointer, a registry or
 // check/tiling list whose layer count differs from the network's, or every

@@ -312,7 +312,7 @@ void print_dram_channels(std::ostream& out, const RunSummary& s, TableWidth widt
     refresh = std::max(refresh, channels[c].refresh_cycles);
   }
   const double peak = dram_peak_gbps(*s.hw);
-  const double sustained = s.dram_sustained_bytes_per_cycle * s.hw->clock_mhz / 1000.0;
+  const double sustained = dram_sustained_gbps(s);
   out << "DRAM channels    : " << channels.size();
   const std::string low = bytes_text(bytes(channels[least]));
   const std::string high = bytes_text(bytes(channels[most]));
@@ -367,17 +367,12 @@ void print_summary_table(std::ostream& out, const RunSummary& s, TableWidth widt
     const uint64_t hits = st.get("dram.row_hits").total();
     const uint64_t bursts =
         hits + st.get("dram.row_misses").total() + st.get("dram.row_conflicts").total();
-    const double bytes =
-        double(st.get("dram.read_bytes").total() + st.get("dram.write_bytes").total());
-    const double seconds = double(s.total_cycles) / (hw.clock_mhz * 1e6);
-    const double peak = hw.dram.device.peak_bytes_per_second();
-    const double achieved = seconds > 0 ? bytes / seconds : 0;
     out << "DRAM banks       : " << st.get("dram.activates").total() << " activates, row hits "
         << pct(bursts ? double(hits) / double(bursts) : 0) << " % of " << bursts << " bursts ("
         << st.get("dram.row_conflicts").total() << " conflicts), "
-        << st.get("dram.refreshes").total() << " refreshes; " << fmt("%.1f", achieved / 1e9)
-        << " GB/s over the run, " << pct(peak > 0 ? achieved / peak : 0) << " % of "
-        << fmt("%.1f", peak / 1e9) << " GB/s peak\n";
+        << st.get("dram.refreshes").total() << " refreshes; " << fmt("%.1f", tot.dram_gbps)
+        << " GB/s over the run, " << pct(tot.dram_peak_share) << " % of "
+        << fmt("%.1f", dram_peak_gbps(hw)) << " GB/s peak\n";
     if (s.dram_channels != nullptr && !s.dram_channels->empty()) print_dram_channels(out, s, width);
   }
   const CompileTrials* trials = s.compile_trials;

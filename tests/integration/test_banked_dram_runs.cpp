@@ -29,11 +29,16 @@ const char* kBankedGraph = R"({"name": "banked",
      "out": {"dtype": "uint8", "scale": 0.06, "zero_point": 7}}
   ]})";
 
+// The graph's file, written once.
+const std::string& banked_graph() {
+  static const std::string graph = test::write_temp_file("banked.json", kBankedGraph);
+  return graph;
+}
+
 // Runs the graph through the CLI (one simulation per process) with `sets`,
 // requires it bit-exact, and returns report.json's totals.
 nlohmann::json run_banked(const std::string& sets) {
-  static const std::string graph = test::write_temp_file("banked.json", kBankedGraph);
-  const nlohmann::json report = test::run_report("run " + graph + " " + sets);
+  const nlohmann::json report = test::run_report("run " + banked_graph() + " " + sets);
   REQUIRE(report["totals"]["all_layers_match"] == true);
   return report["totals"];
 }
@@ -92,7 +97,7 @@ TEST_CASE(
     "banked DRAM: report.json's channels split the run's bytes, activates and row hits, and a "
     "layer's GB/s is its DRAM bytes over its time",
     "[dram]") {
-  static const std::string graph = test::write_temp_file("banked.json", kBankedGraph);
+  const std::string& graph = banked_graph();
   const nlohmann::json report = test::run_report("run " + graph + " --set dram.preset=lpddr5_6400");
   const nlohmann::json& dram = report["dram"];
   REQUIRE(dram["model"] == "banked");
@@ -130,7 +135,7 @@ TEST_CASE(
 
 TEST_CASE("banked DRAM: the summary gives the channels' spread, and --wide a row per channel",
           "[dram]") {
-  static const std::string graph = test::write_temp_file("banked.json", kBankedGraph);
+  const std::string& graph = banked_graph();
   const test::CliResult r =
       test::run_cli("run " + graph + " --timing-only --wide --set dram.preset=lpddr5_6400");
   REQUIRE(r.exit_code == 0);
