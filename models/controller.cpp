@@ -42,13 +42,18 @@ Controller::Controller(sc_core::sc_module_name name, const HardwareConfig& hw,
   for (uint32_t u = 0; u < hw.compute.units; ++u)
     queues_.push_back({"compute unit " + std::to_string(u), {}, 0, -1, {}});
   queues_.push_back({"vector unit", {}, 0, -1, {}});
+  uint64_t stages = 0;
+  for (const Instruction& in : program.instructions) stages += in.stages;
+  stage_times_.assign(stages, kNotYet);
+  uint64_t next_stage = 0;
   for (const Instruction& in : program.instructions) {
     if (in.engine() == EngineKind::Compute && in.unit >= hw.compute.units)
       throw std::invalid_argument("instruction " + describe(in, program) + " names compute unit " +
                                   std::to_string(in.unit) + " but the hardware has " +
                                   std::to_string(hw.compute.units));
     queue_of(in).ids.push_back(in.id);
-    state_[in.id].stage_done_at.assign(in.stages, kNotYet);
+    state_[in.id].stage_done_at = StageTimes(stage_times_.data() + next_stage, in.stages);
+    next_stage += in.stages;
   }
 }
 

@@ -58,6 +58,7 @@ class Controller : public sc_core::sc_module, public SchedulerIf {
   const Program& program_;
   Timeline& timeline_;
   std::unique_ptr<DependencyPolicy> policy_;
+  std::vector<uint64_t> stage_times_;  // every instruction's StageTimes, one after another
   std::vector<InstructionState> state_;
   std::vector<Queue> queues_;  // load, store, compute unit 0..n-1
   sc_core::sc_event progress_;

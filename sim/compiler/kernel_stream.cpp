@@ -6,7 +6,7 @@
 
 namespace npusim {
 
-KernelStream summary_from_counts(std::vector<uint32_t> nonzeros, uint32_t R, uint32_t S, uint32_t C,
+KernelStream summary_from_counts(KernelCounts nonzeros, uint32_t R, uint32_t S, uint32_t C,
                                  ComputeMode mode) {
   const uint64_t K = nonzeros.size();
   uint64_t total_nonzeros = 0;

@@ -18,8 +18,8 @@ namespace npusim {
 
 struct KernelStream {
   WeightFormat format = WeightFormat::Raw;
-  std::vector<uint32_t> nonzeros;  // per kernel
-  std::vector<int8_t> bytes;       // all kernels, packed in order
+  KernelCounts nonzeros;      // per kernel (shared by the operators of one weight region)
+  std::vector<int8_t> bytes;  // all kernels, packed in order
 };
 
 // weights: K,R,S,C. `mode` Dense always uses raw (the ablation machine has no
@@ -40,7 +40,7 @@ std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, u
 
 // The same from the non-zeros per kernel alone (K = their count), for weights counted without
 // being stored: the format rule is summarise_kernels'.
-KernelStream summary_from_counts(std::vector<uint32_t> nonzeros, uint32_t R, uint32_t S, uint32_t C,
+KernelStream summary_from_counts(KernelCounts nonzeros, uint32_t R, uint32_t S, uint32_t C,
                                  ComputeMode mode);
 
 // A binary layer's kernels (weights K,R,S,C of -1/+1): for each (k, r, s),

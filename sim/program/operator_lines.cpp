@@ -72,7 +72,7 @@ void write_operator_line(std::ostream& out, size_t index, const LayerDescriptor&
     line["loop_order"] = to_string(d.loop_order);
   if (runs_on_array(d.op)) {
     line["weight_format"] = to_string(d.weight_format);
-    if (!d.kernel_nonzeros.empty()) line["kernel_nonzeros"] = d.kernel_nonzeros;
+    if (!d.kernel_nonzeros.empty()) line["kernel_nonzeros"] = d.kernel_nonzeros.values();
   }
   out << line.dump() << '\n';
 }
@@ -104,10 +104,12 @@ LayerDescriptor read_operator_line(JsonReader& r, LayerDescriptor d,
       if (!nz->is_array() || nz->size() != d.K)
         r.fail("kernel_nonzeros", "array of K = " + std::to_string(d.K) + " counts",
                describe_json(*nz));
+      std::vector<uint32_t> counts;
       for (size_t k = 0; k < nz->size(); ++k)
-        d.kernel_nonzeros.push_back(static_cast<uint32_t>(
+        counts.push_back(static_cast<uint32_t>(
             check_uint((*nz)[k], r.file(), json_pointer_append(pointer, std::to_string(k)), 0,
                        d.kernel_coefficients(), "at most the kernel's coefficients")));
+      d.kernel_nonzeros = std::move(counts);
     }
   }
 

@@ -23,6 +23,7 @@
 
 #include "sim/config/hardware_config.h"
 #include "sim/graph/workload.h"
+#include "sim/program/kernel_counts.h"
 
 namespace npusim {
 
@@ -129,7 +130,7 @@ struct LayerDescriptor {
   // Kernel stream (filled from the weights by the compiler): its format and
   // each kernel's non-zero count (empty: not known; every coefficient counts).
   WeightFormat weight_format = WeightFormat::Raw;
-  std::vector<uint32_t> kernel_nonzeros;
+  KernelCounts kernel_nonzeros;
   // Seed 001 input lowering (docs/address-generator.md). For host_im2col and
   // mec the host writes the lowered matrix at lowered_address (N images of
   // lowered_bytes_per_image()) and the load engine reads it from there.

@@ -375,9 +375,11 @@ class ProgramReader {
       if (!nz->is_array() || nz->size() != d.K)
         r.fail("kernel_nonzeros", "array of K = " + std::to_string(d.K) + " counts",
                describe_json(*nz));
+      std::vector<uint32_t> counts;
       for (size_t k = 0; k < nz->size(); ++k)
-        d.kernel_nonzeros.push_back(static_cast<uint32_t>(expect_uint(
+        counts.push_back(static_cast<uint32_t>(expect_uint(
             (*nz)[k], r.file(), json_pointer_append(pointer, std::to_string(k)), 0, taps)));
+      d.kernel_nonzeros = std::move(counts);
     }
     check_against_workload(r, d, i);
     out_.program.layers.push_back(std::move(d));

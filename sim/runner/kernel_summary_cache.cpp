@@ -27,12 +27,12 @@ constexpr int kCacheFormat = 1;
 // compiler, the timing run and the compile trials (forked after warm_kernel_counts) all ask for
 // them. An empty vector: the weights must be drawn (a sparsity pattern or a rejected draw).
 std::mutex counts_mutex;
-std::unordered_map<std::string, std::vector<uint32_t>>& known_counts() {
-  static std::unordered_map<std::string, std::vector<uint32_t>> counts;
+std::unordered_map<std::string, KernelCounts>& known_counts() {
+  static std::unordered_map<std::string, KernelCounts> counts;
   return counts;
 }
 
-std::vector<uint32_t> seeded_counts(const LayerConfig& layer) {
+KernelCounts seeded_counts(const LayerConfig& layer) {
   const std::string key = seeded_weights_key(layer);
   if (key.empty()) return {};
   {
@@ -40,7 +40,7 @@ std::vector<uint32_t> seeded_counts(const LayerConfig& layer) {
     const auto known = known_counts().find(key);
     if (known != known_counts().end()) return known->second;
   }
-  std::vector<uint32_t> counts = count_seeded_kernel_nonzeros(layer, kernel_zeros(layer));
+  KernelCounts counts = count_seeded_kernel_nonzeros(layer, kernel_zeros(layer));
   const std::lock_guard<std::mutex> lock(counts_mutex);
   known_counts().emplace(key, counts);
   return counts;
@@ -61,7 +61,7 @@ std::vector<uint32_t> model_weight_counts(const LayerConfig& layer) {
 // Counted straight from the seeded draws where the weights are plain bytes, or
 // from the model's own, else drawn.
 KernelStream compute(const LayerConfig& layer, ComputeMode mode) {
-  std::vector<uint32_t> counts = seeded_counts(layer);
+  KernelCounts counts = seeded_counts(layer);
   if (counts.empty()) counts = model_weight_counts(layer);
   if (counts.empty()) return summarise_layer_kernels(layer, make_layer_weights(layer), mode);
   return summary_from_counts(std::move(counts), layer.R, layer.S, layer.group_channels(), mode);

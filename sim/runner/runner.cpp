@@ -95,7 +95,7 @@ std::vector<TensorI8> reference_outputs(const NetworkConfig& net, const Program&
 void check_kernel_streams(const Program& p, const std::vector<KernelStream>& kernels,
                           const std::vector<std::string>& layer_lines) {
   // "format raw, 6130 non-zero coefficients in 96 kernels"
-  const auto stream = [](WeightFormat format, const std::vector<uint32_t>& nonzeros) {
+  const auto stream = [](WeightFormat format, const KernelCounts& nonzeros) {
     uint64_t total = 0;
     for (uint32_t n : nonzeros) total += n;
     return "format " + std::string(to_string(format)) + ", " + std::to_string(total) +

@@ -6,8 +6,10 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <vector>
 
+#include "sim/compiler/program_emitter.h"
 #include "sim/frontend/load_workload.h"
 #include "tests/support/test_support.h"
 
@@ -133,6 +135,83 @@ TEST_CASE(
       CHECK(written.at(base + 3) == 64);
     }
   }
+}
+
+// How many operators of decode_p32_d4.json point at the kernel non-zero counts of the first
+// operator of their weight region (a decoder's steps reuse the prefill's seeded weights), and
+// how many regions there are; fails for an operator that holds a copy instead.
+namespace {
+std::pair<size_t, size_t> shared_kernel_counts(bool timing_only) {
+  const NetworkConfig net =
+      load_workload(NPUSIM_SOURCE_DIR "/tests/data/transformer/decode_p32_d4.json");
+  HardwareConfig hw = transformer_runs_default_hw();
+  hw.trial_mode = TrialMode::Off;
+  RunOptions options;
+  options.progress = false;
+  options.timing_only = timing_only;
+  const auto r = run_network(net, hw, options);
+  REQUIRE(r->outcome.status == RunOutcome::Status::Completed);
+  std::map<uint64_t, size_t> first;  // weight region -> its first operator
+  size_t shared = 0;
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    const LayerDescriptor& d = r->program.layers[l];
+    if (d.kernel_nonzeros.empty()) continue;
+    const auto [it, fresh] = first.emplace(d.weights_address, l);
+    if (fresh) continue;
+    INFO(net.layers[l].name << " against " << net.layers[it->second].name);
+    CHECK(d.kernel_nonzeros.shares_with(r->program.layers[it->second].kernel_nonzeros));
+    ++shared;
+  }
+  return {shared, first.size()};
+}
+}  // namespace
+
+// 7 weight matrices (q, k, v, o, gate, up, down), each reused by the 4 steps.
+TEST_CASE(
+    "transformer: a timing-only decoder run holds one array of kernel non-zero counts per "
+    "weight region, not a copy per decode step",
+    "[transformer]") {
+  CHECK(shared_kernel_counts(true) == std::pair<size_t, size_t>(4 * 7, 7));
+}
+
+TEST_CASE(
+    "transformer: a functional decoder run holds one array of kernel non-zero counts per weight "
+    "region, not a copy per decode step",
+    "[transformer]") {
+  CHECK(shared_kernel_counts(false) == std::pair<size_t, size_t>(4 * 7, 7));
+}
+
+TEST_CASE(
+    "transformer: of a decode step's attention weight tiles only the first of each image waits "
+    "for the key-value cache's writers",
+    "[transformer]") {
+  // The load engine runs its instructions one at a time in program order, so the later tiles
+  // of an image cannot start before the first, which waits for every store of the cache.
+  // One TinyLlama layer, prefill 128 and 16 steps: 7 to 16 key or value tiles per image.
+  const NetworkConfig net =
+      load_workload(NPUSIM_SOURCE_DIR "/configs/networks/tinyllama_layer.json");
+  const Program p = compile_network(net, transformer_runs_default_hw());
+  size_t images = 0, later_tiles = 0;
+  for (size_t l = 0; l < net.layers.size(); ++l) {
+    if (net.layers[l].op != OpKind::BatchMatMul) continue;
+    std::map<uint32_t, size_t> tiles;  // image -> weight tiles seen
+    for (const Instruction& in : p.instructions) {
+      if (in.layer != l || in.op != Opcode::LoadWeights) continue;
+      size_t store_deps = 0;  // on the stores and vector instructions that wrote the operand
+      for (const Dependency& d : in.deps) store_deps += d.kind == DependencyKind::Memory;
+      INFO(net.layers[l].name << " image " << in.batch << " tile " << tiles[in.batch]);
+      if (tiles[in.batch]++ == 0) {
+        ++images;
+        CHECK(store_deps > 0);
+      } else {
+        ++later_tiles;
+        CHECK(store_deps == 0);
+      }
+    }
+  }
+  // scores and context of the prefill and 16 steps, one image each, several tiles each.
+  CHECK(images == 2 * 17);
+  CHECK(later_tiles > images);
 }
 
 TEST_CASE(

@@ -41,7 +41,9 @@ InstructionState store_state() {
   s.started_at = 100;
   s.released_at = 320;
   s.done_at = 420;
-  s.stage_done_at = {300, 420};
+  static uint64_t times[2];
+  times[0] = 300, times[1] = 420;
+  s.stage_done_at = StageTimes(times, 2);
   return s;
 }
 
@@ -107,7 +109,8 @@ TEST_CASE(
   const Instruction weights = instruction(0, Opcode::LoadWeights, 0, 0, 1, 3);
   InstructionState state;
   state.started_at = 0;
-  state.stage_done_at = {kNotYet, kNotYet, kNotYet};
+  uint64_t times[] = {kNotYet, kNotYet, kNotYet};
+  state.stage_done_at = StageTimes(times, 3);
   const Instruction compute = instruction(1, Opcode::Compute, 0, 0, 8, 1);
   const Dependency dep{0, DependencyKind::Data};
   const EarlyPolicy unit(p, ComputeStart::Unit);
@@ -159,7 +162,8 @@ TEST_CASE(
   const Instruction compute = instruction(0, Opcode::Compute, 0, 4, 10, 3);
   InstructionState state;
   state.started_at = 100;
-  state.stage_done_at = {200, 260, 330};
+  uint64_t times[] = {200, 260, 330};
+  state.stage_done_at = StageTimes(times, 3);
   state.done_at = 330;
   const Dependency dep{0, DependencyKind::Data};
   // Three batches of 2 rows, aligned with the stages: batch b needs stage b.
@@ -189,7 +193,8 @@ TEST_CASE(
   const Instruction load = instruction(0, Opcode::LoadInput, 1, 0, 8, 4);
   InstructionState state;
   state.started_at = 10;
-  state.stage_done_at = {50, 90, 130, 170};
+  uint64_t times[] = {50, 90, 130, 170};
+  state.stage_done_at = StageTimes(times, 4);
   state.done_at = 170;
   const Dependency dep{0, DependencyKind::Data};
   // A compute in 2 stages of 4 rows: [0, 4) needs load stages 0-1, [4, 8) stages 2-3.
