@@ -15,6 +15,9 @@ namespace npusim {
 // `path.tmp.<pid>`. On failure the temporary is removed, `path` keeps what it held
 // before, and the std::runtime_error names `path` and the system's reason
 // ("No space left on device", "File too large", "Permission denied", ...).
+// A symbolic link stays a link: the file it leads to is replaced (through a temporary
+// beside that file). A device, pipe or socket (/dev/stdout, /dev/null, a FIFO) is
+// written in place, not replaced.
 // `durable`: the bytes reach the disk (fsync) before the rename, for files a later
 // process trusts after a power loss (a sweep's results and point records).
 void write_file_atomically(const std::string& path, std::string_view bytes, bool durable = false);
