@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fresh, empty folder under the test temp folder.
-fs::path fresh_dir(const std::string& name) {
+fs::path fresh_output_dir(const std::string& name) {
   const fs::path dir = fs::path(test::temp_dir()) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -38,7 +38,7 @@ TEST_CASE(
     "write_file_atomically: an output path that is a chain of symbolic links stays a chain and "
     "the file at its end, in another folder, gets the bytes",
     "[io]") {
-  const fs::path dir = fresh_dir("atomic_links");
+  const fs::path dir = fresh_output_dir("atomic_links");
   fs::create_directories(dir / "real");
   std::ofstream(dir / "real" / "report.json") << "old";
   fs::create_symlink("real/report.json", dir / "inner");  // relative to the link's folder
@@ -56,7 +56,7 @@ TEST_CASE(
     "write_file_atomically: a FIFO (what -o /dev/stdout leads to in a pipeline) is written in "
     "place and stays a FIFO",
     "[io]") {
-  const fs::path dir = fresh_dir("atomic_fifo");
+  const fs::path dir = fresh_output_dir("atomic_fifo");
   const fs::path fifo = dir / "out.fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   // The reading end first (not blocking), so that the writer's open finds a reader; the
