@@ -312,7 +312,7 @@ class Emitter {
     // one at a time in program order, and a memory dependency of a weight
     // load is satisfied from a time that depends on the store alone, so a
     // later tile cannot start before they hold. (Carried by every tile they
-    // were 14 M dependencies and 250 MB in a whole TinyLlama decoder.)
+    // were 28.6 M of a whole TinyLlama decoder's 40.5 M dependencies.)
     if (d.op == OpKind::BatchMatMul) {
       if (operand_stores_layer_ != int64_t(l) || operand_stores_image_ != n) {
         operand_stores_.clear();
