@@ -143,19 +143,20 @@ void gather_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_
   }
 }
 
-// Linear upsampling by integer factors (sim/program/resize_taps.h): each
-// output pixel from the four input pixels around it, dequantised, weighted
-// in float32 in ONNX Runtime's order and quantised again.
+// A linear resize (sim/program/resize_taps.h): each output pixel from the
+// four input pixels around it, dequantised, weighted in float32 in ONNX
+// Runtime's order and quantised again.
 void resize_linear_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, uint32_t k_begin,
                        uint32_t k_end, int8_t* out) {
   const TensorQuant& y = L.quant.output;
-  const LinearTap ty = linear_tap(L.resize_coordinates, oh, L.H, L.resize_h);
+  const ResizeAxis cols{L.W, L.out_w, L.resize_scale_w};
+  const LinearTap ty = linear_tap(L.resize_coordinates, {L.H, L.out_h, L.resize_scale_h}, oh);
   const auto real = [&](uint32_t row, uint32_t col, uint32_t k) {
     const int32_t v = x.value((uint64_t(row) * L.W + col) * L.C + k);
     return float(v - x.quant.zero_point) * x.quant.scale;
   };
   for (uint32_t ow = 0; ow < L.out_w; ++ow) {
-    const LinearTap tx = linear_tap(L.resize_coordinates, ow, L.W, L.resize_w);
+    const LinearTap tx = linear_tap(L.resize_coordinates, cols, ow);
     const float w11 = tx.w_lo * ty.w_lo, w21 = tx.w_hi * ty.w_lo;
     const float w12 = tx.w_lo * ty.w_hi, w22 = tx.w_hi * ty.w_hi;
     for (uint32_t k = k_begin; k < k_end; ++k) {
@@ -167,14 +168,18 @@ void resize_linear_row(const LayerDescriptor& L, const InputView& x, uint32_t oh
   }
 }
 
-// Nearest upsampling by integer factors: output pixel (oh, ow) copies input
-// pixel (oh / resize_h, ow / resize_w), channels [k_begin, k_end).
+// A nearest resize: output pixel (oh, ow) copies the input pixel its
+// coordinates and rounding pick (sim/program/resize_taps.h), channels
+// [k_begin, k_end).
 void resize_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, uint32_t k_begin,
                 uint32_t k_end, int8_t* out) {
   if (L.resize_mode == ResizeMode::Linear) return resize_linear_row(L, x, oh, k_begin, k_end, out);
-  const uint64_t row = uint64_t(oh / L.resize_h) * L.W;
+  const ResizeCoordinates c = L.resize_coordinates;
+  const ResizeAxis cols{L.W, L.out_w, L.resize_scale_w};
+  const uint64_t row =
+      uint64_t(nearest_tap(c, L.resize_rounding, {L.H, L.out_h, L.resize_scale_h}, oh)) * L.W;
   for (uint32_t ow = 0; ow < L.out_w; ++ow) {
-    const uint64_t pixel = (row + ow / L.resize_w) * L.C;
+    const uint64_t pixel = (row + nearest_tap(c, L.resize_rounding, cols, ow)) * L.C;
     for (uint32_t k = k_begin; k < k_end; ++k)
       out[uint64_t(ow) * L.K + k] = int8_t(x.value(pixel + k));
   }

@@ -198,10 +198,10 @@ constexpr OpInfo row(OpKind k) {
       i.keeps_input_quant = true;
       return i;
     case OpKind::Resize:
-      // ONNX Resize by integer factors: mode nearest, output pixel (y, x) is
-      // input pixel (y / f_h, x / f_w) (an upsampling in FPN and YOLO necks);
-      // mode linear, bilinear between its four neighbours, quantised again
-      // (segmentation heads; sim/program/resize_taps.h).
+      // ONNX Resize to any size: mode nearest copies the input pixel its
+      // coordinates pick (FPN and YOLO necks); mode linear, bilinear between
+      // its four neighbours, quantised again (segmentation heads;
+      // sim/program/resize_taps.h).
       i.name = "resize", i.family = OpFamily::Gather;
       i.keeps_input_quant = i.splits_channels = true;
       return i;

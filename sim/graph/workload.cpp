@@ -35,10 +35,27 @@ const char* to_string(ResizeCoordinates c) {
   switch (c) {
     case ResizeCoordinates::HalfPixel:
       return "half_pixel";
+    case ResizeCoordinates::PytorchHalfPixel:
+      return "pytorch_half_pixel";
     case ResizeCoordinates::AlignCorners:
       return "align_corners";
     case ResizeCoordinates::Asymmetric:
       return "asymmetric";
+    case ResizeCoordinates::TfHalfPixelForNn:
+      return "tf_half_pixel_for_nn";
+  }
+  return "?";
+}
+const char* to_string(ResizeRounding r) {
+  switch (r) {
+    case ResizeRounding::RoundPreferFloor:
+      return "round_prefer_floor";
+    case ResizeRounding::RoundPreferCeil:
+      return "round_prefer_ceil";
+    case ResizeRounding::Floor:
+      return "floor";
+    case ResizeRounding::Ceil:
+      return "ceil";
   }
   return "?";
 }

@@ -83,17 +83,28 @@ struct SequenceAttrs {
   float alpha = 0.2f, beta = 0.5f;  // hardsigmoid: max(0, min(1, alpha * x + beta))
 };
 
-// How a resize finds an output pixel's value (docs/graphs.md): nearest
-// copies input pixel (y / f_h, x / f_w); linear interpolates the two input
-// rows and two input columns around the output pixel's position, which
-// ResizeCoordinates gives as ONNX's coordinate_transformation_mode does.
+// How a resize finds an output pixel's value (docs/graphs.md,
+// sim/program/resize_taps.h): nearest copies the input pixel that its
+// coordinates and rounding pick; linear interpolates the two input rows and
+// two input columns around the output pixel's position.
 enum class ResizeMode { Nearest, Linear };
 const char* to_string(ResizeMode m);
-// ONNX's modes for an output length of `in * f` (f >= 1): half_pixel
-// ((o + 0.5) / f - 0.5; pytorch_half_pixel is the same there), align_corners
-// (o * (in - 1) / (in * f - 1)) and asymmetric (o / f).
-enum class ResizeCoordinates { HalfPixel, AlignCorners, Asymmetric };
+// ONNX's coordinate_transformation_mode: where output index o lies on the
+// input axis at the axis' scale s: half_pixel (o + 0.5) / s - 0.5;
+// pytorch_half_pixel the same, 0 for an output of one; align_corners
+// o * (in - 1) / (out - 1); asymmetric o / s; tf_half_pixel_for_nn
+// (o + 0.5) / s (nearest only).
+enum class ResizeCoordinates {
+  HalfPixel,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfHalfPixelForNn
+};
 const char* to_string(ResizeCoordinates c);
+// ONNX's nearest_mode: how nearest picks an input index from that position.
+enum class ResizeRounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+const char* to_string(ResizeRounding r);
 
 // Element types of quantised tensors: int8, uint8, or raw int32 accumulators.
 enum class QuantType { Int8, Uint8, Int32 };
@@ -188,10 +199,14 @@ struct LayerConfig {
   bool count_include_pad = false;  // averagepool
   // gather: output channel k is input channel gather_channels[k] (K of them).
   std::vector<uint32_t> gather_channels;
-  // resize: the integer factors of rows and columns, and how it fills them.
-  uint32_t resize_h = 1, resize_w = 1;
+  // resize: the output rows and columns, ONNX Runtime's float32 scale of
+  // each axis (the node's scale, or out / in from its sizes), and how it
+  // fills them (the rounding: nearest's nearest_mode).
+  uint32_t resize_out_h = 1, resize_out_w = 1;
+  float resize_scale_h = 1, resize_scale_w = 1;
   ResizeMode resize_mode = ResizeMode::Nearest;
   ResizeCoordinates resize_coordinates = ResizeCoordinates::HalfPixel;
+  ResizeRounding resize_rounding = ResizeRounding::RoundPreferFloor;
   SequenceAttrs seq;  // transformer operators
   // A decoder workload's pass (graph key "pass"): 0 the prefill, s >= 1 decode
   // step s; -1 when the workload marks no passes (docs/decoders.md).
@@ -238,14 +253,14 @@ struct LayerConfig {
   // input, or under a pool's ceil mode ceil_extent's count (kept inline: the
   // mapper asks for these millions of times).
   uint32_t out_h() const {
-    if (op == OpKind::Resize) return H * resize_h;
+    if (op == OpKind::Resize) return resize_out_h;
     const uint64_t span = window_h(*this), padded = uint64_t(H) + padding + pad_b(*this);
     if (padded < span) return 0;
     if (ceil_mode) return ceil_extent(uint64_t(H) + padding, padded - span, stride);
     return uint32_t((padded - span) / stride + 1);
   }
   uint32_t out_w() const {
-    if (op == OpKind::Resize) return W * resize_w;
+    if (op == OpKind::Resize) return resize_out_w;
     const uint64_t span = window_w(*this), padded = uint64_t(W) + pad_l(*this) + pad_r(*this);
     if (padded < span) return 0;
     if (ceil_mode) return ceil_extent(uint64_t(W) + pad_l(*this), padded - span, col_stride(*this));

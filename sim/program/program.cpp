@@ -139,8 +139,9 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
   d.ceil_mode = L.ceil_mode;
   d.count_include_pad = L.count_include_pad;
   d.gather_channels = L.gather_channels;
-  d.resize_h = L.resize_h, d.resize_w = L.resize_w;
+  d.resize_scale_h = L.resize_scale_h, d.resize_scale_w = L.resize_scale_w;
   d.resize_mode = L.resize_mode, d.resize_coordinates = L.resize_coordinates;
+  d.resize_rounding = L.resize_rounding;
   d.seq = L.seq;
   if (runs_on_array(L.op)) {
     d.shift = L.requant.shift;
@@ -301,12 +302,15 @@ GlobalRows global_rows(uint32_t image, uint32_t rows_per_image, RowRange rows) {
 }
 
 RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32_t row_end) {
-  if (layer.op == OpKind::Resize && layer.resize_mode == ResizeMode::Linear)
-    return RowRange{
-        linear_tap(layer.resize_coordinates, row_begin, layer.H, layer.resize_h).lo,
-        int64_t(linear_tap(layer.resize_coordinates, row_end - 1, layer.H, layer.resize_h).hi) + 1};
-  if (layer.op == OpKind::Resize)  // output row y reads input row y / f
-    return RowRange{row_begin / layer.resize_h, (row_end - 1) / layer.resize_h + 1};
+  if (layer.op == OpKind::Resize) {  // the taps of the first and last rows (they only grow)
+    const ResizeAxis rows{layer.H, layer.out_h, layer.resize_scale_h};
+    const ResizeCoordinates c = layer.resize_coordinates;
+    if (layer.resize_mode == ResizeMode::Linear)
+      return RowRange{linear_tap(c, rows, row_begin).lo,
+                      int64_t(linear_tap(c, rows, row_end - 1).hi) + 1};
+    return RowRange{nearest_tap(c, layer.resize_rounding, rows, row_begin),
+                    int64_t(nearest_tap(c, layer.resize_rounding, rows, row_end - 1)) + 1};
+  }
   RowRange r;
   r.begin = int64_t(row_begin) * layer.stride - layer.padding;
   r.end = int64_t(row_end - 1) * layer.stride - layer.padding + window_h(layer);

@@ -165,9 +165,12 @@ struct LayerDescriptor {
   OpQuant quant;
   bool ceil_mode = false, count_include_pad = false;
   std::vector<uint32_t> gather_channels;  // gather: input channel of each output channel
-  uint32_t resize_h = 1, resize_w = 1;    // resize: integer factors of rows and columns
+  // resize: the float32 scales of rows and columns (out_h and out_w the
+  // output size; sim/program/resize_taps.h), and how it fills them.
+  float resize_scale_h = 1, resize_scale_w = 1;
   ResizeMode resize_mode = ResizeMode::Nearest;
   ResizeCoordinates resize_coordinates = ResizeCoordinates::HalfPixel;
+  ResizeRounding resize_rounding = ResizeRounding::RoundPreferFloor;
   SequenceAttrs seq;  // transformer operators (docs/transformers.md)
   // How the store requantises (the hardware's store.requantiser, a layer register).
   Requantiser requantiser = Requantiser::Float32;

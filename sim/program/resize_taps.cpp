@@ -5,24 +5,31 @@
 
 namespace npusim {
 
-LinearTap linear_tap(ResizeCoordinates c, uint32_t o, uint32_t in, uint32_t factor) {
-  const float out_len = float(uint64_t(in) * factor), last = float(in - 1);
-  float p = 0;
+float resize_position(ResizeCoordinates c, const ResizeAxis& axis, uint32_t o) {
+  const float x = float(o), s = axis.scale;
+  if (s == 1.0f) return x;  // ONNX Runtime skips the transform of an unscaled axis
+  const float out = float(axis.out), in = float(axis.in);
   switch (c) {
     case ResizeCoordinates::HalfPixel:
-      p = (float(o) + 0.5f) / float(factor) - 0.5f;
-      break;
+      return (x + 0.5f) / s - 0.5f;
+    case ResizeCoordinates::PytorchHalfPixel:
+      return axis.out > 1 ? (x + 0.5f) / s - 0.5f : 0.0f;
     case ResizeCoordinates::AlignCorners:
-      p = out_len == 1 ? 0.0f : float(o) * last / (out_len - 1);
-      break;
+      return axis.out == 1 ? 0.0f : x * (in - 1) / (out - 1);
     case ResizeCoordinates::Asymmetric:
-      p = float(o) / float(factor);
-      break;
+      return x / s;
+    case ResizeCoordinates::TfHalfPixelForNn:
+      return (x + 0.5f) / s;
   }
-  p = std::max(0.0f, std::min(p, last));
+  return x;
+}
+
+LinearTap linear_tap(ResizeCoordinates c, const ResizeAxis& axis, uint32_t o) {
+  const float last = float(axis.in - 1);
+  const float p = std::max(0.0f, std::min(resize_position(c, axis, o), last));
   LinearTap t;
-  t.lo = std::min(uint32_t(p), in - 1);
-  t.hi = std::min(t.lo + 1, in - 1);
+  t.lo = std::min(uint32_t(p), axis.in - 1);
+  t.hi = std::min(t.lo + 1, axis.in - 1);
   if (t.lo == t.hi) {
     t.w_lo = t.w_hi = 0.5f;
   } else {
@@ -30,6 +37,33 @@ LinearTap linear_tap(ResizeCoordinates c, uint32_t o, uint32_t in, uint32_t fact
     t.w_hi = std::fabs(p - float(t.lo));
   }
   return t;
+}
+
+uint32_t nearest_tap(ResizeCoordinates c, ResizeRounding r, const ResizeAxis& axis, uint32_t o) {
+  const float p = resize_position(c, axis, o);
+  // ONNX Runtime (1.30, measured) takes a position within one float32 step
+  // of a half for the half itself.
+  const float half = std::floor(p) + 0.5f;
+  const float step = std::nextafter(std::fabs(p), INFINITY) - std::fabs(p);
+  const bool tie = std::fabs(p - half) <= step;
+  float picked = p;
+  switch (r) {
+    case ResizeRounding::RoundPreferFloor:
+      picked = tie ? std::floor(p) : std::round(p);
+      break;
+    case ResizeRounding::RoundPreferCeil:
+      picked = tie ? std::floor(p) + 1 : std::round(p);
+      break;
+    case ResizeRounding::Floor:
+      picked = std::floor(p);
+      break;
+    case ResizeRounding::Ceil:
+      picked = std::ceil(p);
+      break;
+  }
+  if (picked <= 0) return 0;
+  if (picked >= float(axis.in - 1)) return axis.in - 1;
+  return uint32_t(picked);
 }
 
 }  // namespace npusim

@@ -1,14 +1,25 @@
-// The taps of a linear (bilinear) resize (ONNX Resize, mode linear) by an
-// integer factor, as ONNX Runtime's CPU kernel works them out, in float32:
-// output index o lies at input position p (ResizeCoordinates: half_pixel
-// (o + 0.5) / f - 0.5, align_corners o * (in - 1) / (in * f - 1), asymmetric
-// o / f), clamped to [0, in - 1]; it reads input indices lo = floor(p) and
-// hi = min(lo + 1, in - 1), weighted |p - hi| and |p - lo| (both 0.5 where
-// lo == hi). An output pixel is then, in float32 and in this order,
-//   (wx_lo * wy_lo) * X[y_lo][x_lo] + (wx_hi * wy_lo) * X[y_lo][x_hi]
-//   + (wx_lo * wy_hi) * X[y_hi][x_lo] + (wx_hi * wy_hi) * X[y_hi][x_hi]
-// of the dequantised inputs, quantised as QuantizeLinear does (docs/graphs.md).
-// The model's side: the vector unit and the rows an instruction loads.
+// Where an ONNX Resize's output pixels read its input, as ONNX Runtime's CPU
+// kernel works it out in float32 (upsample.h, upsamplebase.h), per axis of
+// `in` inputs resized to `out` at the float32 scale `scale` (the node's scale,
+// or out / in from its sizes; docs/graphs.md):
+//  - the output index o lies at input position p: o itself where scale == 1,
+//    else ResizeCoordinates: half_pixel (o + 0.5) / scale - 0.5,
+//    pytorch_half_pixel the same but 0 where out == 1, align_corners
+//    o * (in - 1) / (out - 1) (0 where out == 1), asymmetric o / scale,
+//    tf_half_pixel_for_nn (o + 0.5) / scale;
+//  - nearest reads the input index ResizeRounding picks from p (nearest_mode
+//    round_prefer_floor: the nearest integer, halves down; round_prefer_ceil:
+//    halves up; floor; ceil), clamped to [0, in - 1]; a position within one
+//    float32 step of a half counts as the half (ONNX Runtime 1.30 rounds so,
+//    measured: docs/quantization.md);
+//  - linear clamps p to [0, in - 1]; it reads input indices lo = floor(p) and
+//    hi = min(lo + 1, in - 1), weighted |p - hi| and |p - lo| (both 0.5 where
+//    lo == hi). An output pixel is then, in float32 and in this order,
+//      (wx_lo * wy_lo) * X[y_lo][x_lo] + (wx_hi * wy_lo) * X[y_lo][x_hi]
+//      + (wx_lo * wy_hi) * X[y_hi][x_lo] + (wx_hi * wy_hi) * X[y_hi][x_hi]
+//    of the dequantised inputs, quantised as QuantizeLinear does.
+// The model's side: the vector unit and the rows an instruction loads (the
+// reference computes its own, sim/reference/qresize.cpp).
 #pragma once
 
 #include <cstdint>
@@ -17,12 +28,22 @@
 
 namespace npusim {
 
+// One axis of a resize: `in` inputs to `out` outputs at float32 `scale`.
+struct ResizeAxis {
+  uint32_t in = 1, out = 1;
+  float scale = 1;
+};
+
 struct LinearTap {
   uint32_t lo = 0, hi = 0;
   float w_lo = 0, w_hi = 0;
 };
 
-// Output index `o` of an axis of `in` inputs upsampled by `factor`.
-LinearTap linear_tap(ResizeCoordinates c, uint32_t o, uint32_t in, uint32_t factor);
+// The input position of output index `o` (before any clamp).
+float resize_position(ResizeCoordinates c, const ResizeAxis& axis, uint32_t o);
+// Output index `o` of a linear resize.
+LinearTap linear_tap(ResizeCoordinates c, const ResizeAxis& axis, uint32_t o);
+// The input index output index `o` of a nearest resize copies.
+uint32_t nearest_tap(ResizeCoordinates c, ResizeRounding r, const ResizeAxis& axis, uint32_t o);
 
 }  // namespace npusim

@@ -129,19 +129,4 @@ QTensor gather(const QTensor& x, uint32_t axis, const std::vector<int64_t>& indi
   return y;
 }
 
-QTensor resize_nearest(const QTensor& x, uint32_t scale_h, uint32_t scale_w) {
-  const char* op = "resize_nearest";
-  detail::check_tensor(op, "x", x, 4);
-  if (scale_h == 0 || scale_w == 0) fail(op, "scales must be at least 1");
-  const uint32_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
-  QTensor y{{N, C, H * scale_h, W * scale_w}, {}, x.type};
-  y.data.reserve(detail::element_count(y.shape));
-  for (uint32_t n = 0; n < N; ++n)
-    for (uint32_t c = 0; c < C; ++c)
-      for (uint32_t i = 0; i < H * scale_h; ++i)
-        for (uint32_t j = 0; j < W * scale_w; ++j)
-          y.data.push_back(x.data[((uint64_t(n) * C + c) * H + i / scale_h) * W + j / scale_w]);
-  return y;
-}
-
 }  // namespace npusim::reference::qops

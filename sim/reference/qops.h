@@ -97,18 +97,27 @@ QTensor qlinear_concat(const std::vector<QTensor>& xs, const std::vector<Quant>&
 // ONNX Gather with 1-D indices on `axis`: output index j on that axis is input
 // index indices[j] (negative counts from the end), every other axis kept.
 QTensor gather(const QTensor& x, uint32_t axis, const std::vector<int64_t>& indices);
-// ONNX Resize of an NCHW tensor, mode nearest, by integer scales: y[n][c][i][j] =
-// x[n][c][floor(i / scale_h)][floor(j / scale_w)] (coordinate_transformation_mode
-// asymmetric, nearest_mode floor, which every mode gives for integer scales).
-QTensor resize_nearest(const QTensor& x, uint32_t scale_h, uint32_t scale_w);
-// ONNX Resize of an NCHW tensor, mode linear, by integer scales, between DequantizeLinear
-// and QuantizeLinear as ONNX Runtime evaluates it (in float32: it does not fuse the pair):
-// x dequantised, each output pixel the bilinear blend of its four neighbours at ONNX's
+// ONNX Resize of an NCHW tensor's rows and columns to out_h x out_w at the float32
+// scales scale_h and scale_w (the node's scales, or out / in from its sizes), as ONNX
+// Runtime's CPU kernel computes it (qresize.cpp): output index i of an axis lies at ONNX's
 // coordinate_transformation_mode `coordinates` (half_pixel, pytorch_half_pixel,
-// align_corners or asymmetric) with ONNX Runtime's clamping, weights and summation order,
-// then QuantizeLinear (qresize.cpp).
+// align_corners, asymmetric or tf_half_pixel_for_nn) in float32, i itself on an axis of
+// scale 1.
+struct ResizeTo {
+  uint32_t out_h = 1, out_w = 1;
+  float scale_h = 1, scale_w = 1;
+};
+// Mode nearest: y[n][c][i][j] = x[n][c][row(i)][col(j)], each index picked from its
+// coordinate by ONNX's `nearest_mode` (round_prefer_floor, round_prefer_ceil, floor or
+// ceil) and clamped to the input.
+QTensor resize_nearest(const QTensor& x, const ResizeTo& to, const std::string& coordinates,
+                       const std::string& nearest_mode);
+// Mode linear, between DequantizeLinear and QuantizeLinear as ONNX Runtime evaluates it (in
+// float32: it does not fuse the pair): x dequantised, each output pixel the bilinear blend
+// of its four neighbours with ONNX Runtime's clamping, weights and summation order, then
+// QuantizeLinear.
 QTensor resize_linear(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
-                      uint32_t scale_h, uint32_t scale_w, const std::string& coordinates);
+                      const ResizeTo& to, const std::string& coordinates);
 
 // ---- Helpers (also used by the tests) ---------------------------------------------------
 

@@ -1,7 +1,11 @@
-// ONNX Resize, mode linear, between DequantizeLinear and QuantizeLinear, as ONNX
-// Runtime evaluates it (it keeps the float Resize; docs/quantization.md): the
-// input dequantised in float32, ONNX's bilinear interpolation with ONNX
-// Runtime's float32 coordinates, weights and summation order, quantised again.
+// ONNX Resize of an NCHW tensor's rows and columns as ONNX Runtime evaluates
+// it (upsamplebase.h, upsample.cc; docs/quantization.md): each output index
+// mapped to an input coordinate in float32 by the node's
+// coordinate_transformation_mode at the axis' float32 scale; nearest picks an
+// input index by its nearest_mode; linear, between DequantizeLinear and
+// QuantizeLinear (ONNX Runtime keeps the float Resize there), dequantises the
+// input in float32, blends the four neighbours with ONNX Runtime's clamping,
+// weights and summation order, and quantises again.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -12,32 +16,70 @@
 namespace npusim::reference::qops {
 namespace {
 
+// ONNX Runtime's get_original_coordinate for output index `i` of an axis
+// `in` -> `out` long at `scale`; an axis of scale 1 keeps its index.
+float original_coordinate(const char* op, const std::string& mode, uint32_t i, uint32_t in,
+                          uint32_t out, float scale) {
+  const float resized = float(i);
+  if (scale == 1.0f) return resized;
+  if (mode == "half_pixel") return detail::f32(detail::f32(resized + 0.5f) / scale) - 0.5f;
+  if (mode == "pytorch_half_pixel")
+    return out > 1 ? detail::f32(detail::f32(resized + 0.5f) / scale) - 0.5f : 0.0f;
+  if (mode == "asymmetric") return resized / scale;
+  if (mode == "tf_half_pixel_for_nn") return detail::f32(resized + 0.5f) / scale;
+  if (mode == "align_corners")
+    return out == 1 ? 0.0f : detail::f32(resized * float(in - 1)) / float(out - 1);
+  detail::fail(op, "coordinate_transformation_mode " + mode + " is not supported");
+}
+
+// The output length, at least one, and a positive finite scale.
+void check_axis(const char* op, const char* name, uint32_t out, float scale) {
+  if (out == 0) detail::fail(op, std::string(name) + ": the output length must be at least 1");
+  if (!(scale > 0.0f) || !std::isfinite(scale))
+    detail::fail(op, std::string(name) + ": the scale must be positive and finite");
+}
+
+// ONNX Runtime's get_nearest_pixel, then its clamp to the input.
+std::vector<uint32_t> nearest_indices(const char* op, const std::string& coordinates,
+                                      const std::string& nearest_mode, uint32_t in, uint32_t out,
+                                      float scale) {
+  std::vector<uint32_t> picked;
+  picked.reserve(out);
+  for (uint32_t i = 0; i < out; ++i) {
+    const float x = original_coordinate(op, coordinates, i, in, out, scale);
+    // A half, or one float32 step from it, is a tie (ONNX Runtime 1.30, measured).
+    const float half = float(int64_t(std::floor(x))) + 0.5f;
+    const bool tie = x == half || std::nextafter(x, half) == half;
+    double index = 0;
+    if (nearest_mode == "round_prefer_floor")
+      index = tie ? double(half) - 0.5 : std::round(x);
+    else if (nearest_mode == "round_prefer_ceil")
+      index = tie ? double(half) + 0.5 : std::round(x);
+    else if (nearest_mode == "floor")
+      index = std::floor(x);
+    else if (nearest_mode == "ceil")
+      index = std::ceil(x);
+    else
+      detail::fail(op, "nearest_mode " + nearest_mode + " is not supported");
+    picked.push_back(uint32_t(std::clamp(index, 0.0, double(in) - 1.0)));
+  }
+  return picked;
+}
+
 // One output index's two source indices and their weights along an axis.
 struct AxisTap {
   uint32_t first, second;
   float weight_first, weight_second;
 };
 
-// ONNX Runtime's get_original_coordinate, then its clamp to the input and its
-// two neighbours; the weight of each neighbour is the distance to the other.
-std::vector<AxisTap> axis_taps(const char* op, const std::string& mode, uint32_t in,
-                               uint32_t scale) {
-  const uint32_t out = in * scale;
+// ONNX Runtime's clamp of the original coordinate to the input and its two
+// neighbours; the weight of each neighbour is the distance to the other.
+std::vector<AxisTap> axis_taps(const char* op, const std::string& mode, uint32_t in, uint32_t out,
+                               float scale) {
   std::vector<AxisTap> taps;
   taps.reserve(out);
   for (uint32_t i = 0; i < out; ++i) {
-    const float resized = float(i), s = float(scale);
-    float original = 0;
-    if (mode == "half_pixel")
-      original = detail::f32(detail::f32(resized + 0.5f) / s) - 0.5f;
-    else if (mode == "pytorch_half_pixel")
-      original = out > 1 ? detail::f32(detail::f32(resized + 0.5f) / s) - 0.5f : 0.0f;
-    else if (mode == "asymmetric")
-      original = resized / s;
-    else if (mode == "align_corners")
-      original = out == 1 ? 0.0f : detail::f32(resized * float(in - 1)) / float(out - 1);
-    else
-      detail::fail(op, "coordinate_transformation_mode " + mode + " is not supported");
+    const float original = original_coordinate(op, mode, i, in, out, scale);
     const float clamped = std::min(std::max(original, 0.0f), float(in) - 1.0f);
     AxisTap t;
     t.first = std::min(uint32_t(std::floor(clamped)), in - 1);
@@ -55,18 +97,40 @@ std::vector<AxisTap> axis_taps(const char* op, const std::string& mode, uint32_t
 
 }  // namespace
 
+QTensor resize_nearest(const QTensor& x, const ResizeTo& to, const std::string& coordinates,
+                       const std::string& nearest_mode) {
+  const char* op = "resize_nearest";
+  detail::check_tensor(op, "x", x, 4);
+  check_axis(op, "rows", to.out_h, to.scale_h);
+  check_axis(op, "columns", to.out_w, to.scale_w);
+  const uint32_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  const std::vector<uint32_t> rows =
+      nearest_indices(op, coordinates, nearest_mode, H, to.out_h, to.scale_h);
+  const std::vector<uint32_t> cols =
+      nearest_indices(op, coordinates, nearest_mode, W, to.out_w, to.scale_w);
+  QTensor y{{N, C, to.out_h, to.out_w}, {}, x.type};
+  y.data.reserve(detail::element_count(y.shape));
+  for (uint32_t n = 0; n < N; ++n)
+    for (uint32_t c = 0; c < C; ++c)
+      for (const uint32_t i : rows)
+        for (const uint32_t j : cols)
+          y.data.push_back(x.data[((uint64_t(n) * C + c) * H + i) * W + j]);
+  return y;
+}
+
 QTensor resize_linear(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
-                      uint32_t scale_h, uint32_t scale_w, const std::string& coordinates) {
+                      const ResizeTo& to, const std::string& coordinates) {
   const char* op = "resize_linear";
   detail::check_tensor(op, "x", x, 4);
   detail::check_8bit(op, "output type", y_type);
-  if (scale_h == 0 || scale_w == 0) detail::fail(op, "scales must be at least 1");
+  check_axis(op, "rows", to.out_h, to.scale_h);
+  check_axis(op, "columns", to.out_w, to.scale_w);
   const detail::Single in = detail::single(op, "x", xq, x.type);
   const detail::Single out = detail::single(op, "y", yq, y_type);
   const uint32_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
-  const std::vector<AxisTap> rows = axis_taps(op, coordinates, H, scale_h);
-  const std::vector<AxisTap> cols = axis_taps(op, coordinates, W, scale_w);
-  QTensor y{{N, C, H * scale_h, W * scale_w}, {}, y_type};
+  const std::vector<AxisTap> rows = axis_taps(op, coordinates, H, to.out_h, to.scale_h);
+  const std::vector<AxisTap> cols = axis_taps(op, coordinates, W, to.out_w, to.scale_w);
+  QTensor y{{N, C, to.out_h, to.out_w}, {}, y_type};
   y.data.reserve(detail::element_count(y.shape));
   for (uint32_t n = 0; n < N; ++n)
     for (uint32_t c = 0; c < C; ++c) {

@@ -53,7 +53,9 @@ nlohmann::json shape_json(const LayerConfig& l) {
     if (!l.source_op.empty()) j["source_op"] = l.source_op;  // the ONNX node's op type
     if (l.op == OpKind::Resize) {
       j["mode"] = to_string(l.resize_mode);
-      if (l.resize_mode == ResizeMode::Linear) j["coordinates"] = to_string(l.resize_coordinates);
+      j["scales"] = {l.resize_scale_h, l.resize_scale_w};
+      j["coordinates"] = to_string(l.resize_coordinates);
+      if (l.resize_mode == ResizeMode::Nearest) j["nearest_mode"] = to_string(l.resize_rounding);
     }
   }
   return j;

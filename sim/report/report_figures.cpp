@@ -1,6 +1,7 @@
 #include "sim/report/report_figures.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 
@@ -241,7 +242,15 @@ std::string shape_string(const LayerConfig& l, ShapeStyle style) {
       out += image + " k" + std::to_string(l.K);
       break;
     case OpKind::Resize:
-      out += image + " x" + std::to_string(l.resize_h) + "x" + std::to_string(l.resize_w);
+      // Whole factors as "x2x3", any other size as "to 10x8".
+      if (uint64_t(l.H) * uint32_t(l.resize_scale_h) == l.out_h() &&
+          uint64_t(l.W) * uint32_t(l.resize_scale_w) == l.out_w() &&
+          l.resize_scale_h == std::floor(l.resize_scale_h) &&
+          l.resize_scale_w == std::floor(l.resize_scale_w))
+        out += image + " x" + std::to_string(uint32_t(l.resize_scale_h)) + "x" +
+               std::to_string(uint32_t(l.resize_scale_w));
+      else
+        out += image + " to " + std::to_string(l.out_h()) + "x" + std::to_string(l.out_w());
       if (l.resize_mode == ResizeMode::Linear) out += " linear";
       break;
     case OpKind::Softmax:

@@ -192,12 +192,15 @@ TensorI32 operator_reference(const NetworkConfig& net, size_t l, const std::vect
       for (const TensorQuant& t : oq.inputs) qs.push_back(qops_quant(t));
       return nchw_to_nhwc_values(q::qlinear_concat(xs, qs, qops_quant(oq.output), y_type, 1));
     }
-    case OpKind::Resize:
+    case OpKind::Resize: {
+      const q::ResizeTo to{L.out_h(), L.out_w(), L.resize_scale_h, L.resize_scale_w};
       if (L.resize_mode == ResizeMode::Linear)
         return nchw_to_nhwc_values(q::resize_linear(xs[0], qops_quant(oq.inputs[0]),
-                                                    qops_quant(oq.output), y_type, L.resize_h,
-                                                    L.resize_w, to_string(L.resize_coordinates)));
-      return nchw_to_nhwc_values(q::resize_nearest(xs[0], L.resize_h, L.resize_w));
+                                                    qops_quant(oq.output), y_type, to,
+                                                    to_string(L.resize_coordinates)));
+      return nchw_to_nhwc_values(q::resize_nearest(xs[0], to, to_string(L.resize_coordinates),
+                                                   to_string(L.resize_rounding)));
+    }
     case OpKind::Gather:
       return nchw_to_nhwc_values(q::gather(
           xs[0], 1, std::vector<int64_t>(L.gather_channels.begin(), L.gather_channels.end())));

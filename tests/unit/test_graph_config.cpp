@@ -123,13 +123,13 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "graph: resize takes integer scales [rows, columns], and a mode other than nearest or linear "
+    "graph: resize takes whole scales [rows, columns], and a mode other than nearest or linear "
     "is an error",
     "[graph]") {
   json up = {
       {"name", "up"}, {"op", "resize"}, {"inputs", {"x"}}, {"output", "y"}, {"scales", {2, 3}}};
   const NetworkConfig net = test::workload(graph({up}).dump());
-  CHECK((net.layers[0].resize_h == 2 && net.layers[0].resize_w == 3));
+  CHECK((net.layers[0].resize_scale_h == 2 && net.layers[0].resize_scale_w == 3));
   CHECK((net.layers[0].out_h() == 20 && net.layers[0].out_w() == 36 && net.layers[0].K == 8));
   CHECK(net.layers[0].resize_mode == ResizeMode::Nearest);
   up["mode"] = "cubic";

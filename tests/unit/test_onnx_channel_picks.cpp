@@ -2,7 +2,7 @@
 // Split of a quantised map's channels and ShuffleNet's channel shuffle become
 // gather operators naming, in order, the input channel of each output channel;
 // a pick on any other axis, or another use of the shuffle's 5-D view, is refused
-// at its node. A nearest Resize by integer factors becomes a resize operator.
+// at its node. A nearest Resize becomes a resize operator.
 #include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
@@ -24,8 +24,8 @@ constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();  // torch.onnx's o
 
 // x uint8 [1, 6, 2, 5] -> MaxPool 1x1 (settles scale 1, zero point 0) -> "m":
 // six channels on a wide map, so a pick of rows or columns shows.
-ModelBuilder map_model() {
-  ModelBuilder m;
+ModelBuilder map_model(int64_t opset = 13) {
+  ModelBuilder m(opset);
   m.input("x", onnx::TensorProto_DataType_UINT8, {1, 6, 2, 5});
   auto* pool = m.node("MaxPool", {"x"}, {"m"}, "pool");
   ModelBuilder::ints_attribute(pool, "kernel_shape", {1, 1});
@@ -228,29 +228,44 @@ TEST_CASE(
   const OnnxModel model = import_onnx(m.save("resize.onnx"), {});
   const LayerConfig& L = layer_named(model, "up");
   CHECK(L.op == OpKind::Resize);
-  CHECK((L.resize_h == 2 && L.resize_w == 3));
+  CHECK((L.resize_scale_h == 2 && L.resize_scale_w == 3));
   CHECK((L.out_h() == 4 && L.out_w() == 15 && L.K == 6));
 }
 
 TEST_CASE(
-    "onnx: a Resize that interpolates outside QDQ form or cubically, scales by a fraction, or maps "
-    "pixels other than y / factor is refused at the node",
+    "onnx: a Resize that interpolates outside QDQ form or cubically, crops, antialiases, keeps an "
+    "aspect ratio, scales N or C or leaves no row is refused at the node",
     "[onnx]") {
-  ModelBuilder m = map_model();
+  ModelBuilder m = map_model(18);  // antialias and keep_aspect_ratio_policy: opset 18
   std::vector<float> scales{1, 1, 2, 2};
   std::string mode = "nearest", coordinates = "asymmetric", found;
+  std::pair<std::string, std::string> extra;
+  bool antialias = false;
   SECTION("linear, of a quantised tensor") {
     mode = "linear", found = "linear Resize of a quantised";
   }
   SECTION("cubic") { mode = "cubic", found = "mode cubic"; }
-  SECTION("a factor of 1.5") { scales = {1, 1, 1.5f, 2}, found = "scale 1.5"; }
-  SECTION("align_corners by 3") {  // (by 2 on this map it happens to read y / 2)
-    coordinates = "align_corners", scales = {1, 1, 3, 3}, found = "align_corners";
+  SECTION("tf_crop_and_resize") {
+    coordinates = "tf_crop_and_resize", found = "tf_crop_and_resize";
   }
+  // (the ONNX checker of this build refuses opset 18's two attributes first)
+  SECTION("antialias") { antialias = true, found = "antialias"; }
+  SECTION("keep_aspect_ratio_policy") {
+    extra = {"keep_aspect_ratio_policy", "not_larger"}, found = "keep_aspect_ratio_policy";
+  }
+  SECTION("a scale of C") { scales = {1, 2, 1.5f, 2}, found = "scaling N or C"; }
+  SECTION("no output row") { scales = {1, 1, 0.25f, 2}, found = "output 0"; }
   m.float_values("scales", scales);
   auto* r = m.node("Resize", {"m", "", "scales"}, {"y"}, "up");
   text_attribute(r, "mode", mode);
   text_attribute(r, "coordinate_transformation_mode", coordinates);
+  if (!extra.first.empty()) text_attribute(r, extra.first, extra.second);
+  if (antialias) {
+    auto* a = r->add_attribute();
+    a->set_name("antialias");
+    a->set_type(onnx::AttributeProto_AttributeType_INT);
+    a->set_i(1);
+  }
   m.output("y");
   const ConfigError e = test::config_error_from([&] { import_onnx(m.save("bad_up.onnx"), {}); });
   CHECK(e.pointer() == "node 'up' (Resize)");

@@ -484,17 +484,30 @@ TEST_CASE("gather picks whole slices on its axis by index, negative indices from
   CHECK_THROWS_AS(gather(x, 1, {-4}), std::invalid_argument);
 }
 
-TEST_CASE("resize_nearest repeats each row scale_h times and each column scale_w times",
-          "[reference][qops]") {
+TEST_CASE(
+    "resize_nearest by whole factors repeats each row scale_h times and each column scale_w "
+    "times, in ONNX's default modes and in torch's",
+    "[reference][qops]") {
   // x is [1, 1, 2, 3] = {1 2 3 / 4 5 6}; scales 2 (rows) and 1 (columns) tell the axes apart.
   const QTensor x = s8({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
-  QTensor y = resize_nearest(x, 2, 1);
-  CHECK(y.shape == Shape{1, 1, 4, 3});
-  CHECK(y.data == Values{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6});
-  y = resize_nearest(x, 1, 2);
-  CHECK(y.shape == Shape{1, 1, 2, 6});
-  CHECK(y.data == Values{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6});
-  CHECK_THROWS_AS(resize_nearest(x, 0, 1), std::invalid_argument);
+  for (const char* coordinates : {"half_pixel", "asymmetric"}) {
+    const std::string rounding =
+        coordinates == std::string("half_pixel") ? "round_prefer_floor" : "floor";
+    QTensor y = resize_nearest(x, {4, 3, 2.0f, 1.0f}, coordinates, rounding);
+    CHECK(y.shape == Shape{1, 1, 4, 3});
+    CHECK(y.data == Values{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6});
+    y = resize_nearest(x, {2, 6, 1.0f, 2.0f}, coordinates, rounding);
+    CHECK(y.shape == Shape{1, 1, 2, 6});
+    CHECK(y.data == Values{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6});
+  }
+  CHECK_THROWS_AS(resize_nearest(x, {0, 3, 1.0f, 1.0f}, "half_pixel", "floor"),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(resize_nearest(x, {2, 3, 1.0f, 0.0f}, "half_pixel", "floor"),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(resize_nearest(x, {4, 3, 2.0f, 1.0f}, "tf_crop_and_resize", "floor"),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(resize_nearest(x, {4, 3, 2.0f, 1.0f}, "half_pixel", "simple"),
+                  std::invalid_argument);
 }
 
 TEST_CASE("invalid arguments throw std::invalid_argument", "[reference][qops]") {

@@ -24,6 +24,9 @@ using nlohmann::json;
 
 namespace {
 
+// An axis of `in` inputs upsampled by the whole factor `f`.
+ResizeAxis by(uint32_t in, uint32_t f) { return {in, in * f, float(f)}; }
+
 void check_tap(const LinearTap& t, uint32_t lo, uint32_t hi, float w_lo, float w_hi) {
   INFO("lo " << t.lo << " hi " << t.hi << " weights " << t.w_lo << ", " << t.w_hi);
   CHECK(t.lo == lo);
@@ -51,7 +54,7 @@ LayerDescriptor hand_resize(float y_scale) {
   d.resize_mode = ResizeMode::Linear;
   d.resize_coordinates = ResizeCoordinates::HalfPixel;
   d.N = 1, d.C = d.K = 1, d.H = d.W = 2, d.R = d.S = 1;
-  d.resize_h = d.resize_w = 2;
+  d.resize_scale_h = d.resize_scale_w = 2;
   d.out_h = d.out_w = 4;
   d.quant.inputs = {TensorQuant{QuantType::Uint8, 1.0f, 0}};
   d.quant.output = TensorQuant{QuantType::Uint8, y_scale, 0};
@@ -75,21 +78,21 @@ TEST_CASE(
     "positions, clamped at both ends, each neighbour weighted by the distance to the other",
     "[resize]") {
   // half_pixel, 5 inputs by 2: (o + 0.5) / 2 - 0.5.
-  check_tap(linear_tap(ResizeCoordinates::HalfPixel, 0, 5, 2), 0, 1, 1.0f, 0.0f);    // -0.25
-  check_tap(linear_tap(ResizeCoordinates::HalfPixel, 3, 5, 2), 1, 2, 0.75f, 0.25f);  // 1.25
-  check_tap(linear_tap(ResizeCoordinates::HalfPixel, 9, 5, 2), 4, 4, 0.5f, 0.5f);    // 4.25 -> 4
+  check_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 0), 0, 1, 1.0f, 0.0f);    // -0.25
+  check_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 3), 1, 2, 0.75f, 0.25f);  // 1.25
+  check_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 9), 4, 4, 0.5f, 0.5f);  // 4.25 -> 4
   // half_pixel by 4: o = 6 lies at 1.125.
-  check_tap(linear_tap(ResizeCoordinates::HalfPixel, 6, 3, 4), 1, 2, 0.875f, 0.125f);
+  check_tap(linear_tap(ResizeCoordinates::HalfPixel, by(3, 4), 6), 1, 2, 0.875f, 0.125f);
   // align_corners, 5 inputs by 2 (10 outputs): o * 4 / 9; o = 3 at 1.333..
-  const LinearTap a = linear_tap(ResizeCoordinates::AlignCorners, 3, 5, 2);
+  const LinearTap a = linear_tap(ResizeCoordinates::AlignCorners, by(5, 2), 3);
   CHECK(a.lo == 1);
   CHECK(a.hi == 2);
   CHECK(a.w_lo == std::fabs(12.0f / 9.0f - 2.0f));
   CHECK(a.w_hi == std::fabs(12.0f / 9.0f - 1.0f));
-  check_tap(linear_tap(ResizeCoordinates::AlignCorners, 9, 5, 2), 4, 4, 0.5f, 0.5f);  // 4
+  check_tap(linear_tap(ResizeCoordinates::AlignCorners, by(5, 2), 9), 4, 4, 0.5f, 0.5f);  // 4
   // asymmetric, by 4: o / 4; o = 5 at 1.25, o = 11 at 2.75 of 3 inputs (2 is the last).
-  check_tap(linear_tap(ResizeCoordinates::Asymmetric, 5, 3, 4), 1, 2, 0.75f, 0.25f);
-  check_tap(linear_tap(ResizeCoordinates::Asymmetric, 11, 3, 4), 2, 2, 0.5f, 0.5f);
+  check_tap(linear_tap(ResizeCoordinates::Asymmetric, by(3, 4), 5), 1, 2, 0.75f, 0.25f);
+  check_tap(linear_tap(ResizeCoordinates::Asymmetric, by(3, 4), 11), 2, 2, 0.5f, 0.5f);
 }
 
 TEST_CASE(
@@ -98,7 +101,7 @@ TEST_CASE(
     "[resize]") {
   // A tall 5 x 3 map upsampled 2 rows x 3 columns, half_pixel.
   LayerDescriptor d = hand_resize(1.0f);
-  d.H = 5, d.W = 3, d.resize_h = 2, d.resize_w = 3, d.out_h = 10, d.out_w = 9;
+  d.H = 5, d.W = 3, d.resize_scale_h = 2, d.resize_scale_w = 3, d.out_h = 10, d.out_w = 9;
   // Output rows 2 and 3 lie at 0.75 and 1.25: input rows 0 to 2.
   RowRange r = input_rows_for(d, 2, 4);
   CHECK(r.begin == 0);
@@ -156,9 +159,10 @@ TEST_CASE(
   namespace q = reference::qops;
   const q::QTensor x{{1, 1, 2, 2}, kHandMap, q::ElemType::Uint8};
   const q::Quant unit{{1.0f}, {0}};
-  CHECK(q::resize_linear(x, unit, unit, q::ElemType::Uint8, 2, 2, "half_pixel").data ==
+  const q::ResizeTo kBy2{4, 4, 2.0f, 2.0f};
+  CHECK(q::resize_linear(x, unit, unit, q::ElemType::Uint8, kBy2, "half_pixel").data ==
         kHandUpsampled);
-  CHECK(q::resize_linear(x, unit, {{2.0f}, {0}}, q::ElemType::Uint8, 2, 2, "pytorch_half_pixel")
+  CHECK(q::resize_linear(x, unit, {{2.0f}, {0}}, q::ElemType::Uint8, kBy2, "pytorch_half_pixel")
             .data == kHandHalved);
   // A zero point of 10 on both sides: every value 10 higher, saturating at 255.
   q::QTensor shifted = x;
@@ -166,8 +170,8 @@ TEST_CASE(
   const q::Quant zp{{1.0f}, {10}};
   std::vector<int32_t> want = kHandUpsampled;
   for (int32_t& v : want) v += 10;
-  CHECK(q::resize_linear(shifted, zp, zp, q::ElemType::Uint8, 2, 2, "half_pixel").data == want);
-  CHECK_THROWS_WITH(q::resize_linear(x, unit, unit, q::ElemType::Uint8, 2, 2, "tf_crop_and_resize"),
+  CHECK(q::resize_linear(shifted, zp, zp, q::ElemType::Uint8, kBy2, "half_pixel").data == want);
+  CHECK_THROWS_WITH(q::resize_linear(x, unit, unit, q::ElemType::Uint8, kBy2, "tf_crop_and_resize"),
                     Catch::Contains("tf_crop_and_resize"));
 }
 

@@ -156,6 +156,60 @@ std::array<uint32_t, 4> parse_pads(JsonReader& r) {
   return {x, x, x, x};
 }
 
+// A resize's output rows and columns and float32 scales, as ONNX Runtime
+// takes them: "scales" (one number or [rows, columns]) gives floor(in *
+// scale) in float32 and keeps the scale; "sizes" (one integer or [rows,
+// columns]) gives the size and the scale float(out) / float(in). One of the
+// two. A size that stays keeps every pixel (scales 1), as ONNX Runtime copies it.
+struct ResizeSize {
+  uint32_t out[2] = {1, 1};
+  float scale[2] = {1, 1};
+};
+
+ResizeSize parse_resize_size(JsonReader& r, uint32_t H, uint32_t W) {
+  const json* scales = r.find("scales");
+  const json* sizes = r.find("sizes");
+  if (scales && sizes) r.fail("sizes", "\"scales\" or \"sizes\", not both", describe_json(*sizes));
+  if (!scales && !sizes)
+    r.fail("scales", "\"scales\" ([rows, columns] or one number) or \"sizes\"",
+           "nothing (the key is missing)");
+  const char* key = scales ? "scales" : "sizes";
+  const json& v = scales ? *scales : *sizes;
+  const std::string p = r.pointer_to(key);
+  if (v.is_array() && v.size() != 2)
+    throw ConfigError(
+        r.file(), p,
+        scales ? "a positive number or [rows, columns]" : "an integer or [rows, columns]",
+        describe_json(v));
+  const uint32_t in[2] = {H, W};
+  ResizeSize size;
+  for (int axis = 0; axis < 2; ++axis) {
+    const json& e = v.is_array() ? v[size_t(axis)] : v;
+    const std::string ep = v.is_array() ? p + "/" + std::to_string(axis) : p;
+    if (sizes) {
+      size.out[axis] = uint32_t(expect_uint(e, r.file(), ep, 1, kMaxDim));
+      size.scale[axis] = float(size.out[axis]) / float(in[axis]);
+      continue;
+    }
+    if (!e.is_number() || !std::isfinite(e.get<double>()) || !(float(e.get<double>()) > 0.0f) ||
+        !std::isfinite(float(e.get<double>())))
+      throw ConfigError(r.file(), ep, "a positive finite float32 scale", describe_json(e));
+    const float s = float(e.get<double>());
+    const float out = s * float(in[axis]);  // ONNX Runtime's output length, floored
+    if (!(out >= 1.0f) || out >= float(kMaxDim + 1))
+      throw ConfigError(r.file(), ep,
+                        std::string("a scale whose output is 1 to ") + std::to_string(kMaxDim) +
+                            (axis == 0 ? " rows" : " columns"),
+                        describe_json(e) + " of " + std::to_string(in[axis]) + " gives " +
+                            std::to_string(int64_t(out)));
+    size.out[axis] = uint32_t(out);
+    size.scale[axis] = s;
+  }
+  // ONNX Runtime copies a map whose size stays, whatever its scales.
+  if (size.out[0] == H && size.out[1] == W) size.scale[0] = size.scale[1] = 1;
+  return size;
+}
+
 // round half to even, as the activation bounds are quantised.
 int64_t round_even(double x) { return int64_t(std::nearbyint(x)); }
 
@@ -469,23 +523,28 @@ class GraphParser {
         break;
       }
       case OpKind::Resize: {
-        // Upsampling by integer factors [rows, columns]: nearest or linear
-        // (with ONNX's coordinate transformation, half_pixel by default).
+        // To a size ("sizes") or by float32 scales ("scales"), nearest or
+        // linear, with ONNX's coordinate transformation (half_pixel by
+        // default) and, nearest, its nearest_mode (round_prefer_floor).
         L.resize_mode = r.get_choice("mode", {"nearest", "linear"}, 0) == 0 ? ResizeMode::Nearest
                                                                             : ResizeMode::Linear;
-        if (L.resize_mode == ResizeMode::Linear)
-          L.resize_coordinates =
-              std::array<ResizeCoordinates, 3>{ResizeCoordinates::HalfPixel,
-                                               ResizeCoordinates::AlignCorners,
-                                               ResizeCoordinates::Asymmetric}[r.get_choice(
-                  "coordinates", {"half_pixel", "align_corners", "asymmetric"}, 0)];
-        const auto [fh, fw] = parse_pair(r, "scales", 1, 0);
-        if (fh == 0)
-          r.fail("scales", "[rows, columns] or an integer", "nothing (the key is missing)");
-        if (uint64_t(x.H) * fh > kMaxDim || uint64_t(x.W) * fw > kMaxDim)
-          r.fail("scales", "factors whose output is at most " + std::to_string(kMaxDim) + " a side",
-                 std::to_string(fh) + " x " + std::to_string(fw));
-        L.resize_h = fh, L.resize_w = fw;
+        const bool linear = L.resize_mode == ResizeMode::Linear;
+        std::vector<std::string> coordinates = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                                "asymmetric"};
+        if (!linear) coordinates.push_back("tf_half_pixel_for_nn");
+        // Both lists in the enums' order.
+        L.resize_coordinates =
+            static_cast<ResizeCoordinates>(r.get_choice("coordinates", coordinates, 0));
+        if (linear) {
+          if (const json* m = r.find("nearest_mode"))
+            r.fail("nearest_mode", "no \"nearest_mode\" on a linear resize", describe_json(*m));
+        } else {
+          L.resize_rounding = static_cast<ResizeRounding>(r.get_choice(
+              "nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}, 0));
+        }
+        const ResizeSize size = parse_resize_size(r, x.H, x.W);
+        L.resize_out_h = size.out[0], L.resize_out_w = size.out[1];
+        L.resize_scale_h = size.scale[0], L.resize_scale_w = size.scale[1];
         L.K = L.C;
         L.R = L.S = 1;
         break;

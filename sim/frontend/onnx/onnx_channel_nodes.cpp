@@ -2,12 +2,14 @@
 // Slice and Split on the channel axis and ShuffleNet's channel shuffle
 // (Reshape to [N, g, C / g, H, W], Transpose [0, 2, 1, 3, 4], Reshape back),
 // each output one gather operator (a pick of every channel in order is the
-// input itself); and a nearest Resize by integer factors, one resize operator.
+// input itself); and a Resize (nearest, or linear in QDQ form) to any size,
+// one resize operator.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "sim/config/checked_size.h"
 #include "sim/frontend/onnx/onnx_importer.h"
 #include "sim/frontend/onnx/onnx_shapes.h"
 
@@ -40,38 +42,6 @@ bool every_channel_in_order(const std::vector<uint32_t>& channels, uint32_t C) {
   for (uint32_t c = 0; c < C; ++c)
     if (channels[c] != c) return false;
   return true;
-}
-
-// The input index ONNX's nearest Resize reads for output index `o` of an axis
-// `in` long scaled by `scale` (out = in * scale), or -1 for a mode it does not model.
-int64_t nearest_source(const std::string& coordinates, const std::string& rounding, int64_t o,
-                       int64_t in, double scale) {
-  const double out = double(in) * scale;
-  double x = 0;
-  if (coordinates == "half_pixel" || (coordinates == "pytorch_half_pixel" && out > 1))
-    x = (double(o) + 0.5) / scale - 0.5;
-  else if (coordinates == "pytorch_half_pixel")
-    x = 0;
-  else if (coordinates == "asymmetric")
-    x = double(o) / scale;
-  else if (coordinates == "tf_half_pixel_for_nn")
-    x = (double(o) + 0.5) / scale;
-  else if (coordinates == "align_corners")
-    x = out > 1 ? double(o) * double(in - 1) / (out - 1) : 0;
-  else
-    return -1;
-  double picked = 0;
-  if (rounding == "floor")
-    picked = std::floor(x);
-  else if (rounding == "ceil")
-    picked = std::ceil(x);
-  else if (rounding == "round_prefer_floor")
-    picked = x == std::floor(x) + 0.5 ? std::floor(x) : std::round(x);
-  else if (rounding == "round_prefer_ceil")
-    picked = std::round(x);
-  else
-    return -1;
-  return std::clamp<int64_t>(int64_t(picked), 0, in - 1);
 }
 
 }  // namespace
@@ -265,64 +235,95 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
          "a linear Resize between DequantizeLinear and QuantizeLinear (QDQ form: ONNX Runtime "
          "interpolates the dequantised values in float)",
          "a linear Resize of a quantised tensor");
+  if (int_attr(n, "antialias", 0) != 0)
+    fail(n, "antialias 0 (ONNX Runtime's plain interpolation)", "antialias 1");
+  if (const onnx::AttributeProto* axes =
+          typed_attr(n, "axes", onnx::AttributeProto_AttributeType_INTS))
+    if (ints_attr(n, "axes") != std::vector<int64_t>{0, 1, 2, 3})
+      fail(n, "no axes attribute (scales or sizes for all four axes)",
+           "axes of " + std::to_string(axes->ints_size()) + " values");
+  const std::string policy = text("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch")
+    fail(n, "keep_aspect_ratio_policy stretch (sizes as given)",
+         "keep_aspect_ratio_policy " + policy);
   // Opset 10: (X, scales); 11 and later: (X, roi, scales, sizes), one of the last two.
+  // As ONNX Runtime takes them (upsamplebase.h): scales give the output
+  // floor(scale * in) in float32 and keep the scale; sizes give the output
+  // and the scale float(out) / float(in).
   const int scales_at = (opset_ < 11 ? 1 : 2) + shift, sizes_at = 3 + shift;
-  std::vector<double> scales;
+  const std::vector<int64_t> dims{a.N, a.C, a.H, a.W};
+  std::vector<float> scales;
+  std::vector<int64_t> out;
   if (n.input_size() > scales_at && !n.input(scales_at).empty() &&
       constant(n, scales_at).count() > 0) {
     const Constant& c = constant(n, scales_at);
-    for (float f : c.floats) scales.push_back(f);
+    for (size_t i = 0; i < c.floats.size(); ++i) {
+      scales.push_back(c.floats[i]);
+      if (i < 4) out.push_back(int64_t(c.floats[i] * float(dims[i])));
+    }
   } else if (opset_ >= 11 && n.input_size() > sizes_at && !n.input(sizes_at).empty()) {
     const Constant& sizes = constant(n, sizes_at);
-    const std::vector<int64_t> dims{a.N, a.C, a.H, a.W};
-    for (uint64_t i = 0; i < sizes.count() && i < 4; ++i)
-      scales.push_back(double(sizes.int_at(i)) / double(dims[i]));
+    for (uint64_t i = 0; i < sizes.count(); ++i) {
+      out.push_back(sizes.int_at(i));
+      scales.push_back(i < 4 ? float(out.back()) / float(dims[i]) : 0.0f);
+    }
   }
-  if (scales.size() != 4 || scales[0] != 1 || scales[1] != 1)
+  if (scales.size() != 4 || out.size() != 4 || scales[0] != 1 || scales[1] != 1)
     fail(n, "scales (or sizes) for [N, C, H, W] that keep N and C",
          std::to_string(scales.size()) + " values" + (scales.size() == 4 ? " scaling N or C" : ""));
-  const std::string coordinates = text("coordinate_transformation_mode", "half_pixel");
-  const std::string rounding = text("nearest_mode", "round_prefer_floor");
-  uint32_t factor[2] = {1, 1};
-  const int64_t in[2] = {a.H, a.W};
   for (int axis = 0; axis < 2; ++axis) {
-    const double s = scales[size_t(axis) + 2];
-    if (s < 1 || s != std::floor(s) || s > 64)
-      fail(n, "integer scales 1..64 of H and W (upsampling by whole factors)",
-           "scale " + std::to_string(s) + " of " + (axis == 0 ? "H" : "W"));
-    factor[axis] = uint32_t(s);
-    if (mode == "linear") continue;
-    for (int64_t o = 0; o < in[axis] * int64_t(s); ++o)
-      if (nearest_source(coordinates, rounding, o, in[axis], s) != o / int64_t(s))
-        fail(n,
-             "a nearest Resize whose output pixel y reads input pixel y / factor (every "
-             "coordinate mode but tf_crop_and_resize gives it with a nearest_mode that rounds "
-             "to it)",
-             "coordinate_transformation_mode " + coordinates + " with nearest_mode " + rounding);
+    const float s = scales[size_t(axis) + 2];
+    const int64_t o = out[size_t(axis) + 2];
+    if (!(s > 0.0f) || !std::isfinite(s) || o < 1 || o > int64_t(kMaxDim))
+      fail(n,
+           "a positive scale of " + std::string(axis == 0 ? "H" : "W") + " whose output is 1 to " +
+               std::to_string(kMaxDim) + " long",
+           "scale " + std::to_string(s) + " of " + std::to_string(dims[size_t(axis) + 2]) +
+               ", output " + std::to_string(o));
   }
+  // ONNX Runtime copies a map whose size stays, whatever its scales.
+  if (out[2] == dims[2] && out[3] == dims[3]) scales[2] = scales[3] = 1;
   LayerConfig L = qlinear ? base_layer(n, index, a, OpKind::Resize)
                           : copying_layer(n, index, a, OpKind::Resize);
-  L.resize_h = factor[0], L.resize_w = factor[1];
+  L.resize_out_h = uint32_t(out[2]), L.resize_out_w = uint32_t(out[3]);
+  L.resize_scale_h = scales[2], L.resize_scale_w = scales[3];
   if (qlinear) {  // interpolated values, quantised as the node says
     L.K = L.C, L.R = L.S = 1;
     L.quant.inputs.push_back(quantised_input(n, 0));
     L.quant.output = output_quant(n, 3, 4);
   }
-  if (mode == "linear") {
-    L.resize_mode = ResizeMode::Linear;
-    // pytorch_half_pixel differs from half_pixel only for an output of one
-    // pixel, which an upsampling of a map gives only where it keeps it.
-    if (coordinates == "half_pixel" || coordinates == "pytorch_half_pixel")
-      L.resize_coordinates = ResizeCoordinates::HalfPixel;
-    else if (coordinates == "align_corners")
-      L.resize_coordinates = ResizeCoordinates::AlignCorners;
-    else if (coordinates == "asymmetric")
-      L.resize_coordinates = ResizeCoordinates::Asymmetric;
-    else
+  L.resize_mode = mode == "linear" ? ResizeMode::Linear : ResizeMode::Nearest;
+  if (opset_ < 11) {
+    // Opset 10 has no modes: ONNX Runtime maps asymmetrically and, nearest,
+    // rounds down where an axis upsamples and up where it downsamples.
+    L.resize_coordinates = ResizeCoordinates::Asymmetric;
+    const bool up = scales[2] > 1 || scales[3] > 1, down = scales[2] < 1 || scales[3] < 1;
+    if (mode == "nearest" && up && down)
+      fail(n, "an opset 10 nearest Resize that upsamples both axes or downsamples both",
+           "scales " + std::to_string(scales[2]) + " and " + std::to_string(scales[3]));
+    L.resize_rounding = down ? ResizeRounding::Ceil : ResizeRounding::Floor;
+  } else {
+    const std::string coordinates = text("coordinate_transformation_mode", "half_pixel");
+    const std::vector<std::string> known = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                            "asymmetric", "tf_half_pixel_for_nn"};  // enum order
+    const size_t c = size_t(std::find(known.begin(), known.end(), coordinates) - known.begin());
+    if (c == known.size() || (mode == "linear" && c == known.size() - 1))
       fail(n,
-           "a linear Resize with coordinate_transformation_mode half_pixel, pytorch_half_pixel, "
-           "align_corners or asymmetric",
+           mode == "linear"
+               ? "a linear Resize with coordinate_transformation_mode half_pixel, "
+                 "pytorch_half_pixel, align_corners or asymmetric"
+               : "a nearest Resize with coordinate_transformation_mode half_pixel, "
+                 "pytorch_half_pixel, align_corners, asymmetric or tf_half_pixel_for_nn",
            "coordinate_transformation_mode " + coordinates);
+    L.resize_coordinates = static_cast<ResizeCoordinates>(c);
+    const std::string rounding = text("nearest_mode", "round_prefer_floor");
+    const std::vector<std::string> modes = {"round_prefer_floor", "round_prefer_ceil", "floor",
+                                            "ceil"};  // enum order
+    const size_t r = size_t(std::find(modes.begin(), modes.end(), rounding) - modes.begin());
+    if (mode == "nearest" && r == modes.size())
+      fail(n, "nearest_mode round_prefer_floor, round_prefer_ceil, floor or ceil",
+           "nearest_mode " + rounding);
+    if (r < modes.size()) L.resize_rounding = static_cast<ResizeRounding>(r);
   }
   add_layer(n, std::move(L), {a.source});
 }
