@@ -169,30 +169,45 @@ uint64_t BankedDramTiming::clear_of_columns(const Channel& ch, uint64_t t, uint6
   const auto by_clock = [](const Column& c, uint64_t clock) { return c.at < clock; };
   auto near = std::lower_bound(ch.columns.begin(), ch.columns.end(),
                                t > column_reach_ ? t - column_reach_ : 0, by_clock);
+  // The earliest clock after `c` (tCCD, data in command order and tRTRS
+  // after another rank's, turnaround).
+  const auto after = [&](const Column& c, bool same_rank, bool same_group) {
+    uint64_t clock = c.at + (same_group ? d_.tccd_l : d_.tccd_s);
+    const uint64_t data_after = c.data_end + (same_rank ? 0 : d_.trtrs);
+    if (data_after > latency) clock = std::max(clock, data_after - latency);
+    if (write && !c.write) clock = std::max(clock, c.at + d_.trtw);
+    if (!write && c.write && same_rank)
+      clock = std::max(clock, c.data_end + (same_group ? d_.twtr_l : d_.twtr_s));
+    return clock;
+  };
   for (bool moved = true; moved && t <= limit;) {
     moved = false;
     while (near != ch.columns.end() && near->at + column_reach_ < t) ++near;  // t only grows
-    for (auto c = near; c != ch.columns.end() && c->at < t + column_reach_; ++c) {
+    auto c = near;
+    // Those before `t` hold it back until their `after`.
+    for (; c != ch.columns.end() && c->at < t; ++c) {
+      const bool same_rank = c->rank == loc.rank;
+      const uint64_t clock = after(*c, same_rank, same_rank && c->group == loc.bankgroup);
+      if (t < clock) {
+        t = clock;
+        moved = true;
+        break;
+      }
+    }
+    if (moved) continue;
+    // Those from `t` on must keep their place after this one, else it goes after them.
+    const uint64_t data_end = t + latency + burst;
+    for (; c != ch.columns.end() && c->at < t + column_reach_; ++c) {
       const bool same_rank = c->rank == loc.rank;
       const bool same_group = same_rank && c->group == loc.bankgroup;
-      const uint64_t ccd = same_group ? d_.tccd_l : d_.tccd_s;
-      const uint64_t wtr = same_group ? d_.twtr_l : d_.twtr_s;
-      // The earliest clock after `c` (tCCD, data in command order and tRTRS
-      // after another rank's, turnaround).
-      uint64_t after = c->at + ccd;
-      const uint64_t data_after = c->data_end + (same_rank ? 0 : d_.trtrs);
-      if (data_after > latency) after = std::max(after, data_after - latency);
-      if (write && !c->write) after = std::max(after, c->at + d_.trtw);
-      if (!write && c->write && same_rank) after = std::max(after, c->data_end + wtr);
-      if (t >= after) continue;
-      // Else `c` must keep its place after this one.
-      const uint64_t data_end = t + latency + burst;
-      bool before = c->at >= t + ccd && c->at + (c->write ? d_.cwl : d_.cl) >= data_end;
+      const uint64_t data_start = c->at + (c->write ? d_.cwl : d_.cl);
+      bool before = c->at >= t + (same_group ? d_.tccd_l : d_.tccd_s) &&
+                    data_start >= data_end + (same_rank ? 0 : d_.trtrs);
       if (c->write && !write) before = before && c->at >= t + d_.trtw;
-      if (!c->write && write && same_rank) before = before && c->at >= data_end + wtr;
-      if (!same_rank) before = before && c->at + (c->write ? d_.cwl : d_.cl) >= data_end + d_.trtrs;
+      if (!c->write && write && same_rank)
+        before = before && c->at >= data_end + (same_group ? d_.twtr_l : d_.twtr_s);
       if (before) continue;
-      t = after;
+      t = after(*c, same_rank, same_group);
       moved = true;
       break;
     }
