@@ -1,7 +1,7 @@
 // The fast banked DRAM model against the command-level reference controller
 // (tests/support/dram_command_model.h), which shares no code with it: each
 // pattern's last data clock agrees within the bounds docs/dram.md states
-// (5 % on streams and strides, 10 % on random accesses) on a DDR4 and an
+// (5 % on streams and strides, 15 % on random accesses) on a DDR4 and an
 // HBM3 device. NPUSIM_PRINT_DRAM_ERRORS=1 prints the table docs/dram.md quotes.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -130,15 +130,17 @@ TEST_CASE(
   }
 }
 
-// Known deviation (docs/dram.md#accuracy): the fast model serves transfers in
-// the order they come, where the reference reorders the 32 requests in its
-// queue across them. Single-burst random reads and small alternating read and
-// write transfers are therefore slower in the fast model, never faster; the
-// bounds below are the measured ones, rounded up, so a change that widens the
-// gap fails here.
+// The fast model places each burst at the earliest clock every rule allows
+// against the bursts already placed, so single-burst transfers interleave
+// around each other's bank conflicts as the reference's queue does; a placed
+// burst never moves, so an activate reserved for a busy bank leaves tRRD and
+// tFAW slots around it that the reference, issuing in clock order, packs
+// tighter: the fast model stays slower, never faster. The bound is the
+// measured one (HBM3 +14.4 %, DDR4 +5.3 %), rounded up, so a change that
+// widens the gap fails here.
 TEST_CASE(
-    "banked DRAM vs the command-level reference: random single-burst transfers take at most 2.5x, "
-    "never less",
+    "banked DRAM vs the command-level reference: random single-burst transfers within 15 "
+    "percent, never faster",
     "[dram]") {
   for (const char* preset : {"ddr4_3200", "hbm3"}) {
     const DramConfig c = device(preset);
@@ -146,7 +148,7 @@ TEST_CASE(
     const Comparison r = compare_with_reference(c, random_bursts(4096, uint64_t(1) << 30));
     print(preset, "4096 random 64 B reads in 1 GiB, one transfer each", r);
     CHECK(r.fast >= r.reference);
-    CHECK(r.fast < 2.5 * double(r.reference));
+    CHECK(r.error() < 0.15);
   }
 }
 
@@ -157,8 +159,11 @@ TEST_CASE(
   const Comparison ddr4 = compare_with_reference(device("ddr4_3200"), read_write_mix(16, 4096));
   print("ddr4_3200", "16 x (4 KiB read, 4 KiB write)", ddr4);
   CHECK(ddr4.error() < 0.05);
-  // 32 pseudo-channels: a 4 KiB transfer is 4 bursts per channel, and each
-  // switch of direction costs a turnaround the reference avoids by grouping.
+  // 32 pseudo-channels: a 4 KiB transfer is 4 bursts per channel, and the
+  // reads and the writes fall in the same banks, other rows. The reference
+  // serves the queued reads first and the writes in batches; the fast model
+  // must place each write when it comes (its grant is final), so every
+  // transfer switches each bank's row (tRAS + tRP), the known gap.
   const Comparison hbm3 = compare_with_reference(device("hbm3"), read_write_mix(16, 4096));
   print("hbm3", "16 x (4 KiB read, 4 KiB write)", hbm3);
   CHECK(hbm3.fast >= hbm3.reference);
