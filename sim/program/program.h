@@ -22,10 +22,14 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
+#include "sim/graph/shared_values.h"
 #include "sim/graph/workload.h"
-#include "sim/program/kernel_counts.h"
 
 namespace npusim {
+
+// Each kernel's non-zero coefficient count (zero-skip, seed 002), one array for all the
+// operators of a weight region.
+using KernelCounts = SharedValues<uint32_t>;
 
 // VECTOR runs one of the vector unit's operators (pooling, add, concat) over
 // a range of output rows, reading its inputs from DRAM and writing its output back.
@@ -130,7 +134,7 @@ struct LayerDescriptor {
   // Kernel stream (filled from the weights by the compiler): its format and
   // each kernel's non-zero count (empty: not known; every coefficient counts).
   WeightFormat weight_format = WeightFormat::Raw;
-  KernelCounts kernel_nonzeros;
+  KernelCounts kernel_nonzeros;  // shared by the operators of one weight region
   // Seed 001 input lowering (docs/address-generator.md). For host_im2col and
   // mec the host writes the lowered matrix at lowered_address (N images of
   // lowered_bytes_per_image()) and the load engine reads it from there.

@@ -26,13 +26,6 @@ struct Branch {
   int64_t size_h, size_w;  // by sizes
 };
 
-void set_text_attribute(onnx::NodeProto* n, const std::string& name, const std::string& value) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_STRING);
-  a->set_s(value);
-}
-
 // Per branch x -> DequantizeLinear -> Resize -> QuantizeLinear (linear), or
 // x -> MaxPool 1x1 (a quantised node first: a graph input states no scale)
 // -> the Resize alone, or in QDQ form where `qdq` (nearest); -> y<i>.
@@ -71,9 +64,10 @@ std::string fraction_model(int type, const std::vector<int64_t>& shape,
       inputs.push_back("scales" + id);
     }
     onnx::NodeProto* r = m.node("Resize", inputs, {out}, "resize" + id);
-    set_text_attribute(r, "mode", b.mode);
-    set_text_attribute(r, "coordinate_transformation_mode", b.coordinates);
-    if (!b.nearest_mode.empty()) set_text_attribute(r, "nearest_mode", b.nearest_mode);
+    test::OnnxModelBuilder::text_attribute(r, "mode", b.mode);
+    test::OnnxModelBuilder::text_attribute(r, "coordinate_transformation_mode", b.coordinates);
+    if (!b.nearest_mode.empty())
+      test::OnnxModelBuilder::text_attribute(r, "nearest_mode", b.nearest_mode);
     // Nearest in QDQ form keeps the input's quantisation (the importer moves
     // it onto the quantised tensor); linear requantises.
     if (qdq)

@@ -97,6 +97,14 @@ struct OnnxModelBuilder {
     a->set_type(onnx::AttributeProto_AttributeType_INTS);
     for (int64_t v : values) a->add_ints(v);
   }
+  // A STRING attribute (mode, coordinate_transformation_mode, ...) on `n`.
+  static void text_attribute(onnx::NodeProto* n, const std::string& name,
+                             const std::string& value) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_STRING);
+    a->set_s(value);
+  }
   std::string save(const std::string& file) const {
     const std::string path = temp_dir() + "/" + file;
     std::ofstream f(path, std::ios::binary);

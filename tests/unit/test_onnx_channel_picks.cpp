@@ -196,17 +196,6 @@ TEST_CASE("onnx: the shuffle's 5-D view read by anything but its Transpose and R
   CHECK_THAT(e.expected() + e.found(), Catch::Contains("[1, 2, 3, 2, 5]"));
 }
 
-namespace {
-
-void text_attribute(onnx::NodeProto* n, const std::string& name, const std::string& value) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_STRING);
-  a->set_s(value);
-}
-
-}  // namespace
-
 TEST_CASE(
     "onnx: a nearest Resize by 2 rows and 3 columns is a resize, from scales or from sizes, in "
     "torch's asymmetric-floor modes and in ONNX's default half-pixel ones",
@@ -216,14 +205,14 @@ TEST_CASE(
   SECTION("scales, asymmetric, floor (torch.onnx's nearest interpolate)") {
     m.float_values("scales", {1, 1, 2, 3});
     r = m.node("Resize", {"m", "", "scales"}, {"y"}, "up");
-    text_attribute(r, "coordinate_transformation_mode", "asymmetric");
-    text_attribute(r, "nearest_mode", "floor");
+    ModelBuilder::text_attribute(r, "coordinate_transformation_mode", "asymmetric");
+    ModelBuilder::text_attribute(r, "nearest_mode", "floor");
   }
   SECTION("sizes, ONNX's defaults (half_pixel, round_prefer_floor)") {
     m.int64_values("sizes", {1, 6, 4, 15});
     r = m.node("Resize", {"m", "", "", "sizes"}, {"y"}, "up");
   }
-  text_attribute(r, "mode", "nearest");
+  ModelBuilder::text_attribute(r, "mode", "nearest");
   m.output("y");
   const OnnxModel model = import_onnx(m.save("resize.onnx"), {});
   const LayerConfig& L = layer_named(model, "up");
@@ -257,9 +246,9 @@ TEST_CASE(
   SECTION("no output row") { scales = {1, 1, 0.25f, 2}, found = "output 0"; }
   m.float_values("scales", scales);
   auto* r = m.node("Resize", {"m", "", "scales"}, {"y"}, "up");
-  text_attribute(r, "mode", mode);
-  text_attribute(r, "coordinate_transformation_mode", coordinates);
-  if (!extra.first.empty()) text_attribute(r, extra.first, extra.second);
+  ModelBuilder::text_attribute(r, "mode", mode);
+  ModelBuilder::text_attribute(r, "coordinate_transformation_mode", coordinates);
+  if (!extra.first.empty()) ModelBuilder::text_attribute(r, extra.first, extra.second);
   if (antialias) {
     auto* a = r->add_attribute();
     a->set_name("antialias");

@@ -68,13 +68,6 @@ json fraction_graph(json op) {
           {"operators", {std::move(op)}}};
 }
 
-void set_text_attribute(onnx::NodeProto* n, const std::string& name, const std::string& value) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_STRING);
-  a->set_s(value);
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -329,9 +322,9 @@ TEST_CASE(
       in.push_back("scales");
     }
     onnx::NodeProto* r = m.node("Resize", in, {"y"}, "up");
-    set_text_attribute(r, "mode", "nearest");
-    set_text_attribute(r, "coordinate_transformation_mode", "align_corners");
-    set_text_attribute(r, "nearest_mode", "round_prefer_ceil");
+    test::OnnxModelBuilder::text_attribute(r, "mode", "nearest");
+    test::OnnxModelBuilder::text_attribute(r, "coordinate_transformation_mode", "align_corners");
+    test::OnnxModelBuilder::text_attribute(r, "nearest_mode", "round_prefer_ceil");
     const OnnxModel model = import_onnx(m.save("resize_fractional.onnx"), {});
     REQUIRE(model.network.layers.size() == 2);
     const LayerConfig& L = model.network.layers[1];
