@@ -529,18 +529,24 @@ class GraphParser {
         L.resize_mode = r.get_choice("mode", {"nearest", "linear"}, 0) == 0 ? ResizeMode::Nearest
                                                                             : ResizeMode::Linear;
         const bool linear = L.resize_mode == ResizeMode::Linear;
+        // Each name beside the value it stands for (the last coordinate mode: nearest only).
         std::vector<std::string> coordinates = {"half_pixel", "pytorch_half_pixel", "align_corners",
                                                 "asymmetric"};
+        const ResizeCoordinates coordinate_values[] = {
+            ResizeCoordinates::HalfPixel, ResizeCoordinates::PytorchHalfPixel,
+            ResizeCoordinates::AlignCorners, ResizeCoordinates::Asymmetric,
+            ResizeCoordinates::TfHalfPixelForNn};
         if (!linear) coordinates.push_back("tf_half_pixel_for_nn");
-        // Both lists in the enums' order.
-        L.resize_coordinates =
-            static_cast<ResizeCoordinates>(r.get_choice("coordinates", coordinates, 0));
+        L.resize_coordinates = coordinate_values[r.get_choice("coordinates", coordinates, 0)];
         if (linear) {
           if (const json* m = r.find("nearest_mode"))
             r.fail("nearest_mode", "no \"nearest_mode\" on a linear resize", describe_json(*m));
         } else {
-          L.resize_rounding = static_cast<ResizeRounding>(r.get_choice(
-              "nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}, 0));
+          const ResizeRounding rounding_values[] = {ResizeRounding::RoundPreferFloor,
+                                                    ResizeRounding::RoundPreferCeil,
+                                                    ResizeRounding::Floor, ResizeRounding::Ceil};
+          L.resize_rounding = rounding_values[r.get_choice(
+              "nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}, 0)];
         }
         const ResizeSize size = parse_resize_size(r, x.H, x.W);
         L.resize_out_h = size.out[0], L.resize_out_w = size.out[1];

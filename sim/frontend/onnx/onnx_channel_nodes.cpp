@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/config/checked_size.h"
@@ -304,10 +305,15 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
     L.resize_rounding = down ? ResizeRounding::Ceil : ResizeRounding::Floor;
   } else {
     const std::string coordinates = text("coordinate_transformation_mode", "half_pixel");
-    const std::vector<std::string> known = {"half_pixel", "pytorch_half_pixel", "align_corners",
-                                            "asymmetric", "tf_half_pixel_for_nn"};  // enum order
-    const size_t c = size_t(std::find(known.begin(), known.end(), coordinates) - known.begin());
-    if (c == known.size() || (mode == "linear" && c == known.size() - 1))
+    const std::vector<std::pair<std::string, ResizeCoordinates>> known = {
+        {"half_pixel", ResizeCoordinates::HalfPixel},
+        {"pytorch_half_pixel", ResizeCoordinates::PytorchHalfPixel},
+        {"align_corners", ResizeCoordinates::AlignCorners},
+        {"asymmetric", ResizeCoordinates::Asymmetric},
+        {"tf_half_pixel_for_nn", ResizeCoordinates::TfHalfPixelForNn}};
+    const auto c = std::find_if(known.begin(), known.end(),
+                                [&](const auto& k) { return k.first == coordinates; });
+    if (c == known.end() || (mode == "linear" && c->second == ResizeCoordinates::TfHalfPixelForNn))
       fail(n,
            mode == "linear"
                ? "a linear Resize with coordinate_transformation_mode half_pixel, "
@@ -315,15 +321,19 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
                : "a nearest Resize with coordinate_transformation_mode half_pixel, "
                  "pytorch_half_pixel, align_corners, asymmetric or tf_half_pixel_for_nn",
            "coordinate_transformation_mode " + coordinates);
-    L.resize_coordinates = static_cast<ResizeCoordinates>(c);
+    L.resize_coordinates = c->second;
     const std::string rounding = text("nearest_mode", "round_prefer_floor");
-    const std::vector<std::string> modes = {"round_prefer_floor", "round_prefer_ceil", "floor",
-                                            "ceil"};  // enum order
-    const size_t r = size_t(std::find(modes.begin(), modes.end(), rounding) - modes.begin());
-    if (mode == "nearest" && r == modes.size())
+    const std::vector<std::pair<std::string, ResizeRounding>> modes = {
+        {"round_prefer_floor", ResizeRounding::RoundPreferFloor},
+        {"round_prefer_ceil", ResizeRounding::RoundPreferCeil},
+        {"floor", ResizeRounding::Floor},
+        {"ceil", ResizeRounding::Ceil}};
+    const auto r = std::find_if(modes.begin(), modes.end(),
+                                [&](const auto& m) { return m.first == rounding; });
+    if (mode == "nearest" && r == modes.end())
       fail(n, "nearest_mode round_prefer_floor, round_prefer_ceil, floor or ceil",
            "nearest_mode " + rounding);
-    if (r < modes.size()) L.resize_rounding = static_cast<ResizeRounding>(r);
+    if (r != modes.end()) L.resize_rounding = r->second;
   }
   add_layer(n, std::move(L), {a.source});
 }
