@@ -64,10 +64,11 @@ std::string fraction_model(int type, const std::vector<int64_t>& shape,
       inputs.push_back("scales" + id);
     }
     onnx::NodeProto* r = m.node("Resize", inputs, {out}, "resize" + id);
-    test::OnnxModelBuilder::text_attribute(r, "mode", b.mode);
-    test::OnnxModelBuilder::text_attribute(r, "coordinate_transformation_mode", b.coordinates);
+    npusim::test::OnnxModelBuilder::text_attribute(r, "mode", b.mode);
+    npusim::test::OnnxModelBuilder::text_attribute(r, "coordinate_transformation_mode",
+                                                   b.coordinates);
     if (!b.nearest_mode.empty())
-      test::OnnxModelBuilder::text_attribute(r, "nearest_mode", b.nearest_mode);
+      npusim::test::OnnxModelBuilder::text_attribute(r, "nearest_mode", b.nearest_mode);
     // Nearest in QDQ form keeps the input's quantisation (the importer moves
     // it onto the quantised tensor); linear requantises.
     if (qdq)
