@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -336,5 +337,28 @@ TEST_CASE(
     CHECK(L.resize_scale_w == (by_sizes ? 3.0f / 5.0f : 0.7f));
     CHECK(L.resize_coordinates == ResizeCoordinates::AlignCorners);
     CHECK(L.resize_rounding == ResizeRounding::RoundPreferCeil);
+  }
+}
+
+TEST_CASE(
+    "onnx: a Resize whose scales make no size (NaN, infinite, or past any map) is refused at the "
+    "node, not converted to a size",
+    "[resize][onnx]") {
+  // The fuzzer's case (tests/fuzz/corpus/onnx/found-resize-nan-scale.onnx): a NaN scale's
+  // output was cast to an integer, undefined behaviour.
+  constexpr int kU8 = onnx::TensorProto_DataType_UINT8;
+  for (const float bad : {std::nanf(""), INFINITY, 3e38f}) {
+    INFO(bad);
+    test::OnnxModelBuilder m;
+    m.input("x", kU8, {1, 2, 7, 5});
+    m.output("y", kU8);
+    onnx::NodeProto* pool = m.node("MaxPool", {"x"}, {"p"}, "pool");
+    test::OnnxModelBuilder::ints_attribute(pool, "kernel_shape", {1, 1});
+    m.float_values("scales", {1, 1, bad, 2});
+    m.node("Resize", {"p", "", "scales"}, {"y"}, "up");
+    const ConfigError e =
+        test::config_error_from([&] { import_onnx(m.save("resize_bad_scale.onnx"), {}); });
+    CHECK_THAT(e.what(), Catch::Contains("up"));
+    CHECK_THAT(e.what(), Catch::Contains("output -1"));
   }
 }

@@ -260,7 +260,9 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
     const Constant& c = constant(n, scales_at);
     for (size_t i = 0; i < c.floats.size(); ++i) {
       scales.push_back(c.floats[i]);
-      if (i < 4) out.push_back(int64_t(c.floats[i] * float(dims[i])));
+      // A NaN, infinite or out-of-range product is no size: -1, refused below.
+      const float o = c.floats[i] * float(dims[i]);
+      if (i < 4) out.push_back(std::isfinite(o) && o >= 0 && o < 1e18f ? int64_t(o) : -1);
     }
   } else if (opset_ >= 11 && n.input_size() > sizes_at && !n.input(sizes_at).empty()) {
     const Constant& sizes = constant(n, sizes_at);
