@@ -529,14 +529,16 @@ class GraphParser {
         L.resize_mode = r.get_choice("mode", {"nearest", "linear"}, 0) == 0 ? ResizeMode::Nearest
                                                                             : ResizeMode::Linear;
         const bool linear = L.resize_mode == ResizeMode::Linear;
-        // Each name beside the value it stands for (the last coordinate mode: nearest only).
-        std::vector<std::string> coordinates = {"half_pixel", "pytorch_half_pixel", "align_corners",
-                                                "asymmetric"};
+        // The choices' names are to_string's (sim/graph/workload.h); the last coordinate
+        // mode is nearest's only.
         const ResizeCoordinates coordinate_values[] = {
             ResizeCoordinates::HalfPixel, ResizeCoordinates::PytorchHalfPixel,
             ResizeCoordinates::AlignCorners, ResizeCoordinates::Asymmetric,
             ResizeCoordinates::TfHalfPixelForNn};
-        if (!linear) coordinates.push_back("tf_half_pixel_for_nn");
+        std::vector<std::string> coordinates;
+        for (const ResizeCoordinates c : coordinate_values)
+          if (!linear || c != ResizeCoordinates::TfHalfPixelForNn)
+            coordinates.push_back(to_string(c));
         L.resize_coordinates = coordinate_values[r.get_choice("coordinates", coordinates, 0)];
         if (linear) {
           if (const json* m = r.find("nearest_mode"))
@@ -545,8 +547,9 @@ class GraphParser {
           const ResizeRounding rounding_values[] = {ResizeRounding::RoundPreferFloor,
                                                     ResizeRounding::RoundPreferCeil,
                                                     ResizeRounding::Floor, ResizeRounding::Ceil};
-          L.resize_rounding = rounding_values[r.get_choice(
-              "nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}, 0)];
+          std::vector<std::string> roundings;
+          for (const ResizeRounding m : rounding_values) roundings.push_back(to_string(m));
+          L.resize_rounding = rounding_values[r.get_choice("nearest_mode", roundings, 0)];
         }
         const ResizeSize size = parse_resize_size(r, x.H, x.W);
         L.resize_out_h = size.out[0], L.resize_out_w = size.out[1];

@@ -6,6 +6,7 @@
 // one resize operator.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -307,15 +308,14 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
     L.resize_rounding = down ? ResizeRounding::Ceil : ResizeRounding::Floor;
   } else {
     const std::string coordinates = text("coordinate_transformation_mode", "half_pixel");
-    const std::vector<std::pair<std::string, ResizeCoordinates>> known = {
-        {"half_pixel", ResizeCoordinates::HalfPixel},
-        {"pytorch_half_pixel", ResizeCoordinates::PytorchHalfPixel},
-        {"align_corners", ResizeCoordinates::AlignCorners},
-        {"asymmetric", ResizeCoordinates::Asymmetric},
-        {"tf_half_pixel_for_nn", ResizeCoordinates::TfHalfPixelForNn}};
-    const auto c = std::find_if(known.begin(), known.end(),
-                                [&](const auto& k) { return k.first == coordinates; });
-    if (c == known.end() || (mode == "linear" && c->second == ResizeCoordinates::TfHalfPixelForNn))
+    // The names are to_string's (sim/graph/workload.h), ONNX's own.
+    const ResizeCoordinates known[] = {
+        ResizeCoordinates::HalfPixel, ResizeCoordinates::PytorchHalfPixel,
+        ResizeCoordinates::AlignCorners, ResizeCoordinates::Asymmetric,
+        ResizeCoordinates::TfHalfPixelForNn};
+    const auto c = std::find_if(std::begin(known), std::end(known),
+                                [&](ResizeCoordinates k) { return to_string(k) == coordinates; });
+    if (c == std::end(known) || (mode == "linear" && *c == ResizeCoordinates::TfHalfPixelForNn))
       fail(n,
            mode == "linear"
                ? "a linear Resize with coordinate_transformation_mode half_pixel, "
@@ -323,19 +323,17 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
                : "a nearest Resize with coordinate_transformation_mode half_pixel, "
                  "pytorch_half_pixel, align_corners, asymmetric or tf_half_pixel_for_nn",
            "coordinate_transformation_mode " + coordinates);
-    L.resize_coordinates = c->second;
+    L.resize_coordinates = *c;
     const std::string rounding = text("nearest_mode", "round_prefer_floor");
-    const std::vector<std::pair<std::string, ResizeRounding>> modes = {
-        {"round_prefer_floor", ResizeRounding::RoundPreferFloor},
-        {"round_prefer_ceil", ResizeRounding::RoundPreferCeil},
-        {"floor", ResizeRounding::Floor},
-        {"ceil", ResizeRounding::Ceil}};
-    const auto r = std::find_if(modes.begin(), modes.end(),
-                                [&](const auto& m) { return m.first == rounding; });
-    if (mode == "nearest" && r == modes.end())
+    const ResizeRounding modes[] = {ResizeRounding::RoundPreferFloor,
+                                    ResizeRounding::RoundPreferCeil, ResizeRounding::Floor,
+                                    ResizeRounding::Ceil};
+    const auto r = std::find_if(std::begin(modes), std::end(modes),
+                                [&](ResizeRounding m) { return to_string(m) == rounding; });
+    if (mode == "nearest" && r == std::end(modes))
       fail(n, "nearest_mode round_prefer_floor, round_prefer_ceil, floor or ceil",
            "nearest_mode " + rounding);
-    if (r != modes.end()) L.resize_rounding = r->second;
+    if (r != std::end(modes)) L.resize_rounding = *r;
   }
   add_layer(n, std::move(L), {a.source});
 }
