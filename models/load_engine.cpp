@@ -8,6 +8,7 @@
 
 #include "models/cost/cost_model.h"
 #include "models/layer_addressing.h"
+#include "models/operand_gather.h"
 
 namespace npusim {
 
@@ -581,22 +582,12 @@ uint64_t LoadEngine::load_lowered_input(const Instruction& in) {
 
 namespace npusim {
 
-// batch_matmul (docs/transformers.md#batch_matmul): kernel k of head h =
-// k / (K / heads) is a row (scores: A x B^T) or a column (context: A x B) of
-// the second operand's kv head h / (heads / kv_heads). The second operand is
-// one or more blocks of tokens (a key-value cache and the rows appended to
-// it), each in its own DRAM region. Rows are contiguous runs of `dim` bytes;
-// a column tile reads, from each row, the run of its kernels in that head (a
-// transposing load). A kv head's row or column crosses the bus once per tile,
-// for the first query head of its group there; the others get on-chip copies.
+// batch_matmul (docs/transformers.md#batch_matmul): the weight tile is
+// gathered from the second operand's blocks of tokens (models/operand_gather.h
+// says which bytes of which block); each stage's bus bytes are one transfer,
+// its bytes from the cache's key-value region a read of the cache's ports.
 uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
   const LayerDescriptor& L = layer_of(in);
-  const uint32_t per_group = L.K / L.seq.heads;         // kernels of one head
-  const uint32_t share = L.seq.heads / L.seq.kv_heads;  // query heads per kv head
-  const uint32_t coefficients = L.group_channels();     // dim (scores) or keys (context)
-  const uint32_t dim = L.seq.transpose_b ? coefficients : per_group;
-  const uint32_t width = L.more_inputs.at(0).C;  // channels of a token row of b
-  // Image n (in.batch) of every block: its rows follow images 0 .. n-1's.
   for (const auto& block : L.more_inputs)
     if (block.from_layer >= 0) {
       const uint32_t rows = block.rows / L.N;
@@ -605,28 +596,8 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
       if (scheduler->program().layers[size_t(block.from_layer)].output_resident)
         require_resident(in, 0, uint32_t(block.from_layer));
     }
-  // Whether a block of b lies in the cache's key-value region (cache.kv_kib):
-  // read from there, not over the bus.
-  const auto placed = [&](const auto& block) {
-    return block.from_layer >= 0 &&
-           scheduler->program().layers[size_t(block.from_layer)].output_in_cache();
-  };
-  uint32_t tokens_on_chip = 0;  // of one image of b
-  for (const auto& block : L.more_inputs)
-    if (placed(block)) tokens_on_chip += block.rows / L.N;
-  // Token j of image n of b: its block and its row in that block's image n.
-  const auto locate = [&](uint32_t j) {
-    for (const auto& block : L.more_inputs) {
-      const uint32_t rows = block.rows / L.N;
-      if (j < rows) return std::make_pair(&block, j);
-      j -= rows;
-    }
-    return std::make_pair(&L.more_inputs.back(), j);  // unreachable: the parser sums the rows
-  };
-  const auto token_row = [&](uint32_t j) {
-    const auto [block, row] = locate(j);
-    return block->address + (uint64_t(in.batch) * (block->rows / L.N) + row) * width;
-  };
+  const OperandGather gather(scheduler->program(), L, in.batch, in.k_begin);
+  const uint32_t coefficients = gather.coefficients();
   ByteTile& weights = cache->take_weights(L.weight_slot(in.k_begin), L.weight_buffers);
   weights.begin_fill({int32_t(in.layer), in.batch, in.k_begin, in.k_end, 0, 1}, in.k_count(),
                      coefficients, options_.functional, uint64_t(in.k_count()) * coefficients);
@@ -636,54 +607,16 @@ uint64_t LoadEngine::load_operand_kernels(const Instruction& in) {
   for (uint32_t s = 0; s < in.stages; ++s) {
     const uint32_t k0 = in.k_begin + std::min(in.k_count(), s * group);
     const uint32_t k1 = in.k_begin + std::min(in.k_count(), (s + 1) * group);
-    uint64_t segments = 0, fetched = 0, fetched_on_chip = 0;
-    bool in_run = false;
-    for (uint32_t k = k0; k < k1; ++k) {
-      const uint32_t head = k / per_group, i = k % per_group;
-      const uint64_t column = uint64_t(head / share) * dim;  // the kv head's first channel
-      const bool first = head % share == 0 || uint64_t(head - 1) * per_group + i < in.k_begin;
-      if (first && L.seq.transpose_b && tokens_on_chip > 0 && placed(*locate(i).first)) {
-        ++fetched_on_chip;  // a key row from the key-value region
-      } else if (first) {
-        ++fetched;
-        // Scores: each row is a segment; context: a run of columns is one
-        // segment per token row (those in DRAM), and a run ends at a head or
-        // a copied kernel.
-        if (L.seq.transpose_b)
-          ++segments;
-        else if (!in_run || i == 0)
-          segments += coefficients - tokens_on_chip;
-      }
-      in_run = first;
-      int8_t* row = options_.functional ? weights.row(k - in.k_begin) : nullptr;
-      if (row && L.seq.transpose_b) {
-        std::memcpy(row, dram->image(token_row(i) + column, dim), dim);
-      } else if (row) {
-        for (uint32_t j = 0; j < coefficients; ++j)
-          row[j] = *dram->image(token_row(j) + column + i, 1);
-      }
-    }
-    const uint64_t bytes = uint64_t(k1 - k0) * coefficients;
-    // Scores: a key row is in DRAM or on chip; context: a value column's
-    // coefficients (tokens) split between the blocks in DRAM and on chip.
-    const uint64_t chip_bytes =
-        L.seq.transpose_b ? fetched_on_chip * coefficients : fetched * uint64_t(tokens_on_chip);
-    const uint64_t bus_bytes = L.seq.transpose_b
-                                   ? fetched * coefficients
-                                   : fetched * uint64_t(coefficients - tokens_on_chip);
-    operand_bytes_.add(in.layer, bus_bytes);
-    operand_on_chip_bytes_.add(in.layer, chip_bytes);
+    if (options_.functional)
+      for (uint32_t k = k0; k < k1; ++k)
+        gather.copy_kernel(*dram.operator->(), k, weights.row(k - in.k_begin));
+    const GatherStage plan = gather.stage(k0, k1);
+    operand_bytes_.add(in.layer, plan.bus_bytes);
+    operand_on_chip_bytes_.add(in.layer, plan.chip_bytes);
     const uint64_t begin = now_cycles();
-    const Grant kv_read = cache->access(in.layer, false, chip_bytes, begin);
-    // Timed as rows of b `width` apart from the stage's first kernel's (scores:
-    // its key row; context: its value column); blocks are taken to abut.
-    const uint32_t i0 = k0 % per_group;
-    const uint64_t first_column = uint64_t(k0 / per_group / share) * dim;
-    const uint64_t runs = std::max<uint64_t>(segments, 1);
-    const DramAccess access{
-        L.seq.transpose_b ? token_row(i0) + first_column : token_row(0) + first_column + i0, runs,
-        bus_bytes / runs, width};
-    const uint64_t ready = std::max(kv_read.end, transfer_stage(in, access, bytes));
+    const Grant kv_read = cache->access(in.layer, false, plan.chip_bytes, begin);
+    const uint64_t bytes = uint64_t(k1 - k0) * coefficients;
+    const uint64_t ready = std::max(kv_read.end, transfer_stage(in, plan.access, bytes));
     for (uint32_t k = k0; k < k1; ++k) weights.mark_valid(k - in.k_begin, ready);
     scheduler->stage_done(in, s, begin, now_cycles(), ready);
     last = std::max(last, ready);
