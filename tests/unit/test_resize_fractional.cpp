@@ -19,6 +19,7 @@
 #include "sim/program/resize_taps.h"
 #include "sim/reference/qops.h"
 #include "tests/support/onnx_model_builder.h"
+#include "tests/support/resize_checks.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;
@@ -33,11 +34,7 @@ const ResizeAxis kRows58 = sized(5, 8), kCols34 = sized(3, 4);  // up: 1.6 and 1
 const ResizeAxis kRows64 = sized(6, 4), kCols95 = sized(9, 5);  // down: 0.6666667 and 0.5555556
 
 void check_fraction_tap(const LinearTap& t, uint32_t lo, uint32_t hi, float w_lo, float w_hi) {
-  INFO("lo " << t.lo << " hi " << t.hi << " weights " << t.w_lo << ", " << t.w_hi);
-  CHECK(t.lo == lo);
-  CHECK(t.hi == hi);
-  CHECK(t.w_lo == Approx(w_lo).margin(1e-6));
-  CHECK(t.w_hi == Approx(w_hi).margin(1e-6));
+  test::check_linear_tap(t, lo, hi, w_lo, w_hi, 1e-6f);
 }
 
 std::vector<uint32_t> nearest(ResizeCoordinates c, ResizeRounding r, const ResizeAxis& axis) {
@@ -48,25 +45,7 @@ std::vector<uint32_t> nearest(ResizeCoordinates c, ResizeRounding r, const Resiz
 
 // A uint8 5 x 3 map x[r][c] = 10 r + c, scale 1, zero point 0, resized to 8 x 4.
 LayerDescriptor map_5x3(ResizeMode mode) {
-  LayerDescriptor d;
-  d.op = OpKind::Resize;
-  d.resize_mode = mode;
-  d.N = 1, d.C = d.K = 1, d.H = 5, d.W = 3, d.R = d.S = 1;
-  d.out_h = 8, d.out_w = 4;
-  d.resize_scale_h = kRows58.scale, d.resize_scale_w = kCols34.scale;
-  d.quant.inputs = {TensorQuant{QuantType::Uint8, 1.0f, 0}};
-  d.quant.output = TensorQuant{QuantType::Uint8, 1.0f, 0};
-  return d;
-}
-
-json fraction_graph(json op) {
-  return {{"inputs",
-           {{{"name", "x"},
-             {"shape", {1, 4, 7, 5}},
-             {"dtype", "uint8"},
-             {"scale", 0.02},
-             {"zero_point", 128}}}},
-          {"operators", {std::move(op)}}};
+  return test::uint8_resize(mode, {5, 3}, {8, 4}, {kRows58.scale, kCols34.scale});
 }
 
 }  // namespace
@@ -243,7 +222,7 @@ TEST_CASE(
     "[resize][graph]") {
   json op = {
       {"name", "up"}, {"op", "resize"}, {"inputs", {"x"}}, {"output", "y"}, {"scales", {1.5, 0.6}}};
-  NetworkConfig net = parse_workload(fraction_graph(op), "g.json");
+  NetworkConfig net = parse_workload(test::one_input_graph({1, 4, 7, 5}, op), "g.json");
   const LayerConfig* L = &net.layers[0];
   CHECK(L->out_h() == 10);  // floor(7 * 1.5)
   CHECK(L->out_w() == 3);   // floor(5 * 0.6)
@@ -255,7 +234,7 @@ TEST_CASE(
   op["sizes"] = {10, 8};
   op["coordinates"] = "asymmetric";
   op["nearest_mode"] = "ceil";
-  net = parse_workload(fraction_graph(op), "g.json");
+  net = parse_workload(test::one_input_graph({1, 4, 7, 5}, op), "g.json");
   L = &net.layers[0];
   CHECK((L->out_h() == 10 && L->out_w() == 8));
   CHECK(L->resize_scale_h == 10.0f / 7.0f);
@@ -263,7 +242,9 @@ TEST_CASE(
   CHECK(L->resize_coordinates == ResizeCoordinates::Asymmetric);
   CHECK(L->resize_rounding == ResizeRounding::Ceil);
   // Errors: each at its pointer, with what was expected and what was found.
-  const auto error = [&](const json& bad) { return test::workload_error(fraction_graph(bad)); };
+  const auto error = [&](const json& bad) {
+    return test::workload_error(test::one_input_graph({1, 4, 7, 5}, bad));
+  };
   json bad = op;
   bad["scales"] = 2;  // both
   ConfigError e = error(bad);

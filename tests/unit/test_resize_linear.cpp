@@ -17,6 +17,7 @@
 #include "sim/program/resize_taps.h"
 #include "sim/reference/qops.h"
 #include "tests/support/onnx_model_builder.h"
+#include "tests/support/resize_checks.h"
 #include "tests/support/test_support.h"
 
 using namespace npusim;
@@ -26,14 +27,6 @@ namespace {
 
 // An axis of `in` inputs upsampled by the whole factor `f`.
 ResizeAxis by(uint32_t in, uint32_t f) { return {in, in * f, float(f)}; }
-
-void check_tap(const LinearTap& t, uint32_t lo, uint32_t hi, float w_lo, float w_hi) {
-  INFO("lo " << t.lo << " hi " << t.hi << " weights " << t.w_lo << ", " << t.w_hi);
-  CHECK(t.lo == lo);
-  CHECK(t.hi == hi);
-  CHECK(t.w_lo == w_lo);
-  CHECK(t.w_hi == w_hi);
-}
 
 // The hand-worked map: [[0, 100], [200, 40]] upsampled 2 x 2, half_pixel.
 // Along each axis the positions are -0.25 (clamped to 0), 0.25, 0.75 and
@@ -48,29 +41,6 @@ const std::vector<int32_t> kHandUpsampled = {0,   25,  75, 100, 50,  59,  76, 85
 const std::vector<int32_t> kHandHalved = {0,  12, 38, 50, 25,  29, 38, 42,
                                           75, 63, 39, 28, 100, 80, 40, 20};
 
-LayerDescriptor hand_resize(float y_scale) {
-  LayerDescriptor d;
-  d.op = OpKind::Resize;
-  d.resize_mode = ResizeMode::Linear;
-  d.resize_coordinates = ResizeCoordinates::HalfPixel;
-  d.N = 1, d.C = d.K = 1, d.H = d.W = 2, d.R = d.S = 1;
-  d.resize_scale_h = d.resize_scale_w = 2;
-  d.out_h = d.out_w = 4;
-  d.quant.inputs = {TensorQuant{QuantType::Uint8, 1.0f, 0}};
-  d.quant.output = TensorQuant{QuantType::Uint8, y_scale, 0};
-  return d;
-}
-
-json resize_graph(json op) {
-  return {{"inputs",
-           {{{"name", "x"},
-             {"shape", {1, 4, 5, 3}},
-             {"dtype", "uint8"},
-             {"scale", 0.02},
-             {"zero_point", 128}}}},
-          {"operators", {std::move(op)}}};
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -78,21 +48,27 @@ TEST_CASE(
     "positions, clamped at both ends, each neighbour weighted by the distance to the other",
     "[resize]") {
   // half_pixel, 5 inputs by 2: (o + 0.5) / 2 - 0.5.
-  check_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 0), 0, 1, 1.0f, 0.0f);    // -0.25
-  check_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 3), 1, 2, 0.75f, 0.25f);  // 1.25
-  check_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 9), 4, 4, 0.5f, 0.5f);  // 4.25 -> 4
+  test::check_linear_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 0), 0, 1, 1.0f,
+                         0.0f);  // -0.25
+  test::check_linear_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 3), 1, 2, 0.75f,
+                         0.25f);  // 1.25
+  test::check_linear_tap(linear_tap(ResizeCoordinates::HalfPixel, by(5, 2), 9), 4, 4, 0.5f,
+                         0.5f);  // 4.25 -> 4
   // half_pixel by 4: o = 6 lies at 1.125.
-  check_tap(linear_tap(ResizeCoordinates::HalfPixel, by(3, 4), 6), 1, 2, 0.875f, 0.125f);
+  test::check_linear_tap(linear_tap(ResizeCoordinates::HalfPixel, by(3, 4), 6), 1, 2, 0.875f,
+                         0.125f);
   // align_corners, 5 inputs by 2 (10 outputs): o * 4 / 9; o = 3 at 1.333..
   const LinearTap a = linear_tap(ResizeCoordinates::AlignCorners, by(5, 2), 3);
   CHECK(a.lo == 1);
   CHECK(a.hi == 2);
   CHECK(a.w_lo == std::fabs(12.0f / 9.0f - 2.0f));
   CHECK(a.w_hi == std::fabs(12.0f / 9.0f - 1.0f));
-  check_tap(linear_tap(ResizeCoordinates::AlignCorners, by(5, 2), 9), 4, 4, 0.5f, 0.5f);  // 4
+  test::check_linear_tap(linear_tap(ResizeCoordinates::AlignCorners, by(5, 2), 9), 4, 4, 0.5f,
+                         0.5f);  // 4
   // asymmetric, by 4: o / 4; o = 5 at 1.25, o = 11 at 2.75 of 3 inputs (2 is the last).
-  check_tap(linear_tap(ResizeCoordinates::Asymmetric, by(3, 4), 5), 1, 2, 0.75f, 0.25f);
-  check_tap(linear_tap(ResizeCoordinates::Asymmetric, by(3, 4), 11), 2, 2, 0.5f, 0.5f);
+  test::check_linear_tap(linear_tap(ResizeCoordinates::Asymmetric, by(3, 4), 5), 1, 2, 0.75f,
+                         0.25f);
+  test::check_linear_tap(linear_tap(ResizeCoordinates::Asymmetric, by(3, 4), 11), 2, 2, 0.5f, 0.5f);
 }
 
 TEST_CASE(
@@ -100,7 +76,7 @@ TEST_CASE(
     "row factor, not the column factor",
     "[resize]") {
   // A tall 5 x 3 map upsampled 2 rows x 3 columns, half_pixel.
-  LayerDescriptor d = hand_resize(1.0f);
+  LayerDescriptor d = test::uint8_resize(ResizeMode::Linear, {2, 2}, {4, 4}, {2, 2});
   d.H = 5, d.W = 3, d.resize_scale_h = 2, d.resize_scale_w = 3, d.out_h = 10, d.out_w = 9;
   // Output rows 2 and 3 lie at 0.75 and 1.25: input rows 0 to 2.
   RowRange r = input_rows_for(d, 2, 4);
@@ -132,7 +108,8 @@ TEST_CASE(
     "scale of 2",
     "[resize]") {
   for (const float y_scale : {1.0f, 2.0f}) {
-    const LayerDescriptor d = hand_resize(y_scale);
+    const LayerDescriptor d =
+        test::uint8_resize(ResizeMode::Linear, {2, 2}, {4, 4}, {2, 2}, y_scale);
     std::vector<int8_t> image;
     for (int32_t v : kHandMap) image.push_back(int8_t(uint8_t(v)));
     vector_ops::InputView x;
@@ -177,7 +154,7 @@ TEST_CASE(
 
 TEST_CASE("a linear resize costs four element operations per output value, a nearest one one",
           "[resize][cost]") {
-  LayerDescriptor d = hand_resize(1.0f);
+  LayerDescriptor d = test::uint8_resize(ResizeMode::Linear, {2, 2}, {4, 4}, {2, 2});
   d.C = d.K = 16, d.out_w = 30;
   CHECK(cost::vector_row_element_ops(d, 8) == 4 * 30 * 8);
   d.resize_mode = ResizeMode::Nearest;
@@ -197,7 +174,7 @@ TEST_CASE(
              {"mode", "linear"},
              {"coordinates", "align_corners"},
              {"out", {{"dtype", "uint8"}, {"scale", 0.03}, {"zero_point", 100}}}};
-  const NetworkConfig net = parse_workload(resize_graph(op), "g.json");
+  const NetworkConfig net = parse_workload(test::one_input_graph({1, 4, 5, 3}, op), "g.json");
   REQUIRE(net.layers.size() == 1);
   const LayerConfig& L = net.layers[0];
   CHECK(L.resize_mode == ResizeMode::Linear);
@@ -207,13 +184,15 @@ TEST_CASE(
   CHECK(L.quant.output.scale == 0.03f);
   CHECK(L.quant.output.zero_point == 100);
   op.erase("out");  // the input's quantisation
-  CHECK(parse_workload(resize_graph(op), "g.json").layers[0].quant.output.zero_point == 128);
+  CHECK(parse_workload(test::one_input_graph({1, 4, 5, 3}, op), "g.json")
+            .layers[0]
+            .quant.output.zero_point == 128);
   op["coordinates"] = "tf_crop_and_resize";
-  ConfigError e = test::workload_error(resize_graph(op));
+  ConfigError e = test::workload_error(test::one_input_graph({1, 4, 5, 3}, op));
   CHECK(e.pointer() == "/operators/0/coordinates");
   op["coordinates"] = "half_pixel";
   op["mode"] = "cubic";
-  e = test::workload_error(resize_graph(op));
+  e = test::workload_error(test::one_input_graph({1, 4, 5, 3}, op));
   CHECK(e.pointer() == "/operators/0/mode");
 }
 
