@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "models/dram.h"
@@ -88,14 +89,14 @@ Program compiled(const HardwareConfig& hw) {
   return p;
 }
 
-// A program of `compiled`'s layers and its instructions `ids`, in that order, renumbered 0, 1,
-// ...; each keeps its dependencies, which must all be among `ids`.
-Program pick(const Program& compiled, const std::vector<uint32_t>& ids) {
+// A program of `from`'s layers and its instructions `ids`, in that order, renumbered 0, 1, ...;
+// each keeps its dependencies, which must all be among `ids`.
+Program pick(const Program& from, const std::vector<uint32_t>& ids) {
   Program p;
-  p.layers = compiled.layers;
-  p.dram_bytes = compiled.dram_bytes;
+  p.layers = from.layers;
+  p.dram_bytes = from.dram_bytes;
   for (const uint32_t id : ids) {
-    Instruction in = compiled.instructions.at(id);
+    Instruction in = from.instructions.at(id);
     in.id = uint32_t(p.instructions.size());
     for (Dependency& d : in.deps) {
       uint32_t at = 0;
