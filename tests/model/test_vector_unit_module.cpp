@@ -1,8 +1,8 @@
 // Single-module tests (the `model` tier): the vector unit (models/vector_unit.h) driven by a
-// scripted scheduler that hands it hand-built VECTOR instructions and records when each starts,
-// frees the unit and reaches memory. The unit's other ports go to the real DRAM bus
-// (models/dram.h) and the real internal cache (models/internal_cache.h); cycles are worked by
-// hand from docs/timing.md#vector-unit:
+// scripted scheduler (tests/support/scripted_scheduler.h) that hands it hand-built VECTOR
+// instructions and records when each starts, frees the unit and reaches memory. The unit's
+// other ports go to the real DRAM bus (models/dram.h) and the real internal cache
+// (models/internal_cache.h); cycles are worked by hand from docs/timing.md#vector-unit:
 //   - each input tensor crosses the bus as one transfer: its bytes rounded up to whole bursts,
 //     over dram.bytes_per_cycle (cost::dram_data_cycles), first come first served; its data is
 //     in the cache dram.latency_cycles after the bus lets it go;
@@ -23,67 +23,13 @@
 #include "models/internal_cache.h"
 #include "models/sim_time.h"
 #include "models/vector_unit.h"
+#include "tests/support/scripted_scheduler.h"
 
 using namespace npusim;
+using npusim::test::InstructionTimes;
+using npusim::test::ScriptedScheduler;
 
 namespace {
-
-// When one instruction started, freed the unit and had its outputs in memory, as the unit told
-// the scheduler.
-struct InstructionTimes {
-  uint64_t started = 0;
-  uint64_t released = 0;   // instruction_done was called (the unit is free)
-  uint64_t in_memory = 0;  // instruction_done's complete_at
-  uint64_t stage_begin = 0, stage_engine_end = 0, stage_ready = 0;
-  bool done = false;
-};
-
-// A scheduler with no dependencies to enforce: it hands the vector unit the program's
-// instructions in order, lets each start at once, and records the times the unit reports.
-class ScriptedScheduler : public sc_core::sc_module, public SchedulerIf {
- public:
-  ScriptedScheduler(sc_core::sc_module_name name, const Program& program)
-      : sc_module(name), times(program.instructions.size()), program_(program) {}
-
-  const Program& program() const override { return program_; }
-  const Instruction* next(EngineKind engine, uint32_t /*unit*/) override {
-    if (engine != EngineKind::Vector || cursor_ >= program_.instructions.size()) return nullptr;
-    return &program_.instructions[cursor_++];
-  }
-  void wait_until_ready(const Instruction& /*in*/, uint32_t /*stage*/) override {}
-  void wait_for_progress() override { sc_core::wait(progress_); }
-  void instruction_started(const Instruction& in) override {
-    times.at(in.id).started = now_cycles();
-  }
-  void stage_done(const Instruction& in, uint32_t /*stage*/, uint64_t begin, uint64_t engine_end,
-                  uint64_t ready_at) override {
-    InstructionTimes& t = times.at(in.id);
-    t.stage_begin = begin, t.stage_engine_end = engine_end, t.stage_ready = ready_at;
-    progress_.notify(sc_core::SC_ZERO_TIME);
-  }
-  void instruction_done(const Instruction& in, uint64_t complete_at) override {
-    InstructionTimes& t = times.at(in.id);
-    t.released = now_cycles();
-    t.in_memory = complete_at;
-    t.done = true;
-    progress_.notify(sc_core::SC_ZERO_TIME);
-  }
-  void fail(const std::string& message) override {
-    if (error.empty()) error = message;
-    sc_core::sc_stop();
-  }
-  std::string who(const Instruction& in, uint32_t stage) const override {
-    return describe(in, program_) + " stage " + std::to_string(stage);
-  }
-
-  std::vector<InstructionTimes> times;
-  std::string error;
-
- private:
-  const Program& program_;
-  size_t cursor_ = 0;
-  sc_core::sc_event progress_;
-};
 
 // The machine of every case: 4 lanes with 3 cycles of pipeline fill; a bus of 8 B/cycle, 16 B
 // bursts and 20 cycles of latency; a cache of two 64 B/cycle ports that the banks can feed
@@ -172,11 +118,6 @@ void write_pool_input(DramIf& dram) {
 const std::vector<int8_t> kPoolExpected = {5, -1, 7, 10, 7, 10, 6, -2,   // row 0
                                            4, 12, 7, 10, 9, 10, 9, 20};  // row 1
 
-std::vector<int8_t> read_bytes(DramIf& dram, uint64_t address, uint64_t bytes) {
-  const int8_t* p = dram.image(address, bytes);
-  return std::vector<int8_t>(p, p + bytes);
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -190,7 +131,7 @@ TEST_CASE(
   Timeline timeline;
   Dram dram("dram", hw.dram, hw.clock_mhz, program, stats, timeline, /*with_image=*/true);
   InternalCache cache("cache", hw, program, stats, timeline);
-  ScriptedScheduler scheduler("scheduler", program);
+  ScriptedScheduler scheduler("scheduler", program, EngineKind::Vector);
   VectorUnit unit("vector", hw, EngineOptions{}, stats);
   unit.scheduler(scheduler);
   unit.dram(dram);
@@ -210,7 +151,7 @@ TEST_CASE(
   CHECK(t.stage_begin == 0);
   CHECK(t.stage_engine_end == 45);
   CHECK(t.released == 45);
-  CHECK(t.in_memory == 65);
+  CHECK(t.complete == 65);
   CHECK(t.stage_ready == 65);
   CHECK(stats.get("vector.work_cycles").at(0) == 19);
   CHECK(stats.get("vector.busy_cycles").at(0) == 45);
@@ -219,7 +160,7 @@ TEST_CASE(
   CHECK(stats.get("dram.read_bytes").at(0) == 32);
   CHECK(stats.get("dram.write_bytes").at(0) == 16);
   CHECK(stats.get("dram.bus_busy_cycles").at(0) == 4 + 2);
-  CHECK(read_bytes(dram, kPoolOutput, kPoolExpected.size()) == kPoolExpected);
+  CHECK(test::dram_bytes(dram, kPoolOutput, kPoolExpected.size()) == kPoolExpected);
 }
 
 TEST_CASE(
@@ -251,7 +192,7 @@ TEST_CASE(
   Timeline timeline;
   Dram dram("dram", hw.dram, hw.clock_mhz, program, stats, timeline, /*with_image=*/true);
   InternalCache cache("cache", hw, program, stats, timeline);
-  ScriptedScheduler scheduler("scheduler", program);
+  ScriptedScheduler scheduler("scheduler", program, EngineKind::Vector);
   VectorUnit unit("vector", hw, EngineOptions{}, stats);
   unit.scheduler(scheduler);
   unit.dram(dram);
@@ -276,14 +217,14 @@ TEST_CASE(
   REQUIRE(t.done);
   CHECK(t.started == 0);
   CHECK(t.released == 35);
-  CHECK(t.in_memory == 55);
+  CHECK(t.complete == 55);
   CHECK(stats.get("vector.work_cycles").at(0) == 9);
   CHECK(stats.get("stall.bus_cycles").at(0) == 2);
   CHECK(stats.get("dram.read_bytes").at(0) == 16 + 16);
   CHECK(stats.get("dram.write_bytes").at(0) == 16);
   CHECK(stats.get("cache.read_bytes").at(0) == 24 + 12);   // the inputs, then the drain
   CHECK(stats.get("cache.write_bytes").at(0) == 24 + 12);  // the fill, then the outputs
-  CHECK(read_bytes(dram, 128, 12) == expected);
+  CHECK(test::dram_bytes(dram, 128, 12) == expected);
 }
 
 TEST_CASE(
@@ -299,7 +240,7 @@ TEST_CASE(
   Timeline timeline;
   Dram dram("dram", hw.dram, hw.clock_mhz, program, stats, timeline, /*with_image=*/true);
   InternalCache cache("cache", hw, program, stats, timeline);
-  ScriptedScheduler scheduler("scheduler", program);
+  ScriptedScheduler scheduler("scheduler", program, EngineKind::Vector);
   VectorUnit unit("vector", hw, EngineOptions{}, stats);
   unit.scheduler(scheduler);
   unit.dram(dram);
@@ -318,11 +259,11 @@ TEST_CASE(
   REQUIRE(scheduler.times[1].done);
   CHECK(scheduler.times[0].started == 0);
   CHECK(scheduler.times[0].released == 37);
-  CHECK(scheduler.times[0].in_memory == 57);
+  CHECK(scheduler.times[0].complete == 57);
   CHECK(scheduler.times[1].started == 37);
   CHECK(scheduler.times[1].stage_begin == 37);
   CHECK(scheduler.times[1].released == 74);
-  CHECK(scheduler.times[1].in_memory == 94);
+  CHECK(scheduler.times[1].complete == 94);
   CHECK(stats.get("vector.instructions").at(0) == 2);
   CHECK(stats.get("vector.busy_cycles").at(0) == 37 + (74 - 37));
   CHECK(stats.get("vector.work_cycles").at(0) == 11 + 11);
@@ -330,7 +271,7 @@ TEST_CASE(
   CHECK(stats.get("dram.read_bytes").at(0) == 64);
   CHECK(stats.get("dram.write_bytes").at(0) == 32);
   // The two halves make the same output as the one instruction of the first case.
-  CHECK(read_bytes(dram, kPoolOutput, kPoolExpected.size()) == kPoolExpected);
+  CHECK(test::dram_bytes(dram, kPoolOutput, kPoolExpected.size()) == kPoolExpected);
 }
 
 TEST_CASE(
@@ -348,14 +289,14 @@ TEST_CASE(
   Timeline timeline;
   Dram dram_f("dram_f", hw.dram, hw.clock_mhz, program, stats_f, timeline, /*with_image=*/true);
   InternalCache cache_f("cache_f", hw, program, stats_f, timeline);
-  ScriptedScheduler scheduler_f("scheduler_f", program);
+  ScriptedScheduler scheduler_f("scheduler_f", program, EngineKind::Vector);
   VectorUnit functional("vector_f", hw, EngineOptions{true, nullptr}, stats_f);
   functional.scheduler(scheduler_f);
   functional.dram(dram_f);
   functional.cache(cache_f);
   Dram dram_t("dram_t", hw.dram, hw.clock_mhz, program, stats_t, timeline, /*with_image=*/false);
   InternalCache cache_t("cache_t", hw, program, stats_t, timeline);
-  ScriptedScheduler scheduler_t("scheduler_t", program);
+  ScriptedScheduler scheduler_t("scheduler_t", program, EngineKind::Vector);
   VectorUnit timing_only("vector_t", hw, EngineOptions{false, nullptr}, stats_t);
   timing_only.scheduler(scheduler_t);
   timing_only.dram(dram_t);
@@ -374,11 +315,11 @@ TEST_CASE(
   REQUIRE(f.done);
   REQUIRE(t.done);
   CHECK(f.released == 51);
-  CHECK(f.in_memory == 71);
+  CHECK(f.complete == 71);
   CHECK(t.started == f.started);
   CHECK(t.stage_engine_end == f.stage_engine_end);
   CHECK(t.released == f.released);
-  CHECK(t.in_memory == f.in_memory);
+  CHECK(t.complete == f.complete);
   for (const char* counter : {"vector.busy_cycles", "vector.work_cycles", "dram.read_bytes",
                               "dram.write_bytes", "stall.cache_port_cycles"}) {
     INFO(counter);
@@ -386,5 +327,5 @@ TEST_CASE(
   }
   // The read waited 28 -> 28 (none), the write 28 -> 36, the drain none: 8 cycles of stall.
   CHECK(stats_f.get("stall.cache_port_cycles").at(0) == 8);
-  CHECK(read_bytes(dram_f, kPoolOutput, kPoolExpected.size()) == kPoolExpected);
+  CHECK(test::dram_bytes(dram_f, kPoolOutput, kPoolExpected.size()) == kPoolExpected);
 }
