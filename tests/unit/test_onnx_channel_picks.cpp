@@ -260,3 +260,22 @@ TEST_CASE(
   CHECK(e.pointer() == "node 'up' (Resize)");
   CHECK_THAT(e.found(), Catch::Contains(found));
 }
+
+TEST_CASE(
+    "onnx: an Upsample (opsets 7 to 9) is refused at the node, in a QDQ or a float model, with "
+    "`npusim quantize` as the way in",
+    "[onnx]") {
+  const bool quantised = GENERATE(true, false);
+  ModelBuilder m = quantised ? map_model(9) : ModelBuilder(9);
+  if (!quantised) m.input("m", onnx::TensorProto_DataType_FLOAT, {1, 6, 2, 5});
+  m.float_values("scales", {1, 1, 2, 3});
+  m.node("Upsample", {"m", "scales"}, {"y"}, "up");
+  m.output("y", onnx::TensorProto_DataType_FLOAT);
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("upsample.onnx"), {}); });
+  CHECK(e.pointer() == "node 'up' (Upsample)");
+  CHECK(e.found() ==
+        (quantised ? "an" : "a float model's") + std::string(" Upsample (mode nearest)"));
+  CHECK_THAT(e.expected(), Catch::Contains("a Resize: Upsample is not imported") &&
+                               Catch::Contains("`npusim quantize FLOAT_MODEL.onnx") &&
+                               Catch::Contains("asymmetric, nearest_mode floor"));
+}

@@ -474,6 +474,17 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if (op == "Relu" || op == "Clip") return import_relu_clip(n);
   if (op == "QuantizeLinear") return import_quantize(n);
   if (op == "DequantizeLinear") return import_dequantize(n);
+  if (op == "Upsample") {  // opsets 7 to 9, deprecated since 10: Resize computes it
+    const onnx::AttributeProto* mode =
+        typed_attr(n, "mode", onnx::AttributeProto_AttributeType_STRING);
+    fail(n,
+         "a Resize: Upsample is not imported. `npusim quantize FLOAT_MODEL.onnx -o "
+         "MODEL_QDQ.onnx` rewrites each Upsample of a float model as the Resize that computes it "
+         "(asymmetric, nearest_mode floor) and quantises the model (docs/onnx.md#quantising-a-"
+         "float-model); or export the model at opset 11 or later, where it is a Resize",
+         std::string(float_model_ ? "a float model's" : "an") + " Upsample (mode " +
+             (mode ? mode->s() : std::string("nearest")) + ")");
+  }
   if (float_model_)
     fail(n,
          "a quantised model (QDQ or QOperator form): npusim simulates 8-bit integer "
