@@ -6,10 +6,11 @@
   becomes the Resize that computes it: Resize(X, '', scales) with coordinate_transformation_mode
   asymmetric and, for mode nearest, nearest_mode floor. That is Upsample's definition (output
   index i reads input floor(i / scale); linear interpolates at i / scale), and ONNX Runtime's:
-  its Upsample kernel maps asymmetrically and, its scales being at least 1, rounds down. The
-  converter is not used for Upsample itself: its adapters rename it to Resize and leave Resize
-  11's defaults (half_pixel, round_prefer_floor), which differ from Upsample for a linear mode
-  and for a nearest one by a fractional scale; they also drop the node's name.
+  its Upsample kernel maps asymmetrically and, its scales being at least 1, rounds down. An
+  opset 10 Resize is rewritten the same way (ONNX Runtime maps it asymmetrically and rounds down
+  where it upsamples, up where it downsamples). The converter is not used for either: its
+  adapters leave Resize 11's defaults (half_pixel, round_prefer_floor), which differ for a
+  linear mode and for a nearest one by a fractional scale; they also drop an Upsample's name.
 """
 
 import sys
@@ -39,8 +40,9 @@ def constant_value(model, name):
 
 
 def as_resize(model, n, path, added):
-    """The opset 13 Resize that computes Upsample n (7: scales attribute; 9, 10: input)."""
-    where = f"node '{n.name}' (Upsample)"
+    """The opset 13 Resize that computes n: an Upsample (7: scales an attribute; 9 and 10: an
+    input), or an opset 10 Resize (X, scales), which ONNX Runtime maps asymmetrically too."""
+    where = f"node '{n.name}' ({n.op_type})"
     attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
     mode = attrs.get("mode", b"nearest").decode()
     if mode not in ("nearest", "linear"):
@@ -53,10 +55,18 @@ def as_resize(model, n, path, added):
         scales_name, scales = n.input[1], constant_value(model, n.input[1])
     else:
         fail(path, f"at {where}: expected scales (an input, or opset 7's attribute), found none")
-    if scales is not None and (scales.ndim != 1 or np.any(~(scales >= 1.0))):
+    nearest = "floor"
+    if n.op_type == "Upsample" and scales is not None and np.any(~(scales >= 1.0)):
         fail(path, f"at {where}: expected scales of at least 1 (Upsample's), found "
                    f"{np.asarray(scales).tolist()}")
-    extra = {"nearest_mode": "floor"} if mode == "nearest" else {}
+    if n.op_type == "Resize" and mode == "nearest":  # rounds down upsampling, up downsampling
+        if scales is None or (np.any(scales > 1.0) and np.any(scales < 1.0)):
+            fail(path, f"at {where}: expected an opset 10 nearest Resize by constant scales that "
+                       "upsample or downsample every axis (its rounding then is one "
+                       "nearest_mode), found "
+                       f"{'computed scales' if scales is None else np.asarray(scales).tolist()}")
+        nearest = "ceil" if np.any(scales < 1.0) else "floor"
+    extra = {"nearest_mode": nearest} if mode == "nearest" else {}
     return helper.make_node("Resize", [n.input[0], "", scales_name], list(n.output), name=n.name,
                             mode=mode, coordinate_transformation_mode="asymmetric", **extra)
 
@@ -65,7 +75,8 @@ def upgrade(model, path):
     """The model at opset 13 or later, each Upsample the Resize that computes it."""
     g = model.graph
     opset = default_opset(model)
-    ups = [n for n in g.node if n.op_type == "Upsample" and n.domain in ("", "ai.onnx")]
+    ups = [n for n in g.node if n.domain in ("", "ai.onnx") and (
+        n.op_type == "Upsample" or (n.op_type == "Resize" and opset == 10))]
     added = []
     resizes = [as_resize(model, n, path, added) for n in ups]
     if opset < 13:  # the converter crashes on a tensor that nothing writes
@@ -79,7 +90,7 @@ def upgrade(model, path):
         missing = [o.name for o in g.output if o.name not in written]
         if missing:
             fail(path, f"expected graph outputs that a node writes, found '{missing[0]}'")
-    kept = [n for n in g.node if not (n.op_type == "Upsample" and n.domain in ("", "ai.onnx"))]
+    kept = [n for n in g.node if all(n is not u for u in ups)]
     del g.node[:]
     g.node.extend(kept)
     if opset < 13:

@@ -111,6 +111,16 @@ TEST_CASE(
                    "1, 3, 20, 28", "1, 8, 20, 42") == std::vector<std::string>{"linear", "linear"});
 }
 
+TEST_CASE(
+    "npusim quantize: the neck exported at opset 10 (opset 10 Resizes, nearest and linear: "
+    "asymmetric, as ONNX Runtime maps them) equals ONNX Runtime bit for bit once quantised, the "
+    "upsampled map included",
+    "[onnx][torch][resize]") {
+  if (!have_torch_and_ort()) return;
+  CHECK(check_neck("resize10_neck", "mode=\"nearest\"", "mode=\"bilinear\"", 10, "1, 3, 20, 28",
+                   "1, 8, 20, 42") == std::vector<std::string>{"nearest", "linear"});
+}
+
 namespace {
 
 // An opset 7 model as onnx.helper writes it (Upsample's scales an attribute): a conv of a
