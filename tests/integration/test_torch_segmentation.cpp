@@ -174,7 +174,8 @@ TEST_CASE(
   CHECK_THAT(c.text, Catch::Contains("[all] up1 float32 [1, 8, 7, 17]: bit-exact"));
   CHECK_THAT(c.text, Catch::Contains("[all] up2 float32 [1, 8, 14, 51]: bit-exact"));
   std::vector<std::string> modes;
-  for (const nlohmann::json& layer : npusim::test::run_report("run " + out + " -q")["layers"])
+  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
+  for (const nlohmann::json& layer : report["layers"])
     if (layer["shape"]["op"] == "resize") modes.push_back(layer["shape"]["mode"]);
   CHECK(modes == std::vector<std::string>{"nearest", "linear"});
 }
