@@ -160,7 +160,7 @@ onnx.save(model, sys.argv[1])
 }  // namespace
 
 TEST_CASE(
-    "npusim quantize: an opset 7 model's Upsamples (scales an attribute; nearest by a fractional "
+    "npusim quantize: an opset 7 model's Upsamples (scales an attribute: nearest by a fractional "
     "1.5 x 2.5, then linear by 2 x 3) become Resizes that equal ONNX Runtime bit for bit once "
     "quantised, both upsampled maps included",
     "[onnx][torch][resize]") {
