@@ -19,6 +19,19 @@ using npusim::test::quantise;
 
 namespace {
 
+// Each resize layer of a report as "MODE COORDINATES[ NEAREST_MODE]" ("nearest asymmetric
+// floor", "linear half_pixel"), in order.
+std::vector<std::string> resize_modes(const nlohmann::json& report) {
+  std::vector<std::string> modes;
+  for (const nlohmann::json& layer : report["layers"]) {
+    const nlohmann::json& s = layer["shape"];
+    if (s["op"] != "resize") continue;
+    modes.push_back(s["mode"].get<std::string>() + " " + s["coordinates"].get<std::string>() +
+                    (s.contains("nearest_mode") ? " " + s["nearest_mode"].get<std::string>() : ""));
+  }
+  return modes;
+}
+
 // An FPN-style neck: two strided convs, the deeper map upsampled by 2 (F.interpolate with
 // `first`'s arguments) and concatenated with the shallower, a conv, an upsampling by 2 rows x
 // 3 columns (`second`'s; a graph output, [1, 8, 24, 60] of the default [1, 3, 24, 40] input),
@@ -50,7 +63,7 @@ torch.onnx.export(Neck().eval(), torch.zeros()PY" +
 }
 
 // The quantised neck's two outputs equal ONNX Runtime's (`upsampled` of shape `output`);
-// returns its resizes' modes.
+// returns its resizes' modes (resize_modes).
 std::vector<std::string> check_neck(const std::string& name, const std::string& first,
                                     const std::string& second, int opset = 13,
                                     const std::string& input = "1, 3, 24, 40",
@@ -63,11 +76,7 @@ std::vector<std::string> check_neck(const std::string& name, const std::string& 
   CHECK(c.status == 0);
   CHECK_THAT(c.text, Catch::Contains("[all] upsampled float32 [" + output + "]: bit-exact"));
   CHECK_THAT(c.text, Catch::Contains("[all] logits float32 [1, 10]: bit-exact"));
-  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
-  std::vector<std::string> modes;
-  for (const nlohmann::json& layer : report["layers"])
-    if (layer["shape"]["op"] == "resize") modes.push_back(layer["shape"]["mode"]);
-  return modes;
+  return resize_modes(npusim::test::run_report("run " + out + " -q"));
 }
 
 }  // namespace
@@ -78,7 +87,7 @@ TEST_CASE(
     "[onnx][torch]") {
   if (!have_torch_and_ort()) return;
   CHECK(check_neck("neck", "mode=\"nearest\"", "mode=\"nearest\"") ==
-        std::vector<std::string>{"nearest", "nearest"});
+        std::vector<std::string>{"nearest asymmetric floor", "nearest asymmetric floor"});
 }
 
 TEST_CASE(
@@ -88,7 +97,7 @@ TEST_CASE(
   if (!have_torch_and_ort()) return;
   CHECK(check_neck("bilinear_neck", "mode=\"bilinear\", align_corners=False",
                    "mode=\"bilinear\", align_corners=True") ==
-        std::vector<std::string>{"linear", "linear"});
+        std::vector<std::string>{"linear half_pixel", "linear align_corners"});
 }
 
 TEST_CASE(
@@ -98,7 +107,8 @@ TEST_CASE(
     "[onnx][torch]") {
   if (!have_torch_and_ort()) return;
   CHECK(check_neck("upsample_neck", "mode=\"nearest\"", "mode=\"nearest\"", 9, "1, 3, 20, 28",
-                   "1, 8, 20, 42") == std::vector<std::string>{"nearest", "nearest"});
+                   "1, 8, 20, 42") ==
+        std::vector<std::string>{"nearest asymmetric floor", "nearest asymmetric floor"});
 }
 
 TEST_CASE(
@@ -108,7 +118,8 @@ TEST_CASE(
     "[onnx][torch][resize]") {
   if (!have_torch_and_ort()) return;
   CHECK(check_neck("upsample_linear_neck", "mode=\"bilinear\"", "mode=\"bilinear\"", 9,
-                   "1, 3, 20, 28", "1, 8, 20, 42") == std::vector<std::string>{"linear", "linear"});
+                   "1, 3, 20, 28", "1, 8, 20, 42") ==
+        std::vector<std::string>{"linear asymmetric", "linear asymmetric"});
 }
 
 TEST_CASE(
@@ -118,7 +129,8 @@ TEST_CASE(
     "[onnx][torch][resize]") {
   if (!have_torch_and_ort()) return;
   CHECK(check_neck("resize10_neck", "mode=\"nearest\"", "mode=\"bilinear\"", 10, "1, 3, 20, 28",
-                   "1, 8, 20, 42") == std::vector<std::string>{"nearest", "linear"});
+                   "1, 8, 20, 42") ==
+        std::vector<std::string>{"nearest asymmetric floor", "linear asymmetric"});
 }
 
 namespace {
@@ -173,11 +185,10 @@ TEST_CASE(
   CHECK(c.status == 0);
   CHECK_THAT(c.text, Catch::Contains("[all] up1 float32 [1, 8, 7, 17]: bit-exact"));
   CHECK_THAT(c.text, Catch::Contains("[all] up2 float32 [1, 8, 14, 51]: bit-exact"));
-  std::vector<std::string> modes;
-  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
-  for (const nlohmann::json& layer : report["layers"])
-    if (layer["shape"]["op"] == "resize") modes.push_back(layer["shape"]["mode"]);
-  CHECK(modes == std::vector<std::string>{"nearest", "linear"});
+  // Upsample's coordinates, not the converter's Resize 11 defaults (half_pixel,
+  // round_prefer_floor), which pick other pixels at 1.5 x 2.5 and interpolate at others.
+  CHECK(resize_modes(npusim::test::run_report("run " + out + " -q")) ==
+        std::vector<std::string>{"nearest asymmetric floor", "linear asymmetric"});
 }
 
 TEST_CASE(
