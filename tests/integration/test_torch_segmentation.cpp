@@ -19,10 +19,25 @@ using npusim::test::quantise;
 
 namespace {
 
+// Each resize layer of a report as "MODE COORDINATES[ NEAREST_MODE]" ("nearest asymmetric
+// floor", "linear half_pixel"), in order.
+std::vector<std::string> resize_modes(const nlohmann::json& report) {
+  std::vector<std::string> modes;
+  for (const nlohmann::json& layer : report["layers"]) {
+    const nlohmann::json& s = layer["shape"];
+    if (s["op"] != "resize") continue;
+    modes.push_back(s["mode"].get<std::string>() + " " + s["coordinates"].get<std::string>() +
+                    (s.contains("nearest_mode") ? " " + s["nearest_mode"].get<std::string>() : ""));
+  }
+  return modes;
+}
+
 // An FPN-style neck: two strided convs, the deeper map upsampled by 2 (F.interpolate with
 // `first`'s arguments) and concatenated with the shallower, a conv, an upsampling by 2 rows x
-// 3 columns (`second`'s; a graph output, [1, 8, 24, 60]), a mean and an FC.
-std::string neck_script(const std::string& first, const std::string& second) {
+// 3 columns (`second`'s; a graph output, [1, 8, 24, 60] of the default [1, 3, 24, 40] input),
+// a mean and an FC; exported at `opset` (9: each upsampling an Upsample).
+std::string neck_script(const std::string& first, const std::string& second, int opset = 13,
+                        const std::string& input = "1, 3, 24, 40") {
   return R"PY(
 import sys, torch, torch.nn as nn, torch.nn.functional as F
 torch.manual_seed(0)
@@ -41,27 +56,27 @@ class Neck(nn.Module):
         y = F.interpolate(y, scale_factor=(2, 3), )PY" +
          second + R"PY()
         return s.fc(y.mean([2, 3])), y
-torch.onnx.export(Neck().eval(), torch.zeros(1, 3, 24, 40), sys.argv[1], opset_version=13,
+torch.onnx.export(Neck().eval(), torch.zeros()PY" +
+         input + "), sys.argv[1], opset_version=" + std::to_string(opset) + R"PY(,
                   input_names=["input"], output_names=["logits", "upsampled"])
 )PY";
 }
 
-// The quantised neck's two outputs equal ONNX Runtime's; returns its resizes' modes.
+// The quantised neck's two outputs equal ONNX Runtime's (`upsampled` of shape `output`);
+// returns its resizes' modes (resize_modes).
 std::vector<std::string> check_neck(const std::string& name, const std::string& first,
-                                    const std::string& second) {
-  const std::string model = export_script(name, neck_script(first, second));
+                                    const std::string& second, int opset = 13,
+                                    const std::string& input = "1, 3, 24, 40",
+                                    const std::string& output = "1, 8, 24, 60") {
+  const std::string model = export_script(name, neck_script(first, second, opset, input));
   const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
   quantise(model, out);
   const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
   INFO(c.text);
   CHECK(c.status == 0);
-  CHECK_THAT(c.text, Catch::Contains("[all] upsampled float32 [1, 8, 24, 60]: bit-exact"));
+  CHECK_THAT(c.text, Catch::Contains("[all] upsampled float32 [" + output + "]: bit-exact"));
   CHECK_THAT(c.text, Catch::Contains("[all] logits float32 [1, 10]: bit-exact"));
-  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
-  std::vector<std::string> modes;
-  for (const nlohmann::json& layer : report["layers"])
-    if (layer["shape"]["op"] == "resize") modes.push_back(layer["shape"]["mode"]);
-  return modes;
+  return resize_modes(npusim::test::run_report("run " + out + " -q"));
 }
 
 }  // namespace
@@ -72,7 +87,7 @@ TEST_CASE(
     "[onnx][torch]") {
   if (!have_torch_and_ort()) return;
   CHECK(check_neck("neck", "mode=\"nearest\"", "mode=\"nearest\"") ==
-        std::vector<std::string>{"nearest", "nearest"});
+        std::vector<std::string>{"nearest asymmetric floor", "nearest asymmetric floor"});
 }
 
 TEST_CASE(
@@ -82,7 +97,118 @@ TEST_CASE(
   if (!have_torch_and_ort()) return;
   CHECK(check_neck("bilinear_neck", "mode=\"bilinear\", align_corners=False",
                    "mode=\"bilinear\", align_corners=True") ==
-        std::vector<std::string>{"linear", "linear"});
+        std::vector<std::string>{"linear half_pixel", "linear align_corners"});
+}
+
+TEST_CASE(
+    "npusim quantize: the neck exported at opset 9 (each upsampling an Upsample, nearest: by 2 of "
+    "a 5 x 7 map, by 2 x 3 of a 10 x 14 one) becomes Resizes that equal ONNX Runtime bit for bit, "
+    "the upsampled map included",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  CHECK(check_neck("upsample_neck", "mode=\"nearest\"", "mode=\"nearest\"", 9, "1, 3, 20, 28",
+                   "1, 8, 20, 42") ==
+        std::vector<std::string>{"nearest asymmetric floor", "nearest asymmetric floor"});
+}
+
+TEST_CASE(
+    "npusim quantize: the neck exported at opset 9 with bilinear upsampling (Upsample, mode "
+    "linear: asymmetric coordinates) equals ONNX Runtime bit for bit once quantised, the "
+    "upsampled map included",
+    "[onnx][torch][resize]") {
+  if (!have_torch_and_ort()) return;
+  CHECK(check_neck("upsample_linear_neck", "mode=\"bilinear\"", "mode=\"bilinear\"", 9,
+                   "1, 3, 20, 28", "1, 8, 20, 42") ==
+        std::vector<std::string>{"linear asymmetric", "linear asymmetric"});
+}
+
+TEST_CASE(
+    "npusim quantize: the neck exported at opset 10 (opset 10 Resizes, nearest and linear: "
+    "asymmetric, as ONNX Runtime maps them) equals ONNX Runtime bit for bit once quantised, the "
+    "upsampled map included",
+    "[onnx][torch][resize]") {
+  if (!have_torch_and_ort()) return;
+  CHECK(check_neck("resize10_neck", "mode=\"nearest\"", "mode=\"bilinear\"", 10, "1, 3, 20, 28",
+                   "1, 8, 20, 42") ==
+        std::vector<std::string>{"nearest asymmetric floor", "linear asymmetric"});
+}
+
+namespace {
+
+// An opset 7 model as onnx.helper writes it (Upsample's scales an attribute): a conv of a
+// [1, 3, 5, 7] input, Upsample `first` by 1.5 x 2.5 to "up1" [1, 8, 7, 17], a conv, Upsample
+// `second` by 2 x 3 to "up2" [1, 8, 14, 51]; both graph outputs. `scales`: the first's.
+std::string opset7_script(const std::string& first, const std::string& second,
+                          const std::string& scales = "1.0, 1.0, 1.5, 2.5") {
+  return R"PY(
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper
+rng = np.random.default_rng(0)
+inits, nodes = [], []
+def conv(name, cin, x, y):
+    inits.append(numpy_helper.from_array(rng.normal(0, 0.3, (8, cin, 3, 3)).astype(np.float32),
+                                         name + "_w"))
+    inits.append(numpy_helper.from_array(rng.normal(0, 0.1, 8).astype(np.float32), name + "_b"))
+    nodes.append(helper.make_node("Conv", [x, name + "_w", name + "_b"], [name + "_out"],
+                                  name=name, kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    nodes.append(helper.make_node("Relu", [name + "_out"], [y], name=name + "_relu"))
+conv("c1", 3, "input", "a")
+nodes.append(helper.make_node("Upsample", ["a"], ["up1"], name="up_first", mode=")PY" +
+         first + R"PY(", scales=[)PY" + scales + R"PY(]))
+conv("c2", 8, "up1", "b")
+nodes.append(helper.make_node("Upsample", ["b"], ["up2"], name="up_second", mode=")PY" +
+         second + R"PY(", scales=[1.0, 1.0, 2.0, 3.0]))
+f = onnx.TensorProto.FLOAT
+graph = helper.make_graph(nodes, "opset7", [helper.make_tensor_value_info("input", f, [1, 3, 5, 7])],
+                          [helper.make_tensor_value_info("up1", f, [1, 8, 7, 17]),
+                           helper.make_tensor_value_info("up2", f, [1, 8, 14, 51])], inits)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 7)])
+model.ir_version = 4
+onnx.checker.check_model(model)
+onnx.save(model, sys.argv[1])
+)PY";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "npusim quantize: an opset 7 model's Upsamples (scales an attribute: nearest by a fractional "
+    "1.5 x 2.5, then linear by 2 x 3) become Resizes that equal ONNX Runtime bit for bit once "
+    "quantised, both upsampled maps included",
+    "[onnx][torch][resize]") {
+  if (!have_torch_and_ort()) return;
+  const std::string model = export_script("opset7_upsample", opset7_script("nearest", "linear"));
+  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
+  quantise(model, out);
+  const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all");
+  INFO(c.text);
+  CHECK(c.status == 0);
+  CHECK_THAT(c.text, Catch::Contains("[all] up1 float32 [1, 8, 7, 17]: bit-exact"));
+  CHECK_THAT(c.text, Catch::Contains("[all] up2 float32 [1, 8, 14, 51]: bit-exact"));
+  // Upsample's coordinates, not the converter's Resize 11 defaults (half_pixel,
+  // round_prefer_floor), which pick other pixels at 1.5 x 2.5 and interpolate at others.
+  CHECK(resize_modes(npusim::test::run_report("run " + out + " -q")) ==
+        std::vector<std::string>{"nearest asymmetric floor", "linear asymmetric"});
+}
+
+TEST_CASE(
+    "npusim quantize: an Upsample it cannot rewrite (mode cubic, or a scale below 1) is refused "
+    "naming the file and the node",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  std::string first = "nearest", scales = "1.0, 1.0, 1.5, 2.5", found;
+  SECTION("cubic") { first = "cubic", found = "expected mode nearest or linear, found mode cubic"; }
+  SECTION("a scale below 1") {
+    scales = "1.0, 1.0, 0.5, 2.0";
+    found = "expected scales of at least 1 (Upsample's), found [1.0, 1.0, 0.5, 2.0]";
+  }
+  const std::string model = export_script("bad_upsample", opset7_script(first, "linear", scales));
+  const npusim::test::CliResult q =
+      npusim::test::run_cli("quantize " + model + " -o " + model + ".qdq.onnx --force");
+  INFO(q.out << q.err);
+  CHECK(q.exit_code == 2);
+  CHECK_THAT(q.err,
+             Catch::Contains("quantize: " + model + ": at node 'up_first' (Upsample): " + found));
 }
 
 TEST_CASE(

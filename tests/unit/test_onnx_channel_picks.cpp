@@ -260,3 +260,30 @@ TEST_CASE(
   CHECK(e.pointer() == "node 'up' (Resize)");
   CHECK_THAT(e.found(), Catch::Contains(found));
 }
+
+TEST_CASE(
+    "onnx: an Upsample is refused at the node in a QDQ or a float model (at opset 9, the opset), "
+    "with `npusim quantize` as the way in",
+    "[onnx]") {
+  const bool quantised = GENERATE(true, false);
+  const int64_t opset = GENERATE(9, 10, 13);
+  ModelBuilder m = quantised ? map_model(opset) : ModelBuilder(opset);
+  if (!quantised) m.input("m", onnx::TensorProto_DataType_FLOAT, {1, 6, 2, 5});
+  m.float_values("scales", {1, 1, 2, 3});
+  m.node("Upsample", {"m", "scales"}, {"y"}, "up");
+  m.output("y", onnx::TensorProto_DataType_FLOAT);
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("upsample.onnx"), {}); });
+  INFO("opset " << opset << (quantised ? ", quantised" : ", float"));
+  if (opset == 9) {
+    CHECK(e.pointer() == "/opset_import");
+    CHECK(e.found() == "opset 9");
+    CHECK_THAT(e.expected(), Catch::Contains("opset 10 to 19. Quantise a float model of an older "
+                                             "opset with `npusim quantize MODEL.onnx"));
+    return;
+  }
+  CHECK(e.pointer() == "node 'up' (Upsample)");
+  CHECK(e.found() == "an Upsample (mode nearest), deprecated since opset 10");
+  CHECK_THAT(e.expected(), Catch::Contains("a Resize: Upsample is not imported") &&
+                               Catch::Contains("`npusim quantize FLOAT_MODEL.onnx") &&
+                               Catch::Contains("asymmetric, nearest_mode floor"));
+}

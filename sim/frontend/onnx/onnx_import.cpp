@@ -143,9 +143,15 @@ void Importer::read_model() {
     if (!o.domain().empty() && o.domain() != "ai.onnx") continue;
     default_domain = true;
     opset_ = o.version();
+    // Below opset 10 (QuantizeLinear's) a model is a float one: npusim quantize converts it.
     if (o.version() < kMinOpset || o.version() > kMaxOpset)
       throw ConfigError(path_, "/opset_import",
-                        "opset " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset),
+                        "opset " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+                            (o.version() >= kMinOpset
+                                 ? ""
+                                 : ". Quantise a float model of an older opset with `npusim "
+                                   "quantize MODEL.onnx -o MODEL_QDQ.onnx`, which converts it to "
+                                   "opset 13 and each Upsample to the Resize that computes it"),
                         "opset " + std::to_string(o.version()));
   }
   if (!default_domain)
@@ -167,6 +173,20 @@ void Importer::read_model() {
 // wrong type). Nodes of other domains (com.microsoft) have no schema here; the
 // importer checks those itself.
 void Importer::run_onnx_checker() {
+  // Upsample (opsets 7 to 9) is deprecated from opset 10, the first this importer reads: the
+  // checker refuses it ("deprecated") without saying what to do.
+  for (const onnx::NodeProto& n : model_.graph().node()) {
+    if (n.op_type() != "Upsample" || (!n.domain().empty() && n.domain() != "ai.onnx")) continue;
+    const onnx::AttributeProto* mode =
+        typed_attr(n, "mode", onnx::AttributeProto_AttributeType_STRING);
+    fail(n,
+         "a Resize: Upsample is not imported. `npusim quantize FLOAT_MODEL.onnx -o "
+         "MODEL_QDQ.onnx` rewrites each Upsample of a float model as the Resize that computes it "
+         "(asymmetric, nearest_mode floor) and quantises the model (docs/onnx.md#quantising-a-"
+         "float-model); or export the model at opset 11 or later, where it is a Resize",
+         "an Upsample (mode " + (mode ? mode->s() : std::string("nearest")) +
+             "), deprecated since opset 10");
+  }
   // This checker wants every graph input and output to state a shape; ONNX Runtime
   // and later checkers do not, and exporters may leave it out. Those without one get
   // an empty shape for the check only.
