@@ -65,26 +65,4 @@ DramLocation DramAddressMap::decode(uint64_t address) const {
   return at;
 }
 
-bool DramAddressMap::step(uint64_t b, DramLocation& loc) const {
-  if (lowest_mask_ == 0 || (b & lowest_mask_) == lowest_mask_) return false;
-  switch (lowest_) {
-    case Lowest::Channel:
-      ++loc.channel;
-      break;
-    case Lowest::Rank:
-      ++loc.rank;
-      break;
-    case Lowest::Bankgroup:
-      ++loc.bankgroup;
-      break;
-    case Lowest::Bank:
-      ++loc.bank;
-      break;
-    case Lowest::Column:
-      ++loc.column;
-      break;
-  }
-  return true;
-}
-
 }  // namespace npusim

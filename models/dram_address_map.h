@@ -28,7 +28,27 @@ class DramAddressMap {
   // Moves `loc`, burst `b`'s location, on to burst b + 1's when the two differ
   // in the lowest field of the mapping alone; false (and `loc` unchanged)
   // when that field wraps, so b + 1 must be decoded.
-  bool step(uint64_t b, DramLocation& loc) const;
+  bool step(uint64_t b, DramLocation& loc) const {
+    if (lowest_mask_ == 0 || (b & lowest_mask_) == lowest_mask_) return false;
+    switch (lowest_) {
+      case Lowest::Channel:
+        ++loc.channel;
+        break;
+      case Lowest::Rank:
+        ++loc.rank;
+        break;
+      case Lowest::Bankgroup:
+        ++loc.bankgroup;
+        break;
+      case Lowest::Bank:
+        ++loc.bank;
+        break;
+      case Lowest::Column:
+        ++loc.column;
+        break;
+    }
+    return true;
+  }
 
  private:
   // Field positions of the mapping: shift and mask of each field above the burst offset.

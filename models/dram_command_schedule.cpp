@@ -73,7 +73,7 @@ DramChannelSchedule::DramChannelSchedule(const DramDevice& d)
                                       d_.cwl + burst + std::max(d_.twtr_l, d_.trtrs)});
 }
 
-void DramChannelSchedule::drop_gaps_before(uint64_t soonest) {
+void DramChannelSchedule::drop_gaps(uint64_t soonest) {
   size_t past = 0;
   while (past < gaps_.size() && gaps_[past].end < soonest) ++past;
   if (past > 0) gaps_.erase(gaps_.begin(), gaps_.begin() + ptrdiff_t(past));

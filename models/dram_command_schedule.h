@@ -53,7 +53,9 @@ class DramChannelSchedule {
 
   // Forgets the idle slots that end before `soonest` (no burst requested
   // from now on can move data in them).
-  void drop_gaps_before(uint64_t soonest);
+  void drop_gaps_before(uint64_t soonest) {
+    if (!gaps_.empty() && gaps_.front().end < soonest) drop_gaps(soonest);
+  }
   // The earliest clock the queue lets the next burst's column command go
   // (one of the kQueueDepth before it has gone); 0 while it is not full.
   uint64_t queue_ready() const {
@@ -77,6 +79,8 @@ class DramChannelSchedule {
     // rules, so it never will (a memo: place skips the slot).
     uint64_t no_fit[2] = {0, 0};
   };
+  // drop_gaps_before's work, when the oldest slot is past.
+  void drop_gaps(uint64_t soonest);
   // Another rank's data after every placed burst: the earliest column command
   // that starts it tRTRS after the latest data (0 for the same rank).
   uint64_t rank_switch_ready(const DramLocation& loc, bool write) const;
