@@ -96,31 +96,34 @@ uint64_t DramChannelSchedule::clear_of_columns(uint64_t t, uint64_t limit, bool 
       clock = std::max(clock, c.data_end + (same_group ? d_.twtr_l : d_.twtr_s));
     return clock;
   };
-  // `t` only grows, each time to a clock no fit can come before, so a column
-  // that keeps its rules with `t` keeps them ever after: each is checked as
-  // one before `t` once, and the search goes on from the first not yet checked.
-  auto c = near;  // those before it are checked
   for (bool moved = true; moved && t <= limit;) {
     moved = false;
+    while (near != columns_.end() && near->at + column_reach_ < t) ++near;  // t only grows
+    auto c = near;
     // Those before `t` hold it back until their `after`.
-    for (; c != columns_.end() && c->at < t && t <= limit; ++c) {
+    for (; c != columns_.end() && c->at < t; ++c) {
       const bool same_rank = c->rank == loc.rank;
-      t = std::max(t, after(*c, same_rank, same_rank && c->group == loc.bankgroup));
+      const uint64_t clock = after(*c, same_rank, same_rank && c->group == loc.bankgroup);
+      if (t < clock) {
+        t = clock;
+        moved = true;
+        break;
+      }
     }
-    if (t > limit) break;  // no fit up to it
+    if (moved) continue;
     // Those from `t` on must keep their place after this one, else it goes after them.
     const uint64_t data_end = t + latency + burst;
-    for (auto n = c; n != columns_.end() && n->at < t + column_reach_; ++n) {
-      const bool same_rank = n->rank == loc.rank;
-      const bool same_group = same_rank && n->group == loc.bankgroup;
-      const uint64_t data_start = n->at + (n->write ? d_.cwl : d_.cl);
-      bool before = n->at >= t + (same_group ? d_.tccd_l : d_.tccd_s) &&
+    for (; c != columns_.end() && c->at < t + column_reach_; ++c) {
+      const bool same_rank = c->rank == loc.rank;
+      const bool same_group = same_rank && c->group == loc.bankgroup;
+      const uint64_t data_start = c->at + (c->write ? d_.cwl : d_.cl);
+      bool before = c->at >= t + (same_group ? d_.tccd_l : d_.tccd_s) &&
                     data_start >= data_end + (same_rank ? 0 : d_.trtrs);
-      if (n->write && !write) before = before && n->at >= t + d_.trtw;
-      if (!n->write && write && same_rank)
-        before = before && n->at >= data_end + (same_group ? d_.twtr_l : d_.twtr_s);
+      if (c->write && !write) before = before && c->at >= t + d_.trtw;
+      if (!c->write && write && same_rank)
+        before = before && c->at >= data_end + (same_group ? d_.twtr_l : d_.twtr_s);
       if (before) continue;
-      t = after(*n, same_rank, same_group);
+      t = after(*c, same_rank, same_group);
       moved = true;
       break;
     }
