@@ -14,13 +14,15 @@
 // whose data the channel moves last waits (up to 32 per channel) while
 // bursts of that rank go, so a switch of rank (tRTRS) comes once per group.
 // Time is in the device's command clocks inside; the interface speaks
-// accelerator cycles.
+// accelerator cycles. The address mapping is dram_address_map.h's; where a
+// command may go among those placed, dram_command_schedule.h's.
 #pragma once
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
+#include "models/dram_address_map.h"
+#include "models/dram_command_schedule.h"
 #include "sim/config/hardware_config.h"
 #include "sim/stats/dram_channels.h"
 
@@ -44,12 +46,6 @@ struct DramTransferRecord {
   uint64_t first_data = 0, last_data = 0;
 };
 
-// What a decoded address names (docs/dram.md#address-mapping).
-struct DramLocation {
-  uint32_t channel = 0, rank = 0, bankgroup = 0, bank = 0;
-  uint64_t row = 0, column = 0;
-};
-
 class BankedDramTiming {
  public:
   BankedDramTiming(const DramConfig& config, double accelerator_mhz);
@@ -61,7 +57,7 @@ class BankedDramTiming {
   // Moves every burst `access` touches, requested at accelerator cycle `now`.
   Result transfer(uint64_t now, bool write, const DramAccess& access);
 
-  DramLocation decode(uint64_t address) const;
+  DramLocation decode(uint64_t address) const { return map_.decode(address); }
   // What each channel did since construction, in bytes and accelerator
   // cycles (docs/dram.md#per-channel-figures).
   DramChannelTable channel_figures() const;
@@ -77,68 +73,16 @@ class BankedDramTiming {
     uint64_t read_command = 0;    // latest read command (tRTP)
     uint64_t write_end = 0;       // end of the latest write's data (tWR)
   };
-  // A placed command: an activate (group) or a column command (and its data).
-  struct Activate {
-    uint64_t at = 0;
-    uint32_t group = 0;
-  };
-  struct Column {
-    uint64_t at = 0, data_end = 0;
-    uint32_t rank = 0, group = 0;
-    bool write = false;
-  };
   struct Rank {
-    std::vector<Activate> activates;  // recent ones, by clock (tRRD, tFAW)
-    uint64_t activate_floor = 0;      // none earlier (older ones were dropped)
+    DramActivateSchedule activates;
     uint64_t next_refresh = 0;
     uint64_t blocked_until = 0;  // end of a refresh
   };
-  // The data bus is idle over [begin, end), at least one burst long.
-  struct Gap {
-    uint64_t begin = 0, end = 0;
-    // Per direction, a bit per rank and bank group: a burst of that kind
-    // found no clock in the whole slot from its start. Placed bursts only add
-    // rules, so it never will (a memo: place_column skips the slot).
-    uint64_t no_fit[2] = {0, 0};
-  };
-  struct Channel {
-    std::vector<Column> columns;  // recent column commands, by clock
-    std::vector<Gap> gaps;        // idle data-bus slots before data_free, oldest first
-    uint64_t floor = 0;           // no column command earlier (older ones were dropped)
-    uint64_t data_free = 0;       // end of the latest data
-    uint32_t data_rank = 0;       // the rank whose data that is
-    // A column command after every placed one goes no earlier than these.
-    uint64_t any_ok = 0;             // tCCD_S after the latest
-    std::vector<uint64_t> group_ok;  // per rank and group: tCCD_L
-    uint64_t write_ok = 0;           // tRTW after the latest read
-    std::vector<uint64_t> read_ok;   // per rank and group: tWTR after write data
-    // The clocks of the last kQueueDepth bursts' column commands, as a
-    // sliding minimum: (burst number, clock), from queue_head on.
-    std::vector<std::pair<uint64_t, uint64_t>> queue_min;
-    size_t queue_head = 0;
-    uint64_t bursts = 0;  // placed so far
-  };
   static constexpr uint64_t kNoRow = ~uint64_t(0);
-  // The controller's queue per channel: a burst goes once one of the
-  // kQueueDepth before it has.
-  static constexpr size_t kQueueDepth = 32;
+  static constexpr size_t kQueueDepth = DramChannelSchedule::kQueueDepth;
 
   // Schedules the burst at `loc`, requested at `at` (clocks); returns its data end.
   uint64_t burst(uint64_t at, bool write, const DramLocation& loc, Result& out);
-  // The earliest activate of `rank` in bank group `group` from `from` (tRRD, tFAW).
-  uint64_t place_activate(const Rank& rank, uint64_t from, uint32_t group) const;
-  // The earliest column command from `from`: an idle slot before placed
-  // bursts, else after all of them. Remembers the idle slots that cannot take such a burst.
-  uint64_t place_column(Channel& ch, uint64_t from, bool write, const DramLocation& loc);
-  // Another rank's data after every placed burst: the earliest column command
-  // that starts it tRTRS after the latest data (0 for the same rank).
-  uint64_t rank_switch_ready(const Channel& ch, const DramLocation& loc, bool write) const;
-  // `t` moved on until it keeps every rule against the placed column
-  // commands near it; past `limit` when there is none up to it.
-  uint64_t clear_of_columns(const Channel& ch, uint64_t t, uint64_t limit, bool write,
-                            const DramLocation& loc) const;
-  void record_column(Channel& ch, const Column& c);
-  void record_activate(Rank& rank, const Activate& a);
   void refresh(Rank& rank, uint32_t channel, uint32_t rank_index, uint64_t due, Result& out);
   size_t bank_index(const DramLocation& at) const;
   Bank& bank_at(const DramLocation& at);
@@ -150,19 +94,10 @@ class BankedDramTiming {
   bool closed_ = false;
   double clocks_per_cycle_ = 1;
   uint64_t burst_clocks_ = 0;  // the data bus clocks of a burst
-  // How far apart two column commands can constrain each other, in clocks.
-  uint64_t column_reach_ = 0;
-  // Field positions of the mapping: shift and mask of each field above the burst offset.
-  struct Field {
-    uint32_t shift = 0;
-    uint64_t mask = 0;
-  };
-  Field channel_, rank_, bankgroup_, bank_, column_;
-  uint32_t row_shift_ = 0;
-  uint32_t burst_shift_ = 0;
+  DramAddressMap map_;
   std::vector<Bank> banks_;
   std::vector<Rank> ranks_;
-  std::vector<Channel> channels_;
+  std::vector<DramChannelSchedule> channels_;
   // Per channel, in bursts: channel_figures converts them.
   struct ChannelCounts {
     uint64_t read_bursts = 0, write_bursts = 0, hits = 0, misses = 0, conflicts = 0;
