@@ -1,4 +1,4 @@
-// The `model` tier's stand-in for the controller (models/scheduler): a SchedulerIf that hands
+// The `model` tier's stand-in for the controller (models/controller.h): a SchedulerIf that hands
 // ONE engine the program's instructions of its kind in program order and records the times the
 // engine reports, so a single-module test can check them against cycles worked by hand.
 // It enforces only what a test scripts: each instruction starts no earlier than its scripted
