@@ -118,6 +118,28 @@ void write_pool_input(DramIf& dram) {
 const std::vector<int8_t> kPoolExpected = {5, -1, 7, 10, 7, 10, 6, -2,   // row 0
                                            4, 12, 7, 10, 9, 10, 9, 20};  // row 1
 
+// One vector unit wired to its own bus, cache and scripted scheduler (functional: the DRAM holds
+// an image and the unit computes values); `tag` keeps two rigs' module names apart.
+struct VectorRig {
+  VectorRig(const HardwareConfig& hw, const Program& program, bool functional = true,
+            const std::string& tag = "")
+      : stats(1),
+        dram(("dram" + tag).c_str(), hw.dram, hw.clock_mhz, program, stats, timeline, functional),
+        cache(("cache" + tag).c_str(), hw, program, stats, timeline),
+        scheduler(("scheduler" + tag).c_str(), program, EngineKind::Vector),
+        unit(("vector" + tag).c_str(), hw, EngineOptions{functional, nullptr}, stats) {
+    unit.scheduler(scheduler);
+    unit.dram(dram);
+    unit.cache(cache);
+  }
+  StatsRegistry stats;
+  Timeline timeline;
+  Dram dram;
+  InternalCache cache;
+  ScriptedScheduler scheduler;
+  VectorUnit unit;
+};
+
 }  // namespace
 
 TEST_CASE(
@@ -127,15 +149,10 @@ TEST_CASE(
   const HardwareConfig hw = machine();
   check_machine(hw);
   const Program program = max_pool_program({vector_instruction(0, kPoolC, 0, 2)});
-  StatsRegistry stats(1);
-  Timeline timeline;
-  Dram dram("dram", hw.dram, hw.clock_mhz, program, stats, timeline, /*with_image=*/true);
-  InternalCache cache("cache", hw, program, stats, timeline);
-  ScriptedScheduler scheduler("scheduler", program, EngineKind::Vector);
-  VectorUnit unit("vector", hw, EngineOptions{}, stats);
-  unit.scheduler(scheduler);
-  unit.dram(dram);
-  unit.cache(cache);
+  VectorRig rig(hw, program);
+  Dram& dram = rig.dram;
+  StatsRegistry& stats = rig.stats;
+  ScriptedScheduler& scheduler = rig.scheduler;
   write_pool_input(dram);
   // Output rows [0, 2) read input rows [0, 3): 3 x 5 x 2 = 30 B, 2 bursts = 32 B, 4 cycles on
   // the bus, [0, 4); in the cache at 4 + 20 = 24 (the fill, from 0 + 20, takes [20, 21)).
@@ -188,15 +205,10 @@ TEST_CASE(
   program.layers.push_back(d);
   program.instructions = {vector_instruction(0, 3, 0, 2)};
   program.dram_bytes = 256;
-  StatsRegistry stats(1);
-  Timeline timeline;
-  Dram dram("dram", hw.dram, hw.clock_mhz, program, stats, timeline, /*with_image=*/true);
-  InternalCache cache("cache", hw, program, stats, timeline);
-  ScriptedScheduler scheduler("scheduler", program, EngineKind::Vector);
-  VectorUnit unit("vector", hw, EngineOptions{}, stats);
-  unit.scheduler(scheduler);
-  unit.dram(dram);
-  unit.cache(cache);
+  VectorRig rig(hw, program);
+  Dram& dram = rig.dram;
+  StatsRegistry& stats = rig.stats;
+  ScriptedScheduler& scheduler = rig.scheduler;
   const std::vector<int8_t> a = {3, 0, 0, 100, -100, 7, 1, -2, 5, 10, 20, -3};
   const std::vector<int8_t> b = {4, 1, 3, 100, -100, -7, 0, 2, -1, 10, 21, 5};
   std::memcpy(dram.image(0, 12), a.data(), 12);
@@ -236,15 +248,10 @@ TEST_CASE(
   check_machine(hw);
   const Program program =
       max_pool_program({vector_instruction(0, kPoolC, 0, 1), vector_instruction(1, kPoolC, 1, 2)});
-  StatsRegistry stats(1);
-  Timeline timeline;
-  Dram dram("dram", hw.dram, hw.clock_mhz, program, stats, timeline, /*with_image=*/true);
-  InternalCache cache("cache", hw, program, stats, timeline);
-  ScriptedScheduler scheduler("scheduler", program, EngineKind::Vector);
-  VectorUnit unit("vector", hw, EngineOptions{}, stats);
-  unit.scheduler(scheduler);
-  unit.dram(dram);
-  unit.cache(cache);
+  VectorRig rig(hw, program);
+  Dram& dram = rig.dram;
+  StatsRegistry& stats = rig.stats;
+  ScriptedScheduler& scheduler = rig.scheduler;
   write_pool_input(dram);
   // #0, output row 0, reads input rows [0, 2): 20 B, 2 bursts, 4 cycles, [0, 4); in the cache
   // at 24. Lanes: 4 x 2 x 4 = 32 ops, 8 + 3 = 11. Cache read and write [24, 25).
@@ -285,22 +292,10 @@ TEST_CASE(
   REQUIRE(hw.cache.ports == 1);
   const Program program = max_pool_program({vector_instruction(0, kPoolC, 0, 2)});
   // Two independent machines in one simulation: each its own bus, cache, scheduler and counters.
-  StatsRegistry stats_f(1), stats_t(1);
-  Timeline timeline;
-  Dram dram_f("dram_f", hw.dram, hw.clock_mhz, program, stats_f, timeline, /*with_image=*/true);
-  InternalCache cache_f("cache_f", hw, program, stats_f, timeline);
-  ScriptedScheduler scheduler_f("scheduler_f", program, EngineKind::Vector);
-  VectorUnit functional("vector_f", hw, EngineOptions{true, nullptr}, stats_f);
-  functional.scheduler(scheduler_f);
-  functional.dram(dram_f);
-  functional.cache(cache_f);
-  Dram dram_t("dram_t", hw.dram, hw.clock_mhz, program, stats_t, timeline, /*with_image=*/false);
-  InternalCache cache_t("cache_t", hw, program, stats_t, timeline);
-  ScriptedScheduler scheduler_t("scheduler_t", program, EngineKind::Vector);
-  VectorUnit timing_only("vector_t", hw, EngineOptions{false, nullptr}, stats_t);
-  timing_only.scheduler(scheduler_t);
-  timing_only.dram(dram_t);
-  timing_only.cache(cache_t);
+  VectorRig functional(hw, program, true, "_f"), timing_only(hw, program, false, "_t");
+  Dram& dram_f = functional.dram;
+  StatsRegistry &stats_f = functional.stats, &stats_t = timing_only.stats;
+  ScriptedScheduler &scheduler_f = functional.scheduler, &scheduler_t = timing_only.scheduler;
   write_pool_input(dram_f);
   // Bus read of 32 B [0, 4), data at 24; but the 30 B fill, from 20, takes ceil(30 / 4) = 8
   // cycles: [20, 28), so the data is in the cache at 28. Lanes 19 (as in the first case).
