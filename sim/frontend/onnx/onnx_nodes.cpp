@@ -347,6 +347,11 @@ void Importer::import_dequantize(const onnx::NodeProto& n) {
 }
 
 void Importer::import_relu_clip(const onnx::NodeProto& n) {
+  // A Relu or Clip between DequantizeLinear and QuantizeLinear that the QDQ lowering
+  // could not write as a clamp of the quantised tensor says why.
+  const onnx::AttributeProto* expected = find_attribute(n, "npusim_refused_expected");
+  const onnx::AttributeProto* found = find_attribute(n, "npusim_refused_found");
+  if (expected != nullptr && found != nullptr) fail(n, expected->s(), found->s());
   const std::string& name = input(n, 0);
   const Activation x = activation(n, 0);
   if (x.source.op < 0) fail(n, "an input computed by a conv, matmul or add", "a graph input");
@@ -362,7 +367,7 @@ void Importer::import_relu_clip(const onnx::NodeProto& n) {
   if (n.op_type() == "Relu") {
     lo = 0;
   } else {
-    if (opset_ < 11)
+    if (opset_ < 11 && find_attribute(n, "npusim_qdq_op") == nullptr)
       fail(n, "Clip of opset 11 or later (min and max as inputs)",
            "opset " + std::to_string(opset_));
     const int type = x.quant.type == QuantType::Uint8 ? onnx::TensorProto_DataType_UINT8

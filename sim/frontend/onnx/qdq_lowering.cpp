@@ -1,5 +1,6 @@
 #include "sim/frontend/onnx/qdq_lowering.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -61,6 +62,13 @@ class Lowering {
         continue;
       }
       if (consumed.count(i)) continue;
+      if ((n.op_type() == "Relu" || n.op_type() == "Clip") && dq_.count(n.input(0))) {
+        std::vector<int> used;
+        lower_clamp(i, out, used);
+        for (int u : used) consumed.insert(u);
+        ++count_;
+        continue;
+      }
       if (!is_float_compute(n.op_type())) {
         out.push_back(n);
         continue;
@@ -75,6 +83,10 @@ class Lowering {
         out.push_back(n);
       }
     }
+    // Readers of a clamp that changed nothing read its input instead.
+    for (onnx::NodeProto& n : out)
+      for (std::string& in : *n.mutable_input())
+        if (renamed_.count(in)) in = renamed_.at(in);
     // Drop the DequantizeLinear nodes nothing reads any more.
     std::map<std::string, int> reads;
     for (const onnx::NodeProto& n : out)
@@ -277,6 +289,152 @@ class Lowering {
     return true;
   }
 
+  // A Relu or Clip standing alone on a quantised tensor: DequantizeLinear(x) ->
+  // Relu | Clip -> QuantizeLinear(y). ONNX Runtime computes it in float32 (or drops
+  // the clamp where y's range lies within it, which gives the same integers):
+  // T(q) = Q_y(clip(DQ_x(q), min, max)) = clamp(f(q), Q_y(min), Q_y(max)), f = Q_y(DQ_x(.))
+  // the requantisation (identity at one scale and zero point), clip and Q_y both
+  // monotone. It becomes an integer Clip on x (folded into x's producer by the
+  // importer) at the bounds [a, b] with f(clamp(q, a, b)) = T(q) for every q,
+  // then the requantisation f if y's quantisation is not x's; neither where the
+  // clamp changes no value and x is y. A variant outside this is marked refused
+  // (npusim_refused_*), for the importer to name the node. Appends to `out`.
+  void lower_clamp(int index, std::vector<onnx::NodeProto>& out, std::vector<int>& used) {
+    const onnx::NodeProto& n = g_.node(index);
+    const Dequantized d = dq_.at(n.input(0));
+    onnx::NodeProto refused = n;
+    const auto refuse = [&](const std::string& expected, const std::string& found) {
+      set_string(refused, "npusim_refused_expected", expected);
+      set_string(refused, "npusim_refused_found", found);
+      out.push_back(refused);
+      used.push_back(index);
+    };
+    const int next = sole_reader(n.output(0), index);
+    if (next < 0 || g_.node(next).op_type() != "QuantizeLinear" || g_.node(next).input_size() < 2)
+      return refuse("a " + n.op_type() +
+                        " on a dequantised tensor read only by a QuantizeLinear "
+                        "(DequantizeLinear -> Relu | Clip -> QuantizeLinear)",
+                    next < 0 ? "its output read by " + std::to_string(readers_[n.output(0)]) +
+                                   " nodes or graph outputs"
+                             : "its output read by node '" + g_.node(next).name() + "' (" +
+                                   g_.node(next).op_type() + ")");
+    const onnx::NodeProto& qn = g_.node(next);
+    float lo = n.op_type() == "Relu" ? 0.0f : -std::numeric_limits<float>::infinity();
+    float hi = std::numeric_limits<float>::infinity();
+    for (const auto& a : n.attribute()) {  // Clip below opset 11
+      if (a.name() == "min") lo = a.f();
+      if (a.name() == "max") hi = a.f();
+    }
+    for (int i = 1; n.op_type() == "Clip" && i < std::min(n.input_size(), 3); ++i) {
+      if (n.input(i).empty()) continue;
+      const float v = scalar_float(n.input(i));
+      if (std::isnan(v))
+        return refuse(
+            std::string("Clip's ") + (i == 1 ? "min" : "max") + " a float32 constant of one value",
+            "\"" + n.input(i) + "\", " +
+                (initializer(n.input(i)) ? "not a float32 scalar" : "computed"));
+      (i == 1 ? lo : hi) = v;
+    }
+    const float sx = scalar_float(d.scale), sy = scalar_float(qn.input(1));
+    const std::string yz = qn.input_size() > 2 ? qn.input(2) : "";
+    const int tx = d.zero_point.empty() ? int(onnx::TensorProto_DataType_UINT8)
+                                        : initializer_type(d.zero_point);
+    const int ty = yz.empty() ? int(onnx::TensorProto_DataType_UINT8) : initializer_type(yz);
+    if (std::isnan(sx) || std::isnan(sy) || tx != ty ||
+        (tx != onnx::TensorProto_DataType_UINT8 && tx != onnx::TensorProto_DataType_INT8))
+      return refuse(
+          "a DequantizeLinear and a QuantizeLinear of one 8-bit type (uint8 or int8), "
+          "each with one scale",
+          std::isnan(sx) || std::isnan(sy)
+              ? "a scale of several values (or not a float32 constant)"
+              : "input '" + n.input(0) + "' dequantised from " + type_text(tx) +
+                    ", output quantised to " + type_text(ty) + " by node '" + qn.name() + "'");
+    const bool u8 = tx == onnx::TensorProto_DataType_UINT8;
+    const int q_min = u8 ? 0 : -128, q_max = u8 ? 255 : 127;
+    const float zx = float(int_constant(d.zero_point)), zy = float(int_constant(yz));
+    // ONNX Runtime's float32 QuantizeLinear and DequantizeLinear (as the requantisation).
+    const auto quantise = [&](float v) {
+      const float r = std::nearbyintf(v / sy) + zy;
+      return int(std::isnan(r) ? q_min : std::clamp(r, float(q_min), float(q_max)));
+    };
+    const auto f = [&](int q) { return quantise(float(q - zx) * sx); };
+    const auto t = [&](int q) { return quantise(std::min(std::max(float(q - zx) * sx, lo), hi)); };
+    // a: the least q that f takes to Q_y(min) or above; b: the most it takes to Q_y(max) or below.
+    int a = q_max, b = q_min;
+    for (int q = q_max; q >= q_min; --q)
+      if (f(q) >= quantise(lo)) a = q;
+    for (int q = q_min; q <= q_max; ++q)
+      if (f(q) <= quantise(hi)) b = q;
+    for (int q = q_min; q <= q_max; ++q)
+      if (a > b || f(std::clamp(q, a, b)) != t(q))
+        return refuse("bounds [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                          "] that a clamp of the quantised input gives once requantised (scale " +
+                          std::to_string(sx) + ", zero point " + std::to_string(int(zx)) +
+                          " to scale " + std::to_string(sy) + ", zero point " +
+                          std::to_string(int(zy)) + ")",
+                      "input " + std::to_string(q) + " clamped to " + std::to_string(t(q)) +
+                          ", which no input value requantises to");
+    const bool same = sx == sy && zx == zy, clamps = a > q_min || b < q_max;
+    const bool output = std::any_of(g_.output().begin(), g_.output().end(),
+                                    [&](const auto& o) { return o.name() == qn.output(0); });
+    used.push_back(index), used.push_back(next);
+    std::string source = d.tensor;
+    const std::string name =
+        n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+    if (clamps) {
+      onnx::NodeProto clip;
+      clip.set_name(name);
+      clip.set_op_type("Clip");
+      clip.add_input(source);
+      const auto bound = [&](int value, bool given, const std::string& suffix) {
+        clip.add_input(given ? name + suffix : "");
+        if (!given) return;
+        onnx::TensorProto& c = *g_.add_initializer();  // a scalar of x's type
+        c.set_name(name + suffix);
+        c.set_data_type(tx);
+        c.add_int32_data(value);
+      };
+      bound(a, a > q_min, ".min");
+      bound(b, b < q_max, ".max");
+      clip.add_output(same ? qn.output(0) : qn.output(0) + ".clamped");
+      set_string(clip, "npusim_qdq_op", n.op_type());  // its bounds are inputs at any opset
+      out.push_back(clip);
+      source = clip.output(0);
+    }
+    if (!same || (!clamps && output)) {  // a graph output keeps its name: a copy
+      onnx::NodeProto requant;
+      requant.set_name(name + "_requantize");
+      requant.set_op_type("QLinearConcat");
+      requant.set_domain("com.microsoft");
+      for (const std::string& in : {qn.input(1), yz, source, d.scale, d.zero_point})
+        requant.add_input(in);
+      requant.add_output(qn.output(0));
+      auto* axis = requant.add_attribute();
+      axis->set_name("axis");
+      axis->set_type(onnx::AttributeProto_AttributeType_INT);
+      axis->set_i(1);
+      set_string(requant, "npusim_qdq_op", "Requantize");
+      out.push_back(requant);
+    } else if (!clamps) {
+      renamed_[qn.output(0)] = source;
+      for (auto& [tensor, dq] : dq_)
+        if (dq.tensor == qn.output(0)) dq.tensor = source;
+    }
+  }
+
+  static std::string type_text(int type) {
+    return type == onnx::TensorProto_DataType_UINT8  ? "uint8"
+           : type == onnx::TensorProto_DataType_INT8 ? "int8"
+                                                     : "type " + std::to_string(type);
+  }
+
+  static void set_string(onnx::NodeProto& n, const std::string& name, const std::string& value) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_STRING);
+    a->set_s(value);
+  }
+
   // The initialiser named `name`, or null.
   const onnx::TensorProto* initializer(const std::string& name) const {
     const auto it = initialisers_.find(name);
@@ -321,6 +479,7 @@ class Lowering {
   std::map<std::string, const onnx::TensorProto*> initialisers_;
   std::map<std::string, int> readers_;
   std::map<std::string, Dequantized> dq_;
+  std::map<std::string, std::string> renamed_;  // a clamp's output -> its unchanged input
   int count_ = 0;
 };
 
