@@ -118,6 +118,22 @@ float hard_sigmoid(float v, float alpha, float beta) {
   return std::min(1.0f, std::max(0.0f, alpha * v + beta));
 }
 float hard_swish(float v) { return v * hard_sigmoid(v, 1.0f / 6.0f, 0.5f); }
+// ONNX Runtime's float32 tanh: its rational function on [-9, 9] (odd numerator,
+// even denominator in v^2), fused multiply-adds as its x86-64 kernel evaluates them.
+float hyperbolic_tangent(float v) {
+  const float x = std::min(9.0f, std::max(-9.0f, v));
+  const float s = x * x;
+  float odd = std::fma(s, -2.76076847742355e-16f, 2.00018790482477e-13f);
+  odd = std::fma(odd, s, -8.60467152213735e-11f);
+  odd = std::fma(odd, s, 5.12229709037114e-08f);
+  odd = std::fma(odd, s, 1.48572235717979e-05f);
+  odd = std::fma(odd, s, 6.37261928875436e-04f);
+  odd = std::fma(odd, s, 4.89352455891786e-03f);
+  float even = std::fma(s, 1.19825839466702e-06f, 1.18534705686654e-04f);
+  even = std::fma(even, s, 2.26843463243900e-03f);
+  even = std::fma(even, s, 4.89352518554385e-03f);
+  return (odd * x) / even;
+}
 
 // Entry q before the clamp.
 double table_entry(const LayerDescriptor& L, const TensorQuant& x, int32_t q) {
@@ -130,36 +146,22 @@ double table_entry(const LayerDescriptor& L, const TensorQuant& x, int32_t q) {
   const auto from_float = [&](float f) {
     return double(std::nearbyint(f / y.scale)) + double(y.zero_point);
   };
-  switch (L.op) {
-    case OpKind::Gelu:
+  switch (op_info(L.op).activation) {  // only the activation family's rows reach here
+    case ActivationFn::Gelu:
       return from_double(gelu(vd));
-    case OpKind::Silu:
+    case ActivationFn::Silu:
       return from_float(vf * logistic(vf));
-    case OpKind::Sigmoid:
+    case ActivationFn::Sigmoid:
       return from_float(logistic(vf));
-    case OpKind::HardSigmoid:
+    case ActivationFn::HardSigmoid:
       return from_float(hard_sigmoid(vf, L.seq.alpha, L.seq.beta));
-    case OpKind::HardSwish:
+    case ActivationFn::HardSwish:
       return from_float(hard_swish(vf));
-    case OpKind::Conv:  // not table activations
-    case OpKind::MatMul:
-    case OpKind::MaxPool:
-    case OpKind::AveragePool:
-    case OpKind::GlobalAveragePool:
-    case OpKind::Add:
-    case OpKind::Concat:
-    case OpKind::Gather:
-    case OpKind::Resize:
-    case OpKind::BatchMatMul:
-    case OpKind::Softmax:
-    case OpKind::LayerNorm:
-    case OpKind::RmsNorm:
-    case OpKind::Mul:
-    case OpKind::Rope:
-      break;
+    case ActivationFn::Tanh:
+      return from_float(hyperbolic_tangent(vf));
   }
   throw std::logic_error(std::string("sequence_ops: ") + to_string(L.op) +
-                         " is not a table activation");
+                         " has an activation function no case computes");
 }
 
 // A table activation through a 256-entry table of the input's codes.
@@ -220,32 +222,29 @@ void rope_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_t*
 
 void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh,
                  const int8_t* params, int8_t* out_row) {
-  switch (L.op) {
-    case OpKind::Softmax:
+  const OpInfo& info = op_info(L.op);
+  switch (info.family) {
+    case OpFamily::Softmax:
       return softmax_row(L, inputs[0], oh, out_row);
-    case OpKind::LayerNorm:
-    case OpKind::RmsNorm:
+    case OpFamily::Norm:
       return norm_row(L, inputs[0], oh, params, out_row);
-    case OpKind::Gelu:
-    case OpKind::Silu:
-    case OpKind::Sigmoid:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
+    case OpFamily::Activation:
       return table_row(L, inputs[0], oh, out_row);
-    case OpKind::Mul:
-      return mul_row(L, inputs, oh, out_row);
-    case OpKind::Rope:
+    case OpFamily::Rope:
       return rope_row(L, inputs[0], oh, out_row);
-    case OpKind::Conv:  // the array's
-    case OpKind::MatMul:
-    case OpKind::BatchMatMul:
-    case OpKind::MaxPool:  // vector_ops'
-    case OpKind::AveragePool:
-    case OpKind::GlobalAveragePool:
-    case OpKind::Add:
-    case OpKind::Concat:
-    case OpKind::Gather:
-    case OpKind::Resize:
+    case OpFamily::Elementwise:
+      switch (info.elementwise) {
+        case ElementwiseKind::Mul:
+          return mul_row(L, inputs, oh, out_row);
+        case ElementwiseKind::Add:  // vector_ops'
+          break;
+      }
+      break;
+    case OpFamily::Conv:  // the array's
+    case OpFamily::Matmul:
+    case OpFamily::Pool:  // vector_ops'
+    case OpFamily::Concat:
+    case OpFamily::Gather:
       break;
   }
   throw std::logic_error(std::string("sequence_ops::compute_row: ") + to_string(L.op) +

@@ -1,6 +1,6 @@
 // The vector unit's arithmetic for the transformer operators (softmax with an
-// optional causal mask, layernorm, rmsnorm, the table activations gelu,
-// silu, sigmoid, hardsigmoid and hardswish, mul, rope) on one
+// optional causal mask, layernorm, rmsnorm, the table activations (one per
+// ActivationFn of sim/graph/op_table.h), mul, rope) on one
 // output row (one token: out_w pixels of K channels). Integer kernels with a
 // float32 requantiser at the end, exactly as docs/transformers.md defines them;
 // sim/reference/qsequence.cpp is the independent check. Pure functions.

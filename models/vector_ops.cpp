@@ -189,38 +189,46 @@ void resize_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, uint3
 
 void compute_row(const LayerDescriptor& L, const InputView* inputs, uint32_t oh, uint32_t k_begin,
                  uint32_t k_end, int8_t* out_row) {
-  switch (L.op) {
-    case OpKind::MaxPool:
-      return max_pool_row(L, inputs[0], oh, k_begin, k_end, out_row);
-    case OpKind::AveragePool:
-      // A window over the whole unpadded image is global pooling to ONNX Runtime.
-      if (L.R == L.H && L.S == L.W && L.padding == 0 && pad_l(L) == 0 && pad_b(L) == 0 &&
-          pad_r(L) == 0)
-        return global_average_pool_row(L, inputs[0], k_begin, k_end, out_row);
-      return average_pool_row(L, inputs[0], oh, k_begin, k_end, out_row);
-    case OpKind::GlobalAveragePool:
-      return global_average_pool_row(L, inputs[0], k_begin, k_end, out_row);
-    case OpKind::Add:
-      return add_row(L, inputs, oh, k_begin, k_end, out_row);
-    case OpKind::Concat:
+  const OpInfo& info = op_info(L.op);
+  switch (info.family) {
+    case OpFamily::Pool:
+      switch (info.pool) {
+        case PoolKind::Max:
+          return max_pool_row(L, inputs[0], oh, k_begin, k_end, out_row);
+        case PoolKind::Average:
+          // A window over the whole unpadded image is global pooling to ONNX Runtime.
+          if (L.R == L.H && L.S == L.W && L.padding == 0 && pad_l(L) == 0 && pad_b(L) == 0 &&
+              pad_r(L) == 0)
+            return global_average_pool_row(L, inputs[0], k_begin, k_end, out_row);
+          return average_pool_row(L, inputs[0], oh, k_begin, k_end, out_row);
+        case PoolKind::GlobalAverage:
+          return global_average_pool_row(L, inputs[0], k_begin, k_end, out_row);
+      }
+      break;
+    case OpFamily::Elementwise:
+      switch (info.elementwise) {
+        case ElementwiseKind::Add:
+          return add_row(L, inputs, oh, k_begin, k_end, out_row);
+        case ElementwiseKind::Mul:  // sequence_ops'
+          break;
+      }
+      break;
+    case OpFamily::Concat:
       return concat_row(L, inputs, oh, out_row);
-    case OpKind::Gather:
-      return gather_row(L, inputs[0], oh, out_row);
-    case OpKind::Resize:
-      return resize_row(L, inputs[0], oh, k_begin, k_end, out_row);
-    case OpKind::Conv:  // the array's
-    case OpKind::MatMul:
-    case OpKind::BatchMatMul:
-    case OpKind::Softmax:  // sequence_ops'
-    case OpKind::LayerNorm:
-    case OpKind::RmsNorm:
-    case OpKind::Gelu:
-    case OpKind::Silu:
-    case OpKind::Mul:
-    case OpKind::Rope:
-    case OpKind::Sigmoid:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
+    case OpFamily::Gather:
+      switch (info.gather) {
+        case GatherKind::Channels:
+          return gather_row(L, inputs[0], oh, out_row);
+        case GatherKind::Resize:
+          return resize_row(L, inputs[0], oh, k_begin, k_end, out_row);
+      }
+      break;
+    case OpFamily::Conv:  // the array's
+    case OpFamily::Matmul:
+    case OpFamily::Softmax:  // sequence_ops'
+    case OpFamily::Norm:
+    case OpFamily::Activation:
+    case OpFamily::Rope:
       break;
   }
   throw std::logic_error(std::string("vector_ops::compute_row: ") + to_string(L.op) +

@@ -235,37 +235,44 @@ uint64_t vector_special_cycles(const VectorConfig& vector, uint64_t special_ops)
 
 VectorWork vector_row_work(OpKind op, uint64_t pixels, uint64_t channels, uint64_t window) {
   const uint64_t n = pixels * channels;
-  switch (op) {
-    case OpKind::MaxPool:
-    case OpKind::AveragePool:
-    case OpKind::GlobalAveragePool:
+  const OpInfo& info = op_info(op);
+  switch (info.family) {
+    case OpFamily::Pool:  // every pool: one op per window tap
       return {n * window, 0};
-    case OpKind::Add:
-      return {2 * n, 0};
-    case OpKind::Concat:
-    case OpKind::Gather:
+    case OpFamily::Elementwise:
+      switch (info.elementwise) {
+        case ElementwiseKind::Add:
+          return {2 * n, 0};
+        case ElementwiseKind::Mul:
+          return {2 * n, 0};
+      }
+      break;
+    case OpFamily::Concat:
       return {n, 0};
-    case OpKind::Resize:
-      return {n * window, 0};
-    case OpKind::Softmax:
+    case OpFamily::Gather:
+      switch (info.gather) {
+        case GatherKind::Channels:
+          return {n, 0};
+        case GatherKind::Resize:
+          return {n * window, 0};
+      }
+      break;
+    case OpFamily::Softmax:
       return {3 * n, n};
-    case OpKind::LayerNorm:
-      return {4 * n, n + pixels};
-    case OpKind::RmsNorm:
-      return {3 * n, n + pixels};
-    case OpKind::Gelu:
-    case OpKind::Silu:
-    case OpKind::Sigmoid:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
+    case OpFamily::Norm:
+      switch (info.norm) {
+        case NormKind::Layer:
+          return {4 * n, n + pixels};
+        case NormKind::Rms:
+          return {3 * n, n + pixels};
+      }
+      break;
+    case OpFamily::Activation:  // every function: one table lookup per element
       return {n, 0};
-    case OpKind::Mul:
-      return {2 * n, 0};
-    case OpKind::Rope:
+    case OpFamily::Rope:
       return {3 * n, 0};
-    case OpKind::Conv:
-    case OpKind::MatMul:
-    case OpKind::BatchMatMul:
+    case OpFamily::Conv:
+    case OpFamily::Matmul:
       break;
   }
   return {0, 0};

@@ -193,10 +193,8 @@ uint64_t vector_special_cycles(const VectorConfig& vector, uint64_t special_ops)
 //   softmax            3n element ops (max, exp lookup and sum, normalise), n special (divisions)
 //   layernorm          4n (sum, squares, normalise, scale), n + pixels special (divisions, roots)
 //   rmsnorm            3n (squares, normalise, scale), n + pixels special
-//   gelu, silu,
-//   sigmoid,
-//   hardsigmoid,
-//   hardswish          n (a table lookup each)
+//   the activations    n (a table lookup each, whatever the function: gelu,
+//                      silu, sigmoid, hardsigmoid, hardswish)
 //   mul                2n (as add)
 //   rope               3n (two products and a sum per output)
 //   conv, matmul,

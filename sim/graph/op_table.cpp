@@ -34,6 +34,12 @@ std::optional<OpKind> op_kind_named(const std::string& name) {
   return std::nullopt;
 }
 
+std::optional<OpKind> op_kind_of_onnx_qdq(const std::string& onnx_op) {
+  for (const OpKind k : kOpKinds)
+    if (op_info(k).onnx_qdq != nullptr && onnx_op == op_info(k).onnx_qdq) return k;
+  return std::nullopt;
+}
+
 std::string op_names_list() {
   std::string list;
   for (const OpKind k : kOpKinds) list += std::string(list.empty() ? "" : ", ") + op_info(k).name;

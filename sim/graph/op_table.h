@@ -36,7 +36,8 @@ enum class OpKind : uint8_t {
   HardSigmoid,
   HardSwish,
   Gather,
-  Resize
+  Resize,
+  Tanh
 };
 
 // Every operator, in enumerator order: what parsers and tests iterate.
@@ -59,7 +60,8 @@ inline constexpr OpKind kOpKinds[] = {OpKind::Conv,
                                       OpKind::HardSigmoid,
                                       OpKind::HardSwish,
                                       OpKind::Gather,
-                                      OpKind::Resize};
+                                      OpKind::Resize,
+                                      OpKind::Tanh};
 inline constexpr std::size_t kOpKindCount = sizeof(kOpKinds) / sizeof(kOpKinds[0]);
 
 // Where an operator runs: the MAC array (conv, matmul, batch_matmul) or the
@@ -80,6 +82,28 @@ enum class OpFamily {
   Activation,
   Rope
 };
+
+// Each family's members, by what tells them apart: a row carries the sub-kind
+// of its own family (the others keep their first value and mean nothing).
+// Code that treats a family's members differently switches on its sub-kind
+// with no `default:`; a new member of a family is named to the compiler
+// there, and nowhere else.
+enum class MatmulKind : uint8_t {
+  Weights,  // matmul: the second operand is a constant weight tensor
+  Produced  // batch_matmul: both operands are produced (attention)
+};
+enum class PoolKind : uint8_t { Max, Average, GlobalAverage };
+enum class ElementwiseKind : uint8_t {
+  Add,  // two maps of one shape
+  Mul   // one shape, or a per-channel [N, C, 1, 1] second operand
+};
+enum class GatherKind : uint8_t {
+  Channels,  // gather: output channel k is input channel channels[k]
+  Resize     // resize: pixels picked or interpolated by coordinates
+};
+enum class NormKind : uint8_t { Layer, Rms };
+// The activation's function of one dequantised value (docs/transformers.md).
+enum class ActivationFn : uint8_t { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish, Tanh };
 
 // The tensors an operator reads: feature maps [N, C, H, W] (NHWC in DRAM,
 // the CNN operators) or sequences [N, C = heads * dim, H = tokens, W = 1]
@@ -112,6 +136,19 @@ struct OpInfo {
   // Output channel c reads only channel c of each input, so one vector
   // instruction may cover some of the channels (pools, add).
   bool splits_channels = false;
+  // The activation's keys "alpha" and "beta" (ONNX HardSigmoid's).
+  bool alpha_beta = false;
+  // The float ONNX operator whose QDQ form (DequantizeLinear -> op ->
+  // QuantizeLinear) this operator computes, for the ONNX front-end's table
+  // activations; null: none.
+  const char* onnx_qdq = nullptr;
+  // The family's sub-kind (its own family's field only).
+  MatmulKind matmul = MatmulKind::Weights;
+  PoolKind pool = PoolKind::Max;
+  ElementwiseKind elementwise = ElementwiseKind::Add;
+  GatherKind gather = GatherKind::Channels;
+  NormKind norm = NormKind::Layer;
+  ActivationFn activation = ActivationFn::Gelu;
 };
 
 namespace op_table_detail {
@@ -129,21 +166,23 @@ constexpr OpInfo row(OpKind k) {
     case OpKind::MatMul:
       i.name = "matmul", i.unit = OpUnit::Array, i.family = OpFamily::Matmul;
       i.weights = i.fused_activation = true;
+      i.matmul = MatmulKind::Weights;
       return i;
     case OpKind::MaxPool:
-      i.name = "maxpool", i.family = OpFamily::Pool;
+      i.name = "maxpool", i.family = OpFamily::Pool, i.pool = PoolKind::Max;
       i.window = i.dilation = i.keeps_input_quant = i.splits_channels = true;
       return i;
     case OpKind::AveragePool:
-      i.name = "averagepool", i.family = OpFamily::Pool;
+      i.name = "averagepool", i.family = OpFamily::Pool, i.pool = PoolKind::Average;
       i.window = i.one_8bit_type = i.splits_channels = true;
       return i;
     case OpKind::GlobalAveragePool:
       i.name = "globalaveragepool", i.family = OpFamily::Pool;
+      i.pool = PoolKind::GlobalAverage;
       i.one_8bit_type = i.splits_channels = true;
       return i;
     case OpKind::Add:
-      i.name = "add", i.family = OpFamily::Elementwise;
+      i.name = "add", i.family = OpFamily::Elementwise, i.elementwise = ElementwiseKind::Add;
       i.min_inputs = i.max_inputs = 2;
       i.fused_activation = i.one_8bit_type = i.splits_channels = true;
       return i;
@@ -155,7 +194,7 @@ constexpr OpInfo row(OpKind k) {
     case OpKind::BatchMatMul:
       // The second operand is produced, not constant: a matmul of two activations.
       i.name = "batch_matmul", i.unit = OpUnit::Array, i.family = OpFamily::Matmul;
-      i.operands = OpOperands::Sequences;
+      i.operands = OpOperands::Sequences, i.matmul = MatmulKind::Produced;
       i.min_inputs = 2, i.max_inputs = kManyInputs;
       return i;
     case OpKind::Softmax:
@@ -163,20 +202,24 @@ constexpr OpInfo row(OpKind k) {
       return i;
     case OpKind::LayerNorm:
       i.name = "layernorm", i.family = OpFamily::Norm, i.operands = OpOperands::Sequences;
-      i.norm_params = true;
+      i.norm_params = true, i.norm = NormKind::Layer;
       return i;
     case OpKind::RmsNorm:
       i.name = "rmsnorm", i.family = OpFamily::Norm, i.operands = OpOperands::Sequences;
-      i.norm_params = true;
+      i.norm_params = true, i.norm = NormKind::Rms;
       return i;
     case OpKind::Gelu:
       i.name = "gelu", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      i.activation = ActivationFn::Gelu;
       return i;
     case OpKind::Silu:
       i.name = "silu", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      i.activation = ActivationFn::Silu;
+      i.onnx_qdq = "QuickGelu";  // x * Sigmoid(x), as the exporter idioms fuse it
       return i;
     case OpKind::Mul:
       i.name = "mul", i.family = OpFamily::Elementwise, i.operands = OpOperands::Sequences;
+      i.elementwise = ElementwiseKind::Mul;
       i.min_inputs = i.max_inputs = 2;
       return i;
     case OpKind::Rope:
@@ -184,17 +227,21 @@ constexpr OpInfo row(OpKind k) {
       return i;
     case OpKind::Sigmoid:
       i.name = "sigmoid", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      i.activation = ActivationFn::Sigmoid, i.onnx_qdq = "Sigmoid";
       return i;
     case OpKind::HardSigmoid:
       i.name = "hardsigmoid", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      i.activation = ActivationFn::HardSigmoid, i.alpha_beta = true;
+      i.onnx_qdq = "HardSigmoid";
       return i;
     case OpKind::HardSwish:
       i.name = "hardswish", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      i.activation = ActivationFn::HardSwish, i.onnx_qdq = "HardSwish";
       return i;
     case OpKind::Gather:
       // ONNX Gather on axis 1 with constant indices: output channel k is input
       // channel channels[k] (a channel Slice or Split, a channel shuffle).
-      i.name = "gather", i.family = OpFamily::Gather;
+      i.name = "gather", i.family = OpFamily::Gather, i.gather = GatherKind::Channels;
       i.keeps_input_quant = true;
       return i;
     case OpKind::Resize:
@@ -202,8 +249,12 @@ constexpr OpInfo row(OpKind k) {
       // coordinates pick (FPN and YOLO necks); mode linear, bilinear between
       // its four neighbours, quantised again (segmentation heads;
       // sim/program/resize_taps.h).
-      i.name = "resize", i.family = OpFamily::Gather;
+      i.name = "resize", i.family = OpFamily::Gather, i.gather = GatherKind::Resize;
       i.keeps_input_quant = i.splits_channels = true;
+      return i;
+    case OpKind::Tanh:
+      i.name = "tanh", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      i.activation = ActivationFn::Tanh, i.onnx_qdq = "Tanh";
       return i;
   }
   return OpInfo{};  // not an operator: no name
@@ -247,6 +298,9 @@ const char* to_string(OpFamily f);
 
 // The operator a graph names ("conv", "batch_matmul", ...); nullopt for none.
 std::optional<OpKind> op_kind_named(const std::string& name);
+// The table activation whose QDQ form has the float ONNX operator `onnx_op`
+// (OpInfo::onnx_qdq); nullopt for none.
+std::optional<OpKind> op_kind_of_onnx_qdq(const std::string& onnx_op);
 // Every operator name, comma-separated in table order (for error messages).
 std::string op_names_list();
 

@@ -164,9 +164,11 @@ const char* activation_name(Activation f) {
     case Activation::HardSigmoid:
       return "hardsigmoid";
     case Activation::HardSwish:
+      return "hardswish";
+    case Activation::Tanh:
       break;
   }
-  return "hardswish";
+  return "tanh";
 }
 
 // The activation of one real value: GELU in double, then the float32 ones (ONNX's float tensor
@@ -184,11 +186,14 @@ double activation_value(Activation f, double real, float alpha, float beta) {
       const float t = alpha * v + beta;
       return t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
     }
-    case Activation::HardSwish:
+    case Activation::HardSwish: {
+      const float t = (1.0f / 6.0f) * v + 0.5f;
+      return v * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
+    }
+    case Activation::Tanh:
       break;
   }
-  const float t = (1.0f / 6.0f) * v + 0.5f;
-  return v * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
+  return tanh_f32(v);
 }
 
 bool in_float32(Activation f) { return f != Activation::Gelu; }
@@ -249,6 +254,21 @@ QTensor mul(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq
     }
   }
   return y;
+}
+
+float tanh_f32(float v) {
+  // As logistic below: Horner in v^2 over the odd numerator and the even denominator.
+  static const float numerator[] = {
+      -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f,
+      1.48572235717979e-05f,  6.37261928875436e-04f, 4.89352455891786e-03f};
+  static const float denominator[] = {1.19825839466702e-06f, 1.18534705686654e-04f,
+                                      2.26843463243900e-03f, 4.89352518554385e-03f};
+  const float x = v < -9.0f ? -9.0f : v > 9.0f ? 9.0f : v;
+  const float x2 = f32(x * x);
+  float p = numerator[0], q = denominator[0];
+  for (size_t i = 1; i < 7; ++i) p = std::fma(p, x2, numerator[i]);
+  for (size_t i = 1; i < 4; ++i) q = std::fma(q, x2, denominator[i]);
+  return f32(f32(p * x) / q);
 }
 
 float logistic(float v) {

@@ -35,11 +35,12 @@ QTensor normalize(const QTensor& x, const Quant& xq, const std::vector<int32_t>&
 
 // Elementwise activations of one 8-bit value. Gelu in double (as
 // docs/transformers.md defines it); Silu (v * sigmoid(v)), Sigmoid,
-// HardSigmoid (alpha, beta) and HardSwish in float32, as ONNX Runtime
+// HardSigmoid (alpha, beta), HardSwish and Tanh (its rational tanh) in
+// float32, as ONNX Runtime
 // computes them on a dequantised float tensor (sigmoid: its rational
 // logistic, fused multiply-adds): v = float(x - x_zp) * x_s,
 // y = clamp(round_half_even(f(v) / y_s) + y_zp).
-enum class Activation { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish };
+enum class Activation { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish, Tanh };
 QTensor activation(const QTensor& x, const Quant& xq, Activation f, const Quant& yq,
                    ElemType y_type, float alpha = 0.2f, float beta = 0.5f);
 
@@ -57,6 +58,9 @@ QTensor rope(const QTensor& x, const Quant& xq, double base, uint32_t position_o
 // ONNX Runtime's float32 logistic (its rational approximation on [-18, 18],
 // fused multiply-adds as its x86-64 kernel evaluates them).
 float logistic(float v);
+// ONNX Runtime's float32 tanh (its rational approximation on [-9, 9], fused
+// multiply-adds as its x86-64 kernel evaluates them).
+float tanh_f32(float v);
 
 // floor(sqrt(v)), digit by digit.
 uint64_t integer_sqrt(uint64_t v);

@@ -222,55 +222,64 @@ std::string shape_string(const LayerConfig& l, ShapeStyle style) {
           : "h" + std::to_string(l.seq.heads) + "/" + std::to_string(l.seq.kv_heads) + " ";
   // Elementwise operators on a sequence ([tokens, C]: W = 1) show it as one.
   const std::string elementwise = l.W == 1 && l.H > 1 ? rows : image;
-  switch (l.op) {
-    case OpKind::Conv:
+  const OpInfo& info = op_info(l.op);
+  switch (info.family) {
+    case OpFamily::Conv:
       out += image + (compact && depthwise ? "" : " k" + std::to_string(l.K)) + " " + window(l);
       break;
-    case OpKind::MatMul:
-      out += rows + " k" + std::to_string(l.K);
+    case OpFamily::Matmul:
+      switch (info.matmul) {
+        case MatmulKind::Weights:
+          out += rows + " k" + std::to_string(l.K);
+          break;
+        case MatmulKind::Produced:  // per head: rows x (C / heads) -> K / heads
+          out += bmm_heads + times(l.H * l.W, l.C / std::max(1u, l.seq.heads)) + " k" +
+                 std::to_string(l.K / std::max(1u, l.seq.heads));
+          break;
+      }
       break;
-    case OpKind::BatchMatMul:  // per head: rows x (C / heads) -> K / heads
-      out += bmm_heads + times(l.H * l.W, l.C / std::max(1u, l.seq.heads)) + " k" +
-             std::to_string(l.K / std::max(1u, l.seq.heads));
+    case OpFamily::Pool:
+      switch (info.pool) {
+        case PoolKind::Max:
+        case PoolKind::Average:
+          out += image + " " + window(l);
+          break;
+        case PoolKind::GlobalAverage:
+          out += image;
+          break;
+      }
       break;
-    case OpKind::MaxPool:
-    case OpKind::AveragePool:
-      out += image + " " + window(l);
-      break;
-    case OpKind::Concat:
-    case OpKind::Gather:
+    case OpFamily::Concat:
       out += image + " k" + std::to_string(l.K);
       break;
-    case OpKind::Resize:
-      // Whole factors as "x2x3", any other size as "to 10x8".
-      if (uint64_t(l.H) * uint32_t(l.resize_scale_h) == l.out_h() &&
-          uint64_t(l.W) * uint32_t(l.resize_scale_w) == l.out_w() &&
-          l.resize_scale_h == std::floor(l.resize_scale_h) &&
-          l.resize_scale_w == std::floor(l.resize_scale_w))
-        out += image + " x" + std::to_string(uint32_t(l.resize_scale_h)) + "x" +
-               std::to_string(uint32_t(l.resize_scale_w));
-      else
-        out += image + " to " + std::to_string(l.out_h()) + "x" + std::to_string(l.out_w());
-      if (l.resize_mode == ResizeMode::Linear) out += " linear";
+    case OpFamily::Gather:
+      switch (info.gather) {
+        case GatherKind::Channels:
+          out += image + " k" + std::to_string(l.K);
+          break;
+        case GatherKind::Resize:
+          // Whole factors as "x2x3", any other size as "to 10x8".
+          if (uint64_t(l.H) * uint32_t(l.resize_scale_h) == l.out_h() &&
+              uint64_t(l.W) * uint32_t(l.resize_scale_w) == l.out_w() &&
+              l.resize_scale_h == std::floor(l.resize_scale_h) &&
+              l.resize_scale_w == std::floor(l.resize_scale_w))
+            out += image + " x" + std::to_string(uint32_t(l.resize_scale_h)) + "x" +
+                   std::to_string(uint32_t(l.resize_scale_w));
+          else
+            out += image + " to " + std::to_string(l.out_h()) + "x" + std::to_string(l.out_w());
+          if (l.resize_mode == ResizeMode::Linear) out += " linear";
+          break;
+      }
       break;
-    case OpKind::Softmax:
-    case OpKind::Rope:
+    case OpFamily::Softmax:
+    case OpFamily::Rope:
       out += heads + rows;
       break;
-    case OpKind::LayerNorm:
-    case OpKind::RmsNorm:
+    case OpFamily::Norm:
       out += rows;
       break;
-    case OpKind::GlobalAveragePool:
-      out += image;
-      break;
-    case OpKind::Add:
-    case OpKind::Gelu:
-    case OpKind::Silu:
-    case OpKind::Mul:
-    case OpKind::Sigmoid:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
+    case OpFamily::Elementwise:
+    case OpFamily::Activation:
       out += elementwise;
       break;
   }

@@ -168,53 +168,55 @@ TensorI32 operator_reference(const NetworkConfig& net, size_t l, const std::vect
                      : channels_first(graph_inputs[size_t(s.graph_input)], oq.inputs[i].type));
   }
   const q::ElemType y_type = qops_elem_type(oq.output.type);
-  switch (L.op) {
-    case OpKind::Conv:
-    case OpKind::MatMul:
+  const OpInfo& info = op_info(L.op);
+  switch (info.family) {
+    case OpFamily::Conv:
+    case OpFamily::Matmul:  // matmul (batch_matmul reads sequences: above)
       return run_array_op(L, data[l], xs[0], requantiser,
                           l < weights_from.size() && weights_from[l] >= 0
                               ? data[size_t(weights_from[l])].weights
                               : data[l].weights);
-    case OpKind::MaxPool:
-      return nchw_to_nhwc_values(q::max_pool(xs[0], pool_attrs(L)));
-    case OpKind::AveragePool:
-      return nchw_to_nhwc_values(q::qlinear_average_pool(
-          xs[0], qops_quant(oq.inputs[0]), qops_quant(oq.output), y_type, pool_attrs(L)));
-    case OpKind::GlobalAveragePool:
-      return nchw_to_nhwc_values(q::qlinear_global_average_pool(xs[0], qops_quant(oq.inputs[0]),
-                                                                qops_quant(oq.output), y_type));
-    case OpKind::Add:
+    case OpFamily::Pool:
+      switch (info.pool) {
+        case PoolKind::Max:
+          return nchw_to_nhwc_values(q::max_pool(xs[0], pool_attrs(L)));
+        case PoolKind::Average:
+          return nchw_to_nhwc_values(q::qlinear_average_pool(
+              xs[0], qops_quant(oq.inputs[0]), qops_quant(oq.output), y_type, pool_attrs(L)));
+        case PoolKind::GlobalAverage:
+          return nchw_to_nhwc_values(q::qlinear_global_average_pool(xs[0], qops_quant(oq.inputs[0]),
+                                                                    qops_quant(oq.output), y_type));
+      }
+      break;
+    case OpFamily::Elementwise:  // add (mul reads sequences: above)
       return nchw_to_nhwc_values(q::qlinear_add(xs[0], qops_quant(oq.inputs[0]), xs[1],
                                                 qops_quant(oq.inputs[1]), qops_quant(oq.output),
                                                 y_type, q::Clamp{oq.clamp_lo, oq.clamp_hi}));
-    case OpKind::Concat: {
+    case OpFamily::Concat: {
       std::vector<q::Quant> qs;
       for (const TensorQuant& t : oq.inputs) qs.push_back(qops_quant(t));
       return nchw_to_nhwc_values(q::qlinear_concat(xs, qs, qops_quant(oq.output), y_type, 1));
     }
-    case OpKind::Resize: {
-      const q::ResizeTo to{L.out_h(), L.out_w(), L.resize_scale_h, L.resize_scale_w};
-      if (L.resize_mode == ResizeMode::Linear)
-        return nchw_to_nhwc_values(q::resize_linear(xs[0], qops_quant(oq.inputs[0]),
-                                                    qops_quant(oq.output), y_type, to,
-                                                    to_string(L.resize_coordinates)));
-      return nchw_to_nhwc_values(q::resize_nearest(xs[0], to, to_string(L.resize_coordinates),
-                                                   to_string(L.resize_rounding)));
-    }
-    case OpKind::Gather:
-      return nchw_to_nhwc_values(q::gather(
-          xs[0], 1, std::vector<int64_t>(L.gather_channels.begin(), L.gather_channels.end())));
-    case OpKind::BatchMatMul:  // sequence operators: sequence_reference_output above
-    case OpKind::Softmax:
-    case OpKind::LayerNorm:
-    case OpKind::RmsNorm:
-    case OpKind::Gelu:
-    case OpKind::Silu:
-    case OpKind::Mul:
-    case OpKind::Rope:
-    case OpKind::Sigmoid:
-    case OpKind::HardSigmoid:
-    case OpKind::HardSwish:
+    case OpFamily::Gather:
+      switch (info.gather) {
+        case GatherKind::Resize: {
+          const q::ResizeTo to{L.out_h(), L.out_w(), L.resize_scale_h, L.resize_scale_w};
+          if (L.resize_mode == ResizeMode::Linear)
+            return nchw_to_nhwc_values(q::resize_linear(xs[0], qops_quant(oq.inputs[0]),
+                                                        qops_quant(oq.output), y_type, to,
+                                                        to_string(L.resize_coordinates)));
+          return nchw_to_nhwc_values(q::resize_nearest(xs[0], to, to_string(L.resize_coordinates),
+                                                       to_string(L.resize_rounding)));
+        }
+        case GatherKind::Channels:
+          return nchw_to_nhwc_values(q::gather(
+              xs[0], 1, std::vector<int64_t>(L.gather_channels.begin(), L.gather_channels.end())));
+      }
+      break;
+    case OpFamily::Softmax:  // sequence operators: sequence_reference_output above
+    case OpFamily::Norm:
+    case OpFamily::Activation:
+    case OpFamily::Rope:
       throw std::logic_error(std::string("graph reference: ") + to_string(L.op) +
                              " reads sequences, not feature maps");
   }

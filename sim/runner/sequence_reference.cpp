@@ -59,6 +59,25 @@ q::QTensor split_heads_transposed(const TensorI32& t, uint32_t groups, QuantType
   return r;
 }
 
+// The reference's own name for the graph's activation function.
+q::Activation reference_function(ActivationFn f) {
+  switch (f) {
+    case ActivationFn::Gelu:
+      return q::Activation::Gelu;
+    case ActivationFn::Silu:
+      return q::Activation::Silu;
+    case ActivationFn::Sigmoid:
+      return q::Activation::Sigmoid;
+    case ActivationFn::HardSigmoid:
+      return q::Activation::HardSigmoid;
+    case ActivationFn::HardSwish:
+      return q::Activation::HardSwish;
+    case ActivationFn::Tanh:
+      break;
+  }
+  return q::Activation::Tanh;
+}
+
 // The tensor's values as one flat row (elementwise operators ignore shape).
 q::QTensor flat(const TensorI32& t, QuantType type) {
   return {{uint32_t(t.size())}, t.data, qops_elem_type(type)};
@@ -100,8 +119,10 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
   const TensorI32& x = *inputs[0];
   const q::ElemType y_type = qops_elem_type(oq.output.type);
   const q::Quant xq = qops_quant(oq.inputs[0]), yq = qops_quant(oq.output);
-  switch (L.op) {
-    case OpKind::BatchMatMul: {
+  const OpInfo& info = op_info(L.op);
+  switch (info.family) {
+    case OpFamily::Matmul: {
+      if (info.matmul == MatmulKind::Weights) break;  // a feature-map operator
       // The second operand's blocks of tokens, one after another.
       TensorI32 b({1, 0, 1, inputs[1]->shape[3]});
       for (size_t i = 1; i < inputs.size(); ++i) {
@@ -115,16 +136,15 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
                                 : split_heads(b, L.seq.kv_heads, oq.inputs[1].type);
       return merge_heads(q::batch_matmul(a, xq, bt, qops_quant(oq.inputs[1]), yq, y_type), x);
     }
-    case OpKind::Softmax:
+    case OpFamily::Softmax:
       return merge_heads(
           q::softmax(split_heads(x, L.seq.heads, oq.inputs[0].type), xq, yq, y_type, L.seq.causal),
           x);
-    case OpKind::Rope:
+    case OpFamily::Rope:
       return merge_heads(q::rope(split_heads(x, L.seq.heads, oq.inputs[0].type), xq,
                                  L.seq.rope_base, L.seq.position_offset, yq, y_type),
                          x);
-    case OpKind::LayerNorm:
-    case OpKind::RmsNorm: {
+    case OpFamily::Norm: {
       const q::QTensor rows{
           {uint32_t(pixels_of(x)), x.shape[3]}, x.data, qops_elem_type(oq.inputs[0].type)};
       std::vector<int32_t> gamma;
@@ -133,28 +153,18 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
       const q::Quant gq{{oq.weight_scale[0]}, {oq.weight_zero_point[0]}};
       const q::QTensor y = q::normalize(rows, xq, gamma, qops_elem_type(oq.weight_type), gq,
                                         oq.bias ? data.bias : std::vector<int32_t>{}, L.seq.epsilon,
-                                        L.op == OpKind::RmsNorm, yq, y_type);
+                                        info.norm == NormKind::Rms, yq, y_type);
       TensorI32 out(x.shape);
       out.data = y.data;
       return out;
     }
-    case OpKind::Gelu:
+    case OpFamily::Activation:
       return elementwise(
-          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::Gelu, yq, y_type));
-    case OpKind::Silu:
-      return elementwise(
-          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::Silu, yq, y_type));
-    case OpKind::Sigmoid:
-      return elementwise(
-          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::Sigmoid, yq, y_type));
-    case OpKind::HardSigmoid:
-      return elementwise(
-          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::HardSigmoid, yq, y_type,
-                           L.seq.alpha, L.seq.beta));
-    case OpKind::HardSwish:
-      return elementwise(
-          x, q::activation(flat(x, oq.inputs[0].type), xq, q::Activation::HardSwish, yq, y_type));
-    case OpKind::Mul: {  // NHWC as they are: a [1, 1, 1, C] b broadcasts over the pixels
+          x, q::activation(flat(x, oq.inputs[0].type), xq, reference_function(info.activation), yq,
+                           y_type, L.seq.alpha, L.seq.beta));
+    case OpFamily::Elementwise: {
+      if (info.elementwise == ElementwiseKind::Add) break;  // a feature-map operator
+      // mul: NHWC as they are: a [1, 1, 1, C] b broadcasts over the pixels
       const auto nhwc = [](const TensorI32& t, QuantType type) {
         return q::QTensor{{t.shape.begin(), t.shape.end()}, t.data, qops_elem_type(type)};
       };
@@ -162,15 +172,10 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
                          q::mul(nhwc(x, oq.inputs[0].type), xq, nhwc(*inputs[1], oq.inputs[1].type),
                                 qops_quant(oq.inputs[1]), yq, y_type));
     }
-    case OpKind::Conv:  // feature-map operators: graph_reference_outputs
-    case OpKind::MatMul:
-    case OpKind::MaxPool:
-    case OpKind::AveragePool:
-    case OpKind::GlobalAveragePool:
-    case OpKind::Add:
-    case OpKind::Concat:
-    case OpKind::Gather:
-    case OpKind::Resize:
+    case OpFamily::Conv:  // feature-map operators: graph_reference_outputs
+    case OpFamily::Pool:
+    case OpFamily::Concat:
+    case OpFamily::Gather:
       break;
   }
   throw std::logic_error(std::string("sequence reference: ") + to_string(L.op) +

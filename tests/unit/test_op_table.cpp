@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "sim/frontend/json/workload_json.h"
 #include "sim/graph/op_table.h"
@@ -131,4 +132,53 @@ TEST_CASE("op table: hardsigmoid takes alpha and beta, ONNX's 0.2 and 0.5 when a
   } catch (const ConfigError& e) {
     CHECK(std::string(e.what()).find("/operators/0/alpha") != std::string::npos);
   }
+}
+
+TEST_CASE(
+    "op table: the members of a family are told apart by their sub-kind (a row that forgets "
+    "its own shares another's)",
+    "[op_table]") {
+  // Kernels, references, parsers and cost lines switch on the family, then on its sub-kind:
+  // two members of one family with one sub-kind would compute the same thing.
+  std::set<std::pair<int, int>> seen;
+  for (const OpKind k : kOpKinds) {
+    const OpInfo& i = op_info(k);
+    int sub = 0;
+    switch (i.family) {
+      case OpFamily::Matmul:
+        sub = int(i.matmul);
+        break;
+      case OpFamily::Pool:
+        sub = int(i.pool);
+        break;
+      case OpFamily::Elementwise:
+        sub = int(i.elementwise);
+        break;
+      case OpFamily::Gather:
+        sub = int(i.gather);
+        break;
+      case OpFamily::Norm:
+        sub = int(i.norm);
+        break;
+      case OpFamily::Activation:
+        sub = int(i.activation);
+        break;
+      case OpFamily::Conv:  // one member each
+      case OpFamily::Concat:
+      case OpFamily::Softmax:
+      case OpFamily::Rope:
+        break;
+    }
+    INFO(i.name);
+    CHECK(seen.insert({int(i.family), sub}).second);
+  }
+  // The ones the kernels tell apart, spelled out.
+  CHECK(op_info(OpKind::BatchMatMul).matmul == MatmulKind::Produced);
+  CHECK(op_info(OpKind::GlobalAveragePool).pool == PoolKind::GlobalAverage);
+  CHECK(op_info(OpKind::Mul).elementwise == ElementwiseKind::Mul);
+  CHECK(op_info(OpKind::Resize).gather == GatherKind::Resize);
+  CHECK(op_info(OpKind::RmsNorm).norm == NormKind::Rms);
+  CHECK(op_info(OpKind::HardSwish).activation == ActivationFn::HardSwish);
+  // Only hardsigmoid reads "alpha" and "beta".
+  for (const OpKind k : kOpKinds) CHECK(op_info(k).alpha_beta == (k == OpKind::HardSigmoid));
 }

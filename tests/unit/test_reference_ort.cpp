@@ -164,10 +164,12 @@ QTensor run_reference(const json& c) {
                tensor(reference_ort_input(c, "b")), reference_ort_quant(c, "b"),
                reference_ort_quant(c, "y"), zp_type(c, "y"));
   // DQ -> op -> Q; Silu: DQ -> Mul(x, Sigmoid(x)) -> Q.
-  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Silu") {
+  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Silu" ||
+      op == "Tanh") {
     const Activation f = op == "Sigmoid"       ? Activation::Sigmoid
                          : op == "HardSigmoid" ? Activation::HardSigmoid
                          : op == "Silu"        ? Activation::Silu
+                         : op == "Tanh"        ? Activation::Tanh
                                                : Activation::HardSwish;
     const json& at = c.at("attributes");
     return activation(tensor(reference_ort_input(c, "x")), reference_ort_quant(c, "x"), f,
@@ -212,7 +214,7 @@ TEST_CASE("the ORT vector folder holds cases for every operator", "[reference][q
   for (const char* op :
        {"QLinearConv", "ConvInteger", "MatMulInteger", "QLinearMatMul", "QGemm", "MaxPool",
         "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearAdd", "QLinearConcat",
-        "QLinearMul", "Sigmoid", "HardSigmoid", "HardSwish", "Silu"}) {
+        "QLinearMul", "Sigmoid", "HardSigmoid", "HardSwish", "Silu", "Tanh"}) {
     INFO("operator " << op);
     CHECK(std::count(ops.begin(), ops.end(), op) >= 2);
   }

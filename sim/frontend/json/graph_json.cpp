@@ -211,6 +211,58 @@ ResizeSize parse_resize_size(JsonReader& r, uint32_t H, uint32_t W) {
 }
 
 // round half to even, as the activation bounds are quantised.
+// gather's keys: the input channel of each output channel (C input channels).
+void parse_gather_keys(JsonReader& r, LayerConfig& L, const std::string& file, uint32_t C) {
+  // ONNX Gather on axis 1: "channels" lists the input channel of each
+  // output channel (any order, repeats allowed).
+  if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
+  const json* ch = r.find("channels");
+  if (!ch || !ch->is_array() || ch->empty() || ch->size() > kMaxDim)
+    r.fail("channels", "a non-empty array of input channel indices",
+           ch ? describe_json(*ch) : "nothing (the key is missing)");
+  for (std::size_t k = 0; k < ch->size(); ++k)
+    L.gather_channels.push_back(uint32_t(
+        expect_uint((*ch)[k], file, r.pointer_to("channels") + "/" + std::to_string(k), 0, C - 1)));
+  L.K = uint32_t(L.gather_channels.size());
+  L.R = L.S = 1;
+}
+
+// resize's keys, for an H x W input.
+void parse_resize_keys(JsonReader& r, LayerConfig& L, uint32_t H, uint32_t W) {
+  // To a size ("sizes") or by float32 scales ("scales"), nearest or
+  // linear, with ONNX's coordinate transformation (half_pixel by
+  // default) and, nearest, its nearest_mode (round_prefer_floor).
+  L.resize_mode = r.get_choice("mode", {"nearest", "linear"}, 0) == 0 ? ResizeMode::Nearest
+                                                                      : ResizeMode::Linear;
+  const bool linear = L.resize_mode == ResizeMode::Linear;
+  // The choices' names are to_string's (sim/graph/workload.h); the last coordinate
+  // mode is nearest's only.
+  const ResizeCoordinates coordinate_values[] = {
+      ResizeCoordinates::HalfPixel, ResizeCoordinates::PytorchHalfPixel,
+      ResizeCoordinates::AlignCorners, ResizeCoordinates::Asymmetric,
+      ResizeCoordinates::TfHalfPixelForNn};
+  std::vector<std::string> coordinates;
+  for (const ResizeCoordinates c : coordinate_values)
+    if (!linear || c != ResizeCoordinates::TfHalfPixelForNn) coordinates.push_back(to_string(c));
+  L.resize_coordinates = coordinate_values[r.get_choice("coordinates", coordinates, 0)];
+  if (linear) {
+    if (const json* m = r.find("nearest_mode"))
+      r.fail("nearest_mode", "no \"nearest_mode\" on a linear resize", describe_json(*m));
+  } else {
+    const ResizeRounding rounding_values[] = {ResizeRounding::RoundPreferFloor,
+                                              ResizeRounding::RoundPreferCeil,
+                                              ResizeRounding::Floor, ResizeRounding::Ceil};
+    std::vector<std::string> roundings;
+    for (const ResizeRounding m : rounding_values) roundings.push_back(to_string(m));
+    L.resize_rounding = rounding_values[r.get_choice("nearest_mode", roundings, 0)];
+  }
+  const ResizeSize size = parse_resize_size(r, H, W);
+  L.resize_out_h = size.out[0], L.resize_out_w = size.out[1];
+  L.resize_scale_h = size.scale[0], L.resize_scale_w = size.scale[1];
+  L.K = L.C;
+  L.R = L.S = 1;
+}
+
 int64_t round_even(double x) { return int64_t(std::nearbyint(x)); }
 
 void parse_activation(JsonReader& r, OpQuant& q) {
@@ -431,132 +483,92 @@ class GraphParser {
     };
     LayerConfig::Geometry g;
     const bool array_op = info.unit == OpUnit::Array;
-    switch (L.op) {
-      case OpKind::Conv: {
-        L.K = uint32_t(r.require_uint("K", 1, kMaxDim));
-        const auto [R, S] = parse_pair(r, "kernel", 1, 0);
-        if (R == 0) r.fail("kernel", "[R, S] or an integer", "nothing (the key is missing)");
-        L.R = R, L.S = S;
-        L.groups = uint32_t(r.get_uint("group", 1, kMaxDim, 1));
-        if (L.C % L.groups != 0 || L.K % L.groups != 0)
-          r.fail("group",
-                 "a divisor of C = " + std::to_string(L.C) + " and K = " + std::to_string(L.K),
-                 std::to_string(L.groups));
-        break;
+    if (info.operands == OpOperands::Sequences) {
+      std::vector<SequenceOperand> operands;
+      for (const TensorInfo* t : in_tensors) operands.push_back({t->N, t->C, t->H, t->W, t->quant});
+      parse_sequence_operator(r, L, operands, fail_shape);
+      if (has_norm_params(L.op)) {  // gamma's quantisation
+        const json* w = r.find("weights");
+        if (!w)
+          r.fail("weights", "the gamma quantisation {\"dtype\", \"scale\", \"zero_point\"}",
+                 "nothing");
+        parse_weight_quant(*w, file_, r.pointer_to("weights"), 1, L.quant);
       }
-      case OpKind::MatMul:
-        L.K = uint32_t(r.require_uint("out_features", 1, kMaxDim));
-        L.R = L.S = 1;
-        break;
-      case OpKind::MaxPool:
-      case OpKind::AveragePool: {
-        const auto [R, S] = parse_pair(r, "kernel", 1, 0);
-        if (R == 0) r.fail("kernel", "[R, S] or an integer", "nothing (the key is missing)");
-        L.R = R, L.S = S;
-        L.K = L.C;
-        L.ceil_mode = r.get_bool("ceil_mode", false);
-        if (L.op == OpKind::AveragePool)
-          L.count_include_pad = r.get_bool("count_include_pad", false);
-        break;
-      }
-      case OpKind::GlobalAveragePool:
-        L.R = L.H, L.S = L.W, L.K = L.C;
-        break;
-      case OpKind::Add:
-        L.K = L.C;
-        if (in_tensors[1]->N != x.N || in_tensors[1]->C != x.C || in_tensors[1]->H != x.H ||
-            in_tensors[1]->W != x.W)
-          fail_shape(1, "a tensor of the first input's shape [" + std::to_string(x.N) + ", " +
-                            std::to_string(x.C) + ", " + std::to_string(x.H) + ", " +
-                            std::to_string(x.W) + "]");
-        L.R = L.S = 1;
-        break;
-      case OpKind::BatchMatMul:
-      case OpKind::Softmax:
-      case OpKind::LayerNorm:
-      case OpKind::RmsNorm:
-      case OpKind::Gelu:
-      case OpKind::Silu:
-      case OpKind::Mul:
-      case OpKind::Rope:
-      case OpKind::Sigmoid:
-      case OpKind::HardSigmoid:
-      case OpKind::HardSwish: {
-        std::vector<SequenceOperand> operands;
-        for (const TensorInfo* t : in_tensors)
-          operands.push_back({t->N, t->C, t->H, t->W, t->quant});
-        parse_sequence_operator(r, L, operands, fail_shape);
-        if (has_norm_params(L.op)) {  // gamma's quantisation
-          const json* w = r.find("weights");
-          if (!w)
-            r.fail("weights", "the gamma quantisation {\"dtype\", \"scale\", \"zero_point\"}",
-                   "nothing");
-          parse_weight_quant(*w, file_, r.pointer_to("weights"), 1, L.quant);
+    } else {
+      switch (info.family) {
+        case OpFamily::Conv: {
+          L.K = uint32_t(r.require_uint("K", 1, kMaxDim));
+          const auto [R, S] = parse_pair(r, "kernel", 1, 0);
+          if (R == 0) r.fail("kernel", "[R, S] or an integer", "nothing (the key is missing)");
+          L.R = R, L.S = S;
+          L.groups = uint32_t(r.get_uint("group", 1, kMaxDim, 1));
+          if (L.C % L.groups != 0 || L.K % L.groups != 0)
+            r.fail("group",
+                   "a divisor of C = " + std::to_string(L.C) + " and K = " + std::to_string(L.K),
+                   std::to_string(L.groups));
+          break;
         }
-      } break;
-      case OpKind::Concat: {
-        if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
-        L.K = 0;
-        for (std::size_t k = 0; k < in_tensors.size(); ++k) {
-          const TensorInfo& t = *in_tensors[k];
-          if (t.N != x.N || t.H != x.H || t.W != x.W)
-            fail_shape(k, "a tensor with the first input's N, H, W (" + std::to_string(x.N) + ", " +
-                              std::to_string(x.H) + ", " + std::to_string(x.W) + ")");
-          L.K += t.C;
+        case OpFamily::Matmul:  // matmul (batch_matmul reads sequences: above)
+          L.K = uint32_t(r.require_uint("out_features", 1, kMaxDim));
+          L.R = L.S = 1;
+          break;
+        case OpFamily::Pool: {
+          L.K = L.C;
+          if (!info.window) {  // global: the whole map
+            L.R = L.H, L.S = L.W;
+            break;
+          }
+          const auto [R, S] = parse_pair(r, "kernel", 1, 0);
+          if (R == 0) r.fail("kernel", "[R, S] or an integer", "nothing (the key is missing)");
+          L.R = R, L.S = S;
+          L.ceil_mode = r.get_bool("ceil_mode", false);
+          switch (info.pool) {
+            case PoolKind::Average:
+              L.count_include_pad = r.get_bool("count_include_pad", false);
+              break;
+            case PoolKind::Max:
+            case PoolKind::GlobalAverage:
+              break;
+          }
+          break;
         }
-        L.R = L.S = 1;
-        break;
-      }
-      case OpKind::Gather: {
-        // ONNX Gather on axis 1: "channels" lists the input channel of each
-        // output channel (any order, repeats allowed).
-        if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
-        const json* ch = r.find("channels");
-        if (!ch || !ch->is_array() || ch->empty() || ch->size() > kMaxDim)
-          r.fail("channels", "a non-empty array of input channel indices",
-                 ch ? describe_json(*ch) : "nothing (the key is missing)");
-        for (std::size_t k = 0; k < ch->size(); ++k)
-          L.gather_channels.push_back(uint32_t(expect_uint(
-              (*ch)[k], file_, r.pointer_to("channels") + "/" + std::to_string(k), 0, x.C - 1)));
-        L.K = uint32_t(L.gather_channels.size());
-        L.R = L.S = 1;
-        break;
-      }
-      case OpKind::Resize: {
-        // To a size ("sizes") or by float32 scales ("scales"), nearest or
-        // linear, with ONNX's coordinate transformation (half_pixel by
-        // default) and, nearest, its nearest_mode (round_prefer_floor).
-        L.resize_mode = r.get_choice("mode", {"nearest", "linear"}, 0) == 0 ? ResizeMode::Nearest
-                                                                            : ResizeMode::Linear;
-        const bool linear = L.resize_mode == ResizeMode::Linear;
-        // The choices' names are to_string's (sim/graph/workload.h); the last coordinate
-        // mode is nearest's only.
-        const ResizeCoordinates coordinate_values[] = {
-            ResizeCoordinates::HalfPixel, ResizeCoordinates::PytorchHalfPixel,
-            ResizeCoordinates::AlignCorners, ResizeCoordinates::Asymmetric,
-            ResizeCoordinates::TfHalfPixelForNn};
-        std::vector<std::string> coordinates;
-        for (const ResizeCoordinates c : coordinate_values)
-          if (!linear || c != ResizeCoordinates::TfHalfPixelForNn)
-            coordinates.push_back(to_string(c));
-        L.resize_coordinates = coordinate_values[r.get_choice("coordinates", coordinates, 0)];
-        if (linear) {
-          if (const json* m = r.find("nearest_mode"))
-            r.fail("nearest_mode", "no \"nearest_mode\" on a linear resize", describe_json(*m));
-        } else {
-          const ResizeRounding rounding_values[] = {ResizeRounding::RoundPreferFloor,
-                                                    ResizeRounding::RoundPreferCeil,
-                                                    ResizeRounding::Floor, ResizeRounding::Ceil};
-          std::vector<std::string> roundings;
-          for (const ResizeRounding m : rounding_values) roundings.push_back(to_string(m));
-          L.resize_rounding = rounding_values[r.get_choice("nearest_mode", roundings, 0)];
+        case OpFamily::Elementwise:  // add (mul reads sequences: above)
+          L.K = L.C;
+          if (in_tensors[1]->N != x.N || in_tensors[1]->C != x.C || in_tensors[1]->H != x.H ||
+              in_tensors[1]->W != x.W)
+            fail_shape(1, "a tensor of the first input's shape [" + std::to_string(x.N) + ", " +
+                              std::to_string(x.C) + ", " + std::to_string(x.H) + ", " +
+                              std::to_string(x.W) + "]");
+          L.R = L.S = 1;
+          break;
+        case OpFamily::Concat: {
+          if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
+          L.K = 0;
+          for (std::size_t k = 0; k < in_tensors.size(); ++k) {
+            const TensorInfo& t = *in_tensors[k];
+            if (t.N != x.N || t.H != x.H || t.W != x.W)
+              fail_shape(k, "a tensor with the first input's N, H, W (" + std::to_string(x.N) +
+                                ", " + std::to_string(x.H) + ", " + std::to_string(x.W) + ")");
+            L.K += t.C;
+          }
+          L.R = L.S = 1;
+          break;
         }
-        const ResizeSize size = parse_resize_size(r, x.H, x.W);
-        L.resize_out_h = size.out[0], L.resize_out_w = size.out[1];
-        L.resize_scale_h = size.scale[0], L.resize_scale_w = size.scale[1];
-        L.K = L.C;
-        L.R = L.S = 1;
-        break;
+        case OpFamily::Gather:
+          switch (info.gather) {
+            case GatherKind::Channels:
+              parse_gather_keys(r, L, file_, x.C);
+              break;
+            case GatherKind::Resize:
+              parse_resize_keys(r, L, x.H, x.W);
+              break;
+          }
+          break;
+        case OpFamily::Softmax:  // sequence operators: above
+        case OpFamily::Norm:
+        case OpFamily::Activation:
+        case OpFamily::Rope:
+          break;
       }
     }
     if (info.window) {

@@ -28,8 +28,10 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       r.fail(key, "a divisor of " + what + " = " + std::to_string(divides), std::to_string(h));
     return h;
   };
-  switch (L.op) {
-    case OpKind::BatchMatMul: {
+  const OpInfo& info = op_info(L.op);
+  switch (info.family) {
+    case OpFamily::Matmul: {
+      if (info.matmul == MatmulKind::Weights) break;  // parse_graph_workload reads its keys
       const SequenceOperand& b = in[1];
       // The blocks of b are one tensor of sum(H) tokens (one type and quantisation).
       uint32_t tokens = 0;
@@ -67,28 +69,28 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       L.quant.bias = false;
       break;
     }
-    case OpKind::Softmax:
+    case OpFamily::Softmax:
       L.seq.heads = heads_key("heads", x.C, "the input's channels C");
       L.seq.causal = r.get_bool("causal", false);
       if (L.seq.causal && x.C / L.seq.heads < x.H)
         r.fail("causal", "keys per head C / heads at least the query rows " + std::to_string(x.H),
                std::to_string(x.C / L.seq.heads) + " keys per head in " + dims(x));
       break;
-    case OpKind::LayerNorm:
-    case OpKind::RmsNorm: {
+    case OpFamily::Norm: {
       if (x.C > kMaxNormChannels)
         fail_shape(0, "at most " + std::to_string(kMaxNormChannels) + " channels to normalise");
       L.seq.epsilon = r.get_positive_number("epsilon", 1.0, 1e-5);
-      L.quant.bias = r.get_bool("bias", L.op == OpKind::LayerNorm);
+      L.quant.bias = r.get_bool("bias", info.norm == NormKind::Layer);
       break;
     }
-    case OpKind::Mul:  // b of a's shape, or a per-channel [N, C, 1, 1] scale
+    case OpFamily::Elementwise:  // mul: b of a's shape, or a per-channel [N, C, 1, 1] scale
+      if (info.elementwise == ElementwiseKind::Add) break;  // parse_graph_workload reads its keys
       if (in[1].N != x.N || in[1].C != x.C ||
           !((in[1].H == x.H && in[1].W == x.W) || (in[1].H == 1 && in[1].W == 1)))
         fail_shape(1, "a tensor of the first input's shape " + dims(x) +
                           " or a per-channel [N, C, 1, 1] = " + dims({x.N, x.C, 1, 1, {}}));
       break;
-    case OpKind::Rope:
+    case OpFamily::Rope:
       L.seq.heads = heads_key("heads", x.C, "the input's channels C");
       if ((x.C / L.seq.heads) % 2 != 0)
         r.fail("heads", "heads leaving an even dim per head (rope rotates pairs)",
@@ -96,24 +98,16 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       L.seq.rope_base = r.get_positive_number("base", 1e12, 10000.0);
       L.seq.position_offset = uint32_t(r.get_uint("position_offset", 0, kMaxDim, 0));
       break;
-    case OpKind::HardSigmoid:  // ONNX's defaults
-      L.seq.alpha = float(r.get_number("alpha", -1e6, 1e6, 0.2));
-      L.seq.beta = float(r.get_number("beta", -1e6, 1e6, 0.5));
+    case OpFamily::Activation:
+      if (info.alpha_beta) {  // ONNX's defaults
+        L.seq.alpha = float(r.get_number("alpha", -1e6, 1e6, 0.2));
+        L.seq.beta = float(r.get_number("beta", -1e6, 1e6, 0.5));
+      }
       break;
-    case OpKind::Gelu:  // no attributes
-    case OpKind::Silu:
-    case OpKind::Sigmoid:
-    case OpKind::HardSwish:
-      break;
-    case OpKind::Conv:  // not sequence operators: parse_graph_workload reads their keys
-    case OpKind::MatMul:
-    case OpKind::MaxPool:
-    case OpKind::AveragePool:
-    case OpKind::GlobalAveragePool:
-    case OpKind::Add:
-    case OpKind::Concat:
-    case OpKind::Gather:
-    case OpKind::Resize:
+    case OpFamily::Conv:  // not sequence operators: parse_graph_workload reads their keys
+    case OpFamily::Pool:
+    case OpFamily::Concat:
+    case OpFamily::Gather:
       break;
   }
 }

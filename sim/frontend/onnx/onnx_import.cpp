@@ -480,10 +480,9 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
   if (contrib && op == "QLinearConcat") return import_concat(n, index);
   if (contrib && op == "QLinearSoftmax") return import_softmax(n, index);
   if (op == "QLinearLayerNormalization") return import_layernorm(n, index);
-  if (contrib && op == "QLinearSigmoid") return import_table_activation(n, index, OpKind::Sigmoid);
-  if (op == "QLinearHardSigmoid") return import_table_activation(n, index, OpKind::HardSigmoid);
-  if (op == "QLinearHardSwish") return import_table_activation(n, index, OpKind::HardSwish);
-  if (op == "QLinearSilu") return import_table_activation(n, index, OpKind::Silu);
+  if (op.rfind("QLinear", 0) == 0)  // a table activation's (the QDQ lowering's; ORT's sigmoid)
+    if (const std::optional<OpKind> kind = op_kind_of_onnx_qdq(op.substr(7)))
+      return import_table_activation(n, index, *kind);
   if (contrib && op == "QLinearMul") return import_elementwise(n, index, OpKind::Mul, true);
   if ((op == "Reshape" || op == "Transpose") && import_shuffle_step(n, index)) return;
   if (op == "Slice") return import_slice(n, index);
@@ -502,6 +501,10 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
          "before torch.onnx.export (tools/gen-torch-zoo does this for torchvision models)",
          "a float model (no QuantizeLinear, DequantizeLinear or integer operator); its " + op +
              " is float");
+  std::string table_activations;  // in QDQ form (the operator table's onnx_qdq)
+  for (const OpKind k : kOpKinds)
+    if (op_info(k).onnx_qdq != nullptr)
+      table_activations += std::string(table_activations.empty() ? "" : ", ") + op_info(k).onnx_qdq;
   fail(n,
        "a supported operator: QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, QGemm, "
        "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearMul, "
@@ -510,10 +513,11 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
        "output, Slice and Split of channels, Resize (nearest, or linear in QDQ form), the channel "
        "shuffle (Reshape, Transpose [0, 2, 1, 3, 4], Reshape), QuantizeLinear of an input, "
        "DequantizeLinear of an output; in QDQ form also Softmax and LayerNormalization over the "
-       "last axis, Sigmoid, HardSigmoid, "
-       "HardSwish, SiLU (x * Sigmoid(x)), Mul (one shape or a per-channel [N, C, 1, 1] "
-       "operand), and the reshapes and transposes "
-       "of attention heads (docs/onnx.md)",
+       "last axis, " +
+           table_activations +
+           " (QuickGelu: SiLU, x * Sigmoid(x)), Mul (one shape or a per-channel [N, C, 1, 1] "
+           "operand), and the reshapes and transposes "
+           "of attention heads (docs/onnx.md)",
        "an unsupported operator" +
            std::string(n.domain().empty() ? "" : " of domain " + n.domain()));
 }

@@ -6,7 +6,7 @@
 // DequantizeLinear of a graph output), and in QDQ form also transformer
 // blocks (Softmax, LayerNormalization, MatMul of two activations, the
 // Reshapes and Transposes of attention heads) and the table activations
-// (Sigmoid, HardSigmoid, HardSwish, SiLU), with Debian's libonnx
+// (the operator table's onnx_qdq), with Debian's libonnx
 // protobuf definitions and turns it into a graph workload whose operators
 // carry the model's own weights, biases, scales and zero points. Anything
 // else is an error naming the node.

@@ -193,7 +193,7 @@ class Importer {
 
   // QLinearSoftmax over the last axis of a head view or a sequence: softmax.
   void import_softmax(const onnx::NodeProto& n, int index);
-  // QLinearSigmoid, QLinearHardSigmoid, QLinearHardSwish (the QDQ lowering's):
+  // QLinear<op> of a table activation (the QDQ lowering's; op_info(kind).onnx_qdq):
   // an elementwise table activation on any activation, keeping its view.
   void import_table_activation(const onnx::NodeProto& n, int index, OpKind kind);
 

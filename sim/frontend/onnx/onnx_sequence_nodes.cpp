@@ -117,7 +117,7 @@ void Importer::import_table_activation(const onnx::NodeProto& n, int index, OpKi
   Activation& x = activation(n, 0);
   LayerConfig L = base_layer(n, index, x, kind);
   L.K = L.C, L.R = L.S = 1;
-  if (kind == OpKind::HardSigmoid) {
+  if (op_info(kind).alpha_beta) {
     L.seq.alpha = float_attr(n, "alpha", 0.2f);
     L.seq.beta = float_attr(n, "beta", 0.5f);
     if (!std::isfinite(L.seq.alpha) || !std::isfinite(L.seq.beta))

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/frontend/onnx/onnx_constants.h"
+#include "sim/graph/op_table.h"
 
 namespace npusim {
 namespace {
@@ -25,10 +26,8 @@ bool is_float_compute(const std::string& op) {
                                             "AveragePool", "GlobalAveragePool",
                                             "MaxPool",     "Concat",
                                             "Softmax",     "LayerNormalization",
-                                            "Sigmoid",     "HardSigmoid",
-                                            "HardSwish",   "QuickGelu",
                                             "Mul",         "Resize"};
-  return ops.count(op) != 0;
+  return ops.count(op) != 0 || op_kind_of_onnx_qdq(op).has_value();  // or a table activation
 }
 
 class Lowering {
@@ -160,8 +159,7 @@ class Lowering {
     used.push_back(next);
     const std::string& op = f.op_type();
     // A table activation's output range is its table's: no Relu or Clip folds into it.
-    const bool table =
-        op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "QuickGelu";
+    const bool table = op_kind_of_onnx_qdq(op).has_value();
     if (clipped && table) return false;
     // QuickGelu is SiLU only with alpha 1 (the exporter idiom's).
     if (op == "QuickGelu")
@@ -211,10 +209,9 @@ class Lowering {
       in3(x(0));
       q.add_input(ys), q.add_input(yz);
     } else if (table) {
-      // ORT's contrib QLinearSigmoid; npusim's own QLinearHardSigmoid,
-      // QLinearHardSwish (alpha and beta kept as attributes) and QLinearSilu,
-      // all x triple, y pair.
-      q.set_op_type(op == "QuickGelu" ? "QLinearSilu" : "QLinear" + op);
+      // QLinear<op>, x triple, y pair, the attributes kept (HardSigmoid's alpha
+      // and beta): ORT's contrib QLinearSigmoid, npusim's own for the others.
+      q.set_op_type("QLinear" + op);
       if (op == "Sigmoid") q.set_domain("com.microsoft");
       in3(x(0));
       q.add_input(ys), q.add_input(yz);

@@ -3,8 +3,9 @@
 // goes (through an optional Relu or Clip) into one QuantizeLinear becomes the
 // integer operator ONNX Runtime fuses the pattern into: Conv -> QLinearConv,
 // MatMul -> QLinearMatMul, Gemm -> QGemm, Add -> QLinearAdd, Mul -> QLinearMul,
-// Sigmoid -> QLinearSigmoid, HardSigmoid / HardSwish / QuickGelu (SiLU, alpha 1)
-// -> npusim's QLinearHardSigmoid / QLinearHardSwish / QLinearSilu, AveragePool /
+// a table activation (the operator table's onnx_qdq: Sigmoid, HardSigmoid,
+// HardSwish, QuickGelu with alpha 1 for SiLU) -> QLinear<op> (ORT's contrib
+// QLinearSigmoid, npusim's own for the others), AveragePool /
 // GlobalAveragePool -> QLinearAveragePool / QLinearGlobalAveragePool, Concat
 // -> QLinearConcat, MaxPool -> MaxPool on the quantised tensor, a linear Resize
 // -> npusim's QLinearResize (x triple, y pair, then the Resize's other inputs). A Relu or Clip
