@@ -1,11 +1,12 @@
-// QLinearAdd and QLinearConcat (com.microsoft), with ONNX Runtime's float32
-// arithmetic (docs/quantization.md).
+// The elementwise family: QLinearAdd (com.microsoft) and the elementwise multiply
+// (QLinearMul; qsequence.h), with ONNX Runtime's float32 arithmetic (docs/quantization.md).
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "sim/reference/qops.h"
+#include "sim/reference/qsequence.h"
 
 namespace npusim::reference::qops {
 
@@ -52,80 +53,35 @@ QTensor qlinear_add(const QTensor& a, const Quant& aq, const QTensor& b, const Q
   return y;
 }
 
-// ORT's QLinearConcat maps every input value through a 256-entry table built with
-// QuantizeLinear: y = saturate(round_half_to_even((x_scale * float(x - x_zp)) / y_scale)
-// + y_zp), each operation in float32. An input whose scale and zero point equal the
-// output's is copied unchanged (the table would give the same values).
-QTensor qlinear_concat(const std::vector<QTensor>& xs, const std::vector<Quant>& xqs,
-                       const Quant& yq, ElemType y_type, uint32_t axis) {
-  const char* op = "qlinear_concat";
-  if (xs.empty()) fail(op, "needs at least one input");
-  if (xqs.size() != xs.size())
-    fail(op, std::to_string(xs.size()) + " inputs but " + std::to_string(xqs.size()) +
-                 " quantisation parameters");
+QTensor mul(const QTensor& a, const Quant& aq, const QTensor& b, const Quant& bq, const Quant& yq,
+            ElemType y_type) {
+  const char* op = "mul";
+  detail::check_tensor(op, "a", a, 0);
+  detail::check_tensor(op, "b", b, 0);
+  if (a.shape.size() != b.shape.size()) fail(op, "a and b must have one rank");
+  for (size_t d = 0; d < a.shape.size(); ++d)
+    if (b.shape[d] != a.shape[d] && b.shape[d] != 1)
+      fail(op, "each dimension of b must equal a's or be 1");
+  const detail::Single as = detail::single(op, "a", aq, a.type);
+  const detail::Single bs = detail::single(op, "b", bq, b.type);
   const detail::Single ys = detail::single(op, "y", yq, y_type);
-  const std::vector<uint32_t>& first = xs[0].shape;
-  if (axis >= first.size())
-    fail(op, "axis " + std::to_string(axis) + " is outside rank " + std::to_string(first.size()));
-  std::vector<uint32_t> shape = first;
-  shape[axis] = 0;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    const std::string name = "x" + std::to_string(i);
-    detail::check_tensor(op, name.c_str(), xs[i], first.size());
-    if (xs[i].type != y_type)
-      fail(op, name + " is " + type_name(xs[i].type) + " but the output is " + type_name(y_type) +
-                   " (ONNX Runtime needs one type)");
-    for (size_t d = 0; d < first.size(); ++d)
-      if (d != axis && xs[i].shape[d] != first[d])
-        fail(op, name + " " + detail::dims(xs[i].shape) + " does not match x0 " +
-                     detail::dims(first) + " outside axis " + std::to_string(axis));
-    shape[axis] += xs[i].shape[axis];
+  const float ratio = f32(f32(as.scale * bs.scale) / ys.scale);
+  const double lo = type_min(y_type), hi = type_max(y_type);
+  QTensor y{a.shape, std::vector<int32_t>(a.data.size()), y_type};
+  std::vector<size_t> index(a.shape.size(), 0);  // a's multi-index, last axis fastest
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    size_t j = 0;  // b's flat index: a broadcast axis stays at 0
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      j = j * b.shape[d] + (b.shape[d] == 1 ? 0 : index[d]);
+    const int32_t product = (a.data[i] - as.zero_point) * (b.data[j] - bs.zero_point);
+    const float v = f32(f32(float(product) * ratio) + float(ys.zero_point));
+    const double r = double(std::nearbyint(v));
+    y.data[i] = int32_t(r < lo ? lo : r > hi ? hi : r);
+    for (size_t d = a.shape.size(); d-- > 0;) {
+      if (++index[d] < a.shape[d]) break;
+      index[d] = 0;
+    }
   }
-
-  // outer = product of the dims before the axis; each input contributes contiguous
-  // chunks of shape[axis] * (product of the dims after it) values per outer index.
-  uint64_t outer = 1, inner = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= first[d];
-  for (size_t d = axis + 1; d < first.size(); ++d) inner *= first[d];
-
-  QTensor y{shape, {}, y_type};
-  y.data.reserve(detail::element_count(shape));
-  for (uint64_t o = 0; o < outer; ++o)
-    for (size_t i = 0; i < xs.size(); ++i) {
-      const std::string name = "x" + std::to_string(i);
-      const detail::Single q = detail::single(op, name.c_str(), xqs[i], xs[i].type);
-      const bool copy = q.scale == ys.scale && q.zero_point == ys.zero_point;
-      const uint64_t chunk = uint64_t(xs[i].shape[axis]) * inner;
-      for (uint64_t j = 0; j < chunk; ++j) {
-        const int32_t v = xs[i].data[o * chunk + j];
-        const float real = f32(q.scale * float(v - q.zero_point));
-        y.data.push_back(copy ? v : quantize_linear(real, ys.scale, ys.zero_point, y_type));
-      }
-    }
-  return y;
-}
-
-QTensor gather(const QTensor& x, uint32_t axis, const std::vector<int64_t>& indices) {
-  const char* op = "gather";
-  detail::check_tensor(op, "x", x, x.shape.size());
-  if (axis >= x.shape.size())
-    fail(op, "axis " + std::to_string(axis) + " is outside rank " + std::to_string(x.shape.size()));
-  const int64_t extent = x.shape[axis];
-  uint64_t outer = 1, inner = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= x.shape[d];
-  for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
-  QTensor y{x.shape, {}, x.type};
-  y.shape[axis] = uint32_t(indices.size());
-  y.data.reserve(outer * indices.size() * inner);
-  for (uint64_t o = 0; o < outer; ++o)
-    for (const int64_t index : indices) {
-      if (index < -extent || index >= extent)
-        fail(op, "index " + std::to_string(index) + " is outside [-" + std::to_string(extent) +
-                     ", " + std::to_string(extent) + ")");
-      const uint64_t from = uint64_t(index < 0 ? index + extent : index);
-      const auto first = x.data.begin() + int64_t((o * uint64_t(extent) + from) * inner);
-      y.data.insert(y.data.end(), first, first + int64_t(inner));
-    }
   return y;
 }
 

@@ -173,6 +173,12 @@ int32_t requantize(int32_t acc, float multiplier, int32_t zero_point, ElemType t
   return detail::round_add_saturate(scaled, zero_point, type, clamp);
 }
 
+int32_t detail::requantize_wide(int64_t acc, float multiplier, int32_t zero_point, ElemType type) {
+  // The document saturates the integer result to int32 before the float32 product.
+  const int64_t lo = INT32_MIN, hi = INT32_MAX;
+  return requantize(int32_t(acc < lo ? lo : acc > hi ? hi : acc), multiplier, zero_point, type);
+}
+
 void detail::requantize_run(const char* op, const int64_t* acc, size_t n, int64_t add,
                             float multiplier, int32_t zero_point, ElemType type, Clamp clamp,
                             int32_t* out) {

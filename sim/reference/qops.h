@@ -173,6 +173,10 @@ std::vector<int32_t> channel_zero_points(const char* op, const char* name,
                                          const std::vector<int32_t>& zp, ElemType t,
                                          uint32_t count);
 
+// The transformer operators' requantisation of a wide sum: saturated to int32
+// first (as docs/transformers.md says), then requantize.
+int32_t requantize_wide(int64_t acc, float multiplier, int32_t zero_point, ElemType type);
+
 // saturate(round_half_to_even(v) + zero_point) for any float v, infinities included.
 int32_t round_add_saturate(float v, int32_t zero_point, ElemType type, Clamp clamp = {});
 
