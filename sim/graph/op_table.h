@@ -1,10 +1,12 @@
 // The operator table: every graph operator declared once, as one row of
 // op_info() (docs/architecture.md, adding an operator). The row drives the
-// graph parser (names, input counts, which keys an operator takes), the
-// array/vector split, the vector unit's family dispatch and the reports; code
-// that must treat operators differently switches on OpKind with no `default:`,
-// so the compiler names every place a new operator has to be handled. No
-// behaviour depends on the order of the enumerators.
+// parsers (names, input counts, which keys an operator takes), the
+// array/vector split, the kernels', references' and cost lines' dispatch, the
+// reports and the ONNX front-end's table activations; code that must treat
+// operators differently switches on the row's family, then on that family's
+// sub-kind, with no `default:`, so the compiler names every place a new
+// operator has to be handled. No behaviour depends on the order of the
+// enumerators.
 #pragma once
 
 #include <cstddef>
