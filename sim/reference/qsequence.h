@@ -4,7 +4,7 @@
 // RMSNorm, GELU, SiLU, sigmoid, hard sigmoid, hard swish, elementwise
 // multiply and rotary embedding. Plain
 // loops over logical tensors, written from the document's definitions and
-// sharing no code with the simulator's models (models/sequence_ops.cpp).
+// sharing no code with the simulator's models (models/vector/).
 // Every function throws std::invalid_argument on bad shapes or parameters.
 #pragma once
 
