@@ -6,7 +6,7 @@
 
 #include "models/cost/cost_model.h"
 #include "models/layer_addressing.h"
-#include "models/requantiser.h"
+#include "models/vector/requantiser.h"
 
 namespace npusim {
 namespace {

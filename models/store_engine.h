@@ -6,7 +6,7 @@
 // generator, in batches of seed 003's threshold (tiler.cpp, make_plan), one stage
 // per batch. A write is in the bus write buffer when its data has crossed the
 // bus and reaches memory `latency` cycles later. Graph operators requantise
-// with models/requantiser.h or keep raw int32 sums (docs/graphs.md).
+// with models/vector/requantiser.h or keep raw int32 sums (docs/graphs.md).
 #pragma once
 
 #include "models/engine.h"

@@ -5,8 +5,7 @@
 
 #include "models/cost/cost_model.h"
 #include "models/cost/vector_cost.h"
-#include "models/sequence_ops.h"
-#include "models/vector_ops.h"
+#include "models/vector/vector_kernels.h"
 #include "sim/program/vector_tiling.h"
 
 namespace npusim {
@@ -107,7 +106,7 @@ uint64_t VectorUnit::execute(const Instruction& in) {
     arrival = std::max(arrival, fill.end);
 
     if (options_.functional) {
-      std::vector<vector_ops::InputView> views(producers.size());
+      std::vector<vector_kernels::InputView> views(producers.size());
       for (size_t i = 0; i < producers.size(); ++i) {
         const uint64_t base = i == 0 ? L.input_address : L.more_inputs[i - 1].address;
         views[i].pixels = vector_input_pixels(L, i, L.H);  // of one image
@@ -122,11 +121,7 @@ uint64_t VectorUnit::execute(const Instruction& in) {
       for (uint32_t oh = in.out_row_begin; oh < in.out_row_end; ++oh) {
         int8_t* out =
             dram->image(L.output_address + (uint64_t(in.batch) * L.out_h + oh) * out_row, out_row);
-        // The transformer operators (sequences) are sequence_ops', the others vector_ops'.
-        if (op_info(L.op).operands == OpOperands::Sequences)
-          sequence_ops::compute_row(L, views.data(), oh, params, out);
-        else
-          vector_ops::compute_row(L, views.data(), oh, in.k_begin, in.k_end, out);
+        vector_kernels::compute_row(L, views.data(), oh, in.k_begin, in.k_end, params, out);
       }
     }
   }

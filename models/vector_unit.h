@@ -3,7 +3,7 @@
 // instructions, each a range of output rows of one image. An instruction
 // reads the input rows its outputs need from DRAM over the shared bus into
 // its working region of the internal cache, combines them on `lanes` lanes
-// (cost::vector_stage_cycles, models/vector_ops.h for the arithmetic) and
+// (cost::vector_stage_cycles, models/vector/ for the arithmetic) and
 // writes its output rows back to DRAM (docs/timing.md#vector-unit).
 #pragma once
 

@@ -4,9 +4,9 @@
 // RMSNorm, GELU, SiLU, sigmoid, hard sigmoid, hard swish, elementwise
 // multiply and rotary embedding. Plain
 // loops over logical tensors, written from the document's definitions and
-// sharing no code with the simulator's models (models/). One file per family:
-// qbatch_matmul.cpp, qsoftmax.cpp, qnorm.cpp, qactivation.cpp, qeltwise.cpp
-// (mul, beside add) and qrope.cpp.
+// sharing no code with the simulator's models (models/vector/). One file per
+// family: qbatch_matmul.cpp, qsoftmax.cpp, qnorm.cpp, qactivation.cpp,
+// qeltwise.cpp (mul, beside add) and qrope.cpp.
 // Every function throws std::invalid_argument on bad shapes or parameters.
 #pragma once
 

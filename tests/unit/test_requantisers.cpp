@@ -3,7 +3,7 @@
 // (store.requantiser fixed_point) with the constants the host derives.
 #include <catch2/catch.hpp>
 
-#include "models/requantiser.h"
+#include "models/vector/requantiser.h"
 #include "sim/program/program.h"
 
 using namespace npusim;

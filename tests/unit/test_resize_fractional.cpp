@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "models/vector_ops.h"
+#include "models/vector/vector_kernels.h"
 #include "sim/config/config_error.h"
 #include "sim/frontend/load_workload.h"
 #include "sim/frontend/onnx/onnx_import.h"
@@ -199,7 +199,7 @@ TEST_CASE(
   CHECK(yl.data[7 * 4 + 3] == 42);  // (7, 3): rows (4, 4), columns (2, 2)
   for (const ResizeMode mode : {ResizeMode::Nearest, ResizeMode::Linear}) {
     const LayerDescriptor d = map_5x3(mode);
-    vector_ops::InputView in;
+    vector_kernels::InputView in;
     in.image = image.data();
     in.C = 1;
     in.pixels = 15;
@@ -207,7 +207,7 @@ TEST_CASE(
     const q::QTensor& want = mode == ResizeMode::Linear ? yl : yn;
     for (uint32_t oh = 0; oh < 8; ++oh) {
       int8_t row[4];
-      vector_ops::compute_row(d, &in, oh, 0, 1, row);
+      vector_kernels::compute_row(d, &in, oh, 0, 1, nullptr, row);
       for (uint32_t ow = 0; ow < 4; ++ow) {
         INFO(to_string(mode) << " output (" << oh << ", " << ow << ")");
         CHECK(int32_t(uint8_t(row[ow])) == want.data[oh * 4 + ow]);

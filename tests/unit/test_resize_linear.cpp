@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/cost/vector_cost.h"
-#include "models/vector_ops.h"
+#include "models/vector/vector_kernels.h"
 #include "sim/config/config_error.h"
 #include "sim/frontend/load_workload.h"
 #include "sim/frontend/onnx/onnx_import.h"
@@ -112,7 +112,7 @@ TEST_CASE(
         test::uint8_resize(ResizeMode::Linear, {2, 2}, {4, 4}, {2, 2}, y_scale);
     std::vector<int8_t> image;
     for (int32_t v : kHandMap) image.push_back(int8_t(uint8_t(v)));
-    vector_ops::InputView x;
+    vector_kernels::InputView x;
     x.image = image.data();
     x.C = 1;
     x.pixels = 4;
@@ -120,7 +120,7 @@ TEST_CASE(
     const std::vector<int32_t>& want = y_scale == 1.0f ? kHandUpsampled : kHandHalved;
     for (uint32_t oh = 0; oh < 4; ++oh) {
       int8_t row[4];
-      vector_ops::compute_row(d, &x, oh, 0, 1, row);
+      vector_kernels::compute_row(d, &x, oh, 0, 1, nullptr, row);
       for (uint32_t ow = 0; ow < 4; ++ow) {
         INFO("scale " << y_scale << " output (" << oh << ", " << ow << ")");
         CHECK(int32_t(uint8_t(row[ow])) == want[oh * 4 + ow]);

@@ -1,12 +1,13 @@
 // The transformer operators' numerics (docs/transformers.md): hand-computed
-// cases for the model (models/sequence_ops.h) and the independent reference
+// cases for the model (models/vector/) and the independent reference
 // (sim/reference/qsequence.h), and the two against each other bit for bit on
 // seeded data.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 
-#include "models/sequence_ops.h"
+#include "models/vector/norm.h"
+#include "models/vector/vector_kernels.h"
 #include "sim/reference/qsequence.h"
 #include "sim/workload/layer_data.h"
 
@@ -33,14 +34,15 @@ LayerDescriptor seq_layer(OpKind op, uint32_t rows, uint32_t C, std::vector<Tens
 std::vector<int32_t> model_rows(const LayerDescriptor& L, const std::vector<int8_t>& a,
                                 const std::vector<int8_t>& b = {},
                                 const std::vector<int8_t>& params = {}) {
-  std::vector<vector_ops::InputView> views(1);
+  std::vector<vector_kernels::InputView> views(1);
   views[0] = {a.data(), L.C, uint64_t(L.H) * L.W, L.quant.inputs[0]};
   // b: a's shape, or one pixel (a per-channel operand) when it holds C values.
   if (!b.empty()) views.push_back({b.data(), L.C, b.size() / L.C, L.quant.inputs[1]});
   std::vector<int8_t> out(uint64_t(L.H) * L.C);
   for (uint32_t oh = 0; oh < L.H; ++oh)
-    sequence_ops::compute_row(L, views.data(), oh, params.empty() ? nullptr : params.data(),
-                              out.data() + uint64_t(oh) * L.C);
+    vector_kernels::compute_row(L, views.data(), oh, 0, L.K,
+                                params.empty() ? nullptr : params.data(),
+                                out.data() + uint64_t(oh) * L.C);
   std::vector<int32_t> values;
   for (int8_t v : out)
     values.push_back(L.quant.output.type == QuantType::Uint8 ? int32_t(uint8_t(v)) : int32_t(v));
@@ -247,7 +249,7 @@ TEST_CASE("integer square roots agree with floor(sqrt) at the edges, model and r
       {UINT64_MAX, 0xFFFFFFFFull}};
   for (const auto& [v, root] : cases) {
     INFO(v);
-    CHECK(sequence_ops::isqrt(v) == root);
+    CHECK(vector_kernels::isqrt(v) == root);
     CHECK(q::integer_sqrt(v) == root);
   }
 }

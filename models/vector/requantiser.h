@@ -2,6 +2,8 @@
 // output, one place for every engine that writes a quantised tensor (the
 // store engine for convolutions and matmuls, the vector unit for global
 // pooling). store.requantiser picks between them (docs/graphs.md#requantisers).
+// It sits with the vector unit's kernels (models/vector), the floor below
+// the engines, so that both the kernels and the store engine reach it.
 #pragma once
 
 #include <cstdint>

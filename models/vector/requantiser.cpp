@@ -1,4 +1,4 @@
-#include "models/requantiser.h"
+#include "models/vector/requantiser.h"
 
 #include <algorithm>
 #include <cmath>
