@@ -241,9 +241,8 @@ VectorWork vector_row_work(OpKind op, uint64_t pixels, uint64_t channels, uint64
       return {n * window, 0};
     case OpFamily::Elementwise:
       switch (info.elementwise) {
-        case ElementwiseKind::Add:
-          return {2 * n, 0};
-        case ElementwiseKind::Mul:
+        case ElementwiseKind::Add:  // one op per addend
+        case ElementwiseKind::Mul:  // as add
           return {2 * n, 0};
       }
       break;

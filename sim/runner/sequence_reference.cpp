@@ -78,6 +78,25 @@ q::Activation reference_function(ActivationFn f) {
   return q::Activation::Tanh;
 }
 
+// batch_matmul: the heads of the first input times those of the second.
+TensorI32 batch_matmul_output(const LayerConfig& L, const std::vector<const TensorI32*>& inputs,
+                              const q::Quant& xq, const q::Quant& yq, q::ElemType y_type) {
+  const OpQuant& oq = L.quant;
+  const TensorI32& x = *inputs[0];
+  // The second operand's blocks of tokens, one after another.
+  TensorI32 b({1, 0, 1, inputs[1]->shape[3]});
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    b.data.insert(b.data.end(), inputs[i]->data.begin(), inputs[i]->data.end());
+    b.shape[1] += inputs[i]->shape[1];
+  }
+  const q::QTensor a = split_heads(x, L.seq.heads, oq.inputs[0].type);
+  // Scores: keys [kv, keys, dim] -> [kv, dim, keys]; context: values [kv, keys, dim].
+  const q::QTensor bt = L.seq.transpose_b
+                            ? split_heads_transposed(b, L.seq.kv_heads, oq.inputs[1].type)
+                            : split_heads(b, L.seq.kv_heads, oq.inputs[1].type);
+  return merge_heads(q::batch_matmul(a, xq, bt, qops_quant(oq.inputs[1]), yq, y_type), x);
+}
+
 // The tensor's values as one flat row (elementwise operators ignore shape).
 q::QTensor flat(const TensorI32& t, QuantType type) {
   return {{uint32_t(t.size())}, t.data, qops_elem_type(type)};
@@ -121,21 +140,14 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
   const q::Quant xq = qops_quant(oq.inputs[0]), yq = qops_quant(oq.output);
   const OpInfo& info = op_info(L.op);
   switch (info.family) {
-    case OpFamily::Matmul: {
-      if (info.matmul == MatmulKind::Weights) break;  // a feature-map operator
-      // The second operand's blocks of tokens, one after another.
-      TensorI32 b({1, 0, 1, inputs[1]->shape[3]});
-      for (size_t i = 1; i < inputs.size(); ++i) {
-        b.data.insert(b.data.end(), inputs[i]->data.begin(), inputs[i]->data.end());
-        b.shape[1] += inputs[i]->shape[1];
+    case OpFamily::Matmul:
+      switch (info.matmul) {
+        case MatmulKind::Weights:  // a feature-map operator
+          break;
+        case MatmulKind::Produced:
+          return batch_matmul_output(L, inputs, xq, yq, y_type);
       }
-      const q::QTensor a = split_heads(x, L.seq.heads, oq.inputs[0].type);
-      // Scores: keys [kv, keys, dim] -> [kv, dim, keys]; context: values [kv, keys, dim].
-      const q::QTensor bt = L.seq.transpose_b
-                                ? split_heads_transposed(b, L.seq.kv_heads, oq.inputs[1].type)
-                                : split_heads(b, L.seq.kv_heads, oq.inputs[1].type);
-      return merge_heads(q::batch_matmul(a, xq, bt, qops_quant(oq.inputs[1]), yq, y_type), x);
-    }
+      break;
     case OpFamily::Softmax:
       return merge_heads(
           q::softmax(split_heads(x, L.seq.heads, oq.inputs[0].type), xq, yq, y_type, L.seq.causal),
@@ -162,16 +174,21 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
       return elementwise(
           x, q::activation(flat(x, oq.inputs[0].type), xq, reference_function(info.activation), yq,
                            y_type, L.seq.alpha, L.seq.beta));
-    case OpFamily::Elementwise: {
-      if (info.elementwise == ElementwiseKind::Add) break;  // a feature-map operator
-      // mul: NHWC as they are: a [1, 1, 1, C] b broadcasts over the pixels
-      const auto nhwc = [](const TensorI32& t, QuantType type) {
-        return q::QTensor{{t.shape.begin(), t.shape.end()}, t.data, qops_elem_type(type)};
-      };
-      return elementwise(x,
-                         q::mul(nhwc(x, oq.inputs[0].type), xq, nhwc(*inputs[1], oq.inputs[1].type),
-                                qops_quant(oq.inputs[1]), yq, y_type));
-    }
+    case OpFamily::Elementwise:
+      switch (info.elementwise) {
+        case ElementwiseKind::Add:  // a feature-map operator
+          break;
+        case ElementwiseKind::Mul: {
+          // NHWC as they are: a [1, 1, 1, C] b broadcasts over the pixels
+          const auto nhwc = [](const TensorI32& t, QuantType type) {
+            return q::QTensor{{t.shape.begin(), t.shape.end()}, t.data, qops_elem_type(type)};
+          };
+          return elementwise(
+              x, q::mul(nhwc(x, oq.inputs[0].type), xq, nhwc(*inputs[1], oq.inputs[1].type),
+                        qops_quant(oq.inputs[1]), yq, y_type));
+        }
+      }
+      break;
     case OpFamily::Conv:  // feature-map operators: graph_reference_outputs
     case OpFamily::Pool:
     case OpFamily::Concat:

@@ -5,6 +5,60 @@
 
 namespace npusim {
 
+namespace {
+
+// A "heads" key: a count from 1 that divides `divides` (`what`).
+uint32_t heads_key(JsonReader& r, const char* key, uint32_t divides, const std::string& what,
+                   uint32_t fallback = 1) {
+  const uint32_t h = uint32_t(r.get_uint(key, 1, kMaxDim, fallback));
+  if (divides % h != 0)
+    r.fail(key, "a divisor of " + what + " = " + std::to_string(divides), std::to_string(h));
+  return h;
+}
+
+// batch_matmul's keys and shapes: in[0] the first operand, in[1..] the second's blocks of tokens.
+void parse_batch_matmul(JsonReader& r, LayerConfig& L, const std::vector<SequenceOperand>& in,
+                        const FailInput& fail_shape) {
+  const SequenceOperand& x = in[0];
+  const SequenceOperand& b = in[1];
+  // The blocks of b are one tensor of sum(H) tokens (one type and quantisation).
+  uint32_t tokens = 0;
+  for (std::size_t k = 1; k < in.size(); ++k) {
+    const SequenceOperand& t = in[k];
+    if (t.C != b.C || t.quant.type != b.quant.type || t.quant.scale != b.quant.scale ||
+        t.quant.zero_point != b.quant.zero_point)
+      fail_shape(k, "a block of the second operand: " + std::to_string(b.C) +
+                        " channels and the quantisation of inputs/1");
+    tokens += t.H;
+  }
+  L.seq.transpose_b = r.get_bool("transpose_b", false);
+  L.seq.heads = heads_key(r, "heads", x.C, "the first input's channels C");
+  L.seq.kv_heads = heads_key(r, "kv_heads", L.seq.heads, "heads", L.seq.heads);
+  const uint32_t per_head = x.C / L.seq.heads;  // dim (scores) or keys (context)
+  if (L.seq.transpose_b) {
+    if (b.C != L.seq.kv_heads * per_head)
+      fail_shape(1, "keys [1, kv_heads * dim, keys, 1] with kv_heads * dim = " +
+                        std::to_string(L.seq.kv_heads) + " * " + std::to_string(per_head) +
+                        " channels");
+    L.K = L.seq.heads * tokens;
+  } else {
+    if (tokens != per_head)
+      fail_shape(1, "values [1, kv_heads * dim, keys, 1] with keys = C / heads = " +
+                        std::to_string(per_head) + " rows in all its blocks");
+    if (b.C % L.seq.kv_heads != 0)
+      fail_shape(1,
+                 "values whose channels kv_heads = " + std::to_string(L.seq.kv_heads) + " divides");
+    L.K = L.seq.heads * (b.C / L.seq.kv_heads);
+  }
+  L.groups = L.seq.heads;
+  L.quant.weight_type = b.quant.type;
+  L.quant.weight_scale = {b.quant.scale};
+  L.quant.weight_zero_point = {b.quant.zero_point};
+  L.quant.bias = false;
+}
+
+}  // namespace
+
 void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<SequenceOperand>& in,
                              const FailInput& fail_shape) {
   const SequenceOperand& x = in[0];
@@ -21,56 +75,19 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       if (in[k].N != x.N || in[k].W != 1)
         fail_shape(k, "a sequence tensor [" + std::to_string(x.N) +
                           ", C, tokens, 1] (one row per token, as many sequences as inputs/0)");
-  const auto heads_key = [&](const char* key, uint32_t divides, const std::string& what,
-                             uint32_t fallback = 1) {
-    const uint32_t h = uint32_t(r.get_uint(key, 1, kMaxDim, fallback));
-    if (divides % h != 0)
-      r.fail(key, "a divisor of " + what + " = " + std::to_string(divides), std::to_string(h));
-    return h;
-  };
   const OpInfo& info = op_info(L.op);
   switch (info.family) {
-    case OpFamily::Matmul: {
-      if (info.matmul == MatmulKind::Weights) break;  // parse_graph_workload reads its keys
-      const SequenceOperand& b = in[1];
-      // The blocks of b are one tensor of sum(H) tokens (one type and quantisation).
-      uint32_t tokens = 0;
-      for (std::size_t k = 1; k < in.size(); ++k) {
-        const SequenceOperand& t = in[k];
-        if (t.C != b.C || t.quant.type != b.quant.type || t.quant.scale != b.quant.scale ||
-            t.quant.zero_point != b.quant.zero_point)
-          fail_shape(k, "a block of the second operand: " + std::to_string(b.C) +
-                            " channels and the quantisation of inputs/1");
-        tokens += t.H;
+    case OpFamily::Matmul:
+      switch (info.matmul) {
+        case MatmulKind::Weights:  // parse_graph_workload reads its keys
+          break;
+        case MatmulKind::Produced:
+          parse_batch_matmul(r, L, in, fail_shape);
+          break;
       }
-      L.seq.transpose_b = r.get_bool("transpose_b", false);
-      L.seq.heads = heads_key("heads", x.C, "the first input's channels C");
-      L.seq.kv_heads = heads_key("kv_heads", L.seq.heads, "heads", L.seq.heads);
-      const uint32_t per_head = x.C / L.seq.heads;  // dim (scores) or keys (context)
-      if (L.seq.transpose_b) {
-        if (b.C != L.seq.kv_heads * per_head)
-          fail_shape(1, "keys [1, kv_heads * dim, keys, 1] with kv_heads * dim = " +
-                            std::to_string(L.seq.kv_heads) + " * " + std::to_string(per_head) +
-                            " channels");
-        L.K = L.seq.heads * tokens;
-      } else {
-        if (tokens != per_head)
-          fail_shape(1, "values [1, kv_heads * dim, keys, 1] with keys = C / heads = " +
-                            std::to_string(per_head) + " rows in all its blocks");
-        if (b.C % L.seq.kv_heads != 0)
-          fail_shape(
-              1, "values whose channels kv_heads = " + std::to_string(L.seq.kv_heads) + " divides");
-        L.K = L.seq.heads * (b.C / L.seq.kv_heads);
-      }
-      L.groups = L.seq.heads;
-      L.quant.weight_type = b.quant.type;
-      L.quant.weight_scale = {b.quant.scale};
-      L.quant.weight_zero_point = {b.quant.zero_point};
-      L.quant.bias = false;
       break;
-    }
     case OpFamily::Softmax:
-      L.seq.heads = heads_key("heads", x.C, "the input's channels C");
+      L.seq.heads = heads_key(r, "heads", x.C, "the input's channels C");
       L.seq.causal = r.get_bool("causal", false);
       if (L.seq.causal && x.C / L.seq.heads < x.H)
         r.fail("causal", "keys per head C / heads at least the query rows " + std::to_string(x.H),
@@ -83,15 +100,20 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       L.quant.bias = r.get_bool("bias", info.norm == NormKind::Layer);
       break;
     }
-    case OpFamily::Elementwise:  // mul: b of a's shape, or a per-channel [N, C, 1, 1] scale
-      if (info.elementwise == ElementwiseKind::Add) break;  // parse_graph_workload reads its keys
-      if (in[1].N != x.N || in[1].C != x.C ||
-          !((in[1].H == x.H && in[1].W == x.W) || (in[1].H == 1 && in[1].W == 1)))
-        fail_shape(1, "a tensor of the first input's shape " + dims(x) +
-                          " or a per-channel [N, C, 1, 1] = " + dims({x.N, x.C, 1, 1, {}}));
+    case OpFamily::Elementwise:
+      switch (info.elementwise) {
+        case ElementwiseKind::Add:  // parse_graph_workload reads its keys
+          break;
+        case ElementwiseKind::Mul:  // b of a's shape, or a per-channel [N, C, 1, 1] scale
+          if (in[1].N != x.N || in[1].C != x.C ||
+              !((in[1].H == x.H && in[1].W == x.W) || (in[1].H == 1 && in[1].W == 1)))
+            fail_shape(1, "a tensor of the first input's shape " + dims(x) +
+                              " or a per-channel [N, C, 1, 1] = " + dims({x.N, x.C, 1, 1, {}}));
+          break;
+      }
       break;
     case OpFamily::Rope:
-      L.seq.heads = heads_key("heads", x.C, "the input's channels C");
+      L.seq.heads = heads_key(r, "heads", x.C, "the input's channels C");
       if ((x.C / L.seq.heads) % 2 != 0)
         r.fail("heads", "heads leaving an even dim per head (rope rotates pairs)",
                std::to_string(L.seq.heads) + " (dim " + std::to_string(x.C / L.seq.heads) + ")");
