@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/cost/cost_model.h"
+#include "sim/compiler/estimate_memo.h"
 #include "sim/compiler/piece_cost.h"
 
 namespace npusim {
@@ -67,7 +68,7 @@ bool kernel_parts_fit(const LayerConfig& L, const HardwareConfig& hw, const Cach
 std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
                                                      const HardwareConfig& hw,
                                                      const CachePartition& part,
-                                                     uint32_t output_bits) {
+                                                     uint32_t output_bits, PlanEstimates* memo) {
   std::vector<MappingCandidate> out;
   if (!kernel_parts_refusal(layer, hw).empty()) return out;
   // Every part's view below is a copy of the layer (a model's weight values
@@ -100,7 +101,9 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
     for (MappingCandidate c : whole_kernel_candidates(view, h, part, output_bits, false)) {
       if (c.plan.input_channel_tiles || c.plan.cols_per_piece != 0) continue;
       c.plan.channels_per_part = channels;
-      c.estimate = estimate_with_part_views(L, view, last_view, hu, c.plan, output_bits);
+      c.estimate = remembered_estimate(memo, c.plan, hu.compute.units, [&] {
+        return estimate_with_part_views(L, view, last_view, hu, c.plan, output_bits);
+      });
       out.push_back(c);
     }
   }

@@ -31,11 +31,13 @@ bool kernel_parts_fit(const LayerConfig& layer, const HardwareConfig& hw,
 // The candidates with kernel parts: for P parts of ceil(C / P) channels, P
 // the fewest that fit (bisection), twice and four times that, each part
 // width's whole-kernel candidates for the part's channels (weight-stationary,
-// whole rows), estimated by estimate_kernel_parts.
+// whole rows), estimated by estimate_kernel_parts (or taken from `memo`, as
+// for mapping_candidates).
 std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
                                                      const HardwareConfig& hw,
                                                      const CachePartition& partition,
-                                                     uint32_t output_bits);
+                                                     uint32_t output_bits,
+                                                     PlanEstimates* memo = nullptr);
 
 // The estimate of the emitter's program for `plan` (plan.channels_per_part
 // set): per k-tile, the pieces in groups of units x halves; per group and

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/cost/cost_model.h"
+#include "sim/compiler/estimate_memo.h"
 #include "sim/compiler/feature_stationary_estimate.h"
 #include "sim/compiler/kernel_parts.h"
 #include "sim/compiler/piece_cost.h"
@@ -303,7 +304,8 @@ std::vector<uint32_t> unit_counts(const HardwareConfig& hw) {
 }
 
 CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw,
-                                std::unordered_map<std::string, LayerTilingPlan>* mappings) {
+                                std::unordered_map<std::string, LayerTilingPlan>* mappings,
+                                MachineEstimates* memo) {
   const auto all_fit = [&](const CachePartition& part) {
     for (size_t l = 0; l < net.layers.size(); ++l)
       if (runs_on_array(net.layers[l].op) &&
@@ -363,6 +365,10 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   // Per signature, the first candidate with the fewest cycles (choose_mapping's pick) and its
   // cycles (0: none fits).
   std::unordered_map<std::string, std::pair<uint64_t, LayerTilingPlan>> best_of, best_plans;
+  // Per signature, the estimates worked out under any partition so far (and,
+  // with `memo`, in earlier calls on this machine).
+  MachineEstimates own;
+  MachineEstimates::BySignature& estimates = (memo != nullptr ? *memo : own).on(hw);
   // Parameters tile by tile are candidates only where a layer's parameters
   // would crowd the cache (their banks over an eighth of it) or where nothing
   // else fits every layer: on larger caches the programs stay as they were.
@@ -396,7 +402,7 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
                 mapping_signature(net.layers[l], output_bits), 0, LayerTilingPlan{});
             if (fresh) {
               const std::vector<MappingCandidate> candidates =
-                  mapping_candidates(net.layers[l], hw, part, output_bits);
+                  mapping_candidates(net.layers[l], hw, part, output_bits, &estimates[it->first]);
               if (const MappingCandidate* pick = chosen_candidate(candidates, hw))
                 it->second = {pick->estimate.total, pick->plan};
             }
@@ -418,14 +424,15 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
 }
 
 std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
-                                                 const CachePartition& part, uint32_t output_bits) {
-  std::vector<MappingCandidate> out = whole_kernel_candidates(L, hw, part, output_bits);
+                                                 const CachePartition& part, uint32_t output_bits,
+                                                 PlanEstimates* memo) {
+  std::vector<MappingCandidate> out = whole_kernel_candidates(L, hw, part, output_bits, true, memo);
   // Kernel parts where whole kernels do not fit, or fit only in k-tiles
   // that leave some of the array's rows idle.
   uint32_t widest = 0;
   for (const MappingCandidate& c : out) widest = std::max(widest, c.plan.k_tile);
   if (out.empty() || widest < std::min(L.K, hw.compute.array_rows))
-    for (MappingCandidate& c : kernel_part_candidates(L, hw, part, output_bits))
+    for (MappingCandidate& c : kernel_part_candidates(L, hw, part, output_bits, memo))
       out.push_back(std::move(c));
   return out;
 }
@@ -433,13 +440,16 @@ std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const Har
 std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
                                                       const HardwareConfig& hw,
                                                       const CachePartition& part,
-                                                      uint32_t output_bits, bool estimated) {
+                                                      uint32_t output_bits, bool estimated,
+                                                      PlanEstimates* memo) {
   std::vector<MappingCandidate> out;
   // The pieces go round-robin to the partition's units.
   HardwareConfig hu = hw;
   if (part.units != 0) hu.compute.units = part.units;
   const auto estimate = [&](const LayerTilingPlan& plan) {
-    return estimated ? estimate_mapping(L, hu, plan, output_bits) : MappingEstimate{};
+    if (!estimated) return MappingEstimate{};
+    return remembered_estimate(memo, plan, hu.compute.units,
+                               [&] { return estimate_mapping(L, hu, plan, output_bits); });
   };
   const LoadAccess access = L.access_on(hw);
   const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;

@@ -30,6 +30,9 @@ struct MappingEstimate {
   uint64_t bus = 0;      // input loads and stores on the shared bus
 };
 
+class PlanEstimates;     // estimate_memo.h
+class MachineEstimates;  // estimate_memo.h
+
 struct MappingCandidate {
   LayerTilingPlan plan;
   MappingEstimate estimate;
@@ -65,17 +68,20 @@ const MappingCandidate* chosen_candidate(const std::vector<MappingCandidate>& ca
 // Every candidate that fits, in enumeration order (the greedy one first);
 // where no whole-kernel candidate fits, or none has a k-tile of min(K, array
 // rows), also those with kernel parts (kernel_parts.h, compiler.kernel_parts).
+// `memo` (one per layer signature and machine, estimate_memo.h): estimates
+// already worked out for this layer under another partition are taken from
+// it, and new ones kept there; the candidates are the same either way.
 std::vector<MappingCandidate> mapping_candidates(const LayerConfig& L, const HardwareConfig& hw,
                                                  const CachePartition& partition,
-                                                 uint32_t output_bits = 0);
+                                                 uint32_t output_bits = 0,
+                                                 PlanEstimates* memo = nullptr);
 
 // mapping_candidates' candidates with whole kernels; `estimated` false
-// leaves their estimates empty (kernel parts estimate their own).
-std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
-                                                      const HardwareConfig& hw,
-                                                      const CachePartition& partition,
-                                                      uint32_t output_bits = 0,
-                                                      bool estimated = true);
+// leaves their estimates empty (kernel parts estimate their own); `memo` as
+// for mapping_candidates.
+std::vector<MappingCandidate> whole_kernel_candidates(
+    const LayerConfig& L, const HardwareConfig& hw, const CachePartition& partition,
+    uint32_t output_bits = 0, bool estimated = true, PlanEstimates* memo = nullptr);
 
 // The k-tiles the cost mapper tries: K and the multiples of the array rows
 // or of 8 below it that fit, or (when none does) the largest smaller one
@@ -114,9 +120,12 @@ std::vector<uint32_t> unit_counts(const HardwareConfig& hw);
 // mapping of each signature, as choose_mapping would give it, since finding
 // the partition costed them all. compiler.units, when set, is the only unit
 // count; compiler.cache_kib, when set, is the cache the regions are laid out in.
+// `memo`: estimates kept from earlier calls (the compile trials'), and kept
+// for later ones; the result is the same without it.
 CachePartition choose_partition(
     const NetworkConfig& net, const HardwareConfig& hw,
-    std::unordered_map<std::string, LayerTilingPlan>* mappings = nullptr);
+    std::unordered_map<std::string, LayerTilingPlan>* mappings = nullptr,
+    MachineEstimates* memo = nullptr);
 
 // The mapping the compiler uses: hw.mapper picks the cost mapper (the first
 // candidate with the fewest estimated cycles) or the greedy plan_layer.

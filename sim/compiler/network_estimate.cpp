@@ -11,14 +11,15 @@
 
 namespace npusim {
 
-NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& given) {
+NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& given,
+                                 MachineEstimates* memo) {
   const HardwareConfig hw = array_in_use(given);  // compiler.array_rows/cols, as compiled
   if (workload.layers.empty()) throw CompileError("network has no layers");
   NetworkConfig storage;
   const NetworkConfig& net = program_view(workload, storage);  // as compile_network maps it
   NetworkEstimate e;
   std::unordered_map<std::string, LayerTilingPlan>& mappings = e.mappings;
-  e.partition = choose_partition(net, hw, &mappings);
+  e.partition = choose_partition(net, hw, &mappings, memo);
   HardwareConfig in_use = hw;
   in_use.compute.units = e.partition.units;
   for (size_t l = 0; l < net.layers.size(); ++l) {

@@ -43,8 +43,12 @@ struct NetworkEstimate {
   uint64_t macs = 0;
 };
 
+class MachineEstimates;  // estimate_memo.h
+
 // Throws CompileError, as compile_network would, when an operator does not
-// fit or cannot be compiled.
-NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& hw);
+// fit or cannot be compiled. `memo`: mapping estimates shared with other
+// estimates of the same network (choose_partition); the result is the same.
+NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& hw,
+                                 MachineEstimates* memo = nullptr);
 
 }  // namespace npusim

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/compiler/estimate_memo.h"
 #include "sim/compiler/mapper.h"
 #include "sim/compiler/network_estimate.h"
 #include "sim/compiler/program_emitter.h"
@@ -219,7 +220,7 @@ HardwareConfig weight_stationary_twin(HardwareConfig h) {
 // Each trial's estimate goes to `estimates`, in step with choice.trials.
 uint64_t add_with_twin(const NetworkConfig& network, const HardwareConfig& h, CompileTrial trial,
                        const NetworkEstimate& e, CompileTrials& choice,
-                       std::vector<NetworkEstimate>& estimates) {
+                       std::vector<NetworkEstimate>& estimates, MachineEstimates& memo) {
   const bool feature_stationary =
       std::any_of(e.operators.begin(), e.operators.end(),
                   [](const OperatorEstimate& o) { return o.feature_stationary; });
@@ -229,7 +230,7 @@ uint64_t add_with_twin(const NetworkConfig& network, const HardwareConfig& h, Co
   if (h.loop_order == LoopOrder::Auto && feature_stationary) {
     CompileTrial twin = trial;
     twin.weight_stationary = true;
-    estimates.push_back(estimate_network(network, weight_stationary_twin(h)));
+    estimates.push_back(estimate_network(network, weight_stationary_twin(h), &memo));
     twin.estimate = estimates.back().cycles;
     choice.trials.push_back(twin);
     return std::max(trial.estimate, twin.estimate);
@@ -278,7 +279,7 @@ std::string budget_fingerprint(const NetworkConfig& network, const HardwareConfi
 // part, so its halved budgets are not estimated.
 CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
                                 CompileTrials& choice, std::vector<NetworkEstimate>& estimates,
-                                double limit = 0) {
+                                MachineEstimates& memo, double limit = 0) {
   CompileTrial whole;
   whole.units = h.compiler.units;
   whole.cache_kib = h.compiler.cache_kib != 0 ? h.compiler.cache_kib : h.cache.size_kib;
@@ -286,13 +287,13 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
   whole.array_cols = h.cols_in_use();
   NetworkEstimate estimate;
   try {
-    estimate = estimate_network(network, h);
+    estimate = estimate_network(network, h, &memo);
   } catch (const std::exception& e) {
     whole.failure = e.what();
     return whole;
   }
   whole.estimate = estimate.cycles;
-  const uint64_t reference = add_with_twin(network, h, whole, estimate, choice, estimates);
+  const uint64_t reference = add_with_twin(network, h, whole, estimate, choice, estimates, memo);
   if (h.compiler.cache_kib != 0 || (limit > 0 && double(reference) > limit)) {
     whole.estimate = reference;
     return whole;
@@ -312,7 +313,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     uint64_t estimate = 0;
     bool same = false;
     try {
-      halved = estimate_network(network, h);
+      halved = estimate_network(network, h, &memo);
       estimate = halved.cycles;
       if (double(estimate) > double(reference) * (1 + kCacheTrialMargin)) break;
       if (estimate == previous_estimate) {
@@ -338,7 +339,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     ++programs;
     CompileTrial part = whole;
     part.cache_kib = kib;
-    add_with_twin(network, h, part, halved, choice, estimates);
+    add_with_twin(network, h, part, halved, choice, estimates, memo);
   }
   whole.estimate = reference;
   return whole;
@@ -348,7 +349,7 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
 // part of it whose whole-cache estimate is within the margin of the whole
 // array's, each with its cache budgets.
 void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, CompileTrials& choice,
-                 std::vector<NetworkEstimate>& estimates) {
+                 std::vector<NetworkEstimate>& estimates, MachineEstimates& memo) {
   const std::vector<uint32_t> counts =
       hw.compiler.units != 0 ? std::vector<uint32_t>{hw.compiler.units} : unit_counts(hw);
   const std::vector<std::pair<uint32_t, uint32_t>> parts = array_parts(hw);
@@ -361,7 +362,7 @@ void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, Compile
       h.compiler.array_cols = parts[p].second;
       const size_t before = choice.trials.size();
       const CompileTrial whole =
-          plan_cache_budgets(network, h, choice, estimates,
+          plan_cache_budgets(network, h, choice, estimates, memo,
                              p == 0 ? 0 : double(whole_array) * (1 + kArrayTrialMargin));
       if (p == 0) {
         if (!whole.failure.empty()) {
@@ -411,7 +412,8 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
   CompileTrials choice;
   if (!runs_compile_trials(hw)) return choice;
   std::vector<NetworkEstimate> estimates;  // each trial's, in step with choice.trials
-  plan_trials(network, hw, choice, estimates);
+  MachineEstimates memo;                   // the trials' estimates share their mappings' estimates
+  plan_trials(network, hw, choice, estimates, memo);
   if (hw.residency == Residency::Auto) add_residency_twins(choice, estimates);
   size_t runnable = 0;
   for (const CompileTrial& t : choice.trials) runnable += t.failure.empty() ? 1 : 0;
