@@ -10,10 +10,12 @@
 // estimate a network on (docs/compile-trials.md#remembered-estimates).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/compiler/mapper.h"
 #include "sim/config/hardware_config.h"
@@ -24,23 +26,29 @@ class PlanEstimates {
  public:
   // The estimate of `plan` on `units` units, or nullptr when not yet known.
   const MappingEstimate* find(const LayerTilingPlan& plan, uint32_t units) const;
+  // Keeps the estimate (a plan of 65,536 units or more, or of 256 weight
+  // slots or more, is not kept: find then never knows it).
   void store(const LayerTilingPlan& plan, uint32_t units, const MappingEstimate& estimate);
-  size_t size() const { return known_.size(); }
+  size_t size() const { return entries_.size(); }
 
  private:
-  // Every field of a plan an estimate reads, and the units in use.
-  struct Key {
-    uint32_t k_tile, k_tiles, rows_per_piece, pieces, cols_per_piece, rows_per_compute_stage,
-        rows_per_store_batch, weight_buffers, channels_per_part, units;
-    bool params_per_tile, input_channel_tiles;
-    LoopOrder loop_order;
-    bool operator==(const Key& o) const;
+  // Every field of a plan an estimate reads, and the units in use, packed:
+  // eight 32-bit fields, then units (16 bits), weight slots (8) and the
+  // parameter placement, channel tiles and loop order (8).
+  using Key = std::array<uint32_t, 9>;
+  struct Entry {
+    Key key;
+    MappingEstimate estimate;
   };
-  struct KeyHash {
-    size_t operator()(const Key& k) const;
-  };
-  static Key key_of(const LayerTilingPlan& plan, uint32_t units);
-  std::unordered_map<Key, MappingEstimate, KeyHash> known_;
+  static bool pack(const LayerTilingPlan& plan, uint32_t units, Key& key);
+  static uint64_t hash(const Key& key);
+  // Where `key` is or would go in slots_.
+  size_t slot_of(const Key& key, uint64_t h) const;
+  void grow();
+  std::vector<Entry> entries_;
+  // Open addressing over entries_: the key's hash in the upper 32 bits, the
+  // entry's index + 1 in the lower (0: free). A power of two long.
+  std::vector<uint64_t> slots_;
 };
 
 // Each layer signature's estimates, per machine.
@@ -53,6 +61,7 @@ class MachineEstimates {
   // takes from its partition, and the units in use are in every key).
   BySignature& on(const HardwareConfig& hw);
   size_t machines() const { return machines_.size(); }
+  size_t estimates() const;  // kept, over every machine and signature
 
  private:
   std::unordered_map<std::string, BySignature> machines_;  // by the machine's JSON

@@ -349,13 +349,16 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
 // part of it whose whole-cache estimate is within the margin of the whole
 // array's, each with its cache budgets.
 void plan_trials(const NetworkConfig& network, const HardwareConfig& hw, CompileTrials& choice,
-                 std::vector<NetworkEstimate>& estimates, MachineEstimates& memo) {
+                 std::vector<NetworkEstimate>& estimates) {
   const std::vector<uint32_t> counts =
       hw.compiler.units != 0 ? std::vector<uint32_t>{hw.compiler.units} : unit_counts(hw);
   const std::vector<std::pair<uint32_t, uint32_t>> parts = array_parts(hw);
   for (const uint32_t u : counts) {
     uint64_t whole_array = 0;
     for (size_t p = 0; p < parts.size(); ++p) {
+      // The estimates of this unit count and part of the array, shared by
+      // its cache budgets (and loop-order twins); none serves another.
+      MachineEstimates memo;
       HardwareConfig h = hw;
       h.compiler.units = u;
       h.compiler.array_rows = parts[p].first;
@@ -412,8 +415,7 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
   CompileTrials choice;
   if (!runs_compile_trials(hw)) return choice;
   std::vector<NetworkEstimate> estimates;  // each trial's, in step with choice.trials
-  MachineEstimates memo;                   // the trials' estimates share their mappings' estimates
-  plan_trials(network, hw, choice, estimates, memo);
+  plan_trials(network, hw, choice, estimates);
   if (hw.residency == Residency::Auto) add_residency_twins(choice, estimates);
   size_t runnable = 0;
   for (const CompileTrial& t : choice.trials) runnable += t.failure.empty() ? 1 : 0;

@@ -144,4 +144,5 @@ TEST_CASE(
       }
   CHECK(compared == 12);
   CHECK(trials.machines() == 2);  // the whole array and its part
+  CHECK(trials.estimates() > 0);
 }
