@@ -20,7 +20,16 @@ int32_t param(const int8_t* params, uint32_t c, uint32_t which) {
 void norm_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, const int8_t* params,
               int8_t* out) {
   const uint32_t C = L.C;
-  const bool layer_norm = L.op == OpKind::LayerNorm;
+  // LayerNorm works on the deviations from the mean, RMSNorm on the values.
+  bool layer_norm = false;
+  switch (op_info(L.op).norm) {
+    case NormKind::Layer:
+      layer_norm = true;
+      break;
+    case NormKind::Rms:
+      layer_norm = false;
+      break;
+  }
   const double sx = double(x.quant.scale);
   const double eps = layer_norm ? L.seq.epsilon * double(C) * double(C) / (sx * sx)
                                 : L.seq.epsilon * 65536.0 / (sx * sx);

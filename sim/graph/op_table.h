@@ -104,6 +104,17 @@ enum class GatherKind : uint8_t {
   Resize     // resize: pixels picked or interpolated by coordinates
 };
 enum class NormKind : uint8_t { Layer, Rms };
+// Whether a norm adds its per-channel beta unless a workload says otherwise
+// (docs/transformers.md): LayerNorm's definition has one, RMSNorm's none.
+constexpr bool norm_beta_by_default(NormKind k) {
+  switch (k) {
+    case NormKind::Layer:
+      return true;
+    case NormKind::Rms:
+      return false;
+  }
+  return false;
+}
 // The activation's function of one dequantised value (docs/transformers.md).
 enum class ActivationFn : uint8_t { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish, Tanh };
 

@@ -28,7 +28,16 @@ uint64_t integer_sqrt(uint64_t v) {
 
 QTensor normalize(const QTensor& x, const Quant& xq, const std::vector<int32_t>& gamma,
                   ElemType gamma_type, const Quant& gq, const std::vector<int32_t>& beta,
-                  double epsilon, bool rms, const Quant& yq, ElemType y_type) {
+                  double epsilon, NormForm form, const Quant& yq, ElemType y_type) {
+  bool rms = false;
+  switch (form) {
+    case NormForm::Layer:
+      rms = false;
+      break;
+    case NormForm::Rms:
+      rms = true;
+      break;
+  }
   const char* op = rms ? "rms_norm" : "layer_norm";
   detail::check_tensor(op, "x", x, 2);
   const uint32_t M = x.shape[0], C = x.shape[1];

@@ -30,10 +30,12 @@ QTensor softmax(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_t
 
 // Normalisation along the last axis of x [M, C] with per-channel gamma
 // (stored values, quantised by gq) and beta (int32, scale gamma_scale / 2^12;
-// empty: none). rms: RMSNorm (no mean), else LayerNorm.
+// empty: none). Layer: LayerNorm (the deviations from the mean); Rms: RMSNorm
+// (the values).
+enum class NormForm { Layer, Rms };
 QTensor normalize(const QTensor& x, const Quant& xq, const std::vector<int32_t>& gamma,
                   ElemType gamma_type, const Quant& gq, const std::vector<int32_t>& beta,
-                  double epsilon, bool rms, const Quant& yq, ElemType y_type);
+                  double epsilon, NormForm form, const Quant& yq, ElemType y_type);
 
 // Elementwise activations of one 8-bit value. Gelu in double (as
 // docs/transformers.md defines it); Silu (v * sigmoid(v)), Sigmoid,

@@ -78,6 +78,17 @@ q::Activation reference_function(ActivationFn f) {
   return q::Activation::Tanh;
 }
 
+// The reference's own name for the graph's norm.
+q::NormForm norm_form(NormKind k) {
+  switch (k) {
+    case NormKind::Layer:
+      return q::NormForm::Layer;
+    case NormKind::Rms:
+      break;
+  }
+  return q::NormForm::Rms;
+}
+
 // batch_matmul: the heads of the first input times those of the second.
 TensorI32 batch_matmul_output(const LayerConfig& L, const std::vector<const TensorI32*>& inputs,
                               const q::Quant& xq, const q::Quant& yq, q::ElemType y_type) {
@@ -165,7 +176,7 @@ TensorI32 sequence_reference_output(const LayerConfig& L, const LayerData& data,
       const q::Quant gq{{oq.weight_scale[0]}, {oq.weight_zero_point[0]}};
       const q::QTensor y = q::normalize(rows, xq, gamma, qops_elem_type(oq.weight_type), gq,
                                         oq.bias ? data.bias : std::vector<int32_t>{}, L.seq.epsilon,
-                                        info.norm == NormKind::Rms, yq, y_type);
+                                        norm_form(info.norm), yq, y_type);
       TensorI32 out(x.shape);
       out.data = y.data;
       return out;

@@ -132,8 +132,8 @@ TEST_CASE("layernorm: 1 2 3 4 normalise to -1.5 -0.5 0.5 1.5, rounded half to ev
         std::vector<int32_t>{0, 0, 0, 2});
   const q::QTensor r =
       q::normalize(values({1, 4}, {1, 2, 3, 4}, q::ElemType::Int8), {{1.0f}, {0}}, {1, 1, 1, 1},
-                   q::ElemType::Int8, {{1.0f / 64}, {0}}, {4096, 0, 0, 0}, 1e-12, false,
-                   {{1.0f / 64}, {0}}, q::ElemType::Int8);
+                   q::ElemType::Int8, {{1.0f / 64}, {0}}, {4096, 0, 0, 0}, 1e-12,
+                   q::NormForm::Layer, {{1.0f / 64}, {0}}, q::ElemType::Int8);
   CHECK(r.data == std::vector<int32_t>{0, 0, 0, 2});
 }
 
@@ -148,8 +148,8 @@ TEST_CASE("rmsnorm: 3 -4 with gamma 2 1 gives 27 -18, z truncated toward zero", 
   L.seq.epsilon = 1e-12;
   CHECK(model_rows(L, {3, -4}, {}, norm_params({}, {2, 1})) == std::vector<int32_t>{27, -18});
   const q::QTensor r = q::normalize(values({1, 2}, {3, -4}, q::ElemType::Int8), {{1.0f}, {0}},
-                                    {2, 1}, q::ElemType::Int8, {{1.0f}, {0}}, {}, 1e-12, true,
-                                    {{1.0f / 16}, {0}}, q::ElemType::Int8);
+                                    {2, 1}, q::ElemType::Int8, {{1.0f}, {0}}, {}, 1e-12,
+                                    q::NormForm::Rms, {{1.0f / 16}, {0}}, q::ElemType::Int8);
   CHECK(r.data == std::vector<int32_t>{27, -18});
 }
 
@@ -294,10 +294,10 @@ TEST_CASE("model and reference agree bit for bit on seeded rows of every vector 
       LayerDescriptor L = seq_layer(op, rows, C, {xa}, y);
       L.quant.weight_scale = {0.02f}, L.quant.weight_zero_point = {0};
       L.quant.bias = op == OpKind::LayerNorm;
-      const q::QTensor r = q::normalize(values({rows, C}, av, q::ElemType::Uint8), qa,
-                                        as_values(gamma, false), q::ElemType::Int8, {{0.02f}, {0}},
-                                        L.quant.bias ? beta : std::vector<int32_t>{}, 1e-5,
-                                        op == OpKind::RmsNorm, qy, q::ElemType::Int8);
+      const q::QTensor r = q::normalize(
+          values({rows, C}, av, q::ElemType::Uint8), qa, as_values(gamma, false), q::ElemType::Int8,
+          {{0.02f}, {0}}, L.quant.bias ? beta : std::vector<int32_t>{}, 1e-5,
+          op == OpKind::RmsNorm ? q::NormForm::Rms : q::NormForm::Layer, qy, q::ElemType::Int8);
       CHECK(model_rows(L, a, {}, norm_params(beta, gamma)) == r.data);
     }
   }

@@ -97,7 +97,7 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       if (x.C > kMaxNormChannels)
         fail_shape(0, "at most " + std::to_string(kMaxNormChannels) + " channels to normalise");
       L.seq.epsilon = r.get_positive_number("epsilon", 1.0, 1e-5);
-      L.quant.bias = r.get_bool("bias", info.norm == NormKind::Layer);
+      L.quant.bias = r.get_bool("bias", norm_beta_by_default(info.norm));
       break;
     }
     case OpFamily::Elementwise:
