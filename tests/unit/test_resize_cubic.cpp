@@ -195,7 +195,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "onnx: a cubic Resize in QDQ form imports with its cubic_coeff_a and exclude_outside; "
+    "onnx: a cubic Resize in QDQ form imports with its cubic_coeff_a and exclude_outside, and "
     "outside QDQ form, antialiased, with tf_crop_and_resize or tf_half_pixel_for_nn it is "
     "refused at its node",
     "[resize][onnx]") {
@@ -214,7 +214,7 @@ TEST_CASE(
                         {true, "half_pixel", true, "antialias"}};
   for (const Case& c : cases) {
     INFO(c.coordinates << (c.qdq ? " qdq" : "") << (c.antialias ? " antialias" : ""));
-    Builder m(18);
+    Builder m(c.antialias ? 18 : 13);
     m.input("x", kU8, {1, 2, 3, 4});
     m.output("y", kU8);
     m.scalar_float("s", 0.05f);
@@ -229,8 +229,10 @@ TEST_CASE(
     a->set_name("cubic_coeff_a");
     a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
     a->set_f(-0.5f);
+    // antialias is opset 18's (this build's ONNX checker refuses it first: the node is named).
     for (const auto& [name, value] :
-         {std::pair<const char*, int>{"exclude_outside", 1}, {"antialias", c.antialias ? 1 : 0}}) {
+         {std::pair<const char*, int>{"exclude_outside", 1}, {"antialias", 1}}) {
+      if (std::string(name) == "antialias" && !c.antialias) continue;
       auto* i = r->add_attribute();
       i->set_name(name);
       i->set_type(onnx::AttributeProto_AttributeType_INT);
@@ -251,7 +253,7 @@ TEST_CASE(
       continue;
     }
     const ConfigError e = test::config_error_from([&] { import_onnx(file, {}); });
-    CHECK(e.pointer() == "node 'up' (Resize)");
+    CHECK_THAT(e.pointer(), Catch::StartsWith("node 'up' ("));  // QLinearResize in QDQ form
     CHECK_THAT(e.found(), Catch::Contains(c.found));
   }
 }
