@@ -98,8 +98,8 @@ void check_tap(const CubicTap& t, std::vector<uint32_t> index, std::vector<float
 }  // namespace
 
 TEST_CASE(
-    "a cubic resize's taps are ONNX Runtime's, worked by hand on 4 -> 6 half_pixel: Keys' "
-    "weights at cubic_coeff_a, indices clamped, exclude_outside zeroing and renormalising",
+    "a cubic resize's taps are ONNX Runtime's, worked by hand on 4 -> 6 half_pixel (Keys' "
+    "weights at cubic_coeff_a, indices clamped, exclude_outside zeroing and renormalising)",
     "[resize]") {
   const auto hp = ResizeCoordinates::HalfPixel;
   check_tap(cubic_tap(hp, kFourToSix, -0.75f, false, 1), {0, 0, 1, 2},
@@ -133,6 +133,44 @@ TEST_CASE(
   const std::vector<int32_t> half = model_row(row_resize(-0.5f, false));
   CHECK(half[1] == 55);
   CHECK(half == reference_row(-0.5f, false));
+}
+
+TEST_CASE(
+    "a cubic resize with exclude_outside divides a row's result times its weight by the sum, as "
+    "ONNX Runtime does: a pixel on a quantisation tie rounds to ONNX Runtime's value",
+    "[resize][reference]") {
+  // A 4 x 4 uint8 map (scale 0.05, zero point 128) to 6 x 6 by sizes, half_pixel, a = -0.75,
+  // exclude_outside 1, output scale 0.021859655. Pixel (0, 0) is 2.218755 in float32, exactly
+  // 101.5 steps: a tie, to even 102. Dividing the weight first (h * (w / sum)) gives 2.2187548,
+  // 101.49999, which rounds to 101. ONNX Runtime 1.30's output (both optimisation levels):
+  const std::vector<int32_t> ort = {102, 193, 120, 0,  0, 255, 9,   86, 98, 0, 0, 48,
+                                    25,  0,   0,   78, 0, 0,   255, 13, 0,  0, 0, 0,
+                                    211, 18,  0,   0,  0, 0,   22,  10, 0,  0, 0, 0};
+  const std::vector<int32_t> map = {171, 206, 5,  206, 120, 131, 161, 73,
+                                    250, 13,  71, 98,  146, 104, 33,  11};
+  LayerDescriptor d =
+      test::uint8_resize(ResizeMode::Cubic, {4, 4}, {6, 6}, {1.5f, 1.5f}, 0.021859655f);
+  d.quant.inputs[0] = TensorQuant{QuantType::Uint8, 0.05f, 128};
+  d.resize_exclude_outside = true;
+  std::vector<int8_t> image;
+  for (int32_t v : map) image.push_back(int8_t(uint8_t(v)));
+  vector_kernels::InputView x;
+  x.image = image.data();
+  x.C = 1;
+  x.pixels = 16;
+  x.quant = d.quant.inputs[0];
+  std::vector<int32_t> model;
+  for (uint32_t oh = 0; oh < 6; ++oh) {
+    int8_t row[6];
+    vector_kernels::compute_row(d, &x, oh, 0, 1, nullptr, row);
+    for (int8_t v : row) model.push_back(int32_t(uint8_t(v)));
+  }
+  CHECK(model == ort);
+  namespace q = reference::qops;
+  CHECK(q::resize_cubic({{1, 1, 4, 4}, map, q::ElemType::Uint8}, {{0.05f}, {128}},
+                        {{0.021859655f}, {0}}, q::ElemType::Uint8, {6, 6, 1.5f, 1.5f}, "half_pixel",
+                        q::Cubic{-0.75f, true})
+            .data == ort);
 }
 
 TEST_CASE(
