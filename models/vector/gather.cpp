@@ -48,11 +48,14 @@ void resize_cubic_row(const LayerDescriptor& L, const InputView& x, uint32_t oh,
     const int32_t v = x.value((uint64_t(row) * L.W + col) * L.C + k);
     return float(v - x.quant.zero_point) * x.quant.scale;
   };
+  // ONNX Runtime copies a map whose size stays (Keys' weights at t = 0 need not be exactly
+  // 0, 1, 0, 0 for every a).
+  const bool copy = L.out_h == L.H && L.out_w == L.W;
   for (uint32_t ow = 0; ow < L.out_w; ++ow) {
     const CubicTap tx = cubic_tap(L.resize_coordinates, cols, a, exclude, ow);
     for (uint32_t k = k_begin; k < k_end; ++k) {
-      float v = 0;
-      for (int r = 0; r < 4; ++r) {
+      float v = copy ? real(oh, ow, k) : 0.0f;
+      for (int r = 0; r < 4 && !copy; ++r) {
         float h = 0;
         for (int j = 0; j < 4; ++j) h += tx.w[j] / tx.sum * real(ty.index[r], tx.index[j], k);
         v += h * ty.w[r] / ty.sum;

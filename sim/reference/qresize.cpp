@@ -226,6 +226,13 @@ QTensor resize_cubic(const QTensor& x, const Quant& xq, const Quant& yq, ElemTyp
   for (uint32_t n = 0; n < N; ++n)
     for (uint32_t c = 0; c < C; ++c) {
       const int32_t* plane = x.data.data() + (uint64_t(n) * C + c) * H * W;
+      // A map whose size stays is copied (ONNX Runtime's Resize returns its input).
+      if (to.out_h == H && to.out_w == W) {
+        for (uint64_t i = 0; i < uint64_t(H) * W; ++i)
+          y.data.push_back(quantize_linear(detail::f32(float(plane[i] - in.zero_point) * in.scale),
+                                           out.scale, out.zero_point, y_type));
+        continue;
+      }
       for (const CubicAxisTap& r : rows)
         for (const CubicAxisTap& q : cols) {
           // Along the columns of each of the four rows (weight / divisor, times the

@@ -174,6 +174,35 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a cubic resize that keeps the map's size copies it as ONNX Runtime does, where Keys' weights "
+    "at t = 0 are not exactly 0, 1, 0, 0",
+    "[resize][reference]") {
+  // A 1 x 2 uint8 row [3, 255] (scale 1, zero point 0), scales 1.2 x 1.3 (still 1 x 2: both
+  // scales taken as 1), cubic_coeff_a 2.9997, output scale 2. At t = 0 the fourth weight,
+  // ((a * 2 - 5a) * 2 + 8a) * 2 - 4a, rounds to -1.9073486e-06 in float32, so interpolating
+  // would give 3 - 0.00049 -> 1.49976 steps -> 1; ONNX Runtime 1.30 copies the map: 3 / 2 = 1.5
+  // -> 2 (ties to even), 255 / 2 = 127.5 -> 128 (measured, both optimisation levels).
+  const std::vector<int32_t> ort = {2, 128};
+  LayerDescriptor d = test::uint8_resize(ResizeMode::Cubic, {1, 2}, {1, 2}, {1.0f, 1.0f}, 2.0f);
+  d.resize_cubic_a = 2.9997f;
+  CHECK(cubic_tap(ResizeCoordinates::HalfPixel, {2, 2, 1.0f}, 2.9997f, false, 0).w[3] != 0.0f);
+  const std::vector<int8_t> image = {3, int8_t(uint8_t(255))};
+  vector_kernels::InputView x;
+  x.image = image.data();
+  x.C = 1;
+  x.pixels = 2;
+  x.quant = d.quant.inputs[0];
+  int8_t row[2];
+  vector_kernels::compute_row(d, &x, 0, 0, 1, nullptr, row);
+  CHECK(std::vector<int32_t>{uint8_t(row[0]), uint8_t(row[1])} == ort);
+  namespace q = reference::qops;
+  CHECK(q::resize_cubic({{1, 1, 1, 2}, {3, 255}, q::ElemType::Uint8}, {{1.0f}, {0}}, {{2.0f}, {0}},
+                        q::ElemType::Uint8, {1, 2, 1.0f, 1.0f}, "half_pixel",
+                        q::Cubic{2.9997f, false})
+            .data == ort);
+}
+
+TEST_CASE(
     "an instruction of a cubic resize loads the input rows from its first output row's first "
     "tap to its last output row's last tap, clamped to the map",
     "[resize]") {
