@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/support/onnx_model_builder.h"
@@ -111,8 +112,9 @@ uint64_t cubic_ort_values(const std::string& model, const std::string& args, siz
 
 TEST_CASE(
     "onnx: a cubic Resize in QDQ form equals ONNX Runtime bit for bit: uint8 and int8, four "
-    "coordinate modes, cubic_coeff_a -0.75 and -0.5, exclude_outside 0 and 1, up, fractional "
-    "and down, by scales and sizes, and cut into instructions of a few rows",
+    "coordinate modes, cubic_coeff_a -0.75, -0.5 and -0.6, exclude_outside 0 and 1, up, "
+    "fractional and down, by scales and sizes, an axis of scale 1, a kept size, and cut into "
+    "instructions of a few rows",
     "[onnx][resize]") {
   if (!npusim::test::have_onnx_runtime()) {
     WARN("SKIPPED: needs onnxruntime-node (tools/install-deps --onnx)");
@@ -125,6 +127,12 @@ TEST_CASE(
     for (const float a : {-0.75f, -0.5f})
       for (const int exclude : {0, 1})
         for (const CubicBranch& b : cubic_sizes(c, a, exclude)) branches.push_back(b);
+  // a = -0.6 (not a float32 of few bits): one axis of scale 1 each way, and 1.1 x 1.15, which
+  // keeps the 7 x 5 size (copied).
+  for (const std::string& c : modes)
+    for (const int exclude : {0, 1})
+      for (const auto& [h, w] : {std::pair<float, float>{2.0f, 1.0f}, {1.0f, 0.6f}, {1.1f, 1.15f}})
+        branches.push_back({c, -0.6f, exclude, false, h, w, 0, 0});
   const std::vector<int64_t> shape = {2, 3, 7, 5};  // two images, a tall map
   uint64_t per_model = 0;
   for (const CubicBranch& b : branches) per_model += cubic_branch_values(shape, b);
