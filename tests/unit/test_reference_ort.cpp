@@ -164,7 +164,8 @@ QTensor run_reference(const json& c) {
                tensor(reference_ort_input(c, "b")), reference_ort_quant(c, "b"),
                reference_ort_quant(c, "y"), zp_type(c, "y"));
   // DQ -> op -> Q; Silu: DQ -> Mul(x, Sigmoid(x)) -> Q.
-  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Silu" || op == "Tanh") {
+  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Silu" ||
+      op == "Tanh") {
     const Activation f = op == "Sigmoid"       ? Activation::Sigmoid
                          : op == "HardSigmoid" ? Activation::HardSigmoid
                          : op == "Silu"        ? Activation::Silu
