@@ -6,11 +6,19 @@ namespace npusim::cost {
 
 namespace {
 
-// The input values each output element reads: the pool's window, or a
-// linear resize's four taps.
+// The input values each output element reads: the pool's window, a linear
+// resize's four taps or a cubic one's sixteen (4 rows x 4 columns).
 uint64_t row_window(const LayerDescriptor& L) {
-  if (L.op == OpKind::Resize) return L.resize_mode == ResizeMode::Linear ? 4 : 1;
-  return uint64_t(L.R) * L.S;
+  if (L.op != OpKind::Resize) return uint64_t(L.R) * L.S;
+  switch (L.resize_mode) {
+    case ResizeMode::Linear:
+      return 4;
+    case ResizeMode::Cubic:
+      return 16;
+    case ResizeMode::Nearest:
+      break;
+  }
+  return 1;
 }
 
 }  // namespace

@@ -32,6 +32,40 @@ void resize_linear_row(const LayerDescriptor& L, const InputView& x, uint32_t oh
   }
 }
 
+// A cubic resize (sim/program/resize_taps.h): each output pixel from the four
+// rows and four columns around it, dequantised, each row interpolated along
+// its columns, then the four rows, in float32 in ONNX Runtime's order, and
+// quantised again.
+void resize_cubic_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, uint32_t k_begin,
+                      uint32_t k_end, int8_t* out) {
+  const TensorQuant& y = L.quant.output;
+  const float a = L.resize_cubic_a;
+  const bool exclude = L.resize_exclude_outside;
+  const ResizeAxis cols{L.W, L.out_w, L.resize_scale_w};
+  const CubicTap ty =
+      cubic_tap(L.resize_coordinates, {L.H, L.out_h, L.resize_scale_h}, a, exclude, oh);
+  const auto real = [&](uint32_t row, uint32_t col, uint32_t k) {
+    const int32_t v = x.value((uint64_t(row) * L.W + col) * L.C + k);
+    return float(v - x.quant.zero_point) * x.quant.scale;
+  };
+  // ONNX Runtime copies a map whose size stays (Keys' weights at t = 0 need not be exactly
+  // 0, 1, 0, 0 for every a).
+  const bool copy = L.out_h == L.H && L.out_w == L.W;
+  for (uint32_t ow = 0; ow < L.out_w; ++ow) {
+    const CubicTap tx = cubic_tap(L.resize_coordinates, cols, a, exclude, ow);
+    for (uint32_t k = k_begin; k < k_end; ++k) {
+      float v = copy ? real(oh, ow, k) : 0.0f;
+      for (int r = 0; r < 4 && !copy; ++r) {
+        float h = 0;
+        for (int j = 0; j < 4; ++j) h += tx.w[j] / tx.sum * real(ty.index[r], tx.index[j], k);
+        v += h * ty.w[r] / ty.sum;
+      }
+      out[uint64_t(ow) * L.K + k] =
+          saturate(std::nearbyintf(v / y.scale) + float(y.zero_point), y.type);
+    }
+  }
+}
+
 }  // namespace
 
 // Gather on channels: output channel k of each pixel is input channel
@@ -49,7 +83,14 @@ void gather_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, int8_
 // [k_begin, k_end).
 void resize_row(const LayerDescriptor& L, const InputView& x, uint32_t oh, uint32_t k_begin,
                 uint32_t k_end, int8_t* out) {
-  if (L.resize_mode == ResizeMode::Linear) return resize_linear_row(L, x, oh, k_begin, k_end, out);
+  switch (L.resize_mode) {
+    case ResizeMode::Linear:
+      return resize_linear_row(L, x, oh, k_begin, k_end, out);
+    case ResizeMode::Cubic:
+      return resize_cubic_row(L, x, oh, k_begin, k_end, out);
+    case ResizeMode::Nearest:
+      break;
+  }
   const ResizeCoordinates c = L.resize_coordinates;
   const ResizeAxis cols{L.W, L.out_w, L.resize_scale_w};
   const uint64_t row =

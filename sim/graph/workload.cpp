@@ -28,6 +28,8 @@ const char* to_string(ResizeMode m) {
       return "nearest";
     case ResizeMode::Linear:
       return "linear";
+    case ResizeMode::Cubic:
+      return "cubic";
   }
   return "?";
 }

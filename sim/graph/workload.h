@@ -86,8 +86,9 @@ struct SequenceAttrs {
 // How a resize finds an output pixel's value (docs/graphs.md,
 // sim/program/resize_taps.h): nearest copies the input pixel that its
 // coordinates and rounding pick; linear interpolates the two input rows and
-// two input columns around the output pixel's position.
-enum class ResizeMode { Nearest, Linear };
+// two input columns around the output pixel's position; cubic the four rows
+// and four columns around it (Keys' cubic convolution, coefficient a).
+enum class ResizeMode { Nearest, Linear, Cubic };
 const char* to_string(ResizeMode m);
 // ONNX's coordinate_transformation_mode: where output index o lies on the
 // input axis at the axis' scale s: half_pixel (o + 0.5) / s - 0.5;
@@ -207,6 +208,10 @@ struct LayerConfig {
   ResizeMode resize_mode = ResizeMode::Nearest;
   ResizeCoordinates resize_coordinates = ResizeCoordinates::HalfPixel;
   ResizeRounding resize_rounding = ResizeRounding::RoundPreferFloor;
+  // cubic: ONNX's cubic_coeff_a and exclude_outside (taps outside the input
+  // weigh 0, the rest renormalised).
+  float resize_cubic_a = -0.75f;
+  bool resize_exclude_outside = false;
   SequenceAttrs seq;  // transformer operators
   // A decoder workload's pass (graph key "pass"): 0 the prefill, s >= 1 decode
   // step s; -1 when the workload marks no passes (docs/decoders.md).

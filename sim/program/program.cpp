@@ -142,6 +142,7 @@ LayerDescriptor describe_operator(const NetworkConfig& net, size_t l, const Hard
   d.resize_scale_h = L.resize_scale_h, d.resize_scale_w = L.resize_scale_w;
   d.resize_mode = L.resize_mode, d.resize_coordinates = L.resize_coordinates;
   d.resize_rounding = L.resize_rounding;
+  d.resize_cubic_a = L.resize_cubic_a, d.resize_exclude_outside = L.resize_exclude_outside;
   d.seq = L.seq;
   if (runs_on_array(L.op)) {
     d.shift = L.requant.shift;
@@ -305,9 +306,19 @@ RowRange input_rows_for(const LayerDescriptor& layer, uint32_t row_begin, uint32
   if (layer.op == OpKind::Resize) {  // the taps of the first and last rows (they only grow)
     const ResizeAxis rows{layer.H, layer.out_h, layer.resize_scale_h};
     const ResizeCoordinates c = layer.resize_coordinates;
-    if (layer.resize_mode == ResizeMode::Linear)
-      return RowRange{linear_tap(c, rows, row_begin).lo,
-                      int64_t(linear_tap(c, rows, row_end - 1).hi) + 1};
+    switch (layer.resize_mode) {
+      case ResizeMode::Linear:
+        return RowRange{linear_tap(c, rows, row_begin).lo,
+                        int64_t(linear_tap(c, rows, row_end - 1).hi) + 1};
+      case ResizeMode::Cubic: {
+        const float a = layer.resize_cubic_a;
+        const bool exclude = layer.resize_exclude_outside;
+        return RowRange{cubic_tap(c, rows, a, exclude, row_begin).index[0],
+                        int64_t(cubic_tap(c, rows, a, exclude, row_end - 1).index[3]) + 1};
+      }
+      case ResizeMode::Nearest:
+        break;
+    }
     return RowRange{nearest_tap(c, layer.resize_rounding, rows, row_begin),
                     int64_t(nearest_tap(c, layer.resize_rounding, rows, row_end - 1)) + 1};
   }

@@ -175,7 +175,9 @@ struct LayerDescriptor {
   ResizeMode resize_mode = ResizeMode::Nearest;
   ResizeCoordinates resize_coordinates = ResizeCoordinates::HalfPixel;
   ResizeRounding resize_rounding = ResizeRounding::RoundPreferFloor;
-  SequenceAttrs seq;  // transformer operators (docs/transformers.md)
+  float resize_cubic_a = -0.75f;        // cubic: cubic_coeff_a
+  bool resize_exclude_outside = false;  // cubic: exclude_outside
+  SequenceAttrs seq;                    // transformer operators (docs/transformers.md)
   // How the store requantises (the hardware's store.requantiser, a layer register).
   Requantiser requantiser = Requantiser::Float32;
   // The second and later inputs of add, concat and mul: where they lie in DRAM

@@ -39,6 +39,31 @@ LinearTap linear_tap(ResizeCoordinates c, const ResizeAxis& axis, uint32_t o) {
   return t;
 }
 
+CubicTap cubic_tap(ResizeCoordinates c, const ResizeAxis& axis, float a, bool exclude_outside,
+                   uint32_t o) {
+  const float p = resize_position(c, axis, o);
+  const float floor_p = std::floor(p), t = p - floor_p;
+  // Keys' kernel at the distances 1 + t, t, 1 - t and 2 - t, as ONNX Runtime
+  // writes each polynomial (every step rounded to float32).
+  const float near[2] = {t, 1 - t}, far[2] = {t + 1, 2 - t};
+  const auto outer = [a](float d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };
+  const auto inner = [a](float d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
+  CubicTap tap;
+  tap.w[0] = outer(far[0]), tap.w[1] = inner(near[0]);
+  tap.w[2] = inner(near[1]), tap.w[3] = outer(far[1]);
+  const int64_t first = int64_t(floor_p) - 1, last = int64_t(axis.in) - 1;
+  if (exclude_outside) tap.sum = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int64_t at = first + i;
+    if (exclude_outside) {
+      if (at < 0 || at > last) tap.w[i] = 0;
+      tap.sum += tap.w[i];
+    }
+    tap.index[i] = uint32_t(std::clamp<int64_t>(at, 0, last));
+  }
+  return tap;
+}
+
 uint32_t nearest_tap(ResizeCoordinates c, ResizeRounding r, const ResizeAxis& axis, uint32_t o) {
   const float p = resize_position(c, axis, o);
   // ONNX Runtime (1.30, measured) takes a position within one float32 step

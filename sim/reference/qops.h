@@ -118,6 +118,18 @@ QTensor resize_nearest(const QTensor& x, const ResizeTo& to, const std::string& 
 // QuantizeLinear.
 QTensor resize_linear(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
                       const ResizeTo& to, const std::string& coordinates);
+// Mode cubic, between DequantizeLinear and QuantizeLinear as ONNX Runtime evaluates it (in
+// float32): x dequantised, each output pixel Keys' cubic convolution (coefficient
+// `cubic_coeff_a`) of the 4 x 4 input pixels around its unclamped coordinate, indices clamped
+// to the input; `exclude_outside` weighs the indices outside the input 0 and renormalises;
+// each of the four rows along its columns, then the rows, in ONNX Runtime's order; then
+// QuantizeLinear.
+struct Cubic {
+  float coeff_a = -0.75f;
+  bool exclude_outside = false;
+};
+QTensor resize_cubic(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
+                     const ResizeTo& to, const std::string& coordinates, const Cubic& cubic);
 
 // ---- Helpers (also used by the tests) ---------------------------------------------------
 

@@ -5,7 +5,8 @@
 // input index by its nearest_mode; linear, between DequantizeLinear and
 // QuantizeLinear (ONNX Runtime keeps the float Resize there), dequantises the
 // input in float32, blends the four neighbours with ONNX Runtime's clamping,
-// weights and summation order, and quantises again.
+// weights and summation order, and quantises again; cubic the same with the
+// 4 x 4 neighbours of ResizeBiCubic (unclamped coordinate, clamped indices).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -95,6 +96,52 @@ std::vector<AxisTap> axis_taps(const char* op, const std::string& mode, uint32_t
   return taps;
 }
 
+// Keys' kernel at the distance d from the coordinate, as ONNX Runtime's
+// GetCubicCoeffs writes both pieces (the inner one for the two nearest
+// neighbours, 0 <= d <= 1; the outer for the others, 1 <= d <= 2), each step
+// in float32.
+float keys_weight(float a, float d, bool nearest_two) {
+  using detail::f32;
+  if (nearest_two) return f32(f32(f32(f32(f32(a + 2.0f) * d) - f32(a + 3.0f)) * d) * d) + 1.0f;
+  const float five_a = f32(5.0f * a), eight_a = f32(8.0f * a), four_a = f32(4.0f * a);
+  return f32(f32(f32(f32(f32(a * d) - five_a) * d) + eight_a) * d) - four_a;
+}
+
+// One output index's four source indices (clamped) and their weights divided
+// as ONNX Runtime divides them: by 1, or with exclude_outside by their sum.
+struct CubicAxisTap {
+  uint32_t source[4];
+  float weight[4];
+  float divisor;
+};
+
+std::vector<CubicAxisTap> cubic_axis_taps(const char* op, const std::string& mode, uint32_t in,
+                                          uint32_t out, float scale, const Cubic& cubic) {
+  std::vector<CubicAxisTap> taps;
+  taps.reserve(out);
+  for (uint32_t i = 0; i < out; ++i) {
+    const float original = original_coordinate(op, mode, i, in, out, scale);
+    const double whole = std::floor(double(original));
+    const float frac = detail::f32(original - float(whole));
+    // The distances of the four neighbours whole - 1 .. whole + 2.
+    const float distance[4] = {detail::f32(frac + 1.0f), frac, detail::f32(1.0f - frac),
+                               detail::f32(2.0f - frac)};
+    CubicAxisTap t;
+    t.divisor = cubic.exclude_outside ? 0.0f : 1.0f;
+    for (int k = 0; k < 4; ++k) {
+      const int64_t at = int64_t(whole) - 1 + k;
+      const bool outside = at < 0 || at >= int64_t(in);
+      t.weight[k] = cubic.exclude_outside && outside
+                        ? 0.0f
+                        : keys_weight(cubic.coeff_a, distance[k], k == 1 || k == 2);
+      if (cubic.exclude_outside) t.divisor = detail::f32(t.divisor + t.weight[k]);
+      t.source[k] = uint32_t(std::min<int64_t>(std::max<int64_t>(at, 0), int64_t(in) - 1));
+    }
+    taps.push_back(t);
+  }
+  return taps;
+}
+
 }  // namespace
 
 QTensor resize_nearest(const QTensor& x, const ResizeTo& to, const std::string& coordinates,
@@ -150,6 +197,58 @@ QTensor resize_linear(const QTensor& x, const Quant& xq, const Quant& yq, ElemTy
           sum = detail::f32(sum + detail::f32(detail::f32(q.weight_second * r.weight_second) *
                                               real(r.second, q.second)));
           y.data.push_back(quantize_linear(sum, out.scale, out.zero_point, y_type));
+        }
+    }
+  return y;
+}
+
+}  // namespace npusim::reference::qops
+
+namespace npusim::reference::qops {
+
+QTensor resize_cubic(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
+                     const ResizeTo& to, const std::string& coordinates, const Cubic& cubic) {
+  const char* op = "resize_cubic";
+  detail::check_tensor(op, "x", x, 4);
+  detail::check_8bit(op, "output type", y_type);
+  check_axis(op, "rows", to.out_h, to.scale_h);
+  check_axis(op, "columns", to.out_w, to.scale_w);
+  if (!std::isfinite(cubic.coeff_a)) detail::fail(op, "cubic_coeff_a must be finite");
+  const detail::Single in = detail::single(op, "x", xq, x.type);
+  const detail::Single out = detail::single(op, "y", yq, y_type);
+  const uint32_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  const std::vector<CubicAxisTap> rows =
+      cubic_axis_taps(op, coordinates, H, to.out_h, to.scale_h, cubic);
+  const std::vector<CubicAxisTap> cols =
+      cubic_axis_taps(op, coordinates, W, to.out_w, to.scale_w, cubic);
+  QTensor y{{N, C, to.out_h, to.out_w}, {}, y_type};
+  y.data.reserve(detail::element_count(y.shape));
+  for (uint32_t n = 0; n < N; ++n)
+    for (uint32_t c = 0; c < C; ++c) {
+      const int32_t* plane = x.data.data() + (uint64_t(n) * C + c) * H * W;
+      // A map whose size stays is copied (ONNX Runtime's Resize returns its input).
+      if (to.out_h == H && to.out_w == W) {
+        for (uint64_t i = 0; i < uint64_t(H) * W; ++i)
+          y.data.push_back(quantize_linear(detail::f32(float(plane[i] - in.zero_point) * in.scale),
+                                           out.scale, out.zero_point, y_type));
+        continue;
+      }
+      for (const CubicAxisTap& r : rows)
+        for (const CubicAxisTap& q : cols) {
+          // Along the columns of each of the four rows (weight / divisor, times the
+          // value), then along the rows (value times weight, / divisor).
+          float total = 0.0f;
+          for (int i = 0; i < 4; ++i) {
+            float along = 0.0f;
+            for (int j = 0; j < 4; ++j) {
+              const float value = detail::f32(
+                  float(plane[uint64_t(r.source[i]) * W + q.source[j]] - in.zero_point) * in.scale);
+              along =
+                  detail::f32(along + detail::f32(detail::f32(q.weight[j] / q.divisor) * value));
+            }
+            total = detail::f32(total + detail::f32(detail::f32(along * r.weight[i]) / r.divisor));
+          }
+          y.data.push_back(quantize_linear(total, out.scale, out.zero_point, y_type));
         }
     }
   return y;

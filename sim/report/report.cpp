@@ -56,6 +56,10 @@ nlohmann::json shape_json(const LayerConfig& l) {
       j["scales"] = {l.resize_scale_h, l.resize_scale_w};
       j["coordinates"] = to_string(l.resize_coordinates);
       if (l.resize_mode == ResizeMode::Nearest) j["nearest_mode"] = to_string(l.resize_rounding);
+      if (l.resize_mode == ResizeMode::Cubic) {
+        j["cubic_coeff_a"] = l.resize_cubic_a;
+        j["exclude_outside"] = l.resize_exclude_outside ? 1 : 0;
+      }
     }
   }
   return j;

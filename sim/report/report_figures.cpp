@@ -267,7 +267,8 @@ std::string shape_string(const LayerConfig& l, ShapeStyle style) {
                    std::to_string(uint32_t(l.resize_scale_w));
           else
             out += image + " to " + std::to_string(l.out_h()) + "x" + std::to_string(l.out_w());
-          if (l.resize_mode == ResizeMode::Linear) out += " linear";
+          if (l.resize_mode != ResizeMode::Nearest)
+            out += std::string(" ") + to_string(l.resize_mode);
           break;
       }
       break;

@@ -201,10 +201,19 @@ TensorI32 operator_reference(const NetworkConfig& net, size_t l, const std::vect
       switch (info.gather) {
         case GatherKind::Resize: {
           const q::ResizeTo to{L.out_h(), L.out_w(), L.resize_scale_h, L.resize_scale_w};
-          if (L.resize_mode == ResizeMode::Linear)
-            return nchw_to_nhwc_values(q::resize_linear(xs[0], qops_quant(oq.inputs[0]),
-                                                        qops_quant(oq.output), y_type, to,
-                                                        to_string(L.resize_coordinates)));
+          switch (L.resize_mode) {
+            case ResizeMode::Linear:
+              return nchw_to_nhwc_values(q::resize_linear(xs[0], qops_quant(oq.inputs[0]),
+                                                          qops_quant(oq.output), y_type, to,
+                                                          to_string(L.resize_coordinates)));
+            case ResizeMode::Cubic:
+              return nchw_to_nhwc_values(
+                  q::resize_cubic(xs[0], qops_quant(oq.inputs[0]), qops_quant(oq.output), y_type,
+                                  to, to_string(L.resize_coordinates),
+                                  q::Cubic{L.resize_cubic_a, L.resize_exclude_outside}));
+            case ResizeMode::Nearest:
+              break;
+          }
           return nchw_to_nhwc_values(q::resize_nearest(xs[0], to, to_string(L.resize_coordinates),
                                                        to_string(L.resize_rounding)));
         }

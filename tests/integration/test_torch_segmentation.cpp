@@ -3,11 +3,17 @@
 // DequantizeLinear and QuantizeLinear, docs/onnx.md) equals ONNX Runtime's
 // optimised output bit for bit. Skipped where python3-torch, python3-torchvision,
 // python3-onnx or onnxruntime-node is missing.
+#include <onnx/onnx_pb.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/support/test_support.h"
@@ -30,6 +36,35 @@ std::vector<std::string> resize_modes(const nlohmann::json& report) {
                     (s.contains("nearest_mode") ? " " + s["nearest_mode"].get<std::string>() : ""));
   }
   return modes;
+}
+
+// Each Resize of a QDQ model: the scale of the DequantizeLinear it reads and of the
+// QuantizeLinear that reads it.
+std::vector<std::pair<float, float>> resize_qdq_scales(const std::string& path) {
+  onnx::ModelProto m;
+  std::ifstream f(path, std::ios::binary);
+  REQUIRE(m.ParseFromIstream(&f));
+  std::map<std::string, float> scalars;
+  for (const onnx::TensorProto& t : m.graph().initializer()) {
+    if (t.data_type() != onnx::TensorProto_DataType_FLOAT) continue;
+    float v = 0;
+    if (t.float_data_size() > 0)
+      v = t.float_data(0);
+    else if (t.raw_data().size() >= sizeof(float))
+      std::memcpy(&v, t.raw_data().data(), sizeof(float));
+    scalars[t.name()] = v;
+  }
+  std::map<std::string, const onnx::NodeProto*> producer, reader;
+  for (const onnx::NodeProto& n : m.graph().node()) {
+    for (const std::string& o : n.output()) producer[o] = &n;
+    for (const std::string& i : n.input()) reader[i] = &n;
+  }
+  std::vector<std::pair<float, float>> scales;
+  for (const onnx::NodeProto& n : m.graph().node())
+    if (n.op_type() == "Resize")
+      scales.emplace_back(scalars[producer.at(n.input(0))->input(1)],
+                          scalars[reader.at(n.output(0))->input(1)]);
+  return scales;
 }
 
 // An FPN-style neck: two strided convs, the deeper map upsampled by 2 (F.interpolate with
@@ -98,6 +133,22 @@ TEST_CASE(
   CHECK(check_neck("bilinear_neck", "mode=\"bilinear\", align_corners=False",
                    "mode=\"bilinear\", align_corners=True") ==
         std::vector<std::string>{"linear half_pixel", "linear align_corners"});
+}
+
+TEST_CASE(
+    "npusim quantize: the neck with torch's bicubic upsampling (by 2, and by 2 x 3 with "
+    "align_corners, each cubic Resize calibrated on its own) equals ONNX Runtime bit for bit, the "
+    "upsampled map included",
+    "[onnx][torch][resize]") {
+  if (!have_torch_and_ort()) return;
+  CHECK(check_neck("bicubic_neck", "mode=\"bicubic\", align_corners=False",
+                   "mode=\"bicubic\", align_corners=True") ==
+        std::vector<std::string>{"cubic half_pixel", "cubic align_corners"});
+  // Keys' negative lobes overshoot the input's range: each output has a wider scale of its own.
+  const auto scales =
+      resize_qdq_scales(npusim::test::temp_dir() + "/quantize_bicubic_neck/bicubic_neck_qdq.onnx");
+  REQUIRE(scales.size() == 2);
+  for (const auto& [in, out] : scales) CHECK(out > in);
 }
 
 TEST_CASE(

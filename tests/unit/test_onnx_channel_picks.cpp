@@ -222,7 +222,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "onnx: a Resize that interpolates outside QDQ form or cubically, crops, antialiases, keeps an "
+    "onnx: a Resize that interpolates (linearly or cubically) outside QDQ form, crops, "
+    "antialiases, keeps an "
     "aspect ratio, scales N or C or leaves no row is refused at the node",
     "[onnx]") {
   ModelBuilder m = map_model(18);  // antialias and keep_aspect_ratio_policy: opset 18
@@ -233,7 +234,7 @@ TEST_CASE(
   SECTION("linear, of a quantised tensor") {
     mode = "linear", found = "linear Resize of a quantised";
   }
-  SECTION("cubic") { mode = "cubic", found = "mode cubic"; }
+  SECTION("cubic, of a quantised tensor") { mode = "cubic", found = "cubic Resize of a quantised"; }
   SECTION("tf_crop_and_resize") {
     coordinates = "tf_crop_and_resize", found = "tf_crop_and_resize";
   }

@@ -191,7 +191,7 @@ TEST_CASE(
   ConfigError e = test::workload_error(test::one_input_graph({1, 4, 5, 3}, op));
   CHECK(e.pointer() == "/operators/0/coordinates");
   op["coordinates"] = "half_pixel";
-  op["mode"] = "cubic";
+  op["mode"] = "bicubic";
   e = test::workload_error(test::one_input_graph({1, 4, 5, 3}, op));
   CHECK(e.pointer() == "/operators/0/mode");
 }

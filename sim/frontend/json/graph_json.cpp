@@ -229,12 +229,13 @@ void parse_gather_keys(JsonReader& r, LayerConfig& L, const std::string& file, u
 
 // resize's keys, for an H x W input.
 void parse_resize_keys(JsonReader& r, LayerConfig& L, uint32_t H, uint32_t W) {
-  // To a size ("sizes") or by float32 scales ("scales"), nearest or
-  // linear, with ONNX's coordinate transformation (half_pixel by
-  // default) and, nearest, its nearest_mode (round_prefer_floor).
-  L.resize_mode = r.get_choice("mode", {"nearest", "linear"}, 0) == 0 ? ResizeMode::Nearest
-                                                                      : ResizeMode::Linear;
-  const bool linear = L.resize_mode == ResizeMode::Linear;
+  // To a size ("sizes") or by float32 scales ("scales"), nearest, linear
+  // or cubic, with ONNX's coordinate transformation (half_pixel by
+  // default), nearest its nearest_mode (round_prefer_floor), cubic its
+  // cubic_coeff_a (-0.75) and exclude_outside (0).
+  const ResizeMode mode_values[] = {ResizeMode::Nearest, ResizeMode::Linear, ResizeMode::Cubic};
+  L.resize_mode = mode_values[r.get_choice("mode", {"nearest", "linear", "cubic"}, 0)];
+  const bool linear = L.resize_mode != ResizeMode::Nearest;  // interpolates
   // The choices' names are to_string's (sim/graph/workload.h); the last coordinate
   // mode is nearest's only.
   const ResizeCoordinates coordinate_values[] = {
@@ -245,9 +246,20 @@ void parse_resize_keys(JsonReader& r, LayerConfig& L, uint32_t H, uint32_t W) {
   for (const ResizeCoordinates c : coordinate_values)
     if (!linear || c != ResizeCoordinates::TfHalfPixelForNn) coordinates.push_back(to_string(c));
   L.resize_coordinates = coordinate_values[r.get_choice("coordinates", coordinates, 0)];
+  if (L.resize_mode == ResizeMode::Cubic) {
+    L.resize_cubic_a = float(r.get_number("cubic_coeff_a", -1000, 1000, -0.75));
+    L.resize_exclude_outside = r.get_uint("exclude_outside", 0, 1, 0) == 1;
+  } else {
+    for (const char* key : {"cubic_coeff_a", "exclude_outside"})
+      if (const json* v = r.find(key))
+        r.fail(key, std::string("no \"") + key + "\" on a " + to_string(L.resize_mode) + " resize",
+               describe_json(*v));
+  }
   if (linear) {
     if (const json* m = r.find("nearest_mode"))
-      r.fail("nearest_mode", "no \"nearest_mode\" on a linear resize", describe_json(*m));
+      r.fail("nearest_mode",
+             std::string("no \"nearest_mode\" on a ") + to_string(L.resize_mode) + " resize",
+             describe_json(*m));
   } else {
     const ResizeRounding rounding_values[] = {ResizeRounding::RoundPreferFloor,
                                               ResizeRounding::RoundPreferCeil,
@@ -590,7 +602,7 @@ class GraphParser {
     }
     L.general = g;  // the defaults (stride 1, no pads) for the operators without geometry
     // Quantisation of the output and the weights.
-    if (L.op == OpKind::Resize && L.resize_mode == ResizeMode::Linear) {
+    if (L.op == OpKind::Resize && L.resize_mode != ResizeMode::Nearest) {
       // Interpolated values: "out" optional, the input's quantisation by default.
       const json* o = r.find("out");
       L.quant.output = o ? parse_tensor_quant(*o, file_, r.pointer_to("out"), false) : x.quant;

@@ -227,16 +227,19 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
     return v ? v->s() : std::string(fallback);
   };
   const std::string mode = text("mode", "nearest");
-  if (mode != "nearest" && mode != "linear")
-    fail(n, "mode nearest or linear (bilinear)", "mode " + mode);
-  if (qlinear && mode != "linear")
-    fail(n, "a QLinearResize of mode linear (npusim's own node for a linear Resize in QDQ form)",
-         "mode " + mode);
-  if (mode == "linear" && !qlinear)
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    fail(n, "mode nearest, linear (bilinear) or cubic (bicubic)", "mode " + mode);
+  if (qlinear && mode == "nearest")
     fail(n,
-         "a linear Resize between DequantizeLinear and QuantizeLinear (QDQ form: ONNX Runtime "
-         "interpolates the dequantised values in float)",
-         "a linear Resize of a quantised tensor");
+         "a QLinearResize of mode linear or cubic (npusim's own node for an interpolating Resize "
+         "in QDQ form)",
+         "mode " + mode);
+  if (mode != "nearest" && !qlinear)
+    fail(n,
+         "a " + mode +
+             " Resize between DequantizeLinear and QuantizeLinear (QDQ form: ONNX Runtime "
+             "interpolates the dequantised values in float)",
+         "a " + mode + " Resize of a quantised tensor");
   if (int_attr(n, "antialias", 0) != 0)
     fail(n, "antialias 0 (ONNX Runtime's plain interpolation)", "antialias 1");
   if (const onnx::AttributeProto* axes =
@@ -296,7 +299,21 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
     L.quant.inputs.push_back(quantised_input(n, 0));
     L.quant.output = output_quant(n, 3, 4);
   }
-  L.resize_mode = mode == "linear" ? ResizeMode::Linear : ResizeMode::Nearest;
+  L.resize_mode = mode == "linear"  ? ResizeMode::Linear
+                  : mode == "cubic" ? ResizeMode::Cubic
+                                    : ResizeMode::Nearest;
+  if (L.resize_mode == ResizeMode::Cubic) {
+    L.resize_cubic_a = float_attr(n, "cubic_coeff_a", -0.75f);
+    if (!std::isfinite(L.resize_cubic_a))
+      fail(n, "a finite cubic_coeff_a", "cubic_coeff_a " + std::to_string(L.resize_cubic_a));
+    const int64_t exclude = int_attr(n, "exclude_outside", 0);
+    if (exclude != 0 && exclude != 1)
+      fail(n, "exclude_outside 0 or 1", "exclude_outside " + std::to_string(exclude));
+    L.resize_exclude_outside = exclude == 1;
+  }
+  if (opset_ < 11 && mode == "cubic")
+    fail(n, "a cubic Resize at opset 11 or later (opset 10's Resize has no cubic mode)",
+         "opset " + std::to_string(opset_));
   if (opset_ < 11) {
     // Opset 10 has no modes: ONNX Runtime maps asymmetrically and, nearest,
     // rounds down where an axis upsamples and up where it downsamples.
@@ -315,11 +332,12 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
         ResizeCoordinates::TfHalfPixelForNn};
     const auto c = std::find_if(std::begin(known), std::end(known),
                                 [&](ResizeCoordinates k) { return to_string(k) == coordinates; });
-    if (c == std::end(known) || (mode == "linear" && *c == ResizeCoordinates::TfHalfPixelForNn))
+    if (c == std::end(known) || (mode != "nearest" && *c == ResizeCoordinates::TfHalfPixelForNn))
       fail(n,
-           mode == "linear"
-               ? "a linear Resize with coordinate_transformation_mode half_pixel, "
-                 "pytorch_half_pixel, align_corners or asymmetric"
+           mode != "nearest"
+               ? "a " + mode +
+                     " Resize with coordinate_transformation_mode half_pixel, "
+                     "pytorch_half_pixel, align_corners or asymmetric"
                : "a nearest Resize with coordinate_transformation_mode half_pixel, "
                  "pytorch_half_pixel, align_corners, asymmetric or tf_half_pixel_for_nn",
            "coordinate_transformation_mode " + coordinates);

@@ -510,8 +510,8 @@ void Importer::import_node(const onnx::NodeProto& n, int index) {
        "MaxPool, QLinearAveragePool, QLinearGlobalAveragePool, QLinearAdd, QLinearMul, "
        "QLinearConcat, "
        "Relu, Clip, Flatten, Reshape, Transpose between NHWC and NCHW at a graph input or "
-       "output, Slice and Split of channels, Resize (nearest, or linear in QDQ form), the channel "
-       "shuffle (Reshape, Transpose [0, 2, 1, 3, 4], Reshape), QuantizeLinear of an input, "
+       "output, Slice and Split of channels, Resize (nearest, or linear or cubic in QDQ form), the "
+       "channel shuffle (Reshape, Transpose [0, 2, 1, 3, 4], Reshape), QuantizeLinear of an input, "
        "DequantizeLinear of an output; in QDQ form also Softmax and LayerNormalization over the "
        "last axis, " +
            table_activations +

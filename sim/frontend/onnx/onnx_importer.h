@@ -179,7 +179,7 @@ class Importer {
   // The operator (gather, resize) that copies map `a`'s values: K = C, the
   // input's quantisation in and out (refused when no earlier node states it).
   LayerConfig copying_layer(const onnx::NodeProto& n, int index, const Activation& a, OpKind op);
-  // Resize (nearest, or linear as npusim's QLinearResize) to its scales' or
+  // Resize (nearest, or linear or cubic as npusim's QLinearResize) to its scales' or
   // sizes' output, with ONNX Runtime's float32 scale and the node's modes.
   void import_resize(const onnx::NodeProto& n, int index);
 

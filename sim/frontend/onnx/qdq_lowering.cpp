@@ -165,11 +165,12 @@ class Lowering {
     if (op == "QuickGelu")
       for (const auto& a : f.attribute())
         if (a.name() == "alpha" && a.f() != 1.0f) return false;
-    // A linear Resize (a nearest one is moved onto the quantised tensor,
-    // exporter_idioms.h); its table activation's rule: no Relu or Clip.
+    // A linear or cubic Resize (a nearest one is moved onto the quantised
+    // tensor, exporter_idioms.h); its table activation's rule: no Relu or Clip.
     if (op == "Resize") {
       const onnx::AttributeProto* mode = find_attribute(f, "mode");
-      if (mode == nullptr || mode->s() != "linear" || clipped) return false;
+      if (mode == nullptr || (mode->s() != "linear" && mode->s() != "cubic") || clipped)
+        return false;
     }
     // Every input dequantised (an optional bias too); a LayerNormalization's
     // gamma and beta are float initialisers the importer quantises, a

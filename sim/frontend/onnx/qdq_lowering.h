@@ -7,7 +7,7 @@
 // HardSwish, QuickGelu with alpha 1 for SiLU) -> QLinear<op> (ORT's contrib
 // QLinearSigmoid, npusim's own for the others), AveragePool /
 // GlobalAveragePool -> QLinearAveragePool / QLinearGlobalAveragePool, Concat
-// -> QLinearConcat, MaxPool -> MaxPool on the quantised tensor, a linear Resize
+// -> QLinearConcat, MaxPool -> MaxPool on the quantised tensor, a linear or cubic Resize
 // -> npusim's QLinearResize (x triple, y pair, then the Resize's other inputs). A Relu or Clip
 // in between is kept as the attributes npusim_clip_min / npusim_clip_max
 // (real units) on the new node, and the original op type as npusim_qdq_op. A Relu or Clip standing
