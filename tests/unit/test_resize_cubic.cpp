@@ -248,7 +248,7 @@ TEST_CASE(
   CHECK(L.out_w() == 6);
   json plain = op;
   plain.erase("cubic_coeff_a"), plain.erase("exclude_outside");
-  const LayerConfig& D =
+  const LayerConfig D =
       parse_workload(test::one_input_graph({1, 4, 5, 3}, plain), "g.json").layers[0];
   CHECK(D.resize_cubic_a == -0.75f);
   CHECK(!D.resize_exclude_outside);
