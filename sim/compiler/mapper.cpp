@@ -367,8 +367,9 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   std::unordered_map<std::string, std::pair<uint64_t, LayerTilingPlan>> best_of, best_plans;
   // Per signature, the estimates worked out under any partition so far (and,
   // with `memo`, in earlier calls on this machine).
-  MachineEstimates own;
-  MachineEstimates::BySignature& estimates = (memo != nullptr ? *memo : own).on(hw);
+  // Without `memo` no machine key is needed (on() writes the machine as JSON).
+  MachineEstimates::BySignature own;
+  MachineEstimates::BySignature& estimates = memo != nullptr ? memo->on(hw) : own;
   // Parameters tile by tile are candidates only where a layer's parameters
   // would crowd the cache (their banks over an eighth of it) or where nothing
   // else fits every layer: on larger caches the programs stay as they were.

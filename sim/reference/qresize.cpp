@@ -202,10 +202,6 @@ QTensor resize_linear(const QTensor& x, const Quant& xq, const Quant& yq, ElemTy
   return y;
 }
 
-}  // namespace npusim::reference::qops
-
-namespace npusim::reference::qops {
-
 QTensor resize_cubic(const QTensor& x, const Quant& xq, const Quant& yq, ElemType y_type,
                      const ResizeTo& to, const std::string& coordinates, const Cubic& cubic) {
   const char* op = "resize_cubic";
