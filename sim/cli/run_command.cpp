@@ -88,7 +88,7 @@ int run(const RunArguments& a) {
     replay = std::make_unique<ProgramFile>(read_program_jsonl(
         a.program_file, program_workload_resolver(a.program_file, a.in.inputs, &model_outputs)));
   const HardwareConfig hw = run_hardware(a, replay ? &replay->hardware : nullptr);
-  const NetworkConfig net = replay ? replay->network : resolve_workload(a.in, &model_outputs);
+  NetworkConfig net = replay ? replay->network : resolve_workload(a.in, &model_outputs);
   spdlog::info("running {} ({} layers) on hardware '{}'", net.name, net.layers.size(), hw.name);
   // An ONNX model's inputs not given with --input are seeded (docs/onnx.md#inputs-and-outputs).
   for (const GraphInput& g : net.graph_inputs)
@@ -117,7 +117,8 @@ int run(const RunArguments& a) {
   if (replay) options.program_layer_lines = replay->layer_lines;
   options.record_timeline = !a.trace_file.empty();
   options.max_workload_bytes = a.max_workload_mib << 20;
-  const std::unique_ptr<RunResult> result = run_network(net, hw, options);
+  // `net` moves into the result; what follows reads result->network.
+  const std::unique_ptr<RunResult> result = run_network(std::move(net), hw, options);
   if (!a.trace_file.empty()) {
     make_parent_dirs(a.trace_file);
     write_chrome_trace_file(a.trace_file, result->timeline, hw.clock_mhz);

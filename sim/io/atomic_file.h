@@ -5,6 +5,8 @@
 // beside the target, which is renamed over it only once it is complete and closed.
 #pragma once
 
+#include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +23,28 @@ namespace npusim {
 // `durable`: the bytes reach the disk (fsync) before the rename, for files a later
 // process trusts after a power loss (a sweep's results and point records).
 void write_file_atomically(const std::string& path, std::string_view bytes, bool durable = false);
+
+// The same for a file written piece by piece through stream() (a report too large to
+// hold as one string): the target keeps what it held until commit() renames the
+// complete temporary over it; destroyed before commit() (an exception on the way),
+// the temporary is removed. A write error surfaces at commit(), naming `path`.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(const std::string& path, bool durable = false);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  std::ostream& stream();
+  void commit();
+
+ private:
+  class Buffer;
+  std::string path_, target_, tmp_;  // tmp_ empty: written in place
+  bool durable_;
+  int fd_ = -1;
+  std::unique_ptr<Buffer> buffer_;
+  std::unique_ptr<std::ostream> stream_;
+};
 
 // Throws std::runtime_error when writing `output` (from option `option`, e.g.
 // "--trace") would replace one of `inputs` (the same file, or a link to it). An

@@ -437,30 +437,41 @@ void validate_program(const Program& p) {
 }
 
 void validate_outputs_written(const Program& p) {
-  // Channels written per output row, per layer: N * out_h counters each, as the
-  // DRAM model keeps. A store writes k_count channels of each row it covers.
-  std::vector<std::vector<uint64_t>> channels(p.layers.size());
-  std::vector<bool> column_pieces(p.layers.size(), false);  // written in runs of columns
-  for (size_t l = 0; l < p.layers.size(); ++l)
-    channels[l].assign(uint64_t(p.layers[l].N) * p.layers[l].out_h, 0);
-  for (const Instruction& in : p.instructions) {
-    if (in.op != Opcode::Store && in.op != Opcode::Vector) continue;
-    const LayerDescriptor& L = p.layers[in.layer];
-    // Counted in channel-columns: a column piece writes part of a row.
-    const uint64_t cols = output_cols(in, L).count();
-    if (in.column_piece()) column_pieces[in.layer] = true;
-    for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
-      channels[in.layer][uint64_t(in.batch) * L.out_h + r] += in.k_count() * cols;
+  // The store (array operators) and vector instructions of each layer, in
+  // program order: a counting sort of their ids by layer, so each layer is
+  // checked on its own with buffers the size of its largest.
+  std::vector<uint32_t> first(p.layers.size() + 1, 0);
+  for (const Instruction& in : p.instructions)
+    if (in.op == Opcode::Store || in.op == Opcode::Vector) ++first[in.layer + 1];
+  for (size_t l = 0; l < p.layers.size(); ++l) first[l + 1] += first[l];
+  std::vector<uint32_t> writers(first.back());
+  {
+    std::vector<uint32_t> next(first.begin(), first.end() - 1);
+    for (const Instruction& in : p.instructions)
+      if (in.op == Opcode::Store || in.op == Opcode::Vector) writers[next[in.layer]++] = in.id;
   }
+  // Channels written per output row (N * out_h counters, as the DRAM model
+  // keeps), counted in channel-columns: a store writes k_count channels of
+  // each row it covers, a column piece part of a row.
+  std::vector<uint64_t> channels;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& L = p.layers[l];
+    channels.assign(uint64_t(L.N) * L.out_h, 0);
+    bool column_pieces = false;  // written in runs of columns
+    for (uint32_t w = first[l]; w < first[l + 1]; ++w) {
+      const Instruction& in = p.instructions[writers[w]];
+      const uint64_t cols = output_cols(in, L).count();
+      if (in.column_piece()) column_pieces = true;
+      for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
+        channels[uint64_t(in.batch) * L.out_h + r] += in.k_count() * cols;
+    }
     const uint64_t whole = uint64_t(L.K) * L.out_w;
-    for (uint64_t i = 0; i < channels[l].size(); ++i) {
-      if (channels[l][i] == whole) continue;
+    for (uint64_t i = 0; i < channels.size(); ++i) {
+      if (channels[i] == whole) continue;
       const char* what = runs_on_array(L.op) ? "store" : "vector";
-      const uint64_t n = channels[l][i];
+      const uint64_t n = channels[i];
       const std::string written =
-          !column_pieces[l] && L.out_w != 0 && n % L.out_w == 0
+          !column_pieces && L.out_w != 0 && n % L.out_w == 0
               ? std::to_string(n / L.out_w) + " channels, not K = " + std::to_string(L.K)
               : std::to_string(n) + " channel-columns, not K x out_w = " + std::to_string(whole);
       throw std::runtime_error(
@@ -474,38 +485,37 @@ void validate_outputs_written(const Program& p) {
   // row. Sorted by channels, then columns, a rectangle can overlap only the
   // ones after it that start below its last channel.
   struct Written {
-    uint32_t layer;
     uint64_t row;  // image * out_h + row
     uint32_t k_begin, k_end, col_begin, col_end, id;
   };
   std::vector<Written> parts;
-  for (const Instruction& in : p.instructions) {
-    if (in.op != Opcode::Store && in.op != Opcode::Vector) continue;
-    const LayerDescriptor& L = p.layers[in.layer];
-    const ColRange cols = output_cols(in, L);
-    for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
-      parts.push_back({in.layer, uint64_t(in.batch) * L.out_h + r, in.k_begin, in.k_end, cols.begin,
-                       cols.end, in.id});
-  }
-  std::sort(parts.begin(), parts.end(), [](const Written& a, const Written& b) {
-    return std::tie(a.layer, a.row, a.k_begin, a.col_begin) <
-           std::tie(b.layer, b.row, b.k_begin, b.col_begin);
-  });
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const Written& a = parts[i];
-    for (size_t j = i + 1; j < parts.size() && parts[j].layer == a.layer && parts[j].row == a.row &&
-                           parts[j].k_begin < a.k_end;
-         ++j) {
-      const Written& b = parts[j];
-      if (b.col_begin >= a.col_end || a.col_begin >= b.col_end) continue;
-      const LayerDescriptor& L = p.layers[a.layer];
-      throw std::runtime_error(
-          "bad program: layer " + std::to_string(a.layer) + " (" + L.name + ") image " +
-          std::to_string(a.row / L.out_h) + " output row " + std::to_string(a.row % L.out_h) +
-          ": " + describe(p.instructions[a.id], p) + " and " + describe(p.instructions[b.id], p) +
-          " both write channel " + std::to_string(b.k_begin) + " of column " +
-          std::to_string(std::max(a.col_begin, b.col_begin)) +
-          " (every output must be written exactly once)");
+  for (size_t l = 0; l < p.layers.size(); ++l) {
+    const LayerDescriptor& L = p.layers[l];
+    parts.clear();
+    for (uint32_t w = first[l]; w < first[l + 1]; ++w) {
+      const Instruction& in = p.instructions[writers[w]];
+      const ColRange cols = output_cols(in, L);
+      for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
+        parts.push_back(
+            {uint64_t(in.batch) * L.out_h + r, in.k_begin, in.k_end, cols.begin, cols.end, in.id});
+    }
+    std::sort(parts.begin(), parts.end(), [](const Written& a, const Written& b) {
+      return std::tie(a.row, a.k_begin, a.col_begin) < std::tie(b.row, b.k_begin, b.col_begin);
+    });
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const Written& a = parts[i];
+      for (size_t j = i + 1;
+           j < parts.size() && parts[j].row == a.row && parts[j].k_begin < a.k_end; ++j) {
+        const Written& b = parts[j];
+        if (b.col_begin >= a.col_end || a.col_begin >= b.col_end) continue;
+        throw std::runtime_error(
+            "bad program: layer " + std::to_string(l) + " (" + L.name + ") image " +
+            std::to_string(a.row / L.out_h) + " output row " + std::to_string(a.row % L.out_h) +
+            ": " + describe(p.instructions[a.id], p) + " and " + describe(p.instructions[b.id], p) +
+            " both write channel " + std::to_string(b.k_begin) + " of column " +
+            std::to_string(std::max(a.col_begin, b.col_begin)) +
+            " (every output must be written exactly once)");
+      }
     }
   }
 }

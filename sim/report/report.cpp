@@ -147,19 +147,72 @@ nlohmann::json area_json(const HardwareConfig& hw) {
           {"components", components}};
 }
 
-nlohmann::json make_report_json(const RunSummary& s) {
+namespace {
+
+// What report.json's layer entries and the estimator's totals share: the
+// cycles each layer adds to the run, its finish minus the latest finish of
+// the layers before it (0 when it ends earlier; spans overlap, these do not,
+// and they sum to the latest finish), and the mapper's estimate against each
+// array layer's simulated layer.cycles and added cycles
+// (docs/mapping.md#estimator-error), signed.
+struct LayerTimes {
+  std::vector<uint64_t> added;
+  std::vector<std::optional<double>> error, error_added;
+};
+
+LayerTimes layer_times(const RunSummary& s) {
+  const Counter& layer_cycles = s.stats->get("layer.cycles");
+  const Counter& finish = s.stats->get("layer.finish_cycle");
+  const auto relative_error = [&](uint32_t i, uint64_t simulated) -> std::optional<double> {
+    const uint64_t estimate = s.tiling[i].estimate_cycles;
+    if (estimate == 0 || simulated == 0) return std::nullopt;
+    return (double(estimate) - double(simulated)) / double(simulated);
+  };
+  LayerTimes t;
+  uint64_t latest_finish = 0;
+  for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
+    const uint64_t added = finish.at(i) > latest_finish ? finish.at(i) - latest_finish : 0;
+    latest_finish = std::max(latest_finish, finish.at(i));
+    t.added.push_back(added);
+    t.error.push_back(relative_error(i, layer_cycles.at(i)));
+    t.error_added.push_back(relative_error(i, added));
+  }
+  return t;
+}
+
+// Layer i's entry of report.json's "layers".
+nlohmann::json layer_report_json(const RunSummary& s, uint32_t i, const LayerTimes& times,
+                                 const std::vector<const Counter*>& counters) {
+  const LayerConfig& l = s.network->layers[i];
+  nlohmann::json j = figures_json(layer_figures(s, i));
+  j["index"] = i;
+  j["name"] = l.name;
+  j["shape"] = shape_json(l);
+  j["input"] = input_source(*s.network, i);
+  j["tiling"] = tiling_json(s.tiling[i]);
+  j["added_cycles"] = times.added[i];
+  if (times.error[i]) j["tiling"]["estimate_error"] = *times.error[i];
+  j["check"] = check_json(s.checks[i]);
+  j["bound"] = layer_bound(s, i);
+  nlohmann::json& layer_counters = j["counters"] = nlohmann::json::object();
+  for (const Counter* c : counters) layer_counters[c->name()] = c->at(i);
+  return j;
+}
+
+// report.json but for the entries of "layers" (an empty array), and the
+// figures the entries give.
+nlohmann::json report_head(const RunSummary& s, LayerTimes& times) {
   validate_summary(s);
   const StatsRegistry& st = *s.stats;
-  const std::vector<const Counter*> counters = st.counters();
+  times = layer_times(s);
 
   nlohmann::json totals = figures_json(total_figures(s));
   const RunBounds b = run_bounds(s);
   totals["within_bounds"] = b.within(s.total_cycles);
   totals["bound"] = run_bound(s);
   totals["all_layers_match"] = all_layers_match(s);
-  nlohmann::json total_counters = nlohmann::json::object();
-  for (const Counter* c : counters) total_counters[c->name()] = c->total();
-  totals["counters"] = total_counters;
+  nlohmann::json& total_counters = totals["counters"] = nlohmann::json::object();
+  for (const Counter* c : st.counters()) total_counters[c->name()] = c->total();
   // The memory plan's effect (docs/memory-plan.md): DRAM bytes moved, and
   // those that went through the cache instead because an output or a weight
   // block stayed there.
@@ -168,70 +221,34 @@ nlohmann::json make_report_json(const RunSummary& s) {
                            {"dram_bytes_saved", plan.dram_bytes_saved},
                            {"outputs_in_cache", plan.outputs_in_cache},
                            {"weights_in_cache", plan.weights_in_cache}};
-
-  // The mapper's estimate against each array layer's simulated layer.cycles
-  // (docs/mapping.md#estimator-error): signed per layer, the median of the
-  // absolute errors for the run.
-  const Counter& layer_cycles = st.get("layer.cycles");
+  // The estimate's error: the median of the absolute errors for the run.
   std::vector<double> abs_errors, abs_errors_added;
-  const auto relative_error = [&](uint32_t i, uint64_t simulated) -> std::optional<double> {
-    const uint64_t estimate = s.tiling[i].estimate_cycles;
-    if (estimate == 0 || simulated == 0) return std::nullopt;
-    return (double(estimate) - double(simulated)) / double(simulated);
-  };
-  // The cycles each layer adds to the run: its finish minus the latest
-  // finish of the layers before it (0 when it ends earlier). Spans overlap;
-  // these do not, and they sum to the latest finish.
-  const Counter& finish = st.get("layer.finish_cycle");
-  uint64_t latest_finish = 0;
-  nlohmann::json layers = nlohmann::json::array();
-  for (uint32_t i = 0; i < s.network->layers.size(); ++i) {
-    const LayerConfig& l = s.network->layers[i];
-    nlohmann::json j = figures_json(layer_figures(s, i));
-    j["index"] = i;
-    j["name"] = l.name;
-    j["shape"] = shape_json(l);
-    j["input"] = input_source(*s.network, i);
-    j["tiling"] = tiling_json(s.tiling[i]);
-    const uint64_t added = finish.at(i) > latest_finish ? finish.at(i) - latest_finish : 0;
-    latest_finish = std::max(latest_finish, finish.at(i));
-    j["added_cycles"] = added;
-    if (const std::optional<double> error = relative_error(i, layer_cycles.at(i))) {
-      j["tiling"]["estimate_error"] = *error;
-      abs_errors.push_back(std::fabs(*error));
-    }
-    if (const std::optional<double> error = relative_error(i, added))
-      abs_errors_added.push_back(std::fabs(*error));
-    j["check"] = check_json(s.checks[i]);
-    j["bound"] = layer_bound(s, i);
-    nlohmann::json layer_counters = nlohmann::json::object();
-    for (const Counter* c : counters) layer_counters[c->name()] = c->at(i);
-    j["counters"] = layer_counters;
-    layers.push_back(j);
+  for (uint32_t i = 0; i < times.error.size(); ++i) {
+    if (times.error[i]) abs_errors.push_back(std::fabs(*times.error[i]));
+    if (times.error_added[i]) abs_errors_added.push_back(std::fabs(*times.error_added[i]));
   }
-
   if (!abs_errors.empty())
     totals["estimator"] = {{"layers", abs_errors.size()},
                            {"median_abs_error", median(abs_errors)},
                            {"median_abs_error_added", median(abs_errors_added)}};
 
   const RunProvenance& p = s.provenance;
-  nlohmann::json report = {{"schema_version", kReportSchemaVersion},
-                           {"tool", "npusim"},
-                           {"npusim_version", NPUSIM_VERSION},
-                           {"command_line", p.command_line},
-                           {"hardware_source", p.hardware_source},
-                           {"overrides", p.overrides},
-                           {"hardware", to_json(*s.hw)},
-                           {"workload",
-                            {{"name", s.network->name},
-                             {"layers", s.network->layers.size()},
-                             {"source", p.workload_source}}},
-                           {"area", area_json(*s.hw)},
-                           {"totals", totals},
-                           {"layers", layers},
-                           {"timing_only", s.timing_only},
-                           {"wall_seconds", s.wall_seconds}};
+  nlohmann::json report = nlohmann::json::object();
+  report["schema_version"] = kReportSchemaVersion;
+  report["tool"] = "npusim";
+  report["npusim_version"] = NPUSIM_VERSION;
+  report["command_line"] = p.command_line;
+  report["hardware_source"] = p.hardware_source;
+  report["overrides"] = p.overrides;
+  report["hardware"] = to_json(*s.hw);
+  report["workload"] = {{"name", s.network->name},
+                        {"layers", s.network->layers.size()},
+                        {"source", p.workload_source}};
+  report["area"] = area_json(*s.hw);
+  report["totals"] = std::move(totals);
+  report["layers"] = nlohmann::json::array();
+  report["timing_only"] = s.timing_only;
+  report["wall_seconds"] = s.wall_seconds;
   report["dram"] = dram_json(s);
   if (const auto d = decoder_figures(s)) report["decoder"] = decoder_json(*s.hw, *d);
   if (s.compile_trials != nullptr && !s.compile_trials->trials.empty()) {
@@ -259,10 +276,56 @@ nlohmann::json make_report_json(const RunSummary& s) {
     }
     nlohmann::json choice = target(s.compile_trials->chosen);
     choice["estimated"] = target(s.compile_trials->estimated);
-    choice["trials"] = trials;
-    report["compile_trials"] = choice;
+    choice["trials"] = std::move(trials);
+    report["compile_trials"] = std::move(choice);
   }
   return report;
+}
+
+}  // namespace
+
+nlohmann::json make_report_json(const RunSummary& s) {
+  LayerTimes times;
+  nlohmann::json report = report_head(s, times);
+  const std::vector<const Counter*> counters = s.stats->counters();
+  nlohmann::json& layers = report["layers"];
+  for (uint32_t i = 0; i < s.network->layers.size(); ++i)
+    layers.push_back(layer_report_json(s, i, times, counters));
+  return report;
+}
+
+void write_report_json(std::ostream& out, const RunSummary& s) {
+  LayerTimes times;
+  const std::string head = report_head(s, times).dump(2);
+  // The top-level key alone is indented by two spaces; every nested "layers"
+  // (the workload's count) by more, and no string holds a raw newline.
+  const std::string empty = "\n  \"layers\": []";
+  const size_t at = head.find(empty);
+  if (at == std::string::npos) throw std::logic_error("report.json: no \"layers\" key in its head");
+  const size_t n = s.network->layers.size();
+  if (n == 0) {
+    out << head << '\n';
+    return;
+  }
+  out.write(head.data(), std::streamsize(at));
+  out << "\n  \"layers\": [";
+  const std::vector<const Counter*> counters = s.stats->counters();
+  std::string entry, indented;
+  for (uint32_t i = 0; i < n; ++i) {
+    // Each entry as dump(2) writes an element of a top-level array: four more
+    // spaces before every line.
+    entry = layer_report_json(s, i, times, counters).dump(2);
+    indented.clear();
+    indented += i == 0 ? "\n    " : ",\n    ";
+    for (char c : entry) {
+      indented += c;
+      if (c == '\n') indented += "    ";
+    }
+    out << indented;
+  }
+  out << "\n  ]";
+  out.write(head.data() + at + empty.size(), std::streamsize(head.size() - at - empty.size()));
+  out << '\n';
 }
 
 void write_layer_csv(std::ostream& out, const RunSummary& s) {
@@ -299,8 +362,9 @@ void write_layer_csv(std::ostream& out, const RunSummary& s) {
 
 void write_report_files(const std::string& dir, const RunSummary& s) {
   namespace fs = std::filesystem;
-  // Build every text first, so a bad summary leaves no half-written folder.
-  const std::string report = make_report_json(s).dump(2) + "\n";
+  // Check the summary and build every small text first, so a bad summary leaves
+  // no half-written folder; report.json, the largest, is written as it is made.
+  validate_summary(s);
   std::ostringstream csv;
   write_layer_csv(csv, s);
   const std::string stats_json = s.stats->to_json().dump(2) + "\n";
@@ -312,7 +376,9 @@ void write_report_files(const std::string& dir, const RunSummary& s) {
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
   const fs::path d(dir);
-  write_file(d / "report.json", report);
+  AtomicFileWriter report((d / "report.json").string());
+  write_report_json(report.stream(), s);
+  report.commit();
   write_file(d / "layers.csv", csv.str());
   write_file(d / "stats.json", stats_json);
   write_file(d / "stats.txt", s.stats->to_text());

@@ -107,6 +107,9 @@ void print_sparsity_table(std::ostream& out, const RunSummary& s,
 // mode's largest input tile in the cache.
 void print_access_table(std::ostream& out, const RunSummary& s);
 nlohmann::json make_report_json(const RunSummary& s);
+// make_report_json(s).dump(2) and a newline, written to `out` one layer entry
+// at a time: a whole decoder's 51,084 entries never stand in memory as a tree.
+void write_report_json(std::ostream& out, const RunSummary& s);
 // The hardware's area estimate (docs/area.md) as report.json's "area": a
 // run-level object, since the same silicon runs every layer.
 nlohmann::json area_json(const HardwareConfig& hw);

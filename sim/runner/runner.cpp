@@ -158,6 +158,11 @@ bool RunResult::ok() const {
 
 std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const HardwareConfig& hw,
                                        const RunOptions& options) {
+  return run_network(NetworkConfig(network), hw, options);
+}
+
+std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareConfig& hw,
+                                       const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   // A timing-only run allocates no activations, so only its weights count.
   const uint64_t tensor_bytes =
@@ -186,10 +191,11 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   // the meter's thread reads only these atomics and the DRAM model's.
   std::atomic<const Accelerator*> running{nullptr};
   std::atomic<int> phase{0};
-  ProgressMeter meter(options.progress, [&running, &phase, &network] {
+  const uint32_t layer_count = uint32_t(network.layers.size());
+  ProgressMeter meter(options.progress, [&running, &phase, layer_count] {
     static const char* const kPhases[] = {"preparing", "simulating", "checking outputs"};
     ProgressSample sample;
-    sample.layers = uint32_t(network.layers.size());
+    sample.layers = layer_count;
     if (const Accelerator* a = running.load()) {
       const Dram::Progress p = a->progress();
       sample.done = p.stored;
@@ -201,7 +207,7 @@ std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const Hardw
   });
   auto result = std::make_unique<RunResult>();
   RunResult& r = *result;
-  r.network = network;
+  r.network = std::move(network);  // not used below: a decoder's 51,084 operators are not copied
   r.hw = hw;
   r.compile_trials = std::move(compile_trials);
   const size_t layers = r.network.layers.size();

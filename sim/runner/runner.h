@@ -88,5 +88,8 @@ Program compile_for_workload(const NetworkConfig& network, const HardwareConfig&
 // are reported in RunResult::outcome.
 std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const HardwareConfig& hw,
                                        const RunOptions& options);
+// The same, keeping `network` in RunResult::network without a copy.
+std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareConfig& hw,
+                                       const RunOptions& options);
 
 }  // namespace npusim

@@ -71,3 +71,28 @@ TEST_CASE(
   CHECK(fs::is_fifo(fifo));
   CHECK(entries(dir) == 1);
 }
+
+TEST_CASE(
+    "AtomicFileWriter: a file streamed in pieces larger than its block replaces the old one "
+    "only at commit, and one abandoned before commit leaves the old file and no temporary",
+    "[io]") {
+  const fs::path dir = fresh_output_dir("atomic_streamed");
+  const fs::path path = dir / "report.json";
+  std::ofstream(path) << "old";
+  const std::string piece(100000, 'x');  // more than the 64 KiB the writer buffers
+  {
+    AtomicFileWriter file(path.string());
+    file.stream() << piece << "|" << piece;
+    CHECK(test::read_text_file(path.string()) == "old");  // not replaced before commit
+    file.commit();
+  }
+  CHECK(test::read_text_file(path.string()) == piece + "|" + piece);
+  CHECK(entries(dir) == 1);
+  {
+    AtomicFileWriter file(path.string());
+    file.stream() << "half of a report";
+    // destroyed without commit, as when the report's maker throws
+  }
+  CHECK(test::read_text_file(path.string()) == piece + "|" + piece);
+  CHECK(entries(dir) == 1);
+}

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -400,6 +401,30 @@ TEST_CASE("report: incomplete summaries are rejected", "[report]") {
   Fixture g;
   g.s.stats = nullptr;
   CHECK_THROWS_AS(make_report_json(g.s), std::logic_error);
+}
+
+TEST_CASE(
+    "report: report.json written one layer entry at a time is byte for byte the whole JSON "
+    "dumped at once",
+    "[report]") {
+  Fixture f;
+  // An estimate on one layer gives the totals an "estimator" and the layer an error; a
+  // name with a quote, a backslash and a newline is escaped inside an indented entry.
+  f.s.tiling[1].estimate_cycles = 1200;
+  f.net.layers[0].name = "conv \"1\"\\\nnext";
+  std::ostringstream streamed;
+  write_report_json(streamed, f.s);
+  const std::string whole = make_report_json(f.s).dump(2) + "\n";
+  CHECK(make_report_json(f.s).at("totals").contains("estimator"));
+  CHECK(streamed.str() == whole);
+
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "npusim_test_report_streamed";
+  fs::remove_all(dir);
+  write_report_files(dir.string(), f.s);
+  std::ifstream file(dir / "report.json");
+  CHECK(std::string(std::istreambuf_iterator<char>(file), {}) == whole);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("report: write_report_files writes the six files", "[report]") {
