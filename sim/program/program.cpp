@@ -482,40 +482,53 @@ void validate_outputs_written(const Program& p) {
   }
   // Equal counts could still hide one part written twice and another never:
   // no two instructions may write the same channel of the same column of a
-  // row. Sorted by channels, then columns, a rectangle can overlap only the
-  // ones after it that start below its last channel.
+  // row. Each row's parts sorted by channels, then columns, a rectangle can
+  // overlap only the ones after it that start below its last channel. The
+  // parts are bucketed by row (a counting sort); a row's few are then sorted
+  // unless the program wrote them in order already.
   struct Written {
-    uint64_t row;  // image * out_h + row
     uint32_t k_begin, k_end, col_begin, col_end, id;
   };
   std::vector<Written> parts;
+  std::vector<uint64_t> row_first;
   for (size_t l = 0; l < p.layers.size(); ++l) {
     const LayerDescriptor& L = p.layers[l];
-    parts.clear();
+    const uint64_t rows = uint64_t(L.N) * L.out_h;
+    row_first.assign(rows + 1, 0);
+    for (uint32_t w = first[l]; w < first[l + 1]; ++w) {
+      const Instruction& in = p.instructions[writers[w]];
+      for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
+        ++row_first[uint64_t(in.batch) * L.out_h + r + 1];
+    }
+    for (uint64_t r = 0; r < rows; ++r) row_first[r + 1] += row_first[r];
+    parts.resize(row_first[rows]);
     for (uint32_t w = first[l]; w < first[l + 1]; ++w) {
       const Instruction& in = p.instructions[writers[w]];
       const ColRange cols = output_cols(in, L);
       for (uint32_t r = in.out_row_begin; r < in.out_row_end; ++r)
-        parts.push_back(
-            {uint64_t(in.batch) * L.out_h + r, in.k_begin, in.k_end, cols.begin, cols.end, in.id});
+        parts[row_first[uint64_t(in.batch) * L.out_h + r]++] = {in.k_begin, in.k_end, cols.begin,
+                                                                cols.end, in.id};
     }
-    std::sort(parts.begin(), parts.end(), [](const Written& a, const Written& b) {
-      return std::tie(a.row, a.k_begin, a.col_begin) < std::tie(b.row, b.k_begin, b.col_begin);
-    });
-    for (size_t i = 0; i < parts.size(); ++i) {
-      const Written& a = parts[i];
-      for (size_t j = i + 1;
-           j < parts.size() && parts[j].row == a.row && parts[j].k_begin < a.k_end; ++j) {
-        const Written& b = parts[j];
-        if (b.col_begin >= a.col_end || a.col_begin >= b.col_end) continue;
-        throw std::runtime_error(
-            "bad program: layer " + std::to_string(l) + " (" + L.name + ") image " +
-            std::to_string(a.row / L.out_h) + " output row " + std::to_string(a.row % L.out_h) +
-            ": " + describe(p.instructions[a.id], p) + " and " + describe(p.instructions[b.id], p) +
-            " both write channel " + std::to_string(b.k_begin) + " of column " +
-            std::to_string(std::max(a.col_begin, b.col_begin)) +
-            " (every output must be written exactly once)");
-      }
+    // Each row's bucket now ends where the next begins: row_first[r] is row r + 1's start.
+    const auto before = [](const Written& a, const Written& b) {
+      return std::tie(a.k_begin, a.col_begin) < std::tie(b.k_begin, b.col_begin);
+    };
+    for (uint64_t row = 0; row < rows; ++row) {
+      const auto begin = parts.begin() + std::ptrdiff_t(row == 0 ? 0 : row_first[row - 1]);
+      const auto end = parts.begin() + std::ptrdiff_t(row_first[row]);
+      if (!std::is_sorted(begin, end, before)) std::sort(begin, end, before);
+      for (auto a = begin; a != end; ++a)
+        for (auto b = a + 1; b != end && b->k_begin < a->k_end; ++b) {
+          if (b->col_begin >= a->col_end || a->col_begin >= b->col_end) continue;
+          throw std::runtime_error("bad program: layer " + std::to_string(l) + " (" + L.name +
+                                   ") image " + std::to_string(row / L.out_h) + " output row " +
+                                   std::to_string(row % L.out_h) + ": " +
+                                   describe(p.instructions[a->id], p) + " and " +
+                                   describe(p.instructions[b->id], p) + " both write channel " +
+                                   std::to_string(b->k_begin) + " of column " +
+                                   std::to_string(std::max(a->col_begin, b->col_begin)) +
+                                   " (every output must be written exactly once)");
+        }
     }
   }
 }

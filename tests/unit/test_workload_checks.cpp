@@ -166,3 +166,38 @@ TEST_CASE("a program with a store deleted or duplicated fails validation naming 
   twice.instructions.push_back(again);
   CHECK_THROWS_WITH(validate_program(twice), Catch::Contains("write 16 channels, not K = 8"));
 }
+
+TEST_CASE(
+    "a channel written twice is found when the program writes a row's channel ranges out of "
+    "order, and the two writers are named",
+    "[robustness][programs]") {
+  json l = workload_checks_layer(8, 8, 8, 3);
+  l["padding"] = 1;
+  l["name"] = "only";
+  Program p;
+  p.layers = compile_network(parse_workload(l, "l.json"), HardwareConfig{}).layers;
+  REQUIRE(p.layers[0].K == 8);
+  REQUIRE(p.layers[0].out_h == 8);
+  const auto store = [&](uint32_t k_begin, uint32_t k_end, uint32_t row_begin, uint32_t row_end) {
+    Instruction& in = p.instructions.emplace_back();
+    in.id = uint32_t(p.instructions.size() - 1);
+    in.op = Opcode::Store;
+    in.k_begin = k_begin, in.k_end = k_end;
+    in.out_row_begin = row_begin, in.out_row_end = row_end;
+  };
+  store(0, 8, 1, 8);  // #0: rows 1..7 whole
+  // Row 0 gets 2 + 4 + 2 = 8 channels, as many as K, but channel 1 twice and channel 3
+  // never: #1 [0, 2) and #3 [1, 3) overlap, with #2 [4, 8) between them in program order.
+  store(0, 2, 0, 1);
+  store(4, 8, 0, 1);
+  store(1, 3, 0, 1);
+  try {
+    validate_outputs_written(p);
+    FAIL("a channel written twice passed validation");
+  } catch (const std::runtime_error& e) {
+    INFO(e.what());
+    CHECK(workload_checks_contains(e.what(), "output row 0: #1 store"));
+    CHECK(workload_checks_contains(e.what(), "and #3 store"));
+    CHECK(workload_checks_contains(e.what(), "both write channel 1 of column 0"));
+  }
+}
