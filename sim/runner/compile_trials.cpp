@@ -28,6 +28,7 @@
 #include "sim/program/trace_io.h"
 #include "sim/runner/kernel_summary_cache.h"
 #include "sim/runner/runner.h"
+#include "sim/runner/simulation_record.h"
 
 namespace npusim {
 
@@ -48,8 +49,11 @@ constexpr uint32_t kCacheTrialDepth = 3;
 constexpr uint32_t kArrayTrialStep = 8;
 constexpr double kArrayTrialMargin = 0.05;
 
-// What a child writes back: "ok CYCLES DRAM_BYTES" or "fail MESSAGE".
-constexpr size_t kMaxReply = 2048;  // under PIPE_BUF: the child never blocks
+// What a child writes back: "ok CYCLES DRAM_BYTES", a newline and its
+// simulation's record (simulation_record.h), or "fail MESSAGE". The parent
+// reads the children in the order they started; one that finished first waits
+// on its pipe, its simulation done, until the parent reaches it.
+constexpr size_t kMaxFailure = 2048;
 
 struct Child {
   pid_t pid = -1;
@@ -74,13 +78,13 @@ struct Child {
     };
     if (r->outcome.status == RunOutcome::Status::Completed)
       reply = "ok " + std::to_string(r->summary.total_cycles) + " " +
-              std::to_string(counted("dram.read_bytes") + counted("dram.write_bytes"));
+              std::to_string(counted("dram.read_bytes") + counted("dram.write_bytes")) + "\n" +
+              encode_simulation(*r->stats, r->outcome);
     else
-      reply = "fail " + r->outcome.message;
+      reply = "fail " + r->outcome.message.substr(0, kMaxFailure);
   } catch (const std::exception& e) {
-    reply = std::string("fail ") + e.what();
+    reply = "fail " + std::string(e.what()).substr(0, kMaxFailure);
   }
-  if (reply.size() > kMaxReply) reply.resize(kMaxReply);
   const char* p = reply.data();
   size_t left = reply.size();
   while (left > 0) {
@@ -121,7 +125,8 @@ Child start_trial(const NetworkConfig& network, const HardwareConfig& hw,
   return {pid, fds[0], trial};
 }
 
-void finish_trial(const Child& child, CompileTrial& trial) {
+// Reads the child's reply into `trial`, and its simulation's record into `record`.
+void finish_trial(const Child& child, CompileTrial& trial, std::string& record) {
   std::string reply;
   char buffer[512];
   for (;;) {
@@ -139,11 +144,13 @@ void finish_trial(const Child& child, CompileTrial& trial) {
   while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
   unsigned long long cycles = 0, bytes = 0;
-  if (reply.rfind("ok ", 0) == 0 &&
-      std::sscanf(reply.c_str() + 3, "%llu %llu", &cycles, &bytes) == 2) {
+  const size_t line_end = reply.find('\n');
+  if (reply.rfind("ok ", 0) == 0 && line_end != std::string::npos &&
+      std::sscanf(reply.substr(3, line_end - 3).c_str(), "%llu %llu", &cycles, &bytes) == 2) {
     trial.ok = true;
     trial.cycles = cycles;
     trial.dram_bytes = bytes;
+    record = reply.substr(line_end + 1);
   } else if (reply.rfind("fail ", 0) == 0) {
     trial.failure = reply.substr(5);
   } else {
@@ -411,7 +418,8 @@ std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw)
 }
 
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
-                                 bool announce, unsigned jobs, NetworkEstimate* chosen_estimate) {
+                                 bool announce, unsigned jobs, NetworkEstimate* chosen_estimate,
+                                 std::string* chosen_record) {
   CompileTrials choice;
   if (!runs_compile_trials(hw)) return choice;
   std::vector<NetworkEstimate> estimates;  // each trial's, in step with choice.trials
@@ -431,6 +439,7 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
         "compile trials: simulating {} programs (unit counts, parts of the array, cache "
         "budgets and loop orders), {} at a time",
         runnable, std::min<size_t>(jobs, runnable));
+  std::vector<std::string> records(choice.trials.size());  // each simulated trial's
   std::vector<Child> running;
   size_t next = 0;
   try {
@@ -454,11 +463,12 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
       }
       if (running.empty()) continue;
       // Children finish in about the order they started; wait for the oldest.
-      finish_trial(running.front(), choice.trials[running.front().trial]);
+      finish_trial(running.front(), choice.trials[running.front().trial],
+                   records[running.front().trial]);
       running.erase(running.begin());
     }
   } catch (...) {
-    for (const Child& c : running) finish_trial(c, choice.trials[c.trial]);
+    for (const Child& c : running) finish_trial(c, choice.trials[c.trial], records[c.trial]);
     throw;
   }
   // The fewest cycles; on a tie the fewer units, then the larger cache, then
@@ -489,6 +499,8 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
     choice.chosen = *chosen;
     if (chosen_estimate != nullptr)
       *chosen_estimate = std::move(estimates[size_t(chosen - choice.trials.data())]);
+    if (chosen_record != nullptr)
+      *chosen_record = std::move(records[size_t(chosen - choice.trials.data())]);
   }
   if (estimated != nullptr) choice.estimated = *estimated;
   return choice;

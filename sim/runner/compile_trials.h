@@ -67,10 +67,13 @@ std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw)
 // DRAM bytes. No trials: `trials` is empty. `announce`: log how many programs it simulates before
 // it starts. `chosen_estimate`, when given, receives the chosen trial's estimate, from which
 // compile_network builds its program without mapping the network again (each trial's process
-// builds its program so too).
+// builds its program so too). `chosen_record`, when given, receives the chosen trial's
+// simulation (simulation_record.h): the run after the trials takes it instead of simulating the
+// same program again.
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
                                  bool announce, unsigned jobs = 0,
-                                 NetworkEstimate* chosen_estimate = nullptr);
+                                 NetworkEstimate* chosen_estimate = nullptr,
+                                 std::string* chosen_record = nullptr);
 
 // What the trials compare two budgets' programs by: the program but for its
 // regions' sizes (half_bytes and the weight, parameter and vector regions).

@@ -27,6 +27,7 @@
 #include "sim/runner/kernel_summary_cache.h"
 #include "sim/runner/layer_io.h"
 #include "sim/runner/progress_meter.h"
+#include "sim/runner/simulation_record.h"
 #include "sim/workload/layer_data.h"
 
 namespace npusim {
@@ -183,8 +184,10 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
   // Before the progress meter's thread starts: the trials are forked children.
   CompileTrials compile_trials;
   NetworkEstimate chosen_estimate;  // the chosen trial's: its program is compiled from it
+  std::string chosen_record;        // and its simulation (simulation_record.h)
   if (options.program == nullptr && runs_compile_trials(hw))
-    compile_trials = run_compile_trials(network, hw, options.progress, 0, &chosen_estimate);
+    compile_trials =
+        run_compile_trials(network, hw, options.progress, 0, &chosen_estimate, &chosen_record);
   const NetworkEstimate* estimate =
       compile_trials.chosen.units != 0 ? &chosen_estimate : options.estimate;
   // A progress line on a terminal for runs past a second (progress_meter.h);
@@ -309,37 +312,55 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
         std::async(kReferencePolicy, graph_reference_outputs, std::cref(r.network), std::cref(data),
                    std::cref(graph_inputs), r.hw.requantiser, weights_from);
 
-  r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
-  quiet_systemc();
   // Timed with the part of the array the program uses (compiler.array_rows/cols);
   // r.hw keeps the physical array for the report's area, energy and peak.
   const HardwareConfig timed = array_in_use(target);
-  Accelerator accelerator(
-      "npu", timed, r.program, *r.stats,
-      {!options.timing_only, options.record_dram_transfers ? &r.dram_transfers : nullptr},
-      r.timeline);
-  for (size_t i = 0; !options.timing_only && i < graph_inputs.size(); ++i)
-    std::memcpy(accelerator.dram_image().data() + r.program.graph_input_addresses[i],
-                graph_inputs[i].data.data(), graph_inputs[i].size());
-  for (size_t l = 0; !options.timing_only && l < layers; ++l)
-    if (runs_on_array(r.network.layers[l].op)) {
-      lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
-                    kernels[l]);
-      std::vector<int8_t>().swap(kernels[l].bytes);  // in the DRAM image now
-    } else if (has_norm_params(r.network.layers[l].op))
-      lay_out_norm_params(accelerator.dram_image(), r.program.layers[l], data[l]);
-  meter.clear_line();
-  if (options.progress)
-    spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
+  // A timing-only run of the program a compile trial simulated takes that
+  // trial's simulation: the same program on the same timed hardware, the same
+  // counters (docs/compile-trials.md#the-run-after-the-trials). A trace, the
+  // DRAM transfers or an edited program need a simulation of their own.
+  r.simulated_by_trial = options.timing_only && !chosen_record.empty() &&
+                         !options.record_timeline && !options.record_dram_transfers &&
+                         !options.edit_program;
+  std::optional<Accelerator> accelerator;
   // Stops the meter before `accelerator` is destroyed, also when unwinding.
   struct StopMeter {
     ProgressMeter& meter;
     ~StopMeter() { meter.stop(); }
   } stop_meter{meter};
-  running.store(&accelerator);
-  phase.store(1);
-  r.outcome = accelerator.run();
-  phase.store(2);
+  if (r.simulated_by_trial) {
+    DecodedSimulation trial = decode_simulation(chosen_record, uint32_t(layers));
+    r.stats = std::move(trial.stats);
+    r.outcome = std::move(trial.outcome);
+    std::string().swap(chosen_record);
+    meter.clear_line();
+    if (options.progress)
+      spdlog::info("simulation: the chosen compile trial's (timing only, the same program)");
+  } else {
+    r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
+    quiet_systemc();
+    accelerator.emplace("npu", timed, r.program, *r.stats,
+                        EngineOptions{!options.timing_only,
+                                      options.record_dram_transfers ? &r.dram_transfers : nullptr},
+                        r.timeline);
+    for (size_t i = 0; !options.timing_only && i < graph_inputs.size(); ++i)
+      std::memcpy(accelerator->dram_image().data() + r.program.graph_input_addresses[i],
+                  graph_inputs[i].data.data(), graph_inputs[i].size());
+    for (size_t l = 0; !options.timing_only && l < layers; ++l)
+      if (runs_on_array(r.network.layers[l].op)) {
+        lay_out_layer(accelerator->dram_image(), r.program.layers[l], r.network.layers[l], data[l],
+                      kernels[l]);
+        std::vector<int8_t>().swap(kernels[l].bytes);  // in the DRAM image now
+      } else if (has_norm_params(r.network.layers[l].op))
+        lay_out_norm_params(accelerator->dram_image(), r.program.layers[l], data[l]);
+    meter.clear_line();
+    if (options.progress)
+      spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
+    running.store(&*accelerator);
+    phase.store(1);
+    r.outcome = accelerator->run();
+    phase.store(2);
+  }
 
   r.summary.checks.assign(layers, LayerCheck{});
   if (!options.timing_only && graph) {
@@ -348,7 +369,7 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
       meter.clear_line();
       if (options.progress) spdlog::info("checking outputs against the reference");
       for (size_t l = 0; l < layers; ++l) {
-        TensorI32 simulated = read_operator_output(accelerator.dram_image(), r.program.layers[l]);
+        TensorI32 simulated = read_operator_output(accelerator->dram_image(), r.program.layers[l]);
         // In the workload's shape: the compiler maps a batched matmul as one image of rows.
         const LayerConfig& L = r.network.layers[l];
         simulated.shape = {L.N, L.out_h(), L.out_w(), L.K};
@@ -364,7 +385,7 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
       meter.clear_line();
       if (options.progress) spdlog::info("checking outputs against the reference");
       for (size_t l = 0; l < layers; ++l) {
-        TensorI8 simulated = read_output(accelerator.dram_image(), r.program.layers[l]);
+        TensorI8 simulated = read_output(accelerator->dram_image(), r.program.layers[l]);
         r.summary.checks[l] = compare(simulated, reference[l]);
         if (options.keep_outputs) r.outputs.push_back(std::move(simulated));
       }

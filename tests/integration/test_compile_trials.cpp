@@ -292,3 +292,34 @@ TEST_CASE(
     CHECK((r.out + r.err).find(bad.limit) != std::string::npos);
   }
 }
+
+TEST_CASE(
+    "a timing-only run after the trials takes the chosen trial's simulation, and its counters "
+    "and layer lines equal a run that simulates the same program itself",
+    "[trials]") {
+  const std::string net = kCompileTrialsNetworks + "tiny3.json";
+  const std::string sets = compile_trials_sets(64, 16, 3, 16);
+  const std::string dir = npusim::test::temp_dir() + "/trial_simulation_taken";
+  const npusim::test::CliResult taken =
+      run_cli("run --timing-only " + net + sets + " --out " + dir + "/taken 2>&1");
+  INFO(taken.out << taken.err);
+  REQUIRE(taken.exit_code == 0);
+  CHECK((taken.out + taken.err).find("simulation: the chosen compile trial's") !=
+        std::string::npos);
+  const nlohmann::json r =
+      nlohmann::json::parse(npusim::test::read_text_file(dir + "/taken/report.json"));
+  const nlohmann::json& c = r.at("compile_trials");
+  REQUIRE(c.at("trials").size() >= 2);
+  // The chosen program compiled outright (nothing left to try) and simulated in the run.
+  std::string fixed = sets;
+  for (const char* key : {"units", "cache_kib", "array_rows", "array_cols"})
+    fixed += std::string(" --set compiler.") + key + "=" + std::to_string(c.at(key).get<int>());
+  const npusim::test::CliResult own =
+      run_cli("run --timing-only " + net + fixed + " --out " + dir + "/own 2>&1");
+  INFO(own.out << own.err);
+  REQUIRE(own.exit_code == 0);
+  CHECK((own.out + own.err).find("simulating (timing only)") != std::string::npos);
+  for (const char* file : {"stats.json", "layers.csv"})
+    CHECK(npusim::test::read_text_file(dir + "/taken/" + file) ==
+          npusim::test::read_text_file(dir + "/own/" + file));
+}

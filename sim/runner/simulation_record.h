@@ -1,0 +1,30 @@
+// A timing-only simulation's results as bytes, so that the run after the
+// compile trials takes the chosen trial's simulation instead of simulating the
+// same program again (docs/compile-trials.md#the-run-after-the-trials): every
+// counter (name, unit, meaning, reduction and per-layer values, in the order
+// the model declared them) and the outcome (status, message, cycles and the
+// banked DRAM's channel figures). Numbers are LEB128 varints: most per-layer
+// values are small or zero.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "models/accelerator.h"
+#include "sim/stats/stats_registry.h"
+
+namespace npusim {
+
+std::string encode_simulation(const StatsRegistry& stats, const RunOutcome& outcome);
+
+struct DecodedSimulation {
+  std::unique_ptr<StatsRegistry> stats;
+  RunOutcome outcome;
+};
+// The registry and outcome `bytes` encode, for a workload of `layers`
+// operators. Throws std::runtime_error on a record that is truncated, has
+// bytes left over, or was made for another number of operators.
+DecodedSimulation decode_simulation(std::string_view bytes, uint32_t layers);
+
+}  // namespace npusim
