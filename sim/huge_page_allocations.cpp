@@ -39,6 +39,13 @@
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
+// Blocks above 32 MiB get no huge pages. Where the kernel compacts memory for a huge page at the
+// fault (transparent_hugepage/defrag "madvise", Debian's default), every advised page past what
+// is free costs a direct compaction: the whole TinyLlama's gigabyte of instructions and scheduler
+// state, in blocks of up to 370 MiB, took 7 s of system time advised and under 1 s not
+// (docs/performance.md#large-allocations-on-huge-pages). The blocks the advice is for (SystemC's
+// heap, a layer's tensors, a functional run's DRAM image) are below the limit.
+constexpr std::size_t kLargestAdvised = std::size_t(32) << 20;
 
 // malloc, or huge pages for a large block; nullptr when memory is exhausted.
 void* try_allocate(std::size_t bytes) {
@@ -46,7 +53,8 @@ void* try_allocate(std::size_t bytes) {
     if (bytes > SIZE_MAX - kHugePage) return nullptr;  // rounding up would wrap
     const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     void* p = std::aligned_alloc(kHugePage, rounded);
-    if (p != nullptr) madvise(p, rounded, MADV_HUGEPAGE);  // a hint: else 4 KiB pages
+    // A hint: else 4 KiB pages.
+    if (p != nullptr && rounded <= kLargestAdvised) madvise(p, rounded, MADV_HUGEPAGE);
     return p;
   }
   return std::malloc(bytes == 0 ? 1 : bytes);

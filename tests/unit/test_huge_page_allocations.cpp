@@ -5,8 +5,11 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <new>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "sim/huge_page_allocations.h"
@@ -14,6 +17,25 @@
 namespace {
 const uintptr_t kTwoMib = uintptr_t(2) << 20;
 bool on_huge_page_boundary(const void* p) { return reinterpret_cast<uintptr_t>(p) % kTwoMib == 0; }
+
+// Whether the mapping holding `p` is advised MADV_HUGEPAGE: its VmFlags in /proc/self/smaps
+// name "hg".
+bool advised_huge(const void* p) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> begin >> dash >> end && dash == '-' && line.find(':') > 8) {
+      inside = begin <= at && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return (line + " ").find(" hg ") != std::string::npos;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 TEST_CASE(
@@ -57,4 +79,20 @@ TEST_CASE("new and new[] of a size within 2 MiB of the largest size_t throw bad_
   CHECK_THROWS_AS(operator new[](huge), std::bad_alloc);
   CHECK(operator new(huge, std::nothrow) == nullptr);
   CHECK(operator new[](huge, std::nothrow) == nullptr);
+}
+
+TEST_CASE(
+    "a block of up to 32 MiB is advised onto huge pages and a larger one (a whole decoder's "
+    "instructions) is not",
+    "[huge_page_allocations]") {
+  if (!npusim::huge_page_allocations_active()) {
+    WARN("SKIPPED: sanitizer builds keep their runtime's operator new");
+    return;
+  }
+  const std::unique_ptr<char[]> small(new char[size_t(32) << 20]);
+  const std::unique_ptr<char[]> large(new char[size_t(34) << 20]);
+  CHECK(advised_huge(small.get()));
+  CHECK(advised_huge(small.get() + (size_t(32) << 20) - 1));
+  CHECK_FALSE(advised_huge(large.get()));
+  CHECK_FALSE(advised_huge(large.get() + (size_t(34) << 20) - 1));
 }
