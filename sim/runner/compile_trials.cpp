@@ -79,7 +79,8 @@ struct Child {
     if (r->outcome.status == RunOutcome::Status::Completed)
       reply = "ok " + std::to_string(r->summary.total_cycles) + " " +
               std::to_string(counted("dram.read_bytes") + counted("dram.write_bytes")) + "\n" +
-              encode_simulation(*r->stats, r->outcome);
+              encode_simulation(*r->stats, r->outcome, r->summary.tiling,
+                                r->program.instructions.size());
     else
       reply = "fail " + r->outcome.message.substr(0, kMaxFailure);
   } catch (const std::exception& e) {

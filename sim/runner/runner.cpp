@@ -157,6 +157,25 @@ bool RunResult::ok() const {
          (summary.timing_only || all_layers_match(summary));
 }
 
+namespace {
+
+// The summary's pointers into the result and the figures it copies from it.
+void point_summary_at_result(RunResult& r, bool timing_only) {
+  r.summary.hw = &r.hw;
+  r.summary.compile_trials = &r.compile_trials;
+  if (r.hw.dram.model == DramModel::Banked) {
+    r.summary.dram_channels = &r.outcome.dram_channels;
+    r.summary.dram_sustained_bytes_per_cycle =
+        sustained_read_bytes_per_cycle(r.hw.dram, r.hw.clock_mhz);
+  }
+  r.summary.network = &r.network;
+  r.summary.stats = r.stats.get();
+  r.summary.total_cycles = r.outcome.cycles;
+  r.summary.timing_only = timing_only;
+}
+
+}  // namespace
+
 std::unique_ptr<RunResult> run_network(const NetworkConfig& network, const HardwareConfig& hw,
                                        const RunOptions& options) {
   return run_network(NetworkConfig(network), hw, options);
@@ -214,6 +233,32 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
   r.hw = hw;
   r.compile_trials = std::move(compile_trials);
   const size_t layers = r.network.layers.size();
+  // A timing-only run of the program a compile trial simulated takes that
+  // trial's simulation: the program its process compiled and simulated on the
+  // same timed hardware, every counter and each layer's tiling
+  // (docs/compile-trials.md#the-run-after-the-trials). It compiles nothing and
+  // holds no program. A trace, the DRAM transfers or an edited program need a
+  // simulation of their own.
+  if (options.timing_only && !chosen_record.empty() && !options.record_timeline &&
+      !options.record_dram_transfers && !options.edit_program) {
+    DecodedSimulation trial = decode_simulation(chosen_record, uint32_t(layers));
+    std::string().swap(chosen_record);
+    meter.stop();
+    if (options.progress)
+      spdlog::info(
+          "simulation: the chosen compile trial's ({} instructions, timing only, the same "
+          "program)",
+          trial.instructions);
+    r.simulated_by_trial = true;
+    r.stats = std::move(trial.stats);
+    r.outcome = std::move(trial.outcome);
+    r.summary.checks.assign(layers, LayerCheck{});
+    point_summary_at_result(r, true);
+    r.summary.tiling = std::move(trial.tiling);
+    r.summary.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return result;
+  }
   std::vector<LayerData> data;
   std::vector<KernelStream> kernels;
   data.reserve(layers);
@@ -312,55 +357,37 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
         std::async(kReferencePolicy, graph_reference_outputs, std::cref(r.network), std::cref(data),
                    std::cref(graph_inputs), r.hw.requantiser, weights_from);
 
+  r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
+  quiet_systemc();
   // Timed with the part of the array the program uses (compiler.array_rows/cols);
   // r.hw keeps the physical array for the report's area, energy and peak.
   const HardwareConfig timed = array_in_use(target);
-  // A timing-only run of the program a compile trial simulated takes that
-  // trial's simulation: the same program on the same timed hardware, the same
-  // counters (docs/compile-trials.md#the-run-after-the-trials). A trace, the
-  // DRAM transfers or an edited program need a simulation of their own.
-  r.simulated_by_trial = options.timing_only && !chosen_record.empty() &&
-                         !options.record_timeline && !options.record_dram_transfers &&
-                         !options.edit_program;
-  std::optional<Accelerator> accelerator;
+  Accelerator accelerator(
+      "npu", timed, r.program, *r.stats,
+      {!options.timing_only, options.record_dram_transfers ? &r.dram_transfers : nullptr},
+      r.timeline);
+  for (size_t i = 0; !options.timing_only && i < graph_inputs.size(); ++i)
+    std::memcpy(accelerator.dram_image().data() + r.program.graph_input_addresses[i],
+                graph_inputs[i].data.data(), graph_inputs[i].size());
+  for (size_t l = 0; !options.timing_only && l < layers; ++l)
+    if (runs_on_array(r.network.layers[l].op)) {
+      lay_out_layer(accelerator.dram_image(), r.program.layers[l], r.network.layers[l], data[l],
+                    kernels[l]);
+      std::vector<int8_t>().swap(kernels[l].bytes);  // in the DRAM image now
+    } else if (has_norm_params(r.network.layers[l].op))
+      lay_out_norm_params(accelerator.dram_image(), r.program.layers[l], data[l]);
+  meter.clear_line();
+  if (options.progress)
+    spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
   // Stops the meter before `accelerator` is destroyed, also when unwinding.
   struct StopMeter {
     ProgressMeter& meter;
     ~StopMeter() { meter.stop(); }
   } stop_meter{meter};
-  if (r.simulated_by_trial) {
-    DecodedSimulation trial = decode_simulation(chosen_record, uint32_t(layers));
-    r.stats = std::move(trial.stats);
-    r.outcome = std::move(trial.outcome);
-    std::string().swap(chosen_record);
-    meter.clear_line();
-    if (options.progress)
-      spdlog::info("simulation: the chosen compile trial's (timing only, the same program)");
-  } else {
-    r.stats = std::make_unique<StatsRegistry>(static_cast<uint32_t>(layers));
-    quiet_systemc();
-    accelerator.emplace("npu", timed, r.program, *r.stats,
-                        EngineOptions{!options.timing_only,
-                                      options.record_dram_transfers ? &r.dram_transfers : nullptr},
-                        r.timeline);
-    for (size_t i = 0; !options.timing_only && i < graph_inputs.size(); ++i)
-      std::memcpy(accelerator->dram_image().data() + r.program.graph_input_addresses[i],
-                  graph_inputs[i].data.data(), graph_inputs[i].size());
-    for (size_t l = 0; !options.timing_only && l < layers; ++l)
-      if (runs_on_array(r.network.layers[l].op)) {
-        lay_out_layer(accelerator->dram_image(), r.program.layers[l], r.network.layers[l], data[l],
-                      kernels[l]);
-        std::vector<int8_t>().swap(kernels[l].bytes);  // in the DRAM image now
-      } else if (has_norm_params(r.network.layers[l].op))
-        lay_out_norm_params(accelerator->dram_image(), r.program.layers[l], data[l]);
-    meter.clear_line();
-    if (options.progress)
-      spdlog::info("simulating ({})", options.timing_only ? "timing only" : "functional");
-    running.store(&*accelerator);
-    phase.store(1);
-    r.outcome = accelerator->run();
-    phase.store(2);
-  }
+  running.store(&accelerator);
+  phase.store(1);
+  r.outcome = accelerator.run();
+  phase.store(2);
 
   r.summary.checks.assign(layers, LayerCheck{});
   if (!options.timing_only && graph) {
@@ -369,7 +396,7 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
       meter.clear_line();
       if (options.progress) spdlog::info("checking outputs against the reference");
       for (size_t l = 0; l < layers; ++l) {
-        TensorI32 simulated = read_operator_output(accelerator->dram_image(), r.program.layers[l]);
+        TensorI32 simulated = read_operator_output(accelerator.dram_image(), r.program.layers[l]);
         // In the workload's shape: the compiler maps a batched matmul as one image of rows.
         const LayerConfig& L = r.network.layers[l];
         simulated.shape = {L.N, L.out_h(), L.out_w(), L.K};
@@ -385,24 +412,14 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
       meter.clear_line();
       if (options.progress) spdlog::info("checking outputs against the reference");
       for (size_t l = 0; l < layers; ++l) {
-        TensorI8 simulated = read_output(accelerator->dram_image(), r.program.layers[l]);
+        TensorI8 simulated = read_output(accelerator.dram_image(), r.program.layers[l]);
         r.summary.checks[l] = compare(simulated, reference[l]);
         if (options.keep_outputs) r.outputs.push_back(std::move(simulated));
       }
     }
   }
 
-  r.summary.hw = &r.hw;
-  r.summary.compile_trials = &r.compile_trials;
-  if (r.hw.dram.model == DramModel::Banked) {
-    r.summary.dram_channels = &r.outcome.dram_channels;
-    r.summary.dram_sustained_bytes_per_cycle =
-        sustained_read_bytes_per_cycle(r.hw.dram, r.hw.clock_mhz);
-  }
-  r.summary.network = &r.network;
-  r.summary.stats = r.stats.get();
-  r.summary.total_cycles = r.outcome.cycles;
-  r.summary.timing_only = options.timing_only;
+  point_summary_at_result(r, options.timing_only);
   // The mapper's estimate of each array layer's mapping, for the estimator's
   // error against the simulated cycles (docs/mapping.md#estimator-error).
   NetworkConfig view_storage;

@@ -59,8 +59,9 @@ struct RunResult {
   Timeline timeline;
   std::vector<DramTransferRecord> dram_transfers;  // when RunOptions::record_dram_transfers
   RunOutcome outcome;
-  // The stats and outcome are the chosen compile trial's simulation of this
-  // program (a timing-only run after the trials), not a simulation of its own.
+  // The stats, outcome and tilings are the chosen compile trial's simulation
+  // (a timing-only run after the trials), not a simulation of its own; then
+  // `program` is empty: the trial's process compiled it.
   bool simulated_by_trial = false;
   // The compile trials that settled the program's units and cache
   // (compile_trials.h); no trials when there was nothing to choose.

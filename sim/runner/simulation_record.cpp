@@ -1,11 +1,24 @@
 #include "sim/runner/simulation_record.h"
 
+#include <iterator>
 #include <stdexcept>
+#include <string_view>
 
 namespace npusim {
 namespace {
 
-constexpr uint64_t kRecordVersion = 1;
+constexpr uint64_t kRecordVersion = 2;
+
+// LayerTiling's places, as codes: the report's words are literals.
+const char* const kOutputIn[] = {"dram", "cache", "kv_region"};
+const char* const kWeightsIn[] = {"", "dram", "cache"};
+
+template <size_t N>
+uint64_t code_of(const char* const (&words)[N], const char* word, const char* what) {
+  for (size_t i = 0; i < N; ++i)
+    if (std::string_view(words[i]) == word) return i;
+  throw std::logic_error(std::string("simulation record: no code for ") + what + " '" + word + "'");
+}
 
 void put(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -52,7 +65,8 @@ class Reader {
 
 }  // namespace
 
-std::string encode_simulation(const StatsRegistry& stats, const RunOutcome& outcome) {
+std::string encode_simulation(const StatsRegistry& stats, const RunOutcome& outcome,
+                              const std::vector<LayerTiling>& tiling, uint64_t instructions) {
   std::string out;
   put(out, kRecordVersion);
   put(out, stats.layers());
@@ -73,6 +87,18 @@ std::string encode_simulation(const StatsRegistry& stats, const RunOutcome& outc
     for (uint64_t v : {f.read_bytes, f.write_bytes, f.activates, f.row_hits, f.row_conflicts,
                        f.refreshes, f.busy_cycles, f.refresh_cycles})
       put(out, v);
+  put(out, tiling.size());
+  for (const LayerTiling& t : tiling) {
+    for (uint64_t v :
+         {uint64_t(t.k_tile), uint64_t(t.pieces), uint64_t(t.rows_per_piece), t.half_bytes,
+          uint64_t(t.weight_buffers), uint64_t(t.units), uint64_t(t.input_channel_tiles),
+          uint64_t(t.cols_per_piece), uint64_t(t.feature_stationary), uint64_t(t.channels_per_part),
+          t.estimate_cycles})
+      put(out, v);
+    put(out, code_of(kOutputIn, t.output_in, "output_in"));
+    put(out, code_of(kWeightsIn, t.weights_in, "weights_in"));
+  }
+  put(out, instructions);
   return out;
 }
 
@@ -104,6 +130,35 @@ DecodedSimulation decode_simulation(std::string_view bytes, uint32_t layers) {
     for (uint64_t* v : {&f.read_bytes, &f.write_bytes, &f.activates, &f.row_hits, &f.row_conflicts,
                         &f.refreshes, &f.busy_cycles, &f.refresh_cycles})
       *v = in.number();
+  const uint64_t tilings = in.number();
+  if (tilings != layers) Reader::fail("its tilings are not one per operator");
+  d.tiling.resize(layers);
+  const auto u32 = [&in]() {
+    const uint64_t v = in.number();
+    if (v > UINT32_MAX) Reader::fail("a tiling field past 32 bits");
+    return uint32_t(v);
+  };
+  const auto word = [&in](const auto& words) {
+    const uint64_t v = in.number();
+    if (v >= std::size(words)) Reader::fail("no place of code " + std::to_string(v));
+    return words[v];
+  };
+  for (LayerTiling& t : d.tiling) {
+    t.k_tile = u32();
+    t.pieces = u32();
+    t.rows_per_piece = u32();
+    t.half_bytes = in.number();
+    t.weight_buffers = u32();
+    t.units = u32();
+    t.input_channel_tiles = in.number() != 0;
+    t.cols_per_piece = u32();
+    t.feature_stationary = in.number() != 0;
+    t.channels_per_part = u32();
+    t.estimate_cycles = in.number();
+    t.output_in = word(kOutputIn);
+    t.weights_in = word(kWeightsIn);
+  }
+  d.instructions = in.number();
   if (!in.done()) Reader::fail("bytes are left over");
   return d;
 }
