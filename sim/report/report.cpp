@@ -160,7 +160,9 @@ struct LayerTimes {
   std::vector<std::optional<double>> error, error_added;
 };
 
+// Checks the summary first: every caller reads it after.
 LayerTimes layer_times(const RunSummary& s) {
+  validate_summary(s);
   const Counter& layer_cycles = s.stats->get("layer.cycles");
   const Counter& finish = s.stats->get("layer.finish_cycle");
   const auto relative_error = [&](uint32_t i, uint64_t simulated) -> std::optional<double> {
@@ -199,12 +201,10 @@ nlohmann::json layer_report_json(const RunSummary& s, uint32_t i, const LayerTim
   return j;
 }
 
-// report.json but for the entries of "layers" (an empty array), and the
-// figures the entries give.
-nlohmann::json report_head(const RunSummary& s, LayerTimes& times) {
-  validate_summary(s);
+// report.json but for the entries of "layers" (an empty array); `times` is
+// layer_times(s), which has checked the summary.
+nlohmann::json report_head(const RunSummary& s, const LayerTimes& times) {
   const StatsRegistry& st = *s.stats;
-  times = layer_times(s);
 
   nlohmann::json totals = figures_json(total_figures(s));
   const RunBounds b = run_bounds(s);
@@ -285,7 +285,7 @@ nlohmann::json report_head(const RunSummary& s, LayerTimes& times) {
 }  // namespace
 
 nlohmann::json make_report_json(const RunSummary& s) {
-  LayerTimes times;
+  const LayerTimes times = layer_times(s);
   nlohmann::json report = report_head(s, times);
   const std::vector<const Counter*> counters = s.stats->counters();
   nlohmann::json& layers = report["layers"];
@@ -295,7 +295,7 @@ nlohmann::json make_report_json(const RunSummary& s) {
 }
 
 void write_report_json(std::ostream& out, const RunSummary& s) {
-  LayerTimes times;
+  const LayerTimes times = layer_times(s);
   const std::string head = report_head(s, times).dump(2);
   // The top-level key alone is indented by two spaces; every nested "layers"
   // (the workload's count) by more, and no string holds a raw newline.
