@@ -59,6 +59,7 @@ RunOutcome Accelerator::run() {
     outcome.message = "deadlock at cycle " + std::to_string(now_cycles()) +
                       ": no engine can make progress\n" + controller_.describe_waiting();
   }
+  dram_.finish();  // the writes its controllers still hold
   controller_.finalize_layer_counters();
   finalize_bounds();
   outcome.dram_channels = dram_.channel_figures();

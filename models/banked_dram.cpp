@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace npusim {
 
@@ -16,6 +17,8 @@ BankedDramTiming::BankedDramTiming(const DramConfig& config, double accelerator_
   channels_.assign(d_.channels, DramChannelSchedule(d_));
   counts_.resize(d_.channels);
   waiting_.resize(d_.channels);
+  write_queue_ = config.write_queue;
+  if (write_queue_ > 0) write_queues_.resize(d_.channels);
 }
 
 uint64_t BankedDramTiming::to_clocks(uint64_t cycles) const {
@@ -44,7 +47,7 @@ uint64_t BankedDramTiming::may_precharge(const Bank& b) const {
 // early as they may, the refresh starts once all are, and the rank does
 // nothing else for tRFC. Refreshes long past (an idle stretch) only count.
 void BankedDramTiming::refresh(Rank& rank, uint32_t channel, uint32_t rank_index, uint64_t due,
-                               Result& out) {
+                               Counts& out) {
   uint64_t start = std::max(due, rank.blocked_until);
   const size_t first =
       (size_t(channel) * d_.ranks + rank_index) * d_.bank_groups * d_.banks_per_group;
@@ -64,7 +67,7 @@ void BankedDramTiming::refresh(Rank& rank, uint32_t channel, uint32_t rank_index
   ++counts_[channel].refreshes;
 }
 
-uint64_t BankedDramTiming::burst(uint64_t at, bool write, const DramLocation& loc, Result& out) {
+uint64_t BankedDramTiming::burst(uint64_t at, bool write, const DramLocation& loc, Counts& out) {
   DramChannelSchedule& ch = channels_[loc.channel];
   Rank& rk = ranks_[size_t(loc.channel) * d_.ranks + loc.rank];
   Bank& bk = bank_at(loc);
@@ -119,6 +122,10 @@ uint64_t BankedDramTiming::burst(uint64_t at, bool write, const DramLocation& lo
     bk.write_end = std::max(bk.write_end, data_end);
   } else {
     bk.read_command = std::max(bk.read_command, column);
+    if (!write_queues_.empty()) {
+      uint64_t& until = write_queues_[loc.channel].reads_until;
+      until = std::max(until, data_end);
+    }
   }
   if (closed_) {  // auto-precharge
     const uint64_t precharge =
@@ -149,9 +156,93 @@ DramChannelTable BankedDramTiming::channel_figures() const {
   return out;
 }
 
+bool BankedDramTiming::holds(uint32_t channel, uint64_t b) const {
+  const WriteQueue& q = write_queues_[channel];
+  if (q.held.empty() || b < q.lowest || b > q.highest) return false;
+  for (const HeldWrite& w : q.held)
+    if (w.burst == b) return true;
+  return false;
+}
+
+uint64_t BankedDramTiming::drain(uint32_t channel, Result& out, uint64_t writing) {
+  WriteQueue& q = write_queues_[channel];
+  const uint32_t burst_shift = map_.burst_shift();
+  // Group by bank, in the order each bank's first write came, then by row
+  // within the bank: a first-ready controller's write batch, row hits together.
+  struct Entry {
+    HeldWrite w;
+    DramLocation loc;
+    size_t bank_rank = 0, row_rank = 0;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(q.held.size());
+  std::vector<std::pair<size_t, uint64_t>> firsts;  // (bank, row) in order of first sight
+  for (const HeldWrite& w : q.held) {
+    Entry e{w, map_.decode(w.burst << burst_shift)};
+    const size_t bank = bank_index(e.loc);
+    size_t bank_rank = firsts.size(), row_rank = firsts.size();
+    for (size_t i = 0; i < firsts.size(); ++i) {
+      if (firsts[i].first == bank) {
+        bank_rank = std::min(bank_rank, i);
+        if (firsts[i].second == e.loc.row) row_rank = i;
+      }
+    }
+    if (row_rank == firsts.size()) firsts.emplace_back(bank, e.loc.row);
+    e.bank_rank = bank_rank, e.row_rank = row_rank;
+    entries.push_back(e);
+  }
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.bank_rank, a.row_rank) < std::tie(b.bank_rank, b.row_rank);
+  });
+  uint64_t earliest = ~uint64_t(0);
+  for (const Entry& e : entries) {
+    Counts c;
+    const uint64_t data_end = burst(e.w.at, true, e.loc, c);
+    earliest = std::min(earliest, data_end);
+    WritesPlaced* placed = nullptr;
+    for (WritesPlaced& p : out.writes_placed)
+      if (p.transfer == e.w.transfer) placed = &p;
+    if (placed == nullptr) {
+      placed = &out.writes_placed.emplace_back();
+      placed->transfer = e.w.transfer;
+    }
+    placed->counts.bursts += c.bursts;
+    placed->counts.hits += c.hits;
+    placed->counts.misses += c.misses;
+    placed->counts.conflicts += c.conflicts;
+    placed->counts.refreshes += c.refreshes;
+    placed->last_data = std::max(placed->last_data, to_cycles(data_end));
+    const auto held = held_of_.find(e.w.transfer);
+    // The transfer still being taken (`writing`) holds its next burst after this.
+    if (--held->second == 0 && e.w.transfer != writing) {
+      placed->last = true;
+      held_of_.erase(held);
+    }
+  }
+  q.held.clear();
+  q.lowest = ~uint64_t(0), q.highest = 0;
+  --holding_channels_;
+  return earliest;
+}
+
+void BankedDramTiming::drain_idle(uint64_t at, Result& out) {
+  for (uint32_t c = 0; holding_channels_ > 0 && c < write_queues_.size(); ++c) {
+    const WriteQueue& q = write_queues_[c];
+    if (!q.held.empty() && q.reads_until <= at) drain(c, out);
+  }
+}
+
+BankedDramTiming::Result BankedDramTiming::flush() {
+  Result out;
+  for (uint32_t c = 0; c < write_queues_.size(); ++c)
+    if (!write_queues_[c].held.empty()) drain(c, out);
+  return out;
+}
+
 BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
                                                     const DramAccess& access) {
   Result out;
+  out.id = transfers_++;
   const uint64_t at = to_clocks(now);
   const uint64_t stride = access.stride != 0 ? access.stride : access.segment_bytes;
   uint64_t first = ~uint64_t(0), last = 0;
@@ -160,6 +251,41 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
     first = std::min(first, data_end - burst_clocks_);
     last = std::max(last, data_end);
   };
+  drain_idle(at, out);  // writes a controller held while reads were in flight
+  if (write && write_queue_ > 0) {
+    // Posted: each channel's controller takes the bursts at its data rate into
+    // its queue, placing what it holds first when the queue is full.
+    const uint32_t burst_shift = map_.burst_shift();
+    uint64_t previous = ~uint64_t(0);
+    for (uint64_t s = 0; access.segment_bytes != 0 && s < access.segments; ++s) {
+      const uint64_t begin = access.address + s * stride;
+      const uint64_t end = begin + access.segment_bytes - 1;
+      for (uint64_t b = begin >> burst_shift; b <= end >> burst_shift; ++b) {
+        if (b == previous) continue;
+        previous = b;
+        const uint32_t channel = map_.decode(b << burst_shift).channel;
+        WriteQueue& q = write_queues_[channel];
+        uint64_t taken = std::max(at, q.takes_next);
+        if (q.held.size() >= write_queue_) taken = std::max(taken, drain(channel, out, out.id));
+        if (q.held.empty()) ++holding_channels_;
+        q.held.push_back({b, taken, out.id});
+        q.lowest = std::min(q.lowest, b), q.highest = std::max(q.highest, b);
+        q.takes_next = taken + burst_clocks_;
+        ++held_of_[out.id];
+        ++out.bursts;
+        first = std::min(first, taken);
+        last = std::max(last, taken + burst_clocks_);
+      }
+    }
+    drain_idle(at, out);  // channels with no read in flight write at once
+    if (out.bursts == 0) {
+      out.first_data = out.last_data = now;
+      return out;
+    }
+    out.first_data = std::max(now, to_cycles(first));
+    out.last_data = std::max(out.first_data, to_cycles(last));
+    return out;
+  }
   // A burst of another rank than the one whose data the channel moves last
   // waits in its channel's queue (up to kQueueDepth) while bursts of that
   // rank go, as a first-ready controller serves them: a transfer's bursts
@@ -192,6 +318,8 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
       // of the mapping alone unless that field wraps.
       if (b != previous + 1 || !map_.step(previous, loc)) loc = map_.decode(b << burst_shift);
       previous = b;
+      // A burst a write queue holds is placed before this one reads or writes it.
+      if (!write_queues_.empty() && holds(loc.channel, b)) drain(loc.channel, out);
       if (!group_ranks) {
         serve(loc);
         continue;

@@ -15,10 +15,16 @@
 // bursts of that rank go, so a switch of rank (tRTRS) comes once per group.
 // Time is in the device's command clocks inside; the interface speaks
 // accelerator cycles. The address mapping is dram_address_map.h's; where a
-// command may go among those placed, dram_command_schedule.h's.
+// command may go among those placed, dram_command_schedule.h's. Writes are
+// posted (docs/dram.md#the-write-queue): each channel's controller takes
+// write bursts at the channel's data rate into a queue of dram.write_queue,
+// holds them while reads are in flight, and places them, grouped by bank and
+// row, when no read is, when its queue is full, when a read wants a burst it
+// holds, or when the run ends (flush).
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "models/dram_address_map.h"
@@ -39,23 +45,46 @@ struct DramAccess {
 
 // One transfer as the memory served it (RunOptions::record_dram_transfers):
 // requested and served in accelerator cycles.
+// `written`: when its last data reached the DRAM (a held write's is later
+// than last_data, when its controller took it; docs/dram.md#the-write-queue).
 struct DramTransferRecord {
   uint64_t requested = 0;
   bool write = false;
   DramAccess access;
   uint64_t first_data = 0, last_data = 0;
+  uint64_t written = 0;
 };
 
 class BankedDramTiming {
  public:
   BankedDramTiming(const DramConfig& config, double accelerator_mhz);
 
-  struct Result {
-    uint64_t first_data = 0, last_data = 0;  // accelerator cycles: [first beat, after the last)
+  // What the bursts of one call did to the banks.
+  struct Counts {
     uint64_t bursts = 0, hits = 0, misses = 0, conflicts = 0, refreshes = 0;
   };
-  // Moves every burst `access` touches, requested at accelerator cycle `now`.
+  // Held write bursts of one earlier (or this) write transfer that a call
+  // placed: their counts, when the last of them reached the DRAM (accelerator
+  // cycles), and whether none of that transfer is held any more.
+  struct WritesPlaced {
+    uint64_t transfer = 0;
+    Counts counts;
+    uint64_t last_data = 0;
+    bool last = false;
+  };
+  struct Result : Counts {
+    // A read, or a write under write_queue 0: [first beat, after the last) on
+    // the DRAM. A held write: when its controller took its bursts.
+    uint64_t first_data = 0, last_data = 0;  // accelerator cycles
+    uint64_t id = 0;                         // this transfer's number, from 0
+    std::vector<WritesPlaced> writes_placed;
+  };
+  // Moves every burst `access` touches, requested at accelerator cycle
+  // `now`. Result's counts are this transfer's placed bursts (a held write's
+  // come later, in writes_placed) and `bursts` all it moves.
   Result transfer(uint64_t now, bool write, const DramAccess& access);
+  // Places every held write (the end of a run): their counts in writes_placed.
+  Result flush();
 
   DramLocation decode(uint64_t address) const { return map_.decode(address); }
   // What each channel did since construction, in bytes and accelerator
@@ -82,8 +111,20 @@ class BankedDramTiming {
   static constexpr size_t kQueueDepth = DramChannelSchedule::kQueueDepth;
 
   // Schedules the burst at `loc`, requested at `at` (clocks); returns its data end.
-  uint64_t burst(uint64_t at, bool write, const DramLocation& loc, Result& out);
-  void refresh(Rank& rank, uint32_t channel, uint32_t rank_index, uint64_t due, Result& out);
+  uint64_t burst(uint64_t at, bool write, const DramLocation& loc, Counts& out);
+  void refresh(Rank& rank, uint32_t channel, uint32_t rank_index, uint64_t due, Counts& out);
+  // A write burst the controller of its channel holds: burst number, the
+  // clock it took it, the transfer it came in.
+  struct HeldWrite {
+    uint64_t burst = 0, at = 0, transfer = 0;
+  };
+  // Places every write `channel` holds, grouped by bank (in the order their
+  // first write came) and within a bank by row, each from the clock it was
+  // taken; returns the earliest data end among them (clocks). `writing`: the
+  // write transfer whose bursts are still being taken (never its last here).
+  uint64_t drain(uint32_t channel, Result& out, uint64_t writing = ~uint64_t(0));
+  // Whether `channel` holds a write of burst `b` (a read of it must wait for it).
+  bool holds(uint32_t channel, uint64_t b) const;
   size_t bank_index(const DramLocation& at) const;
   Bank& bank_at(const DramLocation& at);
   // The earliest clock `b`'s open row may close: tRAS after its activate,
@@ -106,6 +147,24 @@ class BankedDramTiming {
   std::vector<ChannelCounts> counts_;
   // Per channel: a transfer's bursts waiting for their rank's turn (transfer).
   std::vector<std::vector<uint64_t>> waiting_;
+  // The write queue: per channel the held writes, the lowest and highest
+  // burst among them, and the clock its controller takes the next one.
+  uint32_t write_queue_ = 0;
+  // reads_until: the end of the channel's latest read data; a controller
+  // holds writes only while reads wait (its writes go while none does).
+  struct WriteQueue {
+    std::vector<HeldWrite> held;
+    uint64_t lowest = ~uint64_t(0), highest = 0;
+    uint64_t takes_next = 0;
+    uint64_t reads_until = 0;
+  };
+  std::vector<WriteQueue> write_queues_;
+  uint32_t holding_channels_ = 0;  // channels with held writes
+  // Places the writes of every channel with no read in flight at `at` (clocks).
+  void drain_idle(uint64_t at, Result& out);
+  uint64_t transfers_ = 0;
+  // Per write transfer with bursts held: how many.
+  std::unordered_map<uint64_t, uint64_t> held_of_;
 };
 
 // The bandwidth a long read stream sustains on `config`'s banked device, in

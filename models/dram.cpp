@@ -72,15 +72,15 @@ Grant Dram::transfer(uint32_t layer, bool write, const DramAccess& access) {
   const uint64_t now = now_cycles();
   Grant g;
   uint64_t bytes = 0;
+  std::vector<BankedDramTiming::WritesPlaced> placed;
   if (banked_) {
-    const BankedDramTiming::Result r = banked_->transfer(now, write, access);
+    BankedDramTiming::Result r = banked_->transfer(now, write, access);
     g = {r.first_data, r.last_data};
     bytes = r.bursts * config_.burst_bytes;
-    banked_counters_.activates->add(layer, r.misses + r.conflicts);
-    banked_counters_.hits->add(layer, r.hits);
-    banked_counters_.misses->add(layer, r.misses);
-    banked_counters_.conflicts->add(layer, r.conflicts);
-    banked_counters_.refreshes->add(layer, r.refreshes);
+    count_banks(layer, r);
+    if (write && config_.write_queue > 0 && r.bursts > 0)
+      held_[r.id] = {layer, record_ != nullptr ? record_->size() : 0};
+    placed = std::move(r.writes_placed);
   } else {
     g.start = std::max(now, bus_free_at_);
     g.end = g.start + cost::dram_data_cycles(config_, access.segments, access.segment_bytes);
@@ -88,7 +88,8 @@ Grant Dram::transfer(uint32_t layer, bool write, const DramAccess& access) {
     bytes = cost::dram_burst_bytes(config_, access.segments, access.segment_bytes);
   }
   (write ? write_bytes_ : read_bytes_).add(layer, bytes);
-  if (record_ != nullptr) record_->push_back({now, write, access, g.start, g.end});
+  if (record_ != nullptr) record_->push_back({now, write, access, g.start, g.end, g.end});
+  writes_placed(placed);  // after the record: this transfer's own bursts may be among them
   if (banked_) {
     // Transfers overlap on the channels: busy counts the cycles some data
     // moves, stall the wait for transfers still moving when this one came.
@@ -105,6 +106,33 @@ Grant Dram::transfer(uint32_t layer, bool write, const DramAccess& access) {
     timeline_.counter(track, g.end, 0.0);
   }
   return g;
+}
+
+void Dram::count_banks(uint32_t layer, const BankedDramTiming::Counts& c) {
+  banked_counters_.activates->add(layer, c.misses + c.conflicts);
+  banked_counters_.hits->add(layer, c.hits);
+  banked_counters_.misses->add(layer, c.misses);
+  banked_counters_.conflicts->add(layer, c.conflicts);
+  banked_counters_.refreshes->add(layer, c.refreshes);
+}
+
+void Dram::writes_placed(const std::vector<BankedDramTiming::WritesPlaced>& placed) {
+  for (const BankedDramTiming::WritesPlaced& p : placed) {
+    const auto it = held_.find(p.transfer);
+    if (it == held_.end())
+      throw SimulationError("DRAM: placed writes of transfer " + std::to_string(p.transfer) +
+                            ", which no operator asked for");
+    count_banks(it->second.layer, p.counts);
+    if (record_ != nullptr && it->second.record < record_->size()) {
+      uint64_t& written = (*record_)[it->second.record].written;
+      written = std::max(written, p.last_data);
+    }
+    if (p.last) held_.erase(it);
+  }
+}
+
+void Dram::finish() {
+  if (banked_) writes_placed(banked_->flush().writes_placed);
 }
 
 void Dram::rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <memory>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "models/dram_image.h"
@@ -31,6 +32,10 @@ class Dram : public sc_core::sc_module, public DramIf {
   void rows_stored(uint32_t layer, uint32_t batch, uint32_t row_begin, uint32_t row_end,
                    uint32_t k_count, uint32_t cols, uint64_t at) override;
   void require_rows_stored(const StageName& reader, uint32_t layer, GlobalRows rows) override;
+
+  // The end of the run: places the writes the banked model's controllers
+  // still hold, counting them for the operators that asked for them.
+  void finish();
 
   DramImage& contents() { return image_; }
   // Each channel's figures under the banked model; empty for the bus.
@@ -75,6 +80,16 @@ class Dram : public sc_core::sc_module, public DramIf {
   struct BankedCounters {
     Counter *activates, *hits, *misses, *conflicts, *refreshes;
   } banked_counters_{};
+  // Bank counts of `c` for `layer`.
+  void count_banks(uint32_t layer, const BankedDramTiming::Counts& c);
+  // Writes the banked model placed after their transfer returned: their
+  // counts go to the operator that asked, their data end to its record.
+  void writes_placed(const std::vector<BankedDramTiming::WritesPlaced>& placed);
+  struct HeldTransfer {
+    uint32_t layer = 0;
+    size_t record = 0;  // index in *record_, when recording
+  };
+  std::unordered_map<uint64_t, HeldTransfer> held_;
 };
 
 }  // namespace npusim

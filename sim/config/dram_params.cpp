@@ -214,6 +214,20 @@ void add_banked_dram_params(std::vector<HardwareParam>& t) {
   };
   mapping.write = [](const HardwareConfig& hw) { return banked_only(hw, json(hw.dram.mapping)); };
   t.push_back(mapping);
+
+  HardwareParam queue;
+  queue.path = "dram.write_queue";
+  queue.unit = "bursts";
+  queue.range = "0..1024";
+  queue.help =
+      "Banked: write bursts each channel's controller may hold while reads are in flight, "
+      "placing them after the reads, grouped by row (docs/dram.md#the-write-queue); 0: each "
+      "write placed when asked";
+  queue.read = [](JsonReader& r, const std::string& key, HardwareConfig& hw) {
+    hw.dram.write_queue = static_cast<uint32_t>(r.get_uint(key, 0, 1024, hw.dram.write_queue));
+  };
+  queue.write = [](const HardwareConfig& hw) { return banked_only(hw, json(hw.dram.write_queue)); };
+  t.push_back(queue);
 }
 
 void finish_dram_config(HardwareConfig& hw, JsonReader* dram) {

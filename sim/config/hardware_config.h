@@ -156,6 +156,9 @@ struct DramConfig {
   PagePolicy page_policy = PagePolicy::Open;
   // Address bits from most to least significant (docs/dram.md#address-mapping).
   std::string mapping = "row:rank:bank:column:bankgroup:channel";
+  // Banked: bursts of writes each channel's controller holds before it must
+  // place them (docs/dram.md#the-write-queue); 0, each write placed when asked.
+  uint32_t write_queue = 0;
 };
 
 // Dynamic energy per event (docs/energy.md). Defaults are 45 nm figures

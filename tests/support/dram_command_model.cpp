@@ -129,17 +129,19 @@ using LogLine = std::pair<uint64_t, std::string>;  // clock, text
 class ChannelSim {
  public:
   ChannelSim(const DramDevice& d, RefPagePolicy policy, uint32_t channel, uint32_t queue_depth,
-             RefResult& out, std::vector<LogLine>* log)
+             uint32_t write_queue_depth, RefResult& out, std::vector<LogLine>* log)
       : d_(d),
         policy_(policy),
         channel_(channel),
         depth_(queue_depth),
+        write_depth_(write_queue_depth),
         out_(out),
         log_(log),
         per_rank_(size_t(d.bank_groups) * d.banks_per_group),
         banks_(per_rank_ * d.ranks),
         ranks_(d.ranks),
         hits_(banks_.size()),
+        write_hits_(banks_.size()),
         seen_(banks_.size()) {
     for (RankState& r : ranks_) {
       r.act_ok.assign(d.bank_groups, 0);
@@ -160,29 +162,40 @@ class ChannelSim {
     size_t next_in = 0, done = 0;
     uint64_t progress = 0;  // last clock the queue moved (a command, or a first request)
     while (done < requests.size()) {
-      while (next_in < requests.size() && queue_.size() < depth_ &&
+      while (next_in < requests.size() && has_room(requests[next_in]) &&
              requests[next_in].arrival <= clk_) {
         Pending* p = &requests[next_in++];
-        if (queue_.empty()) progress = clk_;
-        queue_.push_back(p);
-        hits_[p->bank] += banks_[p->bank].open && banks_[p->bank].row == p->a.row;
+        if (queue_.empty() && write_queue_.empty()) progress = clk_;
+        queue_of(*p).push_back(p);
+        hits_of(*p)[p->bank] += banks_[p->bank].open && banks_[p->bank].row == p->a.row;
+        // A read of a burst a queued write holds: the writes go first.
+        if (write_depth_ > 0 && !p->write)
+          for (const Pending* w : write_queue_) draining_ = draining_ || w->address == p->address;
       }
+      if (write_depth_ > 0 && write_queue_.size() >= write_depth_) draining_ = true;
+      if (write_queue_.empty()) draining_ = false;
       next_event_ = kNever;
-      const size_t queued = queue_.size();
-      if (try_refresh() || try_queue()) {
-        done += queued - queue_.size();
+      const size_t queued = queue_.size() + write_queue_.size();
+      // Reads first; writes while draining, or while no read is queued.
+      const bool writes = draining_ || queue_.empty();
+      if (try_refresh() || try_queue(writes && write_depth_ > 0 ? write_queue_ : queue_,
+                                     writes && write_depth_ > 0 ? write_hits_ : hits_)) {
+        done += queued - queue_.size() - write_queue_.size();
         progress = clk_++;
         continue;
       }
-      if (next_in < requests.size() && queue_.size() < depth_) {
+      if (next_in < requests.size() && has_room(requests[next_in])) {
         next_event_ = std::min(next_event_, requests[next_in].arrival);
-        if (queue_.empty() && skip_idle_refreshes(requests[next_in].arrival)) continue;
+        if (queue_.empty() && write_queue_.empty() &&
+            skip_idle_refreshes(requests[next_in].arrival))
+          continue;
       }
       for (const RankState& r : ranks_) {
         if (r.next_ref_due > clk_) next_event_ = std::min(next_event_, r.next_ref_due);
       }
-      if (!queue_.empty() && (next_event_ == kNever || next_event_ - progress > watchdog_)) {
-        const Pending& p = *queue_.front();
+      if ((!queue_.empty() || !write_queue_.empty()) &&
+          (next_event_ == kNever || next_event_ - progress > watchdog_)) {
+        const Pending& p = queue_.empty() ? *write_queue_.front() : *queue_.front();
         throw std::logic_error("DRAM reference model: request " + std::to_string(p.index) +
                                " (address " + std::to_string(p.address) + ", channel " +
                                std::to_string(channel_) + ") made no progress from clock " +
@@ -274,11 +287,11 @@ class ChannelSim {
   // FR-FCFS, oldest first: the oldest queued request whose RD/WR is legal now, else the oldest
   // whose ACT or PRE is legal now. Only the oldest request to a bank asks for its ACT or PRE, and
   // a PRE only while no queued request hits the open row.
-  bool try_queue() {
+  bool try_queue(std::vector<Pending*>& queue, const std::vector<uint32_t>& hits) {
     ++stamp_;
     Pending* row_command = nullptr;
-    for (size_t i = 0; i < queue_.size(); ++i) {
-      Pending& p = *queue_[i];
+    for (size_t i = 0; i < queue.size(); ++i) {
+      Pending& p = *queue[i];
       if (refresh_due(p.a.rank)) continue;
       const BankState& bank = banks_[p.bank];
       const RankState& rank = ranks_[p.a.rank];
@@ -297,7 +310,7 @@ class ChannelSim {
              p.write ? wr_ok_ : rank.rd_ok[bg]});
         if (!ready(earliest)) continue;
         column(p, latency);
-        queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+        queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
         return true;
       }
       if (!oldest_to_bank || row_command != nullptr) continue;
@@ -307,7 +320,7 @@ class ChannelSim {
         if (ready(std::max({bank.next_act, rank.busy_until, rank.act_ok[bg], faw}))) {
           row_command = &p;
         }
-      } else if (hits_[p.bank] == 0 && ready(std::max(bank.next_pre, rank.busy_until))) {
+      } else if (hits[p.bank] == 0 && ready(std::max(bank.next_pre, rank.busy_until))) {
         row_command = &p;
       }
     }
@@ -346,9 +359,9 @@ class ChannelSim {
     const bool auto_pre = policy_ == RefPagePolicy::Closed;
     emit(auto_pre ? (p.write ? "WRA" : "RDA") : (p.write ? "WR" : "RD"), p.a.rank, p.bank, p.a.row,
          p.a.column);
-    --hits_[p.bank];
+    --hits_of(p)[p.bank];
     if (auto_pre) {
-      hits_[p.bank] = 0;
+      hits_[p.bank] = write_hits_[p.bank] = 0;
       // The auto-precharge happens at bank.next_pre: max(read + tRTP or write data end + tWR,
       // activate + tRAS). The bank takes no other column command; it may activate tRP later.
       bank.open = false;
@@ -373,8 +386,10 @@ class ChannelSim {
     }
     rank.recent_acts[rank.act_count++ % 4] = clk_;
     if (p.kind == Kind::kHit) p.kind = Kind::kMiss;
-    hits_[p.bank] = 0;
+    hits_[p.bank] = write_hits_[p.bank] = 0;
     for (const Pending* q : queue_) hits_[p.bank] += q->bank == p.bank && q->a.row == p.a.row;
+    for (const Pending* q : write_queue_)
+      write_hits_[p.bank] += q->bank == p.bank && q->a.row == p.a.row;
   }
 
   void precharge(size_t b) {
@@ -383,22 +398,38 @@ class ChannelSim {
     ++out_.precharges;
     bank.open = false;
     bank.next_act = std::max(bank.next_act, clk_ + d_.trp);
-    hits_[b] = 0;
+    hits_[b] = write_hits_[b] = 0;
+  }
+
+  // With a write queue, writes wait in their own; else every request in one.
+  std::vector<Pending*>& queue_of(const Pending& p) {
+    return write_depth_ > 0 && p.write ? write_queue_ : queue_;
+  }
+  std::vector<uint32_t>& hits_of(const Pending& p) {
+    return write_depth_ > 0 && p.write ? write_hits_ : hits_;
+  }
+  bool has_room(const Pending& p) const {
+    return write_depth_ > 0 && p.write ? write_queue_.size() < write_depth_
+                                       : queue_.size() < depth_;
   }
 
   const DramDevice& d_;
   const RefPagePolicy policy_;
   const uint32_t channel_;
   const uint32_t depth_;
+  const uint32_t write_depth_;  // 0: no write queue
   RefResult& out_;
   std::vector<LogLine>* log_;
   const size_t per_rank_;  // banks per rank
   std::vector<BankState> banks_;
   std::vector<RankState> ranks_;
-  std::vector<uint32_t> hits_;  // per bank: queued requests to its open row
-  std::vector<uint64_t> seen_;  // per bank: the try_queue call (stamp_) that last met it
+  std::vector<uint32_t> hits_;        // per bank: queued requests to its open row
+  std::vector<uint32_t> write_hits_;  // the same, of the write queue
+  std::vector<uint64_t> seen_;        // per bank: the try_queue call (stamp_) that last met it
   uint64_t stamp_ = 0;
-  std::vector<Pending*> queue_;  // oldest first
+  std::vector<Pending*> queue_;        // oldest first
+  std::vector<Pending*> write_queue_;  // oldest first (write_depth_ > 0)
+  bool draining_ = false;              // writes go first until none is queued
   uint64_t clk_ = 0;
   uint64_t next_event_ = kNever;
   uint64_t watchdog_ = 0;
@@ -418,7 +449,7 @@ RefAddress decode_address(const DramDevice& d, const std::string& mapping, uint6
 
 RefResult simulate_commands(const DramDevice& d, RefPagePolicy policy, const std::string& mapping,
                             const std::vector<RefRequest>& requests, uint32_t queue_depth,
-                            bool trace) {
+                            bool trace, uint32_t write_queue_depth) {
   check_device(d);
   require(queue_depth > 0, "queue_depth must be > 0");
   const std::vector<const FieldSpec*> fields = parse_mapping(mapping);
@@ -434,7 +465,8 @@ RefResult simulate_commands(const DramDevice& d, RefPagePolicy policy, const std
   std::vector<LogLine> lines;
   for (uint32_t ch = 0; ch < d.channels; ++ch) {
     if (per_channel[ch].empty()) continue;
-    ChannelSim(d, policy, ch, queue_depth, result, trace ? &lines : nullptr).run(per_channel[ch]);
+    ChannelSim(d, policy, ch, queue_depth, write_queue_depth, result, trace ? &lines : nullptr)
+        .run(per_channel[ch]);
   }
   // Each channel's lines are in clock order and channels ran in order: a stable sort interleaves.
   std::stable_sort(lines.begin(), lines.end(),

@@ -70,8 +70,14 @@ RefAddress decode_address(const DramDevice& d, const std::string& mapping, uint6
 // is not a whole number of clocks, a row that is not a whole number of bursts, tREFI = 0 or
 // tRFC >= tREFI) or queue_depth = 0, and std::logic_error if a queue makes no progress for more
 // than 100000 clocks plus the sum of all timings.
+//
+// write_queue_depth > 0: writes wait in a queue of their own of that depth (per channel),
+// entering it in input order as reads enter theirs. Each clock the channel tries the reads
+// (FR-FCFS as above) and the writes only while it drains: from when the write queue is full, or
+// a queued read's address is that of a queued write, until no write is queued; or while no read
+// is queued. 0: one queue for reads and writes, as above.
 RefResult simulate_commands(const DramDevice& d, RefPagePolicy policy, const std::string& mapping,
                             const std::vector<RefRequest>& requests, uint32_t queue_depth = 32,
-                            bool trace = false);
+                            bool trace = false, uint32_t write_queue_depth = 0);
 
 }  // namespace npusim::test

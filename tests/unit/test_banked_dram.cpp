@@ -42,6 +42,7 @@ DramConfig hand_device(const std::string& mapping, uint32_t channels = 1) {
   d.trefi = 12480;
   d.trfc = 560;
   c.mapping = mapping;
+  c.write_queue = 0;  // each write placed when asked; the queue's own cases set it
   return c;
 }
 
@@ -245,4 +246,110 @@ TEST_CASE("banked DRAM: a burst of another rank waits tRTRS after the last burst
   c.device.trtrs = 0;
   BankedDramTiming no_switch(c, 1600);
   CHECK(no_switch.transfer(0, false, {0, 1, 2 * 64}).last_data == 52);
+}
+
+TEST_CASE(
+    "banked DRAM write queue: with no read in flight a write goes at once, its grant ending when "
+    "the "
+    "controller took it",
+    "[dram]") {
+  DramConfig c = hand_device(kColumnsLow);
+  c.write_queue = 2;
+  BankedDramTiming dram(c, 1600);
+  const auto w = dram.transfer(0, true, {0, 1, 64});
+  // Taken at 0, its 4 data clocks into the controller ...
+  CHECK(w.first_data == 0);
+  CHECK(w.last_data == 4);
+  CHECK(w.bursts == 1);
+  // ... and on the DRAM as when asked: ACT 0, WRITE 22, data 38 .. 42.
+  REQUIRE(w.writes_placed.size() == 1);
+  CHECK(w.writes_placed[0].transfer == w.id);
+  CHECK(w.writes_placed[0].counts.misses == 1);
+  CHECK(w.writes_placed[0].last_data == 42);
+  CHECK(w.writes_placed[0].last);
+  CHECK(dram.channel_figures()[0].write_bytes == 64);
+}
+
+TEST_CASE(
+    "banked DRAM write queue: a write to another row of a bank a read is using waits, so the "
+    "next read of that row does not switch rows twice",
+    "[dram]") {
+  DramConfig c = hand_device(kColumnsLow);
+  const uint64_t row1 = 8192 * 16;  // bank 0, row 1 (128 columns of 64 B, then 16 banks)
+  const auto run = [&](uint32_t queue, BankedDramTiming::Result* flushed) {
+    c.write_queue = queue;
+    BankedDramTiming dram(c, 1600);
+    REQUIRE(dram.decode(row1).row == 1);
+    REQUIRE(dram.decode(row1).bank == 0);
+    dram.transfer(0, false, {0, 1, 64});  // ACT 0, READ 22, data 44 .. 48
+    dram.transfer(0, true, {row1, 1, 64});
+    const uint64_t second = dram.transfer(0, false, {64, 1, 64}).last_data;
+    *flushed = dram.flush();
+    return second;
+  };
+  BankedDramTiming::Result held, asked;
+  // Held: the second read hits row 0, READ 30 (tCCD_L), data 52 .. 56. The
+  // write then precharges at max(tRAS 52, 30 + tRTP 12) = 52, ACT 74, WRITE 96,
+  // data 112 .. 116, at the end of the run.
+  CHECK(run(32, &held) == 56);
+  REQUIRE(held.writes_placed.size() == 1);
+  CHECK(held.writes_placed[0].counts.conflicts == 1);
+  CHECK(held.writes_placed[0].last_data == 116);
+  // Placed when asked: the write switches to row 1 (data 112 .. 116), and the
+  // read switches back: precharge at max(ACT 74 + tRAS 52, 116 + tWR 24) =
+  // 140, ACT 162, READ 184, data 206 .. 210.
+  CHECK(run(0, &asked) == 210);
+  CHECK(asked.writes_placed.empty());
+}
+
+TEST_CASE("banked DRAM write queue: a read of a burst a held write holds places the write first",
+          "[dram]") {
+  DramConfig c = hand_device(kColumnsLow);
+  c.write_queue = 32;
+  BankedDramTiming dram(c, 1600);
+  dram.transfer(0, false, {128, 1, 64});  // ACT 0, READ 22, data 44 .. 48: a read in flight
+  const auto w = dram.transfer(0, true, {0, 1, 64});
+  CHECK(w.writes_placed.empty());  // held
+  CHECK(dram.channel_figures()[0].write_bytes == 0);
+  const auto r = dram.transfer(0, false, {0, 1, 64});
+  // The write first, a hit: WRITE at READ 22 + tRTW 14 = 36, data 52 .. 56;
+  // the read after it waits 56 + tWTR_L 12 = 68: data 68 + CL 22 = 90 .. 94.
+  REQUIRE(r.writes_placed.size() == 1);
+  CHECK(r.writes_placed[0].transfer == w.id);
+  CHECK(r.writes_placed[0].counts.hits == 1);
+  CHECK(r.writes_placed[0].last_data == 56);
+  CHECK(r.last_data == 94);
+  CHECK(dram.channel_figures()[0].write_bytes == 64);
+}
+
+TEST_CASE(
+    "banked DRAM write queue: a write finding its channel's queue full waits until the first "
+    "held write's data is on the DRAM",
+    "[dram]") {
+  DramConfig c = hand_device(kColumnsLow);
+  c.write_queue = 2;
+  BankedDramTiming dram(c, 1600);
+  // A read of bank 1 in flight: ACT 0, READ 22, data 44 .. 48.
+  REQUIRE(dram.decode(8192).bank == 1);
+  dram.transfer(0, false, {8192, 1, 64});
+  const auto a = dram.transfer(0, true, {0, 1, 64});
+  const auto b = dram.transfer(0, true, {64, 1, 64});
+  CHECK(a.first_data == 0);
+  CHECK(b.first_data == 4);  // the controller takes one burst every 4 clocks
+  const auto third = dram.transfer(0, true, {128, 1, 64});
+  // The queue is full: the two held writes go, bank 0's ACT at 0 + tRRD_L 8,
+  // WRITE at READ 22 + tRTW 14 = 36 (data 52 .. 56) and 44 (tCCD_L, data 60 ..
+  // 64); the third is taken once the first is on the DRAM, at 56.
+  REQUIRE(third.writes_placed.size() == 2);
+  CHECK(third.writes_placed[0].transfer == a.id);
+  CHECK(third.writes_placed[0].last_data == 56);
+  CHECK(third.writes_placed[1].transfer == b.id);
+  CHECK(third.writes_placed[1].last_data == 64);
+  CHECK(third.first_data == 56);
+  CHECK(third.last_data == 60);
+  const auto end = dram.flush();
+  REQUIRE(end.writes_placed.size() == 1);
+  CHECK(end.writes_placed[0].transfer == third.id);
+  // WRITE at 56 (taken), past 44 + tCCD_L: data 72 .. 76.
+  CHECK(end.writes_placed[0].last_data == 76);
 }
