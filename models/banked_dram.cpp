@@ -195,9 +195,15 @@ uint64_t BankedDramTiming::drain(uint32_t channel, Result& out, uint64_t writing
     return std::tie(a.bank_rank, a.row_rank) < std::tie(b.bank_rank, b.row_rank);
   });
   uint64_t earliest = ~uint64_t(0);
+  // A batch, as a controller switched to writing serves it: no command of it
+  // goes before the clock a write issued then would move its data as the
+  // channel's placed data ends (the bus turns around once, not per gap).
+  const uint64_t after = channels_[channel].data_free();
+  const uint64_t lead = d_.cwl + burst_clocks_;
+  const uint64_t batch_from = after > lead ? after - lead : 0;
   for (const Entry& e : entries) {
     Counts c;
-    const uint64_t data_end = burst(e.w.at, true, e.loc, c);
+    const uint64_t data_end = burst(std::max(e.w.at, batch_from), true, e.loc, c);
     earliest = std::min(earliest, data_end);
     WritesPlaced* placed = nullptr;
     for (WritesPlaced& p : out.writes_placed)

@@ -337,19 +337,20 @@ TEST_CASE(
   CHECK(a.first_data == 0);
   CHECK(b.first_data == 4);  // the controller takes one burst every 4 clocks
   const auto third = dram.transfer(0, true, {128, 1, 64});
-  // The queue is full: the two held writes go, bank 0's ACT at 0 + tRRD_L 8,
-  // WRITE at READ 22 + tRTW 14 = 36 (data 52 .. 56) and 44 (tCCD_L, data 60 ..
-  // 64); the third is taken once the first is on the DRAM, at 56.
+  // The queue is full: the two held writes go as a batch, no command before
+  // the read's data end 48 - (CWL 16 + 4) = 28: bank 0's ACT at 28, WRITE 50
+  // (data 66 .. 70) and 58 (tCCD_L, data 74 .. 78); the third is taken once
+  // the first is on the DRAM, at 70.
   REQUIRE(third.writes_placed.size() == 2);
   CHECK(third.writes_placed[0].transfer == a.id);
-  CHECK(third.writes_placed[0].last_data == 56);
+  CHECK(third.writes_placed[0].last_data == 70);
   CHECK(third.writes_placed[1].transfer == b.id);
-  CHECK(third.writes_placed[1].last_data == 64);
-  CHECK(third.first_data == 56);
-  CHECK(third.last_data == 60);
+  CHECK(third.writes_placed[1].last_data == 78);
+  CHECK(third.first_data == 70);
+  CHECK(third.last_data == 74);
   const auto end = dram.flush();
   REQUIRE(end.writes_placed.size() == 1);
   CHECK(end.writes_placed[0].transfer == third.id);
-  // WRITE at 56 (taken), past 44 + tCCD_L: data 72 .. 76.
-  CHECK(end.writes_placed[0].last_data == 76);
+  // WRITE at 70 (taken; past 58 + tCCD_L and the batch's 78 - 20 = 58): data 86 .. 90.
+  CHECK(end.writes_placed[0].last_data == 90);
 }
