@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -321,6 +322,51 @@ TEST_CASE(
     }
     const ConfigError e = test::config_error_from([&] { import_onnx(file, {}); });
     CHECK_THAT(e.pointer(), Catch::StartsWith("node 'up' ("));  // QLinearResize in QDQ form
+    CHECK_THAT(e.found(), Catch::Contains(c.found));
+  }
+}
+
+TEST_CASE(
+    "onnx: a cubic Resize in QDQ form is refused at its node at opset 10 (whose Resize has no "
+    "cubic mode) and with a cubic_coeff_a that is not finite",
+    "[resize][onnx]") {
+  using Builder = test::OnnxModelBuilder;
+  constexpr int kU8 = onnx::TensorProto_DataType_UINT8;
+  struct Case {
+    int64_t opset;
+    float a;
+    std::string expected, found;
+  };
+  const Case cases[] = {
+      {10, -0.75f, "opset 11 or later", "opset 10"},
+      {13, std::numeric_limits<float>::infinity(), "a finite cubic_coeff_a", "cubic_coeff_a inf"},
+      {13, std::numeric_limits<float>::quiet_NaN(), "a finite cubic_coeff_a", "cubic_coeff_a nan"}};
+  for (const Case& c : cases) {
+    INFO("opset " << c.opset << ", cubic_coeff_a " << c.a);
+    Builder m(c.opset);
+    m.input("x", kU8, {1, 2, 3, 4});
+    m.output("y", kU8);
+    m.scalar_float("s", 0.05f);
+    m.ints("z", kU8, {}, {128});
+    m.float_values("scales", {1, 1, 2, 1.5f});
+    m.node("DequantizeLinear", {"x", "s", "z"}, {"xd"}, "dq");
+    // Opset 10's Resize reads (X, scales); 11 on (X, roi, scales).
+    const std::vector<std::string> inputs = c.opset == 10
+                                                ? std::vector<std::string>{"xd", "scales"}
+                                                : std::vector<std::string>{"xd", "", "scales"};
+    onnx::NodeProto* r = m.node("Resize", inputs, {"yf"}, "up");
+    Builder::text_attribute(r, "mode", "cubic");
+    if (c.opset > 10) {
+      auto* a = r->add_attribute();
+      a->set_name("cubic_coeff_a");
+      a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+      a->set_f(c.a);
+    }
+    m.node("QuantizeLinear", {"yf", "s", "z"}, {"y"}, "q");
+    const ConfigError e =
+        test::config_error_from([&] { import_onnx(m.save("resize_cubic_refused.onnx"), {}); });
+    CHECK_THAT(e.pointer(), Catch::StartsWith("node 'up' ("));
+    CHECK_THAT(e.expected(), Catch::Contains(c.expected));
     CHECK_THAT(e.found(), Catch::Contains(c.found));
   }
 }
