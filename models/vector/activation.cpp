@@ -74,6 +74,8 @@ double table_entry(const LayerDescriptor& L, const TensorQuant& x, int32_t q) {
       return from_float(hard_swish(vf));
     case ActivationFn::Tanh:
       return from_float(hyperbolic_tangent(vf));
+    case ActivationFn::LeakyRelu:
+      return from_float(vf >= 0.0f ? vf : L.seq.alpha * vf);
   }
   throw std::logic_error(std::string("vector_kernels::table_entry: ") + to_string(L.op) +
                          " has an activation function no case computes");

@@ -39,7 +39,8 @@ enum class OpKind : uint8_t {
   HardSwish,
   Gather,
   Resize,
-  Tanh
+  Tanh,
+  LeakyRelu
 };
 
 // Every operator, in enumerator order: what parsers and tests iterate.
@@ -63,7 +64,8 @@ inline constexpr OpKind kOpKinds[] = {OpKind::Conv,
                                       OpKind::HardSwish,
                                       OpKind::Gather,
                                       OpKind::Resize,
-                                      OpKind::Tanh};
+                                      OpKind::Tanh,
+                                      OpKind::LeakyRelu};
 inline constexpr std::size_t kOpKindCount = sizeof(kOpKinds) / sizeof(kOpKinds[0]);
 
 // Where an operator runs: the MAC array (conv, matmul, batch_matmul) or the
@@ -116,7 +118,7 @@ constexpr bool norm_beta_by_default(NormKind k) {
   return false;
 }
 // The activation's function of one dequantised value (docs/transformers.md).
-enum class ActivationFn : uint8_t { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish, Tanh };
+enum class ActivationFn : uint8_t { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish, Tanh, LeakyRelu };
 
 // The tensors an operator reads: feature maps [N, C, H, W] (NHWC in DRAM,
 // the CNN operators) or sequences [N, C = heads * dim, H = tokens, W = 1]
@@ -149,8 +151,10 @@ struct OpInfo {
   // Output channel c reads only channel c of each input, so one vector
   // instruction may cover some of the channels (pools, add).
   bool splits_channels = false;
-  // The activation's keys "alpha" and "beta" (ONNX HardSigmoid's).
-  bool alpha_beta = false;
+  // The activation's keys "alpha" and "beta", where it has them, and their
+  // defaults (ONNX's: HardSigmoid's 0.2 and 0.5, LeakyRelu's alpha 0.01).
+  bool has_alpha = false, has_beta = false;
+  float alpha_default = 0.0f, beta_default = 0.0f;
   // The float ONNX operator whose QDQ form (DequantizeLinear -> op ->
   // QuantizeLinear) this operator computes, for the ONNX front-end's table
   // activations; null: none.
@@ -244,7 +248,8 @@ constexpr OpInfo row(OpKind k) {
       return i;
     case OpKind::HardSigmoid:
       i.name = "hardsigmoid", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
-      i.activation = ActivationFn::HardSigmoid, i.alpha_beta = true;
+      i.activation = ActivationFn::HardSigmoid;
+      i.has_alpha = i.has_beta = true, i.alpha_default = 0.2f, i.beta_default = 0.5f;
       i.onnx_qdq = "HardSigmoid";
       return i;
     case OpKind::HardSwish:
@@ -268,6 +273,11 @@ constexpr OpInfo row(OpKind k) {
     case OpKind::Tanh:
       i.name = "tanh", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
       i.activation = ActivationFn::Tanh, i.onnx_qdq = "Tanh";
+      return i;
+    case OpKind::LeakyRelu:
+      i.name = "leakyrelu", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
+      i.activation = ActivationFn::LeakyRelu, i.onnx_qdq = "LeakyRelu";
+      i.has_alpha = true, i.alpha_default = 0.01f;
       return i;
   }
   return OpInfo{};  // not an operator: no name

@@ -73,14 +73,15 @@ const char* to_string(TensorLayout l);
 // sequence tensor [tokens, heads * dim] is [N = 1, C = heads * dim, H =
 // tokens, W = 1]: one row per token, the heads groups of C.
 struct SequenceAttrs {
-  uint32_t heads = 1;               // batch_matmul, softmax, rope: groups of C
-  uint32_t kv_heads = 1;            // batch_matmul: heads of the second operand (GQA)
-  bool transpose_b = false;         // batch_matmul: A x B^T (scores) instead of A x B (context)
-  bool causal = false;              // softmax: mask keys after each query
-  double epsilon = 1e-5;            // layernorm, rmsnorm (real units)
-  double rope_base = 10000;         // rope: theta = position * base^(-2i/dim)
-  uint32_t position_offset = 0;     // rope: position of row 0
-  float alpha = 0.2f, beta = 0.5f;  // hardsigmoid: max(0, min(1, alpha * x + beta))
+  uint32_t heads = 1;            // batch_matmul, softmax, rope: groups of C
+  uint32_t kv_heads = 1;         // batch_matmul: heads of the second operand (GQA)
+  bool transpose_b = false;      // batch_matmul: A x B^T (scores) instead of A x B (context)
+  bool causal = false;           // softmax: mask keys after each query
+  double epsilon = 1e-5;         // layernorm, rmsnorm (real units)
+  double rope_base = 10000;      // rope: theta = position * base^(-2i/dim)
+  uint32_t position_offset = 0;  // rope: position of row 0
+  // hardsigmoid: max(0, min(1, alpha * x + beta)); leakyrelu: x < 0: alpha * x
+  float alpha = 0.2f, beta = 0.5f;
 };
 
 // How a resize finds an output pixel's value (docs/graphs.md,

@@ -26,9 +26,11 @@ const char* activation_name(Activation f) {
     case Activation::HardSwish:
       return "hardswish";
     case Activation::Tanh:
+      return "tanh";
+    case Activation::LeakyRelu:
       break;
   }
-  return "tanh";
+  return "leakyrelu";
 }
 
 // The activation of one real value: GELU in double, then the float32 ones (ONNX's float tensor
@@ -51,9 +53,11 @@ double activation_value(Activation f, double real, float alpha, float beta) {
       return v * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
     }
     case Activation::Tanh:
+      return tanh_f32(v);
+    case Activation::LeakyRelu:
       break;
   }
-  return tanh_f32(v);
+  return v >= 0.0f ? v : f32(alpha * v);
 }
 
 bool in_float32(Activation f) { return f != Activation::Gelu; }

@@ -39,12 +39,13 @@ QTensor normalize(const QTensor& x, const Quant& xq, const std::vector<int32_t>&
 
 // Elementwise activations of one 8-bit value. Gelu in double (as
 // docs/transformers.md defines it); Silu (v * sigmoid(v)), Sigmoid,
-// HardSigmoid (alpha, beta), HardSwish and Tanh (its rational tanh) in
+// HardSigmoid (alpha, beta), HardSwish, Tanh (its rational tanh) and
+// LeakyRelu (v for v >= 0, else alpha * v) in
 // float32, as ONNX Runtime
 // computes them on a dequantised float tensor (sigmoid: its rational
 // logistic, fused multiply-adds): v = float(x - x_zp) * x_s,
 // y = clamp(round_half_even(f(v) / y_s) + y_zp).
-enum class Activation { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish, Tanh };
+enum class Activation { Gelu, Silu, Sigmoid, HardSigmoid, HardSwish, Tanh, LeakyRelu };
 QTensor activation(const QTensor& x, const Quant& xq, Activation f, const Quant& yq,
                    ElemType y_type, float alpha = 0.2f, float beta = 0.5f);
 

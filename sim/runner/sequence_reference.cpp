@@ -73,9 +73,11 @@ q::Activation reference_function(ActivationFn f) {
     case ActivationFn::HardSwish:
       return q::Activation::HardSwish;
     case ActivationFn::Tanh:
+      return q::Activation::Tanh;
+    case ActivationFn::LeakyRelu:
       break;
   }
-  return q::Activation::Tanh;
+  return q::Activation::LeakyRelu;
 }
 
 // The reference's own name for the graph's norm.

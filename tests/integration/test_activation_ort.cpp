@@ -1,4 +1,4 @@
-// The table activations (sigmoid, hardsigmoid, hardswish, tanh, and silu written
+// The table activations (sigmoid, hardsigmoid, hardswish, tanh, leakyrelu, and silu written
 // as x * Sigmoid(x)) simulated on every ONNX Runtime vector of them
 // (tests/data/ort/qdq_*.json, DequantizeLinear -> op -> QuantizeLinear over
 // all 256 input codes): the simulator's output equals ORT's bit for bit, and
@@ -85,7 +85,8 @@ auto simulate(const NetworkConfig& net, size_t operators) {
 }  // namespace
 
 TEST_CASE(
-    "table activations: sigmoid, hardsigmoid, hardswish, silu and tanh simulate to ORT's bits",
+    "table activations: sigmoid, hardsigmoid, hardswish, silu, tanh and leakyrelu simulate to "
+    "ORT's bits",
     "[graph][ort]") {
   const std::vector<fs::path> files = activation_vectors();
   REQUIRE(files.size() >= 9);  // three cases per operator

@@ -121,7 +121,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "onnx: QDQ HardSwish, HardSigmoid, Sigmoid and Tanh after a conv equal ONNX Runtime's bits",
+    "onnx: QDQ HardSwish, HardSigmoid, Sigmoid, Tanh and LeakyRelu after a conv equal ONNX "
+    "Runtime's bits",
     "[onnx]") {
   const std::string dir = test::generate_onnx_models("activations_qdq");
   if (dir.empty() || !test::have_onnx_runtime()) {
@@ -133,6 +134,7 @@ TEST_CASE(
   CHECK_THAT(r.out, Catch::Contains("bit-exact vs reference"));
   CHECK_THAT(r.out, Catch::Contains("hardswish"));
   CHECK_THAT(r.out, Catch::Contains("tanh"));
+  CHECK_THAT(r.out, Catch::Contains("leakyrelu"));
   // The float activations, unoptimised, and ORT's fused kernels alike.
   const test::OrtComparison c =
       test::ort_compare(dir + "/activations_qdq.onnx", "--levels all,disabled");
@@ -140,6 +142,7 @@ TEST_CASE(
   // Unoptimised, ONNX Runtime evaluates the float activations on any CPU.
   CHECK_THAT(c.text, Catch::Contains("[disabled] gd float32 [1, 16, 6, 10]: bit-exact"));
   CHECK_THAT(c.text, Catch::Contains("[disabled] td float32 [1, 16, 6, 10]: bit-exact"));
+  CHECK_THAT(c.text, Catch::Contains("[disabled] ld float32 [1, 16, 6, 10]: bit-exact"));
   if (!test::skipped_for_want_of_vnni(c, "activations_qdq")) CHECK(c.status == 0);
 }
 

@@ -237,3 +237,30 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("at node 'clamp' (Clip): expected "));
   CHECK_THAT(r.err, Catch::Contains(found));
 }
+
+TEST_CASE(
+    "npusim quantize: a torch model with LeakyReLU (alpha 0.1 on a 12 x 20 map, then torch's "
+    "default 0.01) runs as two leakyrelu operators and equals ONNX Runtime bit for bit at both "
+    "optimisation levels",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string model = export_script("leaky", R"PY(
+import sys, torch, torch.nn as nn
+torch.manual_seed(0)
+m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.LeakyReLU(0.1),
+                  nn.Conv2d(8, 4, 3, padding=1), nn.LeakyReLU()).eval()
+torch.onnx.export(m, torch.zeros(1, 3, 12, 20), sys.argv[1], opset_version=13,
+                  input_names=["x"], output_names=["y"])
+)PY");
+  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
+  quantise(model, out);
+  const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all,disabled");
+  INFO(c.text);
+  CHECK_THAT(c.text, Catch::Contains("[disabled] y float32 [1, 4, 12, 20]: bit-exact (960"));
+  if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
+  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
+  std::vector<std::string> ops;
+  for (const nlohmann::json& layer : report["layers"])
+    ops.push_back(layer["shape"]["op"].get<std::string>());
+  CHECK(ops == std::vector<std::string>{"conv", "leakyrelu", "conv", "leakyrelu"});
+}

@@ -180,5 +180,25 @@ TEST_CASE(
   CHECK(op_info(OpKind::RmsNorm).norm == NormKind::Rms);
   CHECK(op_info(OpKind::HardSwish).activation == ActivationFn::HardSwish);
   // Only hardsigmoid reads "alpha" and "beta".
-  for (const OpKind k : kOpKinds) CHECK(op_info(k).alpha_beta == (k == OpKind::HardSigmoid));
+  for (const OpKind k : kOpKinds) {
+    CHECK(op_info(k).has_beta == (k == OpKind::HardSigmoid));
+    CHECK(op_info(k).has_alpha == (k == OpKind::HardSigmoid || k == OpKind::LeakyRelu));
+  }
+}
+
+TEST_CASE(
+    "graph: leakyrelu takes alpha (ONNX's default 0.01 when absent) and refuses hardsigmoid's "
+    "beta, naming the key",
+    "[op_table]") {
+  const auto graph = [](const std::string& keys) {
+    return R"({"name": "g", "inputs": [{"name": "x", "shape": [1, 4, 5, 7], "dtype": "int8",
+      "scale": 0.05, "zero_point": 0}], "operators": [{"name": "a", "op": "leakyrelu",
+      "inputs": ["x"], "output": "y", )" +
+           keys + R"("out": {"dtype": "int8", "scale": 0.04, "zero_point": -3}}]})";
+  };
+  CHECK(test::workload(graph("")).layers.at(0).seq.alpha == 0.01f);
+  CHECK(test::workload(graph(R"("alpha": 0.1, )")).layers.at(0).seq.alpha == 0.1f);
+  const ConfigError e = test::config_error_from([&] { test::workload(graph(R"("beta": 0.3, )")); });
+  CHECK(e.pointer() == "/operators/0/beta");
+  CHECK_THAT(e.found(), Catch::Contains("unknown key \"beta\""));
 }

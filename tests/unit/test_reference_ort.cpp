@@ -164,17 +164,18 @@ QTensor run_reference(const json& c) {
                tensor(reference_ort_input(c, "b")), reference_ort_quant(c, "b"),
                reference_ort_quant(c, "y"), zp_type(c, "y"));
   // DQ -> op -> Q; Silu: DQ -> Mul(x, Sigmoid(x)) -> Q.
-  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Silu" ||
-      op == "Tanh") {
+  if (op == "Sigmoid" || op == "HardSigmoid" || op == "HardSwish" || op == "Silu" || op == "Tanh" ||
+      op == "LeakyRelu") {
     const Activation f = op == "Sigmoid"       ? Activation::Sigmoid
                          : op == "HardSigmoid" ? Activation::HardSigmoid
                          : op == "Silu"        ? Activation::Silu
                          : op == "Tanh"        ? Activation::Tanh
+                         : op == "LeakyRelu"   ? Activation::LeakyRelu
                                                : Activation::HardSwish;
     const json& at = c.at("attributes");
     return activation(tensor(reference_ort_input(c, "x")), reference_ort_quant(c, "x"), f,
-                      reference_ort_quant(c, "y"), zp_type(c, "y"), at.value("alpha", 0.2f),
-                      at.value("beta", 0.5f));
+                      reference_ort_quant(c, "y"), zp_type(c, "y"),
+                      at.value("alpha", op == "LeakyRelu" ? 0.01f : 0.2f), at.value("beta", 0.5f));
   }
   throw std::runtime_error("no reference for op " + op);
 }
@@ -214,7 +215,7 @@ TEST_CASE("the ORT vector folder holds cases for every operator", "[reference][q
   for (const char* op :
        {"QLinearConv", "ConvInteger", "MatMulInteger", "QLinearMatMul", "QGemm", "MaxPool",
         "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearAdd", "QLinearConcat",
-        "QLinearMul", "Sigmoid", "HardSigmoid", "HardSwish", "Silu", "Tanh"}) {
+        "QLinearMul", "Sigmoid", "HardSigmoid", "HardSwish", "Silu", "Tanh", "LeakyRelu"}) {
     INFO("operator " << op);
     CHECK(std::count(ops.begin(), ops.end(), op) >= 2);
   }

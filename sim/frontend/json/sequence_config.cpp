@@ -121,10 +121,10 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       L.seq.position_offset = uint32_t(r.get_uint("position_offset", 0, kMaxDim, 0));
       break;
     case OpFamily::Activation:
-      if (info.alpha_beta) {  // ONNX's defaults
-        L.seq.alpha = float(r.get_number("alpha", -1e6, 1e6, 0.2));
-        L.seq.beta = float(r.get_number("beta", -1e6, 1e6, 0.5));
-      }
+      if (info.has_alpha)  // ONNX's defaults
+        L.seq.alpha = float(r.get_number("alpha", -1e6, 1e6, double(info.alpha_default)));
+      if (info.has_beta)
+        L.seq.beta = float(r.get_number("beta", -1e6, 1e6, double(info.beta_default)));
       break;
     case OpFamily::Conv:  // not sequence operators: parse_graph_workload reads their keys
     case OpFamily::Pool:

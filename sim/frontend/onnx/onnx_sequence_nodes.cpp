@@ -117,13 +117,13 @@ void Importer::import_table_activation(const onnx::NodeProto& n, int index, OpKi
   Activation& x = activation(n, 0);
   LayerConfig L = base_layer(n, index, x, kind);
   L.K = L.C, L.R = L.S = 1;
-  if (op_info(kind).alpha_beta) {
-    L.seq.alpha = float_attr(n, "alpha", 0.2f);
-    L.seq.beta = float_attr(n, "beta", 0.5f);
-    if (!std::isfinite(L.seq.alpha) || !std::isfinite(L.seq.beta))
-      fail(n, "finite alpha and beta",
-           "alpha " + std::to_string(L.seq.alpha) + ", beta " + std::to_string(L.seq.beta));
-  }
+  const OpInfo& info = op_info(kind);
+  if (info.has_alpha) L.seq.alpha = float_attr(n, "alpha", info.alpha_default);
+  if (info.has_beta) L.seq.beta = float_attr(n, "beta", info.beta_default);
+  if (!std::isfinite(L.seq.alpha) || !std::isfinite(L.seq.beta))
+    fail(n, info.has_beta ? "finite alpha and beta" : "a finite alpha",
+         "alpha " + std::to_string(L.seq.alpha) +
+             (info.has_beta ? ", beta " + std::to_string(L.seq.beta) : ""));
   L.quant.inputs.push_back(quantised_input(n, 0));
   L.quant.output = output_quant(n, 3, 4);
   const Activation view = x;
