@@ -284,12 +284,7 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
       }
     }
     drain_idle(at, out);  // channels with no read in flight write at once
-    if (out.bursts == 0) {
-      out.first_data = out.last_data = now;
-      return out;
-    }
-    out.first_data = std::max(now, to_cycles(first));
-    out.last_data = std::max(out.first_data, to_cycles(last));
+    set_grant(out, now, first, last);
     return out;
   }
   // A burst of another rank than the one whose data the channel moves last
@@ -348,13 +343,17 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
   }
   for (uint32_t c = 0; group_ranks && c < d_.channels; ++c)
     while (!waiting_[c].empty()) release_oldest(c);
+  set_grant(out, now, first, last);
+  return out;
+}
+
+void BankedDramTiming::set_grant(Result& out, uint64_t now, uint64_t first, uint64_t last) const {
   if (out.bursts == 0) {
     out.first_data = out.last_data = now;
-    return out;
+    return;
   }
   out.first_data = std::max(now, to_cycles(first));
   out.last_data = std::max(out.first_data, to_cycles(last));
-  return out;
 }
 
 double sustained_read_bytes_per_cycle(const DramConfig& config, double accelerator_mhz) {

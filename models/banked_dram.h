@@ -123,6 +123,8 @@ class BankedDramTiming {
   // taken; returns the earliest data end among them (clocks). `writing`: the
   // write transfer whose bursts are still being taken (never its last here).
   uint64_t drain(uint32_t channel, Result& out, uint64_t writing = ~uint64_t(0));
+  // The transfer's grant from its bursts' first and last clocks; `now` when it moved none.
+  void set_grant(Result& out, uint64_t now, uint64_t first, uint64_t last) const;
   // Whether `channel` holds a write of burst `b` (a read of it must wait for it).
   bool holds(uint32_t channel, uint64_t b) const;
   size_t bank_index(const DramLocation& at) const;

@@ -98,26 +98,28 @@ Replay replay(const char* preset, uint32_t write_queue = 0) {
   return out;
 }
 
+// Transfer times (request to last data, summed) within `busy` of the
+// reference's, the run's last data within 5 percent.
+void check_replay(const Replay& r, double busy) {
+  REQUIRE(r.transfers > 50);
+  CHECK(std::fabs(r.fast_busy - r.reference_busy) < busy * r.reference_busy);
+  CHECK(std::fabs(double(r.fast_end) - double(r.reference_end)) < 0.05 * double(r.reference_end));
+}
+
 }  // namespace
 
 TEST_CASE(
     "banked DRAM replayed through the reference: DDR4-3200's transfer times agree within "
     "5 percent over a network",
     "[dram]") {
-  const Replay r = replay("ddr4_3200");
-  REQUIRE(r.transfers > 50);
-  CHECK(std::fabs(r.fast_busy - r.reference_busy) < 0.05 * r.reference_busy);
-  CHECK(std::fabs(double(r.fast_end) - double(r.reference_end)) < 0.05 * double(r.reference_end));
+  check_replay(replay("ddr4_3200"), 0.05);
 }
 
 TEST_CASE(
     "banked DRAM replayed through the reference: HBM3's transfer times agree within 5 "
     "percent over a network",
     "[dram]") {
-  const Replay r = replay("hbm3");
-  REQUIRE(r.transfers > 50);
-  CHECK(std::fabs(r.fast_busy - r.reference_busy) < 0.05 * r.reference_busy);
-  CHECK(std::fabs(double(r.fast_end) - double(r.reference_end)) < 0.05 * double(r.reference_end));
+  check_replay(replay("hbm3"), 0.05);
 }
 
 // Both with a 32-burst write queue per channel: the fast model places held
@@ -127,18 +129,12 @@ TEST_CASE(
     "banked DRAM replayed through the reference, both with a write queue: DDR4-3200's transfer "
     "times agree within 10 percent over a network, the run's last data within 5",
     "[dram]") {
-  const Replay r = replay("ddr4_3200", 32);
-  REQUIRE(r.transfers > 50);
-  CHECK(std::fabs(r.fast_busy - r.reference_busy) < 0.10 * r.reference_busy);
-  CHECK(std::fabs(double(r.fast_end) - double(r.reference_end)) < 0.05 * double(r.reference_end));
+  check_replay(replay("ddr4_3200", 32), 0.10);
 }
 
 TEST_CASE(
     "banked DRAM replayed through the reference, both with a write queue: HBM3's transfer times "
     "agree within 10 percent over a network, the run's last data within 5",
     "[dram]") {
-  const Replay r = replay("hbm3", 32);
-  REQUIRE(r.transfers > 50);
-  CHECK(std::fabs(r.fast_busy - r.reference_busy) < 0.10 * r.reference_busy);
-  CHECK(std::fabs(double(r.fast_end) - double(r.reference_end)) < 0.05 * double(r.reference_end));
+  check_replay(replay("hbm3", 32), 0.10);
 }
