@@ -212,11 +212,7 @@ uint64_t BankedDramTiming::drain(uint32_t channel, Result& out, uint64_t writing
       placed = &out.writes_placed.emplace_back();
       placed->transfer = e.w.transfer;
     }
-    placed->counts.bursts += c.bursts;
-    placed->counts.hits += c.hits;
-    placed->counts.misses += c.misses;
-    placed->counts.conflicts += c.conflicts;
-    placed->counts.refreshes += c.refreshes;
+    placed->counts += c;
     placed->last_data = std::max(placed->last_data, to_cycles(data_end));
     const auto held = held_of_.find(e.w.transfer);
     // The transfer still being taken (`writing`) holds its next burst after this.
@@ -245,12 +241,31 @@ BankedDramTiming::Result BankedDramTiming::flush() {
   return out;
 }
 
+template <typename Fn>
+void BankedDramTiming::for_each_burst(const DramAccess& access, Fn&& fn) const {
+  const uint64_t stride = access.stride != 0 ? access.stride : access.segment_bytes;
+  const uint32_t burst_shift = map_.burst_shift();
+  uint64_t previous = ~uint64_t(0);
+  DramLocation loc;  // previous's
+  for (uint64_t s = 0; access.segment_bytes != 0 && s < access.segments; ++s) {
+    const uint64_t begin = access.address + s * stride;
+    const uint64_t end = begin + access.segment_bytes - 1;
+    for (uint64_t b = begin >> burst_shift; b <= end >> burst_shift; ++b) {
+      if (b == previous) continue;
+      // The next burst's location differs from this one's in the lowest field
+      // of the mapping alone unless that field wraps.
+      if (b != previous + 1 || !map_.step(previous, loc)) loc = map_.decode(b << burst_shift);
+      previous = b;
+      fn(b, loc);
+    }
+  }
+}
+
 BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
                                                     const DramAccess& access) {
   Result out;
   out.id = transfers_++;
   const uint64_t at = to_clocks(now);
-  const uint64_t stride = access.stride != 0 ? access.stride : access.segment_bytes;
   uint64_t first = ~uint64_t(0), last = 0;
   const auto serve = [&](const DramLocation& loc) {
     const uint64_t data_end = burst(at, write, loc, out);
@@ -261,28 +276,19 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
   if (write && write_queue_ > 0) {
     // Posted: each channel's controller takes the bursts at its data rate into
     // its queue, placing what it holds first when the queue is full.
-    const uint32_t burst_shift = map_.burst_shift();
-    uint64_t previous = ~uint64_t(0);
-    for (uint64_t s = 0; access.segment_bytes != 0 && s < access.segments; ++s) {
-      const uint64_t begin = access.address + s * stride;
-      const uint64_t end = begin + access.segment_bytes - 1;
-      for (uint64_t b = begin >> burst_shift; b <= end >> burst_shift; ++b) {
-        if (b == previous) continue;
-        previous = b;
-        const uint32_t channel = map_.decode(b << burst_shift).channel;
-        WriteQueue& q = write_queues_[channel];
-        uint64_t taken = std::max(at, q.takes_next);
-        if (q.held.size() >= write_queue_) taken = std::max(taken, drain(channel, out, out.id));
-        if (q.held.empty()) ++holding_channels_;
-        q.held.push_back({b, taken, out.id});
-        q.lowest = std::min(q.lowest, b), q.highest = std::max(q.highest, b);
-        q.takes_next = taken + burst_clocks_;
-        ++held_of_[out.id];
-        ++out.bursts;
-        first = std::min(first, taken);
-        last = std::max(last, taken + burst_clocks_);
-      }
-    }
+    for_each_burst(access, [&](uint64_t b, const DramLocation& loc) {
+      WriteQueue& q = write_queues_[loc.channel];
+      uint64_t taken = std::max(at, q.takes_next);
+      if (q.held.size() >= write_queue_) taken = std::max(taken, drain(loc.channel, out, out.id));
+      if (q.held.empty()) ++holding_channels_;
+      q.held.push_back({b, taken, out.id});
+      q.lowest = std::min(q.lowest, b), q.highest = std::max(q.highest, b);
+      q.takes_next = taken + burst_clocks_;
+      ++held_of_[out.id];
+      ++out.bursts;
+      first = std::min(first, taken);
+      last = std::max(last, taken + burst_clocks_);
+    });
     drain_idle(at, out);  // channels with no read in flight write at once
     set_grant(out, now, first, last);
     return out;
@@ -308,39 +314,28 @@ BankedDramTiming::Result BankedDramTiming::transfer(uint64_t now, bool write,
     }
     waiting.resize(kept);
   };
-  uint64_t previous = ~uint64_t(0);  // a burst two segments share moves once
-  DramLocation loc;                  // previous's
-  for (uint64_t s = 0; access.segment_bytes != 0 && s < access.segments; ++s) {
-    const uint64_t begin = access.address + s * stride;
-    const uint64_t end = begin + access.segment_bytes - 1;
-    for (uint64_t b = begin >> burst_shift; b <= end >> burst_shift; ++b) {
-      if (b == previous) continue;
-      // The next burst's location differs from this one's in the lowest field
-      // of the mapping alone unless that field wraps.
-      if (b != previous + 1 || !map_.step(previous, loc)) loc = map_.decode(b << burst_shift);
-      previous = b;
-      // A burst a write queue holds is placed before this one reads or writes it.
-      if (!write_queues_.empty() && holds(loc.channel, b)) drain(loc.channel, out);
-      if (!group_ranks) {
-        serve(loc);
-        continue;
-      }
-      const DramChannelSchedule& ch = channels_[loc.channel];
-      std::vector<uint64_t>& waiting = waiting_[loc.channel];
-      if (ch.bursts() > 0 && loc.rank != ch.data_rank()) {
-        if (waiting.size() < kQueueDepth) {
-          waiting.push_back(b);
-          continue;
-        }
-        release_oldest(loc.channel);  // the queue is full
-        if (loc.rank != ch.data_rank()) {
-          waiting.push_back(b);
-          continue;
-        }
-      }
+  for_each_burst(access, [&](uint64_t b, const DramLocation& loc) {
+    // A burst a write queue holds is placed before this one reads or writes it.
+    if (!write_queues_.empty() && holds(loc.channel, b)) drain(loc.channel, out);
+    if (!group_ranks) {
       serve(loc);
+      return;
     }
-  }
+    const DramChannelSchedule& ch = channels_[loc.channel];
+    std::vector<uint64_t>& waiting = waiting_[loc.channel];
+    if (ch.bursts() > 0 && loc.rank != ch.data_rank()) {
+      if (waiting.size() < kQueueDepth) {
+        waiting.push_back(b);
+        return;
+      }
+      release_oldest(loc.channel);  // the queue is full
+      if (loc.rank != ch.data_rank()) {
+        waiting.push_back(b);
+        return;
+      }
+    }
+    serve(loc);
+  });
   for (uint32_t c = 0; group_ranks && c < d_.channels; ++c)
     while (!waiting_[c].empty()) release_oldest(c);
   set_grant(out, now, first, last);

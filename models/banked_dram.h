@@ -62,6 +62,11 @@ class BankedDramTiming {
   // What the bursts of one call did to the banks.
   struct Counts {
     uint64_t bursts = 0, hits = 0, misses = 0, conflicts = 0, refreshes = 0;
+    Counts& operator+=(const Counts& o) {
+      bursts += o.bursts, hits += o.hits, misses += o.misses;
+      conflicts += o.conflicts, refreshes += o.refreshes;
+      return *this;
+    }
   };
   // Held write bursts of one earlier (or this) write transfer that a call
   // placed: their counts, when the last of them reached the DRAM (accelerator
@@ -123,6 +128,10 @@ class BankedDramTiming {
   // taken; returns the earliest data end among them (clocks). `writing`: the
   // write transfer whose bursts are still being taken (never its last here).
   uint64_t drain(uint32_t channel, Result& out, uint64_t writing = ~uint64_t(0));
+  // Calls fn(b, loc) for every burst `access` touches, in address order, with
+  // its burst number and location; a burst two segments share comes once.
+  template <typename Fn>
+  void for_each_burst(const DramAccess& access, Fn&& fn) const;
   // The transfer's grant from its bursts' first and last clocks; `now` when it moved none.
   void set_grant(Result& out, uint64_t now, uint64_t first, uint64_t last) const;
   // Whether `channel` holds a write of burst `b` (a read of it must wait for it).
