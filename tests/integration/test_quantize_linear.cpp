@@ -1,0 +1,68 @@
+// `npusim quantize` on torch's nn.Linear applied to a sequence: torch.onnx writes it as a
+// MatMul of constant [K, N] weights and an Add of the constant bias (a Gemm only for 2-D
+// inputs). The quantiser writes int8 weights per tensor and an int32 bias at x_scale * w_scale,
+// which the importer maps to a matmul with its bias (docs/onnx.md#quantising-a-float-model).
+// Skipped where torch, python3-onnx or onnxruntime-node is missing.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_support.h"
+#include "tests/support/torch_support.h"
+
+using npusim::test::export_script;
+using npusim::test::have_torch_and_ort;
+using npusim::test::quantise;
+
+TEST_CASE(
+    "npusim quantize: torch's nn.Linear on a 7 x 48 sequence (MatMul and Add of the bias, a "
+    "Linear without bias, ReLU and ReLU6 after them) runs as three matmul operators and equals "
+    "ONNX Runtime bit for bit at both optimisation levels",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string model = export_script("linear_seq", R"PY(
+import sys, torch, torch.nn as nn
+torch.manual_seed(0)
+m = nn.Sequential(nn.Linear(48, 96), nn.ReLU(), nn.Linear(96, 40, bias=False), nn.ReLU6(),
+                  nn.Linear(40, 24)).eval()
+torch.onnx.export(m, torch.zeros(1, 7, 48), sys.argv[1], opset_version=13,
+                  input_names=["x"], output_names=["y"])
+)PY");
+  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
+  CHECK_THAT(quantise(model, out), Catch::Contains("4 activations quantised"));
+  const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all,disabled");
+  INFO(c.text);
+  CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 7, 24]: bit-exact (168") &&
+                         Catch::Contains("[disabled] y float32 [1, 7, 24]: bit-exact (168"));
+  if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
+  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
+  std::vector<std::string> ops;
+  for (const nlohmann::json& layer : report["layers"])
+    ops.push_back(layer["shape"]["op"].get<std::string>());
+  CHECK(ops == std::vector<std::string>{"matmul", "matmul", "matmul"});
+}
+
+TEST_CASE(
+    "npusim quantize: a MatMul with constant weights of 3 dimensions is refused naming the node "
+    "and the shape found",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string model = export_script("batched_weights", R"PY(
+import sys, torch, torch.nn as nn
+torch.manual_seed(0)
+class M(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.w = nn.Parameter(torch.randn(2, 48, 16))
+    def forward(s, x):
+        return torch.matmul(x, s.w)
+torch.onnx.export(M().eval(), torch.zeros(2, 7, 48), sys.argv[1], opset_version=13,
+                  input_names=["x"], output_names=["y"])
+)PY");
+  const npusim::test::CliResult r =
+      npusim::test::run_cli("quantize " + model + " -o " + model + ".qdq.onnx");
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("(MatMul): expected constant weights of 2 dimensions [K, N], "
+                                    "found [2, 48, 16]"));
+}
