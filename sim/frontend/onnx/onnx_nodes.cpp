@@ -222,13 +222,23 @@ void Importer::import_concat(const onnx::NodeProto& n, int index) {
   if (n.input_size() < 5 || (n.input_size() - 2) % 3 != 0)
     fail(n, "Y_scale, Y_zero_point and (X, X_scale, X_zero_point) triples",
          std::to_string(n.input_size()) + " inputs");
-  Activation& first = activation(n, 2);
+  // One input: a requantisation (the QDQ lowering's and the exporter idioms'), which keeps
+  // its input's layout: rows of a matmul, a sequence [1, T, F]. Several: a channel concat of
+  // 4-D maps (ONNX's axis 1 of a sequence is its tokens, which the simulator does not join).
+  const bool requantise = n.input_size() == 5;
+  const Activation first = activation(n, 2);
+  if (first.heads > 0)
+    fail(n, "an input that is not split into heads",
+         "a tensor split into " + std::to_string(first.heads) + " heads");
   LayerConfig L = base_layer(n, index, first, OpKind::Concat);
   std::vector<TensorSource> sources;
   L.K = 0, L.R = L.S = 1;
   for (int i = 2; i < n.input_size(); i += 3) {
     Activation& x = activation(n, i);
-    if (x.N != first.N || x.H != first.H || x.W != first.W || x.flat)
+    if (!requantise && (x.sequence || x.flat))
+      fail(n, "4-D inputs [N, C, H, W] (a concat along channels)",
+           "input " + std::to_string(i) + " " + dims_text(onnx_dims(x)));
+    if (x.N != first.N || x.H != first.H || x.W != first.W)
       fail(n, "4-D inputs with one N, H, W", "input " + std::to_string(i) + " differs");
     L.quant.inputs.push_back(quantised_input(n, i));
     L.K += x.C;
@@ -237,7 +247,11 @@ void Importer::import_concat(const onnx::NodeProto& n, int index) {
   L.quant.output = output_quant(n, 0, 1);
   for (const TensorQuant& t : L.quant.inputs)
     if (t.type != L.quant.output.type) fail(n, "inputs and output of one type", "mixed types");
-  add_layer(n, std::move(L), std::move(sources));
+  add_layer(n, std::move(L), std::move(sources), requantise && first.flat);
+  if (requantise) {
+    Activation& y = activations_.at(n.output(0));
+    y.sequence = first.sequence, y.flat_map = first.flat_map;
+  }
 }
 
 void Importer::import_flatten(const onnx::NodeProto& n) {
