@@ -1,8 +1,10 @@
 // `npusim quantize` on torch's nn.Linear applied to a sequence: torch.onnx writes it as a
 // MatMul of constant [K, N] weights and an Add of the constant bias (a Gemm only for 2-D
 // inputs). The quantiser writes int8 weights per tensor and an int32 bias at x_scale * w_scale,
-// which the importer maps to a matmul with its bias (docs/onnx.md#quantising-a-float-model).
-// Skipped where torch, python3-onnx or onnxruntime-node is missing.
+// which the importer maps to a matmul with its bias (docs/onnx.md#quantising-a-float-model);
+// a LayerNormalization gets its own output range and keeps its float gamma and beta, which the
+// importer quantises (docs/onnx.md#transformer-blocks). Skipped where torch, python3-onnx or
+// onnxruntime-node is missing.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -65,4 +67,44 @@ torch.onnx.export(M().eval(), torch.zeros(2, 7, 48), sys.argv[1], opset_version=
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.err, Catch::Contains("(MatMul): expected constant weights of 2 dimensions [K, N], "
                                     "found [2, 48, 16]"));
+}
+
+TEST_CASE(
+    "npusim quantize: a torch transformer FFN block at opset 17 (LayerNorm, Linear, ReLU, "
+    "Linear, residual Add, LayerNorm) runs as layernorm, matmul, matmul, add, layernorm and is "
+    "within 2 LSB of ONNX Runtime, whose LayerNormalization is float",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string model = export_script("ffn_block", R"PY(
+import sys, torch, torch.nn as nn
+torch.manual_seed(0)
+class FFN(nn.Module):
+    def __init__(s, f=48, h=96):
+        super().__init__()
+        s.norm1, s.norm2 = nn.LayerNorm(f), nn.LayerNorm(f)
+        s.lin1, s.lin2 = nn.Linear(f, h), nn.Linear(h, f)
+    def forward(s, x):
+        h = s.norm1(x)
+        return s.norm2(h + s.lin2(torch.relu(s.lin1(h))))
+m = FFN().eval()
+with torch.no_grad():
+    for n in (m.norm1, m.norm2):
+        n.weight.uniform_(0.5, 1.5)
+        n.bias.uniform_(-0.2, 0.2)
+torch.onnx.export(m, torch.zeros(1, 10, 48), sys.argv[1], opset_version=17,
+                  input_names=["x"], output_names=["y"])
+)PY");
+  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
+  CHECK_THAT(quantise(model, out), Catch::Contains("6 activations quantised"));
+  const npusim::test::OrtComparison c =
+      npusim::test::ort_compare(out, "--levels all,disabled --tolerance 2");
+  INFO(c.text);
+  CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 10, 48]: max |diff|") &&
+                         Catch::Contains("within --tolerance 2"));
+  if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
+  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
+  std::vector<std::string> ops;
+  for (const nlohmann::json& layer : report["layers"])
+    ops.push_back(layer["shape"]["op"].get<std::string>());
+  CHECK(ops == std::vector<std::string>{"layernorm", "matmul", "matmul", "add", "layernorm"});
 }
