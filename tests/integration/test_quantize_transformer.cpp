@@ -3,8 +3,10 @@
 // inputs). The quantiser writes int8 weights per tensor and an int32 bias at x_scale * w_scale,
 // which the importer maps to a matmul with its bias (docs/onnx.md#quantising-a-float-model);
 // a LayerNormalization gets its own output range and keeps its float gamma and beta, which the
-// importer quantises (docs/onnx.md#transformer-blocks). Skipped where torch, python3-onnx or
-// onnxruntime-node is missing.
+// importer quantises (docs/onnx.md#transformer-blocks); attention's Div of the scores by a
+// constant is folded into the query projection (tools/quantize_attention.py), and a Softmax's
+// output is quantised at 1/256, as ONNX Runtime's QLinearSoftmax expects. Skipped where torch,
+// python3-onnx or onnxruntime-node is missing.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -107,4 +109,79 @@ torch.onnx.export(m, torch.zeros(1, 10, 48), sys.argv[1], opset_version=17,
   for (const nlohmann::json& layer : report["layers"])
     ops.push_back(layer["shape"]["op"].get<std::string>());
   CHECK(ops == std::vector<std::string>{"layernorm", "matmul", "matmul", "add", "layernorm"});
+}
+
+TEST_CASE(
+    "npusim quantize: a hand-written torch encoder block (Q, K and V projections, heads by view "
+    "and transpose, scores divided by sqrt(D), softmax, output projection, residual adds, "
+    "LayerNorms, a ReLU FFN) runs as matmul, batch_matmul, softmax and layernorm operators "
+    "within 1 LSB of ONNX Runtime at both levels, with uint8 and int8 activations",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string model = export_script("encoder_block", R"PY(
+import sys, math, torch, torch.nn as nn
+torch.manual_seed(0)
+T, F, H, HID = 12, 48, 4, 96
+D = F // H
+class Block(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.q, s.k, s.v, s.o = (nn.Linear(F, F) for _ in range(4))
+        s.norm1, s.norm2 = nn.LayerNorm(F), nn.LayerNorm(F)
+        s.lin1, s.lin2 = nn.Linear(F, HID), nn.Linear(HID, F)
+    def heads(s, t):
+        return t.view(1, T, H, D).transpose(1, 2)
+    def forward(s, x):
+        q, k, v = s.heads(s.q(x)), s.heads(s.k(x)), s.heads(s.v(x))
+        p = (torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(D)).softmax(-1)
+        a = s.o(torch.matmul(p, v).transpose(1, 2).reshape(1, T, F))
+        h = s.norm1(x + a)
+        return s.norm2(h + s.lin2(torch.relu(s.lin1(h))))
+torch.onnx.export(Block().eval(), torch.zeros(1, T, F), sys.argv[1], opset_version=17,
+                  input_names=["x"], output_names=["y"])
+)PY");
+  for (const std::string type : {"uint8", "int8"}) {
+    INFO(type);
+    const std::string out = model.substr(0, model.size() - 5) + "_" + type + ".onnx";
+    CHECK_THAT(quantise(model, out, " --activations " + type),
+               Catch::Contains("14 activations quantised"));
+    const npusim::test::OrtComparison c =
+        npusim::test::ort_compare(out, "--levels all,disabled --tolerance 1");
+    INFO(c.text);
+    CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 12, 48]: max |diff| 1 LSB") &&
+                           Catch::Contains("[disabled] y float32 [1, 12, 48]: max |diff| 1 LSB"));
+    if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
+    const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
+    std::vector<std::string> ops;
+    for (const nlohmann::json& layer : report["layers"])
+      ops.push_back(layer["shape"]["op"].get<std::string>());
+    CHECK(ops == std::vector<std::string>{"matmul", "matmul", "matmul", "batch_matmul", "softmax",
+                                          "batch_matmul", "matmul", "add", "layernorm", "matmul",
+                                          "matmul", "add", "layernorm"});
+  }
+}
+
+TEST_CASE(
+    "npusim quantize: a Div that does not scale attention scores is refused naming the node and "
+    "what it divides",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string model = export_script("plain_div", R"PY(
+import sys, torch, torch.nn as nn
+torch.manual_seed(0)
+class M(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.l = nn.Linear(48, 48)
+    def forward(s, x):
+        return s.l(x) / 3.0 + x
+torch.onnx.export(M().eval(), torch.zeros(1, 6, 48), sys.argv[1], opset_version=13,
+                  input_names=["x"], output_names=["y"])
+)PY");
+  const npusim::test::CliResult r =
+      npusim::test::run_cli("quantize " + model + " -o " + model + ".qdq.onnx");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("at node '/Div' (Div): expected a Div of attention scores by "
+                                    "a constant") &&
+                        Catch::Contains("found a Div of '/l/Add_output_0' by"));
 }

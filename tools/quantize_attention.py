@@ -1,0 +1,97 @@
+"""Graph preparation for tools/quantize: attention's score scaling, folded into a projection.
+
+An attention written by hand (`q @ k.transpose(-2, -1) / math.sqrt(D)`) exports as
+Div(MatMul(Q, K^T), c), or Mul by a constant. npusim's importer maps the scores MatMul to a
+batch_matmul and has no Div: as real compilers do (and as tools/gen-onnx-transformer writes its
+blocks), the constant is folded into the weights and bias of the projection that computes Q
+(else K): Q = Reshape/Transpose views of x @ W + b, so Q / c = views of x @ (W / c) + b / c.
+The float model then computes the same scores up to float rounding, and is calibrated and
+quantised as it is.
+
+A scaling whose operand does not trace back, through Reshape and Transpose nodes that nothing
+else reads, to a MatMul of constant [K, N] weights (and an Add of a constant bias) that nothing
+else reads is left in place, and the quantiser refuses it, naming the node.
+"""
+
+import numpy as np
+from onnx import numpy_helper
+
+VIEWS = {"Reshape", "Transpose"}
+
+
+def _scalar(inits, name):
+    """The float value of a constant scalar initialiser, or None."""
+    t = inits.get(name)
+    if t is None:
+        return None
+    v = numpy_helper.to_array(t)
+    return float(v.reshape(-1)[0]) if v.size == 1 and v.dtype.kind == "f" else None
+
+
+def _projection(tensor, producer, readers, inits):
+    """The (MatMul, bias Add or None) that computes `tensor` through views read only once."""
+    node = producer.get(tensor)
+    while node is not None and node.op_type in VIEWS:
+        if len(readers.get(node.output[0], [])) != 1:
+            return None
+        node = producer.get(node.input[0])
+    if node is None or len(readers.get(node.output[0], [])) != 1:
+        return None
+    add = None
+    if node.op_type == "Add":
+        add = node
+        consts = [i for i in node.input if i in inits]
+        other = [i for i in node.input if i not in inits]
+        if len(consts) != 1 or len(other) != 1:
+            return None
+        node = producer.get(other[0])
+        if node is None or len(readers.get(node.output[0], [])) != 1:
+            return None
+    if node.op_type != "MatMul" or node.input[1] not in inits or \
+            len(inits[node.input[1]].dims) != 2:
+        return None
+    return node, add
+
+
+def _scale_initialiser(inits, name, factor):
+    t = inits[name]
+    v = numpy_helper.to_array(t).astype(np.float32) * np.float32(factor)
+    t.CopyFrom(numpy_helper.from_array(v.astype(np.float32), name))
+
+
+def fold_score_scaling(model):
+    """Folds each Div (or Mul) of a two-activation MatMul by a constant scalar into the
+    projection of the MatMul's first operand (else its second). Returns how many it folded."""
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    producer = {o: n for n in g.node for o in n.output}
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    folded = []
+    for n in g.node:
+        if n.op_type not in ("Div", "Mul") or len(n.input) != 2:
+            continue
+        c = _scalar(inits, n.input[1])
+        scores = producer.get(n.input[0])
+        if c is None or c == 0.0 or scores is None or scores.op_type != "MatMul" or \
+                any(i in inits for i in scores.input) or \
+                len(readers.get(scores.output[0], [])) != 1:
+            continue
+        factor = 1.0 / c if n.op_type == "Div" else c
+        for operand in scores.input:
+            found = _projection(operand, producer, readers, inits)
+            if found is None:
+                continue
+            matmul, add = found
+            _scale_initialiser(inits, matmul.input[1], factor)
+            if add is not None:
+                _scale_initialiser(inits, next(i for i in add.input if i in inits), factor)
+            folded.append(n)
+            scores.output[0] = n.output[0]  # the scaled scores' readers read the MatMul
+            break
+    kept = [n for n in g.node if not any(n is f for f in folded)]
+    del g.node[:]
+    g.node.extend(kept)
+    return len(folded)
