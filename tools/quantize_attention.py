@@ -1,7 +1,7 @@
 """Graph preparation for tools/quantize: attention's score scaling, folded into a projection.
 
 An attention written by hand (`q @ k.transpose(-2, -1) / math.sqrt(D)`) exports as
-Div(MatMul(Q, K^T), c), or Mul by a constant. npusim's importer maps the scores MatMul to a
+Div(MatMul(Q, K^T), c), or Mul by a constant; torch's nn.MultiheadAttention divides Q itself. npusim's importer maps the scores MatMul to a
 batch_matmul and has no Div: as real compilers do (and as tools/gen-onnx-transformer writes its
 blocks), the constant is folded into the weights and bias of the projection that computes Q
 (else K): Q = Reshape/Transpose views of x @ W + b, so Q / c = views of x @ (W / c) + b / c.
@@ -60,8 +60,9 @@ def _scale_initialiser(inits, name, factor):
 
 
 def fold_score_scaling(model):
-    """Folds each Div (or Mul) of a two-activation MatMul by a constant scalar into the
-    projection of the MatMul's first operand (else its second). Returns how many it folded."""
+    """Folds each Div (or Mul) by a constant scalar of a projection's view, or of a
+    two-activation MatMul (into the projection of its first operand, else its second), into
+    that projection. Returns how many it folded."""
     g = model.graph
     inits = {t.name: t for t in g.initializer}
     producer = {o: n for n in g.node for o in n.output}
@@ -69,18 +70,20 @@ def fold_score_scaling(model):
     for n in g.node:
         for i in n.input:
             readers.setdefault(i, []).append(n)
-    folded = []
-    for n in g.node:
+    folded = set()  # node indices
+    for index, n in enumerate(g.node):
         if n.op_type not in ("Div", "Mul") or len(n.input) != 2:
             continue
         c = _scalar(inits, n.input[1])
-        scores = producer.get(n.input[0])
-        if c is None or c == 0.0 or scores is None or scores.op_type != "MatMul" or \
-                any(i in inits for i in scores.input) or \
-                len(readers.get(scores.output[0], [])) != 1:
+        source = producer.get(n.input[0])
+        if c is None or c == 0.0 or source is None or len(readers.get(n.input[0], [])) != 1:
             continue
         factor = 1.0 / c if n.op_type == "Div" else c
-        for operand in scores.input:
+        # Q itself scaled (torch's nn.MultiheadAttention), or the scores Q K^T.
+        operands = [n.input[0]]
+        if source.op_type == "MatMul" and not any(i in inits for i in source.input):
+            operands += list(source.input)
+        for operand in operands:
             found = _projection(operand, producer, readers, inits)
             if found is None:
                 continue
@@ -88,10 +91,10 @@ def fold_score_scaling(model):
             _scale_initialiser(inits, matmul.input[1], factor)
             if add is not None:
                 _scale_initialiser(inits, next(i for i in add.input if i in inits), factor)
-            folded.append(n)
-            scores.output[0] = n.output[0]  # the scaled scores' readers read the MatMul
+            folded.add(index)
+            source.output[0] = n.output[0]  # the scaled tensor's readers read its producer
             break
-    kept = [n for n in g.node if not any(n is f for f in folded)]
+    kept = [n for i, n in enumerate(g.node) if i not in folded]
     del g.node[:]
     g.node.extend(kept)
     return len(folded)
