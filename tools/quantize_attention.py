@@ -16,6 +16,8 @@ else reads is left in place, and the quantiser refuses it, naming the node.
 import numpy as np
 from onnx import numpy_helper
 
+from quantize_fold import links
+
 VIEWS = {"Reshape", "Transpose"}
 
 
@@ -64,12 +66,7 @@ def fold_score_scaling(model):
     two-activation MatMul (into the projection of its first operand, else its second), into
     that projection. Returns how many it folded."""
     g = model.graph
-    inits = {t.name: t for t in g.initializer}
-    producer = {o: n for n in g.node for o in n.output}
-    readers = {}
-    for n in g.node:
-        for i in n.input:
-            readers.setdefault(i, []).append(n)
+    inits, producer, readers = links(g)
     folded = set()  # node indices
     for index, n in enumerate(g.node):
         if n.op_type not in ("Div", "Mul") or len(n.input) != 2:

@@ -32,6 +32,17 @@ def static_shapes(model):
     return shapes
 
 
+def links(g):
+    """The graph's initialisers, each tensor's producing node and its reading nodes, by name."""
+    inits = {t.name: t for t in g.initializer}
+    producer = {o: n for n in g.node for o in n.output}
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    return inits, producer, readers
+
+
 def attribute(n, name, default=None):
     for a in n.attribute:
         if a.name == name:

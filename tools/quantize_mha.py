@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from quantize_fold import attribute
+from quantize_fold import attribute, links
 
 SEQ, PRE = "seq", "pre"  # [T, 1, F] as [1, T, F]; shape d as [1] + d
 
@@ -145,12 +145,7 @@ def split_fused_projections(model):
     """One MatMul (and bias Add) per Slice of a fused projection's last axis; returns how many
     projections it split."""
     g = model.graph
-    inits = {t.name: t for t in g.initializer}
-    producer = {o: n for n in g.node for o in n.output}
-    readers = {}
-    for n in g.node:
-        for i in n.input:
-            readers.setdefault(i, []).append(n)
+    inits, producer, readers = links(g)
     index_of = {o: i for i, n in enumerate(g.node) for o in n.output}
     split, gone, new = 0, set(), {}
     for index, n in enumerate(g.node):

@@ -19,6 +19,26 @@ using npusim::test::export_script;
 using npusim::test::have_torch_and_ort;
 using npusim::test::quantise;
 
+namespace {
+
+// The op of each operator of a functional run of `model` (checked bit-exact against the
+// reference by the run), in order.
+std::vector<std::string> operators_of(const std::string& model) {
+  const nlohmann::json report = npusim::test::run_report("run " + model + " -q");
+  std::vector<std::string> ops;
+  for (const nlohmann::json& layer : report["layers"])
+    ops.push_back(layer["shape"]["op"].get<std::string>());
+  return ops;
+}
+
+// The 13 operators of an encoder block: projections, attention, output projection, residual
+// add and norm, FFN, residual add and norm.
+const std::vector<std::string> kEncoderBlock = {
+    "matmul", "matmul",    "matmul", "batch_matmul", "softmax", "batch_matmul", "matmul",
+    "add",    "layernorm", "matmul", "matmul",       "add",     "layernorm"};
+
+}  // namespace
+
 TEST_CASE(
     "npusim quantize: torch's nn.Linear on a 7 x 48 sequence (MatMul and Add of the bias, a "
     "Linear without bias, ReLU and ReLU6 after them) runs as three matmul operators and equals "
@@ -40,11 +60,7 @@ torch.onnx.export(m, torch.zeros(1, 7, 48), sys.argv[1], opset_version=13,
   CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 7, 24]: bit-exact (168") &&
                          Catch::Contains("[disabled] y float32 [1, 7, 24]: bit-exact (168"));
   if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
-  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
-  std::vector<std::string> ops;
-  for (const nlohmann::json& layer : report["layers"])
-    ops.push_back(layer["shape"]["op"].get<std::string>());
-  CHECK(ops == std::vector<std::string>{"matmul", "matmul", "matmul"});
+  CHECK(operators_of(out) == std::vector<std::string>{"matmul", "matmul", "matmul"});
 }
 
 TEST_CASE(
@@ -104,11 +120,8 @@ torch.onnx.export(m, torch.zeros(1, 10, 48), sys.argv[1], opset_version=17,
   CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 10, 48]: max |diff|") &&
                          Catch::Contains("within --tolerance 2"));
   if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
-  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
-  std::vector<std::string> ops;
-  for (const nlohmann::json& layer : report["layers"])
-    ops.push_back(layer["shape"]["op"].get<std::string>());
-  CHECK(ops == std::vector<std::string>{"layernorm", "matmul", "matmul", "add", "layernorm"});
+  CHECK(operators_of(out) ==
+        std::vector<std::string>{"layernorm", "matmul", "matmul", "add", "layernorm"});
 }
 
 TEST_CASE(
@@ -151,13 +164,7 @@ torch.onnx.export(Block().eval(), torch.zeros(1, T, F), sys.argv[1], opset_versi
     CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 12, 48]: max |diff| 1 LSB") &&
                            Catch::Contains("[disabled] y float32 [1, 12, 48]: max |diff| 1 LSB"));
     if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
-    const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
-    std::vector<std::string> ops;
-    for (const nlohmann::json& layer : report["layers"])
-      ops.push_back(layer["shape"]["op"].get<std::string>());
-    CHECK(ops == std::vector<std::string>{"matmul", "matmul", "matmul", "batch_matmul", "softmax",
-                                          "batch_matmul", "matmul", "add", "layernorm", "matmul",
-                                          "matmul", "add", "layernorm"});
+    CHECK(operators_of(out) == kEncoderBlock);
   }
 }
 
@@ -210,11 +217,5 @@ torch.onnx.export(m, torch.zeros(1, 10, 48), sys.argv[1], opset_version=17,
   CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 10, 48]: max |diff|") &&
                          Catch::Contains("within --tolerance 2"));
   if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
-  const nlohmann::json report = npusim::test::run_report("run " + out + " -q");
-  std::vector<std::string> ops;
-  for (const nlohmann::json& layer : report["layers"])
-    ops.push_back(layer["shape"]["op"].get<std::string>());
-  CHECK(ops == std::vector<std::string>{"matmul", "matmul", "matmul", "batch_matmul", "softmax",
-                                        "batch_matmul", "matmul", "add", "layernorm", "matmul",
-                                        "matmul", "add", "layernorm"});
+  CHECK(operators_of(out) == kEncoderBlock);
 }
