@@ -18,8 +18,8 @@ using namespace npusim;
 
 namespace {
 
-constexpr int kU8 = onnx::TensorProto_DataType_UINT8;
-constexpr int kI8 = onnx::TensorProto_DataType_INT8;
+constexpr int kUint8 = onnx::TensorProto_DataType_UINT8;
+constexpr int kInt8 = onnx::TensorProto_DataType_INT8;
 
 // int8 weights [rows, cols] of small seeded values.
 std::vector<int32_t> weights(int rows, int cols, int seed) {
@@ -35,16 +35,16 @@ TEST_CASE(
     "the MatMul after it reads 5 rows of 6 features",
     "[onnx]") {
   test::OnnxModelBuilder b(13);
-  b.input("x", kU8, {1, 5, 8});
+  b.input("x", kUint8, {1, 5, 8});
   b.output("y");
-  b.scalar_float("xs", 0.05f), b.ints("xz", kU8, {}, {128});
-  b.scalar_float("ws", 0.02f), b.ints("wz", kI8, {}, {0});
-  b.ints("w1", kI8, {8, 6}, weights(8, 6, 1));
-  b.ints("w2", kI8, {6, 4}, weights(6, 4, 3));
-  b.scalar_float("ms", 0.1f), b.ints("mz", kU8, {}, {128});      // the MatMul's output
-  b.scalar_float("cs", 6.0f / 255), b.ints("cz", kU8, {}, {0});  // ReLU6's: another scale
+  b.scalar_float("xs", 0.05f), b.ints("xz", kUint8, {}, {128});
+  b.scalar_float("ws", 0.02f), b.ints("wz", kInt8, {}, {0});
+  b.ints("w1", kInt8, {8, 6}, weights(8, 6, 1));
+  b.ints("w2", kInt8, {6, 4}, weights(6, 4, 3));
+  b.scalar_float("ms", 0.1f), b.ints("mz", kUint8, {}, {128});      // the MatMul's output
+  b.scalar_float("cs", 6.0f / 255), b.ints("cz", kUint8, {}, {0});  // ReLU6's: another scale
   b.scalar_float("lo", 0.0f), b.scalar_float("hi", 6.0f);
-  b.scalar_float("ys", 0.1f), b.ints("yz", kU8, {}, {128});
+  b.scalar_float("ys", 0.1f), b.ints("yz", kUint8, {}, {128});
   b.node("DequantizeLinear", {"x", "xs", "xz"}, {"xf"}, "xf");
   b.node("DequantizeLinear", {"w1", "ws", "wz"}, {"w1f"}, "w1f");
   b.node("MatMul", {"xf", "w1f"}, {"m"}, "mm1");
@@ -72,9 +72,9 @@ TEST_CASE(
 
 TEST_CASE("onnx: a QDQ Concat of two [1, T, F] sequences is refused naming the node", "[onnx]") {
   test::OnnxModelBuilder b(13);
-  b.input("x", kU8, {1, 4, 8});
+  b.input("x", kUint8, {1, 4, 8});
   b.output("y");
-  b.scalar_float("xs", 0.05f), b.ints("xz", kU8, {}, {128});
+  b.scalar_float("xs", 0.05f), b.ints("xz", kUint8, {}, {128});
   auto* cat = b.node("QLinearConcat", {"xs", "xz", "x", "xs", "xz", "x", "xs", "xz"}, {"y"}, "cat",
                      "com.microsoft");
   auto* axis = cat->add_attribute();
