@@ -227,7 +227,7 @@ constexpr OpInfo row(OpKind k) {
       return i;
     case OpKind::Gelu:
       i.name = "gelu", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;
-      i.activation = ActivationFn::Gelu;
+      i.activation = ActivationFn::Gelu, i.onnx_qdq = "Gelu";  // erf form (ORT's contrib, ONNX 20)
       return i;
     case OpKind::Silu:
       i.name = "silu", i.family = OpFamily::Activation, i.operands = OpOperands::Sequences;

@@ -194,28 +194,64 @@ torch.onnx.export(M().eval(), torch.zeros(1, 6, 48), sys.argv[1], opset_version=
 }
 
 TEST_CASE(
-    "npusim quantize: torch's nn.TransformerEncoderLayer (batch first, exported sequence first "
-    "with a fused in-projection split by Slices, Q divided by sqrt(D), a Gemm out-projection) "
-    "runs as 13 operators within 2 LSB of ONNX Runtime at both levels",
+    "npusim quantize: torch's nn.TransformerEncoderLayer with ReLU and with GELU (batch first, "
+    "exported sequence first with a fused in-projection split by Slices, Q divided by sqrt(D), a "
+    "Gemm out-projection, GELU as Div, Erf, Add, Mul, Mul) runs as 13 and 14 operators within 2 "
+    "LSB of ONNX Runtime at both levels",
     "[onnx][torch]") {
   if (!have_torch_and_ort()) return;
-  const std::string model = export_script("encoder_layer", R"PY(
+  for (const std::string activation : {"relu", "gelu"}) {
+    INFO(activation);
+    const std::string model = export_script("encoder_layer_" + activation, R"PY(
 import sys, torch, torch.nn as nn
 torch.manual_seed(0)
-m = nn.TransformerEncoderLayer(48, 4, dim_feedforward=96, batch_first=True, dropout=0.0).eval()
+m = nn.TransformerEncoderLayer(48, 4, dim_feedforward=96, batch_first=True, dropout=0.0,
+                               activation=")PY" + activation + R"PY(").eval()
 with torch.no_grad():  # torch starts the projection biases at 0: give them values
     m.self_attn.in_proj_bias.uniform_(-0.2, 0.2)
     m.self_attn.out_proj.bias.uniform_(-0.2, 0.2)
 torch.onnx.export(m, torch.zeros(1, 10, 48), sys.argv[1], opset_version=17,
                   input_names=["x"], output_names=["y"])
 )PY");
-  const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
-  CHECK_THAT(quantise(model, out), Catch::Contains("14 activations quantised"));
-  const npusim::test::OrtComparison c =
-      npusim::test::ort_compare(out, "--levels all,disabled --tolerance 2");
-  INFO(c.text);
-  CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 10, 48]: max |diff|") &&
-                         Catch::Contains("within --tolerance 2"));
-  if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
-  CHECK(operators_of(out) == kEncoderBlock);
+    const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
+    const bool gelu = activation == "gelu";
+    CHECK_THAT(quantise(model, out),
+               Catch::Contains(gelu ? "15 activations quantised" : "14 activations quantised"));
+    const npusim::test::OrtComparison c =
+        npusim::test::ort_compare(out, "--levels all,disabled --tolerance 2");
+    INFO(c.text);
+    CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 10, 48]: max |diff|") &&
+                           Catch::Contains("within --tolerance 2"));
+    if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
+    std::vector<std::string> expected = kEncoderBlock;
+    if (gelu) expected.insert(expected.begin() + 10, "gelu");
+    CHECK(operators_of(out) == expected);
+  }
+}
+
+TEST_CASE(
+    "npusim quantize: torch's nn.GELU between two Linears on a 10 x 48 sequence, exported at "
+    "opsets 13 and 17 as Div, Erf, Add, Mul, Mul, runs as matmul, gelu, matmul and equals ONNX "
+    "Runtime bit for bit at both levels",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  for (const std::string opset : {"13", "17"}) {
+    INFO("opset " << opset);
+    const std::string model = export_script("gelu_" + opset, R"PY(
+import sys, torch, torch.nn as nn
+torch.manual_seed(0)
+m = nn.Sequential(nn.Linear(48, 96), nn.GELU(), nn.Linear(96, 40)).eval()
+torch.onnx.export(m, torch.zeros(1, 10, 48), sys.argv[1], opset_version=)PY" +
+                                                                 opset + R"PY(,
+                  input_names=["x"], output_names=["y"])
+)PY");
+    const std::string out = model.substr(0, model.size() - 5) + "_qdq.onnx";
+    CHECK_THAT(quantise(model, out), Catch::Contains("4 activations quantised"));
+    const npusim::test::OrtComparison c = npusim::test::ort_compare(out, "--levels all,disabled");
+    INFO(c.text);
+    CHECK_THAT(c.text, Catch::Contains("[all] y float32 [1, 10, 40]: bit-exact (400") &&
+                           Catch::Contains("[disabled] y float32 [1, 10, 40]: bit-exact (400"));
+    if (!npusim::test::skipped_for_want_of_vnni(c, out)) CHECK(c.status == 0);
+    CHECK(operators_of(out) == std::vector<std::string>{"matmul", "gelu", "matmul"});
+  }
 }

@@ -165,6 +165,10 @@ class Lowering {
     if (op == "QuickGelu")
       for (const auto& a : f.attribute())
         if (a.name() == "alpha" && a.f() != 1.0f) return false;
+    // Gelu is the erf form only (ONNX 20's approximate "tanh" is another function).
+    if (op == "Gelu")
+      for (const auto& a : f.attribute())
+        if (a.name() == "approximate" && a.s() != "none") return false;
     // A linear or cubic Resize (a nearest one is moved onto the quantised
     // tensor, exporter_idioms.h); its table activation's rule: no Relu or Clip.
     if (op == "Resize") {

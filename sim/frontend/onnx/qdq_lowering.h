@@ -4,7 +4,7 @@
 // integer operator ONNX Runtime fuses the pattern into: Conv -> QLinearConv,
 // MatMul -> QLinearMatMul, Gemm -> QGemm, Add -> QLinearAdd, Mul -> QLinearMul,
 // a table activation (the operator table's onnx_qdq: Sigmoid, HardSigmoid,
-// HardSwish, QuickGelu with alpha 1 for SiLU) -> QLinear<op> (ORT's contrib
+// HardSwish, Gelu, QuickGelu with alpha 1 for SiLU) -> QLinear<op> (ORT's contrib
 // QLinearSigmoid, npusim's own for the others), AveragePool /
 // GlobalAveragePool -> QLinearAveragePool / QLinearGlobalAveragePool, Concat
 // -> QLinearConcat, MaxPool -> MaxPool on the quantised tensor, a linear or cubic Resize
