@@ -1,8 +1,8 @@
 // The ONNX front-end on requantisations and concats of a [1, T, F] sequence
 // (docs/onnx.md#qdq-clamps): a standalone QDQ Clip whose output scale differs
 // from its input's becomes a clamp folded into the producer and a one-input
-// concat that requantises; that concat keeps the sequence a sequence, so a
-// matmul after it reads T rows of F. A concat of several sequences (ONNX's
+// concat that requantises; that concat keeps the sequence a sequence (and
+// [N, C] rows rows), so a matmul after it reads T rows of F. A concat of several sequences (ONNX's
 // axis 1 of [1, T, F] is the tokens) is refused naming the node. The models
 // are built here with the ONNX protobuf API.
 #include <onnx/onnx_pb.h>
@@ -28,14 +28,11 @@ std::vector<int32_t> weights(int rows, int cols, int seed) {
   return w;
 }
 
-}  // namespace
-
-TEST_CASE(
-    "onnx: a QDQ Clip that requantises a 5 x 8 sequence after a MatMul keeps it a sequence, so "
-    "the MatMul after it reads 5 rows of 6 features",
-    "[onnx]") {
+// x uint8 `dims` -> MatMul [8, 6] -> Q -> DQ -> Clip(0, 6) -> Q at ReLU6's scale (a
+// requantisation) -> DQ -> MatMul [6, 4] -> y.
+std::string matmul_clip_matmul(const std::string& file, std::vector<int64_t> dims) {
   test::OnnxModelBuilder b(13);
-  b.input("x", kUint8, {1, 5, 8});
+  b.input("x", kUint8, dims);
   b.output("y");
   b.scalar_float("xs", 0.05f), b.ints("xz", kUint8, {}, {128});
   b.scalar_float("ws", 0.02f), b.ints("wz", kInt8, {}, {0});
@@ -56,7 +53,17 @@ TEST_CASE(
   b.node("DequantizeLinear", {"w2", "ws", "wz"}, {"w2f"}, "w2f");
   b.node("MatMul", {"cf", "w2f"}, {"m2"}, "mm2");
   b.node("QuantizeLinear", {"m2", "ys", "yz"}, {"y"}, "y");
-  const OnnxModel m = import_onnx(b.save("clip_requantise_sequence.onnx"), {});
+  return b.save(file);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "onnx: a QDQ Clip that requantises a 5 x 8 sequence after a MatMul keeps it a sequence, so "
+    "the MatMul after it reads 5 rows of 6 features",
+    "[onnx]") {
+  const OnnxModel m =
+      import_onnx(matmul_clip_matmul("clip_requantise_sequence.onnx", {1, 5, 8}), {});
   REQUIRE(m.network.layers.size() == 3);
   const LayerConfig& requantise = m.network.layers[1];
   CHECK(requantise.op == OpKind::Concat);
@@ -67,6 +74,21 @@ TEST_CASE(
   CHECK(L.C == 6);
   CHECK(L.H == 5);
   CHECK(L.W == 1);
+  CHECK(L.K == 4);
+}
+
+TEST_CASE(
+    "onnx: a QDQ Clip that requantises [3, 8] rows after a MatMul keeps them rows, so the MatMul "
+    "after it reads 3 rows of 6 features",
+    "[onnx]") {
+  const OnnxModel m = import_onnx(matmul_clip_matmul("clip_requantise_rows.onnx", {3, 8}), {});
+  REQUIRE(m.network.layers.size() == 3);
+  CHECK(m.network.layers[1].op == OpKind::Concat);
+  const LayerConfig& L = m.network.layers[2];
+  CHECK(L.op == OpKind::MatMul);
+  CHECK(L.N == 3);
+  CHECK(L.C == 6);
+  CHECK(L.H == 1);
   CHECK(L.K == 4);
 }
 
