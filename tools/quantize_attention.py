@@ -16,18 +16,9 @@ else reads is left in place, and the quantiser refuses it, naming the node.
 import numpy as np
 from onnx import numpy_helper
 
-from quantize_fold import links
+from quantize_fold import links, scalar_value
 
 VIEWS = {"Reshape", "Transpose"}
-
-
-def _scalar(inits, name):
-    """The float value of a constant scalar initialiser, or None."""
-    t = inits.get(name)
-    if t is None:
-        return None
-    v = numpy_helper.to_array(t)
-    return float(v.reshape(-1)[0]) if v.size == 1 and v.dtype.kind == "f" else None
 
 
 def _projection(tensor, producer, readers, inits):
@@ -71,7 +62,7 @@ def fold_score_scaling(model):
     for index, n in enumerate(g.node):
         if n.op_type not in ("Div", "Mul") or len(n.input) != 2:
             continue
-        c = _scalar(inits, n.input[1])
+        c = scalar_value(inits, n.input[1])
         source = producer.get(n.input[0])
         if c is None or c == 0.0 or source is None or len(readers.get(n.input[0], [])) != 1:
             continue

@@ -43,6 +43,32 @@ def links(g):
     return inits, producer, readers
 
 
+def scalar_value(inits, name):
+    """The float value of a constant scalar initialiser, or None."""
+    if name not in inits:
+        return None
+    v = numpy_helper.to_array(inits[name])
+    return float(v.reshape(-1)[0]) if v.size == 1 and v.dtype.kind == "f" else None
+
+
+def bias_add(matmul, inits, readers):
+    """The Add that is the only reader of MatMul `matmul`'s [.., N] output (of constant weights)
+    and adds it a constant bias of N values (nn.Linear on a sequence, as torch.onnx writes it),
+    with the bias's name; None when there is none."""
+    after = readers.get(matmul.output[0], [])
+    if matmul.op_type != "MatMul" or matmul.input[1] not in inits or len(after) != 1 or \
+            after[0].op_type != "Add":
+        return None
+    add = after[0]
+    other = add.input[0] if add.input[1] == matmul.output[0] else add.input[1]
+    if other not in inits:
+        return None
+    n_out = inits[matmul.input[1]].dims[-1]
+    b = inits[other]
+    ok = int(np.prod(b.dims)) == n_out and (not b.dims or b.dims[-1] == n_out)
+    return (add, other) if ok else None
+
+
 def attribute(n, name, default=None):
     for a in n.attribute:
         if a.name == name:

@@ -9,16 +9,9 @@ Gelu -> QuantizeLinear to its gelu table activation (docs/onnx.md#quantising-a-f
 
 import math
 
-from onnx import helper, numpy_helper
+from onnx import helper
 
-from quantize_fold import links
-
-
-def _scalar(inits, name):
-    if name not in inits:
-        return None
-    v = numpy_helper.to_array(inits[name])
-    return float(v.reshape(-1)[0]) if v.size == 1 and v.dtype.kind == "f" else None
+from quantize_fold import links, scalar_value
 
 
 def _other(n, name):
@@ -43,19 +36,19 @@ def gelus_from_erf(model):
         div = producer.get(e.input[0])
         if div is None or len(readers.get(div.output[0], [])) != 1:
             continue
-        c = _scalar(inits, div.input[1])
+        c = scalar_value(inits, div.input[1])
         if c is None or not (div.op_type == "Div" and abs(c - math.sqrt(2)) < 1e-6 or
                              div.op_type == "Mul" and abs(c - 1 / math.sqrt(2)) < 1e-6):
             continue
         x = div.input[0]
         add = only(e.output[0], "Add")
-        if add is None or _scalar(inits, _other(add, e.output[0])) != 1.0:
+        if add is None or scalar_value(inits, _other(add, e.output[0])) != 1.0:
             continue
         mul = only(add.output[0], "Mul")
         if mul is None or _other(mul, add.output[0]) != x:
             continue
         half = only(mul.output[0], "Mul")
-        if half is None or _scalar(inits, _other(half, mul.output[0])) != 0.5:
+        if half is None or scalar_value(inits, _other(half, mul.output[0])) != 0.5:
             continue
         chains.append(([div, e, add, mul, half], x, half.output[0]))
     if not chains:

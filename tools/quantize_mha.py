@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from quantize_fold import attribute, links
+from quantize_fold import attribute, bias_add, links
 
 SEQ, PRE = "seq", "pre"  # [T, 1, F] as [1, T, F]; shape d as [1] + d
 
@@ -145,7 +145,7 @@ def split_fused_projections(model):
     """One MatMul (and bias Add) per Slice of a fused projection's last axis; returns how many
     projections it split."""
     g = model.graph
-    inits, producer, readers = links(g)
+    inits, _, readers = links(g)
     index_of = {o: i for i, n in enumerate(g.node) for o in n.output}
     split, gone, new = 0, set(), {}
     for index, n in enumerate(g.node):
@@ -153,15 +153,10 @@ def split_fused_projections(model):
             continue
         w = numpy_helper.to_array(inits[n.input[1]])
         top, add, b = n, None, None
-        r = readers.get(n.output[0], [])
-        if len(r) == 1 and r[0].op_type == "Add":
-            add = r[0]
-            other = [i for i in add.input if i != n.output[0]]
-            if len(other) != 1 or other[0] not in inits:
-                continue
-            b = numpy_helper.to_array(inits[other[0]]).reshape(-1)
-            if b.size != w.shape[1]:
-                continue
+        found = bias_add(n, inits, readers)
+        if found:
+            add, bias = found
+            b = numpy_helper.to_array(inits[bias]).reshape(-1)
             top = add
         slices = readers.get(top.output[0], [])
         if not slices or any(s.op_type != "Slice" or len(s.input) < 4 or
