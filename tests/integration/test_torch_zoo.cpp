@@ -7,6 +7,8 @@
 // as x * Sigmoid(x), DequantizeLinear -> QuantizeLinear requantisations) is
 // rewritten by sim/frontend/onnx/exporter_idioms. Skipped where python3-torch,
 // python3-torchvision, python3-onnx or onnxruntime-node is missing.
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -111,6 +113,35 @@ TEST_CASE("torch zoo: a float model is told to quantise", "[onnx][torch]") {
   CHECK_THAT(f.err, Catch::Contains("at node '/conv1/Conv' (Conv): expected a quantised model") &&
                         Catch::Contains("Quantise the model first: `npusim quantize") &&
                         Catch::Contains("found a float model"));
+}
+
+// docs/onnx.md says PyTorch's own post-training quantisation cannot quantise
+// nn.TransformerEncoderLayer, so its float export goes through `npusim quantize`.
+// When a PyTorch release can, this fails, and the encoder layer joins the zoo's
+// bit-exact comparisons.
+TEST_CASE(
+    "torch zoo: PyTorch's own quantisation refuses nn.TransformerEncoderLayer in eager and FX "
+    "mode, and gen-torch-zoo says so per model, writes no file and exits 1",
+    "[onnx][torch]") {
+  if (!have_torch_and_ort()) return;
+  const std::string dir = npusim::test::temp_dir() + "/zoo_encoder";
+  std::filesystem::remove_all(dir);
+  const std::string err = dir + ".err";
+  const std::string cmd =
+      kZooRoot + "/tools/gen-torch-zoo " + dir +
+      " transformer_encoder_layer fx_transformer_encoder_layer > /dev/null 2> " + err;
+  const int status = std::system(cmd.c_str());
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  const std::string text = npusim::test::read_text_file(err);
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("transformer_encoder_layer: PyTorch cannot quantise it: "
+                                   "Could not run 'aten::add"));
+  CHECK_THAT(text, Catch::Contains("fx_transformer_encoder_layer: PyTorch cannot quantise it: "
+                                   "symbolically traced variables cannot be used as inputs to "
+                                   "control flow"));
+  CHECK(!std::filesystem::exists(dir + "/transformer_encoder_layer.onnx"));
+  CHECK(!std::filesystem::exists(dir + "/fx_transformer_encoder_layer.onnx"));
 }
 
 namespace {
