@@ -48,6 +48,11 @@ class Emitter {
     last_store_of_half_.assign(units, {kNone, kNone});
     last_compute_of_slot_.assign(units, {kNone, kNone});
     next_half_.assign(units, 0);
+    const size_t layers = net.layers.size();
+    stores_.resize(layers);
+    store_index_.resize(layers);
+    agu_init_of_layer_.assign(layers, kNone);
+    last_fetch_of_layer_.assign(layers, kNone);
   }
 
   Program run() {
@@ -358,8 +363,8 @@ class Emitter {
     if (!same) next_half_[unit] ^= 1u;
     const uint32_t stages = stages_for(r1 - r0, e.plan.rows_per_compute_stage);
 
-    const bool first_fetch = last_fetch_of_layer_.count(l) == 0;
-    if (agu_init_of_layer_.count(l) == 0) emit_agu_init(l);
+    const bool first_fetch = last_fetch_of_layer_[l] == kNone;
+    if (agu_init_of_layer_[l] == kNone) emit_agu_init(l);
     Instruction& load = add(Opcode::LoadInput, l);
     set_tile(load, unit, half, n, k0, k1, r0, r1, stages, c0, c1);
     load.channel_begin = channel_begin, load.channel_end = channel_end;
@@ -496,9 +501,8 @@ class Emitter {
     init.half = ordinal % sets;
     init.k_begin = 0, init.k_end = net_.layers[l].K;
     if (ordinal >= sets) {
-      const auto previous = last_fetch_of_layer_.find(array_ops_[ordinal - sets]);
-      if (previous != last_fetch_of_layer_.end())
-        depend(init, previous->second, DependencyKind::BufferSpace);
+      const uint32_t previous = last_fetch_of_layer_[array_ops_[ordinal - sets]];
+      if (previous != kNone) depend(init, previous, DependencyKind::BufferSpace);
     }
     agu_init_of_layer_[l] = init.id;
   }
@@ -585,15 +589,17 @@ class Emitter {
   uint32_t last_store_ = kNone, store_before_compute_ = kNone;
   bool params_per_tile_ = false;  // the partition's: parameters load with each weight tile
   uint32_t next_params_bank_ = 0;
-  std::map<uint32_t, std::vector<StoreRecord>> stores_;
+  // By layer index (vectors, not maps: a decoder has tens of thousands of operators, and
+  // every load looks its producer up).
+  std::vector<std::vector<StoreRecord>> stores_;
   struct RowIndex {
     size_t indexed = 0;  // stores_[layer] entries in by_row
     std::vector<std::vector<uint32_t>> by_row;
   };
-  std::map<uint32_t, RowIndex> store_index_;
+  std::vector<RowIndex> store_index_;
   std::vector<uint32_t> scratch_ids_, scratch_known_;
-  std::map<uint32_t, uint32_t> agu_init_of_layer_;
-  std::map<uint32_t, uint32_t> last_fetch_of_layer_;
+  std::vector<uint32_t> agu_init_of_layer_;    // kNone: not yet emitted
+  std::vector<uint32_t> last_fetch_of_layer_;  // kNone: no fetch yet
   // Mappings by mapping_signature: operators of one shape are mapped once.
   std::unordered_map<std::string, LayerTilingPlan> mappings_;
   const NetworkEstimate* estimate_;  // the partition and mappings chosen already, or null
