@@ -19,7 +19,18 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
+
+// GCC's flow analysis warns, wrongly, about the copy of a small_vector's inline storage.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+#include <boost/container/small_vector.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include "sim/config/hardware_config.h"
 #include "sim/graph/shared_values.h"
@@ -329,7 +340,18 @@ struct Instruction {
   // weight load, input load and compute of a layer of kernel parts; 0, 0:
   // every channel.
   uint32_t channel_begin = 0, channel_end = 0;
-  std::vector<Dependency> deps;
+  // Held in place up to kInlineDeps (nine in ten instructions of a decoder have at most four;
+  // one heap block each was most of a large program's allocations), beyond that on the heap.
+  static constexpr size_t kInlineDeps = 4;
+  boost::container::small_vector<Dependency, kInlineDeps> deps;
+
+  Instruction() = default;
+  Instruction(const Instruction&) = default;
+  Instruction& operator=(const Instruction&) = default;
+  // noexcept, though small_vector's move does not say so for Dependency: a growing vector of
+  // instructions moves them instead of copying.
+  Instruction(Instruction&&) noexcept = default;
+  Instruction& operator=(Instruction&&) noexcept = default;
 
   EngineKind engine() const;
   uint32_t k_count() const { return k_end - k_begin; }
@@ -338,6 +360,8 @@ struct Instruction {
   bool kernel_part() const { return channel_end != 0; }
   uint32_t channel_count() const { return channel_end - channel_begin; }
 };
+
+static_assert(std::is_nothrow_move_constructible_v<Instruction>);
 
 // The weight slot a LoadWeights or Compute uses: its weight tile's index
 // modulo the layer's weight_buffers, or with kernel parts its part's (the

@@ -83,7 +83,7 @@ TEST_CASE(
   while (several < p.instructions.size() && p.instructions[several].deps.size() < 2) ++several;
   REQUIRE(several < p.instructions.size());
   Program moved = p;
-  std::vector<Dependency>& deps = moved.instructions[several].deps;
+  auto& deps = moved.instructions[several].deps;
   std::swap(deps.front(), deps.back());
   CHECK(program_fingerprint(moved, false) != base);
 
