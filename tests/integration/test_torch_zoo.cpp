@@ -7,8 +7,6 @@
 // as x * Sigmoid(x), DequantizeLinear -> QuantizeLinear requantisations) is
 // rewritten by sim/frontend/onnx/exporter_idioms. Skipped where python3-torch,
 // python3-torchvision, python3-onnx or onnxruntime-node is missing.
-#include <sys/wait.h>
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -126,14 +124,11 @@ TEST_CASE(
   if (!have_torch_and_ort()) return;
   const std::string dir = npusim::test::temp_dir() + "/zoo_encoder";
   std::filesystem::remove_all(dir);
-  const std::string err = dir + ".err";
-  const std::string cmd =
-      kZooRoot + "/tools/gen-torch-zoo " + dir +
-      " transformer_encoder_layer fx_transformer_encoder_layer > /dev/null 2> " + err;
-  const int status = std::system(cmd.c_str());
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);
-  const std::string text = npusim::test::read_text_file(err);
+  const npusim::test::CliResult r =
+      npusim::test::run_command(kZooRoot + "/tools/gen-torch-zoo " + dir +
+                                " transformer_encoder_layer fx_transformer_encoder_layer");
+  CHECK(r.exit_code == 1);
+  const std::string& text = r.err;
   INFO(text);
   CHECK_THAT(text, Catch::Contains("transformer_encoder_layer: PyTorch cannot quantise it: "
                                    "Could not run 'aten::add"));

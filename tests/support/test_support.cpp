@@ -118,16 +118,18 @@ bool skipped_for_want_of_vnni(const OrtComparison& c, const std::string& model) 
   return true;
 }
 
-CliResult run_cli(const std::string& args) {
+CliResult run_command(const std::string& command) {
   const std::string out = temp_dir() + "/cli.out", err = temp_dir() + "/cli.err";
-  const std::string command =
-      std::string(NPUSIM_BINARY) + " " + args + " >" + out + " 2>" + err + " </dev/null";
-  const int status = std::system(command.c_str());
+  const int status = std::system((command + " >" + out + " 2>" + err + " </dev/null").c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = read_text_file(out);
   r.err = read_text_file(err);
   return r;
+}
+
+CliResult run_cli(const std::string& args) {
+  return run_command(std::string(NPUSIM_BINARY) + " " + args);
 }
 
 const nlohmann::json* compile_trial(const nlohmann::json& trials, uint32_t units,

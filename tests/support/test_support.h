@@ -42,6 +42,9 @@ struct CliResult {
   int exit_code = -1;
   std::string out, err;
 };
+// Runs a shell command line (quoted by the caller) with no input: its exit status (-1
+// when a signal ended it) and what it printed on each stream.
+CliResult run_command(const std::string& command);
 // Runs the built npusim binary with `args` (shell-quoted by the caller).
 CliResult run_cli(const std::string& args);
 
