@@ -45,9 +45,14 @@ def shape_skeleton(model, largest=4096):
     return skeleton
 
 
+def inferred_graph(model):
+    """The graph of onnx's shape inference over the model's shape_skeleton."""
+    return onnx.shape_inference.infer_shapes(shape_skeleton(model)).graph
+
+
 def infer_shapes(model):
-    """The model with onnx's inferred shapes in its value_info and outputs (shape_skeleton)."""
-    inferred = onnx.shape_inference.infer_shapes(shape_skeleton(model)).graph
+    """The model with onnx's inferred shapes in its value_info and outputs."""
+    inferred = inferred_graph(model)
     for field in ("value_info", "output"):
         del getattr(model.graph, field)[:]
         getattr(model.graph, field).extend(getattr(inferred, field))
@@ -56,7 +61,7 @@ def infer_shapes(model):
 
 def static_shapes(model):
     """Every tensor's shape that shape inference knows in full, by name."""
-    inferred = onnx.shape_inference.infer_shapes(shape_skeleton(model)).graph
+    inferred = inferred_graph(model)
     shapes = {}
     for v in list(inferred.input) + list(inferred.value_info) + list(inferred.output):
         dims = v.type.tensor_type.shape.dim

@@ -69,12 +69,11 @@ async function runCase(c, level, where) {
     return {dtype: t.type, shape: Array.from(t.dims, Number), file};
   };
   const describe = (t, index) => (where.dir === undefined ? asJson(t) : asFile(t, index));
-  const y = outputs[session.outputNames[0]];
-  const result = describe(y, 0);
-  // Every output by name (tools/ort-compare reads these; the first is also above).
-  result.outputs = {};
-  session.outputNames.forEach((name, index) => { result.outputs[name] = describe(outputs[name], index); });
-  return result;
+  // Every output by name (tools/ort-compare reads these), each described (or written) once;
+  // the first is also the result's own dtype, shape and data.
+  const byName = {};
+  session.outputNames.forEach((name, index) => { byName[name] = describe(outputs[name], index); });
+  return {...byName[session.outputNames[0]], outputs: byName};
 }
 
 async function main() {
