@@ -62,7 +62,7 @@ MappingEstimate estimate_with_part_views(const LayerConfig& L, const LayerConfig
 bool kernel_parts_fit(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,
                       uint32_t output_bits) {
   if (!kernel_parts_refusal(L, hw).empty()) return false;
-  return !k_tile_candidates(kernel_part_layer(L, 1), part_hardware(hw), part, output_bits).empty();
+  return has_k_tile(kernel_part_layer(L, 1), part_hardware(hw), part, output_bits);
 }
 
 std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
@@ -83,7 +83,7 @@ std::vector<MappingCandidate> kernel_part_candidates(const LayerConfig& layer,
   LayerConfig view = L;  // one copy, its channels set per question
   const auto fits = [&](uint32_t parts) {
     view.C = uint32_t(ceil_div(L.C, parts));
-    return !k_tile_candidates(view, h, part, output_bits).empty();
+    return has_k_tile(view, h, part, output_bits);
   };
   uint32_t lo = 1, hi = L.C;  // parts: lo does not fit (or is whole kernels), hi fits
   while (hi - lo > 1) {

@@ -244,7 +244,8 @@ bool channel_tiles_allowed(const LayerConfig& L, const HardwareConfig& hw, uint3
 }
 
 std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
-                                        const CachePartition& part, uint32_t output_bits) {
+                                        const CachePartition& part, uint32_t output_bits,
+                                        bool first_only) {
   const LoadAccess access = L.access_on(hw);
   const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
   const bool columns = column_pieces_refusal(L, hw, output_bits).empty();
@@ -260,12 +261,27 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
            (columns && max_piece_cols(L, k, part.half_bytes, acc_bytes) > 0);
   };
   std::vector<uint32_t> ks;
-  if (k_allowed(L.K)) ks.push_back(L.K);
+  if (k_allowed(L.K)) {
+    ks.push_back(L.K);
+    if (first_only) return ks;
+  }
   // Multiples of the array rows, and of 8: a tile a smaller array would
   // take (48 kernels on 48 rows) stays a candidate on a larger one (64 rows),
-  // so the cheapest estimate does not rise with the array.
-  for (uint32_t k = L.K - 1; k > 0; --k)
-    if ((k % hw.compute.array_rows == 0 || k % kKTileStep == 0) && k_allowed(k)) ks.push_back(k);
+  // so the cheapest estimate does not rise with the array. Walked from the
+  // largest below K down, the two sequences merged (a layer of 2,048 kernels
+  // asks of 256 values, not of 2,047).
+  const uint32_t rows = hw.compute.array_rows;
+  const uint32_t below = L.K > 0 ? L.K - 1 : 0;
+  uint32_t by_rows = below / rows * rows, by_step = below / kKTileStep * kKTileStep;
+  while (by_rows > 0 || by_step > 0) {
+    const uint32_t k = std::max(by_rows, by_step);
+    if (k_allowed(k)) {
+      ks.push_back(k);
+      if (first_only) return ks;
+    }
+    if (by_rows == k) by_rows -= rows;
+    if (by_step == k) by_step -= kKTileStep;
+  }
   if (ks.empty())
     for (uint32_t k = std::min(L.K, hw.compute.array_rows) - 1; k > 0; --k)
       if (k_allowed(k)) {
@@ -275,11 +291,15 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
   return ks;
 }
 
+bool has_k_tile(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,
+                uint32_t output_bits) {
+  return !k_tile_candidates(L, hw, part, output_bits, true).empty();
+}
+
 bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,
                   uint32_t output_bits) {
   if (hw.mapper == Mapper::Greedy) return plan_layer(L, hw, part, output_bits).fits;
-  return !k_tile_candidates(L, hw, part, output_bits).empty() ||
-         kernel_parts_fit(L, hw, part, output_bits);
+  return has_k_tile(L, hw, part, output_bits) || kernel_parts_fit(L, hw, part, output_bits);
 }
 
 std::string mapping_signature(const LayerConfig& L, uint32_t output_bits) {
@@ -378,6 +398,14 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   // would crowd the cache (over an eighth of it) or nothing else fits.
   const bool vector_crowds =
       !vector_operators.empty() && vector_region_bytes(hw, 1) * 8 > hw.compiler_tile_cache_bytes();
+  // Each array layer's output bits and mapping signature, the same under every partition.
+  std::vector<uint32_t> output_bits_by_layer(net.layers.size(), 0);
+  std::vector<std::string> signatures(net.layers.size());
+  for (size_t l = 0; l < net.layers.size(); ++l)
+    if (runs_on_array(net.layers[l].op)) {
+      output_bits_by_layer[l] = output_bits_of(net, l);
+      signatures[l] = mapping_signature(net.layers[l], output_bits_by_layer[l]);
+    }
   for (const uint32_t vector_share : vector_shares) {
     if (vector_share > 1 && best_cycles != UINT64_MAX && !vector_crowds) break;
     // The vector operators' estimate depends on their region alone.
@@ -398,9 +426,8 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
           uint64_t cycles = vector_cycles;
           for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
             if (!runs_on_array(net.layers[l].op)) continue;
-            const uint32_t output_bits = output_bits_of(net, l);
-            const auto [it, fresh] = best_of.try_emplace(
-                mapping_signature(net.layers[l], output_bits), 0, LayerTilingPlan{});
+            const uint32_t output_bits = output_bits_by_layer[l];
+            const auto [it, fresh] = best_of.try_emplace(signatures[l], 0, LayerTilingPlan{});
             if (fresh) {
               const std::vector<MappingCandidate> candidates =
                   mapping_candidates(net.layers[l], hw, part, output_bits, &estimates[it->first]);
@@ -444,6 +471,7 @@ std::vector<MappingCandidate> whole_kernel_candidates(const LayerConfig& L,
                                                       uint32_t output_bits, bool estimated,
                                                       PlanEstimates* memo) {
   std::vector<MappingCandidate> out;
+  out.reserve(64);  // most layers' candidates, without growing
   // The pieces go round-robin to the partition's units.
   HardwareConfig hu = hw;
   if (part.units != 0) hu.compute.units = part.units;

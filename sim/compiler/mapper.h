@@ -85,9 +85,13 @@ std::vector<MappingCandidate> whole_kernel_candidates(
 
 // The k-tiles the cost mapper tries: K and the multiples of the array rows
 // or of 8 below it that fit, or (when none does) the largest smaller one
-// that fits.
+// that fits. `first_only`: stop at the first found (has_k_tile).
 std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
-                                        const CachePartition& partition, uint32_t output_bits = 0);
+                                        const CachePartition& partition, uint32_t output_bits = 0,
+                                        bool first_only = false);
+// Whether k_tile_candidates finds any (it stops at the first).
+bool has_k_tile(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& partition,
+                uint32_t output_bits = 0);
 
 // Whether hw.mapper finds a mapping of L that fits the partition (cheap: no estimates).
 bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& partition,

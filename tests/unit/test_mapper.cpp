@@ -436,3 +436,30 @@ TEST_CASE(
   CHECK(chosen_candidate(candidates, hw) == &candidates[4]);
   CHECK(chosen_candidate({}, hw) == nullptr);
 }
+
+TEST_CASE(
+    "k-tile candidates are K, then every multiple of the array rows or of 8 below it that fits, "
+    "largest first, on arrays of 5 to 48 rows with layers of 1 to 130 kernels",
+    "[mapper]") {
+  for (const uint32_t rows : {5u, 8u, 12u, 16u, 24u, 32u, 48u})
+    for (uint32_t K = 1; K <= 130; ++K) {
+      const LayerConfig L = mapper_conv("c", 16, 8, 8, K, 3, 1, 1);
+      HardwareConfig hw;
+      hw.compute.array_rows = rows;
+      hw.cache.size_kib = 4096;
+      CachePartition part = partition_cache(network({L}), hw);
+      const uint64_t kernel = tiling_kernel_bytes(L);
+      // Weight regions for every kernel count up to K + 1, and for none.
+      for (uint32_t fit = 0; fit <= K + 1; fit += K > 40 ? 7 : 1) {
+        part.weight_region_bytes = fit * kernel;
+        std::vector<uint32_t> expected;  // every k the rule names, by a scan from K down
+        for (uint32_t k = K; k >= 1; --k)
+          if ((k == K || k % rows == 0 || k % 8 == 0) && k <= fit) expected.push_back(k);
+        if (expected.empty() && fit > 0) expected.push_back(std::min({K - 1, rows - 1, fit}));
+        if (!expected.empty() && expected.back() == 0) expected.clear();
+        INFO("rows " << rows << ", K " << K << ", " << fit << " kernels fit");
+        REQUIRE(k_tile_candidates(L, hw, part) == expected);
+        CHECK(has_k_tile(L, hw, part) == !expected.empty());
+      }
+    }
+}
