@@ -243,9 +243,12 @@ bool channel_tiles_allowed(const LayerConfig& L, const HardwareConfig& hw, uint3
   return k < L.K && k % (L.K / L.groups) == 0 && can_tile_input_channels(L, hw);
 }
 
-std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
-                                        const CachePartition& part, uint32_t output_bits,
-                                        bool first_only) {
+namespace {
+
+// k_tile_candidates' walk; `first_only`: stop at the first k-tile found (has_k_tile).
+std::vector<uint32_t> walk_k_tiles(const LayerConfig& L, const HardwareConfig& hw,
+                                   const CachePartition& part, uint32_t output_bits,
+                                   bool first_only) {
   const LoadAccess access = L.access_on(hw);
   const uint64_t acc_bytes = uint64_t(hw.compute.accumulator_kib) * 1024;
   const bool columns = column_pieces_refusal(L, hw, output_bits).empty();
@@ -291,9 +294,16 @@ std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConf
   return ks;
 }
 
+}  // namespace
+
+std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
+                                        const CachePartition& part, uint32_t output_bits) {
+  return walk_k_tiles(L, hw, part, output_bits, false);
+}
+
 bool has_k_tile(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,
                 uint32_t output_bits) {
-  return !k_tile_candidates(L, hw, part, output_bits, true).empty();
+  return !walk_k_tiles(L, hw, part, output_bits, true).empty();
 }
 
 bool mapping_fits(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& part,

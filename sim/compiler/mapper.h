@@ -85,10 +85,9 @@ std::vector<MappingCandidate> whole_kernel_candidates(
 
 // The k-tiles the cost mapper tries: K and the multiples of the array rows
 // or of 8 below it that fit, or (when none does) the largest smaller one
-// that fits. `first_only`: stop at the first found (has_k_tile).
+// that fits.
 std::vector<uint32_t> k_tile_candidates(const LayerConfig& L, const HardwareConfig& hw,
-                                        const CachePartition& partition, uint32_t output_bits = 0,
-                                        bool first_only = false);
+                                        const CachePartition& partition, uint32_t output_bits = 0);
 // Whether k_tile_candidates finds any (it stops at the first).
 bool has_k_tile(const LayerConfig& L, const HardwareConfig& hw, const CachePartition& partition,
                 uint32_t output_bits = 0);
