@@ -32,7 +32,7 @@ TEST_CASE("the issue's 65536^4 layer exits 2 with a size error instead of crashi
   INFO(r.err);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err,
-             Catch::StartsWith("error: " + path) && Catch::Contains("more than 2^64 - 1 bytes"));
+             Catch::StartsWith("error: " + path) && Catch::Contains("more than 2^64 - 1 elements"));
 }
 
 TEST_CASE("saving outputs is an error where --save-outputs would be ignored", "[robustness][cli]") {

@@ -126,7 +126,7 @@ TEST_CASE("layer dimensions are required and must fit together", "[config]") {
   small["R"] = 7;
   small["S"] = 7;
   CHECK_CONFIG_ERROR(workload_error(network_of({good_layer(), small})), "/layers/1/R",
-                     "R <= H + 2*padding = 6", "R = 7");
+                     "R <= H + pads = 6 (a window that fits the padded input)", "R = 7");
 
   layer = good_layer();
   layer["padding"] = 3;
@@ -135,8 +135,8 @@ TEST_CASE("layer dimensions are required and must fit together", "[config]") {
 
   layer = {{"type", "conv2d"}, {"C", 64}, {"H", 4096}, {"W", 4096}, {"K", 1}, {"R", 1}, {"S", 1}};
   CHECK_CONFIG_ERROR(workload_error(network_of({layer})), "/layers/0",
-                     "input tensor N*H*W*C <= 268435456 bytes (256 MiB)",
-                     "1*4096*4096*64 = 1073741824 bytes");
+                     "input tensor N*C*H*W <= 268435456 elements (256 MiB as the host holds it)",
+                     "1*64*4096*4096 = 1073741824 elements");
 
   layer = good_layer();
   layer["type"] = "conv3d";

@@ -56,15 +56,15 @@ TEST_CASE("a layer whose tensor sizes wrap 64 bits to 0 is rejected, not simulat
                   R"("S":65536,"stride":2,"padding":65535})");
   const ConfigError e = config_error_from([&] { parse_workload(absurd, "absurd.json"); });
   CHECK(e.pointer() == "");
-  CHECK(contains(e.expected(), "input tensor N*H*W*C <= 268435456 bytes"));
-  CHECK(e.found() == "65536*65536*65536*65536 = more than 2^64 - 1 bytes");
+  CHECK(contains(e.expected(), "input tensor N*C*H*W <= 268435456 elements"));
+  CHECK(e.found() == "65536*65536*65536*65536 = more than 2^64 - 1 elements");
 
   // Input fits; the weights K*R*S*C are exactly 2^64.
   const json weights = {{"type", "conv2d"}, {"C", 65536}, {"H", 1},     {"W", 1},
                         {"K", 65536},       {"R", 65536}, {"S", 65536}, {"padding", 65535}};
   const ConfigError w = config_error_from([&] { parse_workload(weights, "weights.json"); });
-  CHECK(contains(w.expected(), "weight tensor K*R*S*C"));
-  CHECK(w.found() == "65536*65536*65536*65536 = more than 2^64 - 1 bytes");
+  CHECK(contains(w.expected(), "weight tensor K*R*S*(C/groups)"));
+  CHECK(w.found() == "65536*65536*65536*65536 = more than 2^64 - 1 elements");
 }
 
 TEST_CASE("a 4 MiB unknown key is rejected at once, with no suggestion", "[robustness]") {

@@ -13,6 +13,7 @@
 #include "sim/config/json_reader.h"
 #include "sim/frontend/json/sequence_config.h"
 #include "sim/frontend/json/workload_json.h"
+#include "sim/graph/operator_checks.h"
 
 namespace npusim {
 namespace {
@@ -23,7 +24,6 @@ using nlohmann::json;
 // step's attention reads the prefill's keys and one block per step before it.
 constexpr size_t kMaxBlocks = 4098;
 constexpr uint64_t kMaxOperators = 65536;  // a 22-layer decoder, prefill + 128 steps: 51,000
-constexpr uint64_t kMaxTensorElements = uint64_t(256) << 20;
 
 // What a parsed tensor looks like to its consumers.
 struct TensorInfo {
@@ -40,9 +40,9 @@ QuantType parse_type(JsonReader& r, const std::string& key, bool allow_int32) {
 }
 
 float expect_scale(const json& v, const std::string& file, const std::string& pointer) {
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0.0 ||
-      !std::isfinite(float(v.get<double>())) || float(v.get<double>()) <= 0.0f)
-    throw ConfigError(file, pointer, "a positive finite float32 scale", describe_json(v));
+  // As float32: a double beyond its range or below its least value is no scale.
+  if (!v.is_number() || !valid_scale(float(v.get<double>())))
+    throw ConfigError(file, pointer, kValidScale, describe_json(v));
   return float(v.get<double>());
 }
 
@@ -513,11 +513,7 @@ class GraphParser {
           const auto [R, S] = parse_pair(r, "kernel", 1, 0);
           if (R == 0) r.fail("kernel", "[R, S] or an integer", "nothing (the key is missing)");
           L.R = R, L.S = S;
-          L.groups = uint32_t(r.get_uint("group", 1, kMaxDim, 1));
-          if (L.C % L.groups != 0 || L.K % L.groups != 0)
-            r.fail("group",
-                   "a divisor of C = " + std::to_string(L.C) + " and K = " + std::to_string(L.K),
-                   std::to_string(L.groups));
+          L.groups = uint32_t(r.get_uint("group", 1, kMaxDim, 1));  // checked with the rest
           break;
         }
         case OpFamily::Matmul:  // matmul (batch_matmul reads sequences: above)
@@ -544,25 +540,14 @@ class GraphParser {
           }
           break;
         }
-        case OpFamily::Elementwise:  // add (mul reads sequences: above)
+        case OpFamily::Elementwise:  // add (mul reads sequences: above); shapes checked below
           L.K = L.C;
-          if (in_tensors[1]->N != x.N || in_tensors[1]->C != x.C || in_tensors[1]->H != x.H ||
-              in_tensors[1]->W != x.W)
-            fail_shape(1, "a tensor of the first input's shape [" + std::to_string(x.N) + ", " +
-                              std::to_string(x.C) + ", " + std::to_string(x.H) + ", " +
-                              std::to_string(x.W) + "]");
           L.R = L.S = 1;
           break;
         case OpFamily::Concat: {
           if (r.get_uint("axis", 1, 1, 1) != 1) r.fail("axis", "1", "another axis");
           L.K = 0;
-          for (std::size_t k = 0; k < in_tensors.size(); ++k) {
-            const TensorInfo& t = *in_tensors[k];
-            if (t.N != x.N || t.H != x.H || t.W != x.W)
-              fail_shape(k, "a tensor with the first input's N, H, W (" + std::to_string(x.N) +
-                                ", " + std::to_string(x.H) + ", " + std::to_string(x.W) + ")");
-            L.K += t.C;
-          }
+          for (const TensorInfo* t : in_tensors) L.K += t->C;  // one N, H, W: checked below
           L.R = L.S = 1;
           break;
         }
@@ -640,19 +625,30 @@ class GraphParser {
                                 to_string(in_tensors[k]->quant.type) + ")");
     L.relu = false;
     r.finish();
-    // Shapes.
-    if (L.out_h() == 0 || L.out_w() == 0)
-      r.fail(
-          info.window ? "kernel" : "",
-          "a window that fits the padded input " + std::to_string(L.H) + "x" + std::to_string(L.W),
-          std::to_string(L.R) + "x" + std::to_string(L.S));
-    // A weight tensor only where the array runs the operator (a vector
-    // operator's K x C is no tensor: softmax over a decode step's 32 x 513
-    // keys is 16416 x 16416 "kernels" that nobody stores).
-    if ((array_op &&
-         saturating_product({L.K, L.R, L.S, L.group_channels()}) > kMaxTensorElements) ||
-        saturating_product({L.N, L.out_h(), L.out_w(), L.K}) > kMaxTensorElements)
-      r.fail("", "tensors of at most 2^28 elements", "a larger weight or output tensor");
+    // The checks every front-end shares (sim/graph/operator_checks.h), at the
+    // key that holds what a user would change.
+    std::vector<OperandShape> shapes;
+    for (const TensorInfo* t : in_tensors) shapes.push_back({t->N, t->C, t->H, t->W});
+    if (const std::optional<OperatorProblem> p = check_operator(L, shapes)) {
+      switch (p->part) {
+        case OperatorPart::KernelRows:
+        case OperatorPart::KernelCols:
+          r.fail(info.window ? "kernel" : "", p->expected, p->found);
+        case OperatorPart::Groups:
+          r.fail("group", p->expected, p->found);
+        case OperatorPart::Input:
+          fail_shape(p->input, p->expected);  // throws
+          break;
+        case OperatorPart::InputQuant:
+          r.fail("inputs", p->expected, p->found);
+        case OperatorPart::OutputQuant:
+          r.fail(info.keeps_input_quant ? "inputs" : "out", p->expected, p->found);
+        case OperatorPart::WeightQuant:
+          r.fail("weights", p->expected, p->found);
+        case OperatorPart::Operator:
+          r.fail("", p->expected, p->found);
+      }
+    }
     TensorInfo out{L.N, L.K, L.out_h(), L.out_w(), L.quant.output, {int32_t(i), -1}, ""};
     define_tensor(out_name, r.pointer_to("output"), out);
     net_.tensor_names.push_back(out_name);

@@ -94,8 +94,6 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
                std::to_string(x.C / L.seq.heads) + " keys per head in " + dims(x));
       break;
     case OpFamily::Norm: {
-      if (x.C > kMaxNormChannels)
-        fail_shape(0, "at most " + std::to_string(kMaxNormChannels) + " channels to normalise");
       L.seq.epsilon = r.get_positive_number("epsilon", 1.0, 1e-5);
       L.quant.bias = r.get_bool("bias", norm_beta_by_default(info.norm));
       break;
@@ -104,11 +102,7 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       switch (info.elementwise) {
         case ElementwiseKind::Add:  // parse_graph_workload reads its keys
           break;
-        case ElementwiseKind::Mul:  // b of a's shape, or a per-channel [N, C, 1, 1] scale
-          if (in[1].N != x.N || in[1].C != x.C ||
-              !((in[1].H == x.H && in[1].W == x.W) || (in[1].H == 1 && in[1].W == 1)))
-            fail_shape(1, "a tensor of the first input's shape " + dims(x) +
-                              " or a per-channel [N, C, 1, 1] = " + dims({x.N, x.C, 1, 1, {}}));
+        case ElementwiseKind::Mul:  // b of a's shape or per channel: check_operator
           break;
       }
       break;

@@ -13,10 +13,6 @@
 
 namespace npusim {
 
-// The norms' integer sums stay within 64 bits up to this many channels
-// (docs/transformers.md#layernorm).
-inline constexpr uint32_t kMaxNormChannels = 16384;
-
 // One input tensor of the operator as the graph defines it.
 struct SequenceOperand {
   uint32_t N = 1, C = 0, H = 0, W = 0;

@@ -15,6 +15,7 @@
 #include "sim/config/config_error.h"
 #include "sim/config/json_reader.h"
 #include "sim/frontend/json/decoder_workload.h"
+#include "sim/graph/operator_checks.h"
 
 namespace npusim {
 
@@ -23,9 +24,7 @@ namespace {
 using nlohmann::json;
 
 // Limits that keep a typo from becoming a multi-GiB allocation.
-constexpr uint64_t kMaxTensorBytes = uint64_t(256) << 20;  // 256 MiB, int8 tensors
 constexpr uint64_t kMaxLayers = 4096;
-constexpr uint64_t kMaxInt8Taps = (uint64_t(1) << 17) - 1;  // as reference_conv.cpp
 constexpr uint64_t kMaxScale = 65535;
 constexpr uint64_t kMaxShift = 31;
 struct NpyKey {
@@ -147,39 +146,22 @@ void validate_layer(const LayerConfig& l, const JsonReader& reader) {
                 "padding < R = " + std::to_string(l.R) + " and < S = " + std::to_string(l.S),
                 "padding = " + std::to_string(l.padding));
   }
-  const uint64_t padded_h = uint64_t(l.H) + 2 * uint64_t(l.padding);
-  const uint64_t padded_w = uint64_t(l.W) + 2 * uint64_t(l.padding);
-  if (l.R > padded_h) {
-    reader.fail("R", "R <= H + 2*padding = " + std::to_string(padded_h),
-                "R = " + std::to_string(l.R));
-  }
-  if (l.S > padded_w) {
-    reader.fail("S", "S <= W + 2*padding = " + std::to_string(padded_w),
-                "S = " + std::to_string(l.S));
-  }
-  // Tensor limits name no single field, so they point at the layer itself.
-  const std::string limit = " <= " + std::to_string(kMaxTensorBytes) + " bytes (256 MiB)";
-  // Element counts, not DRAM bytes: the host holds every tensor unpacked as int8.
-  // Overflow-checked: 65536^4 saturates instead of wrapping to 0 (docs/robustness.md).
-  if (saturating_product({l.N, l.H, l.W, l.C}) > kMaxTensorBytes) {
-    reader.fail("", "input tensor N*H*W*C" + limit, product_text({l.N, l.H, l.W, l.C}, "bytes"));
-  }
-  if (saturating_product({l.K, l.R, l.S, l.C}) > kMaxTensorBytes) {
-    reader.fail("", "weight tensor K*R*S*C" + limit, product_text({l.K, l.R, l.S, l.C}, "bytes"));
-  }
-  if (saturating_product({l.N, l.out_h(), l.out_w(), l.K, l.output_element_bytes()}) >
-      kMaxTensorBytes) {
-    reader.fail("", "output tensor N*out_h*out_w*K" + limit,
-                product_text({l.N, l.out_h(), l.out_w(), l.K}, "bytes"));
-  }
-  // The int32 accumulator of an int8 layer is exact for up to 2^17 - 1 taps:
-  // each product is at most 2^14 in magnitude (docs/config.md). Checked here so
-  // a longer layer fails before the run, not in the reference after it.
-  if (!l.is_binary() && uint64_t(l.C) * l.R * l.S > kMaxInt8Taps) {
-    reader.fail(
-        "",
-        "C*R*S <= " + std::to_string(kMaxInt8Taps) + " taps (an int32 accumulator cannot overflow)",
-        product_text({l.C, l.R, l.S}, "taps"));
+  // The checks every front-end shares (sim/graph/operator_checks.h), placed at
+  // the key a user of the layer list would change.
+  const std::optional<OperatorProblem> p = check_operator(l, {{l.N, l.C, l.H, l.W}});
+  if (!p) return;
+  switch (p->part) {
+    case OperatorPart::KernelRows:
+      reader.fail("R", p->expected, p->found);
+    case OperatorPart::KernelCols:
+      reader.fail("S", p->expected, p->found);
+    case OperatorPart::Operator:
+    case OperatorPart::Groups:  // a layer list's conv has one group
+    case OperatorPart::Input:
+    case OperatorPart::InputQuant:
+    case OperatorPart::OutputQuant:
+    case OperatorPart::WeightQuant:
+      reader.fail("", p->expected, p->found);
   }
 }
 

@@ -76,7 +76,7 @@ void Importer::add_gather(const onnx::NodeProto& n, int index, int output, const
   }
   L.K = uint32_t(channels.size());
   L.gather_channels = std::move(channels);
-  add_layer(n, std::move(L), {a.source}, false, output);
+  add_layer(n, std::move(L), {&a}, false, output);
 }
 
 void Importer::import_slice(const onnx::NodeProto& n, int index) {
@@ -353,7 +353,7 @@ void Importer::import_resize(const onnx::NodeProto& n, int index) {
            "nearest_mode " + rounding);
     if (r != std::end(modes)) L.resize_rounding = *r;
   }
-  add_layer(n, std::move(L), {a.source});
+  add_layer(n, std::move(L), {&a});
 }
 
 }  // namespace npusim::onnx_detail

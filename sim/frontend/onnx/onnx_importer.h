@@ -134,9 +134,11 @@ class Importer {
 
   LayerConfig base_layer(const onnx::NodeProto& n, int index, const Activation& x, OpKind op);
 
-  // The operator computing output `output` of node n.
-  void add_layer(const onnx::NodeProto& n, LayerConfig L, std::vector<TensorSource> sources,
-                 bool flat_output = false, int output = 0);
+  // The operator computing output `output` of node n from the tensors
+  // `inputs`, in its input order; checked (sim/graph/operator_checks.h) first.
+  void add_layer(const onnx::NodeProto& n, LayerConfig L,
+                 const std::vector<const Activation*>& inputs, bool flat_output = false,
+                 int output = 0);
 
   // Convolution geometry from ONNX attributes.
   void conv_geometry(const onnx::NodeProto& n, LayerConfig& L, bool dilations_allowed = true);

@@ -65,7 +65,7 @@ void Importer::import_conv(const onnx::NodeProto& n, int index, bool integer) {
       for (uint32_t rs = 0; rs < RS; ++rs) kernel[uint64_t(rs) * Cg + c] = block[c * RS + rs];
   }
   L.weight_values = std::move(weights);
-  add_layer(n, std::move(L), {xa.source});
+  add_layer(n, std::move(L), {&xa});
 }
 
 void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::string& kind) {
@@ -139,7 +139,7 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
   }
   L.weight_values = std::move(weights);
   const bool sequence = xa.sequence;  // [1, T, F] rows of tokens stay a sequence
-  add_layer(n, std::move(L), {xa.source}, /*flat_output=*/!sequence);
+  add_layer(n, std::move(L), {&xa}, /*flat_output=*/!sequence);
   activations_.at(n.output(0)).sequence = sequence;
 }
 
@@ -180,7 +180,7 @@ void Importer::import_pool(const onnx::NodeProto& n, int index, OpKind op) {
     if (L.quant.output.type != L.quant.inputs[0].type)
       fail(n, "an output of the input's type", to_string(L.quant.output.type));
   }
-  add_layer(n, std::move(L), {xa.source});
+  add_layer(n, std::move(L), {&xa});
 }
 
 void Importer::import_elementwise(const onnx::NodeProto& n, int index, OpKind kind,
@@ -193,13 +193,14 @@ void Importer::import_elementwise(const onnx::NodeProto& n, int index, OpKind ki
     std::swap(map, other);
   Activation& a = activation(n, map);
   Activation& b = activation(n, other);
-  const bool same = a.N == b.N && a.C == b.C && a.H == b.H && a.W == b.W &&
-                    a.sequence == b.sequence && a.heads == b.heads && a.axes == b.axes;
-  if (!per_channel_operand && !same)
+  // The views must agree here; the shapes are checked with the operator (check_operator).
+  const bool same_view = a.sequence == b.sequence && a.heads == b.heads && a.axes == b.axes;
+  const bool same = same_view && a.N == b.N && a.C == b.C && a.H == b.H && a.W == b.W;
+  if (!per_channel_operand && !same_view)
     fail(n, "two inputs of one shape (no broadcasting)", "different shapes");
-  const bool per_channel = a.N == b.N && a.C == b.C && b.H == 1 && b.W == 1 && !b.flat &&
-                           !b.sequence && b.heads == 0 && !a.flat && !a.sequence && a.heads == 0;
-  if (!same && !per_channel)
+  const bool per_channel_view =
+      !b.flat && !b.sequence && b.heads == 0 && !a.flat && !a.sequence && a.heads == 0;
+  if (!same && !per_channel_view)
     fail(n, "two inputs of one shape, or a [N, C, H, W] map and a per-channel [N, C, 1, 1] scale",
          dims_text(onnx_dims(a)) + " and " + dims_text(onnx_dims(b)));
   const Activation view = a;
@@ -211,7 +212,7 @@ void Importer::import_elementwise(const onnx::NodeProto& n, int index, OpKind ki
   if (L.quant.inputs[0].type != L.quant.output.type ||
       L.quant.inputs[1].type != L.quant.output.type)
     fail(n, "inputs and output of one type", "mixed types");
-  add_layer(n, std::move(L), {a.source, b.source}, view.flat);
+  add_layer(n, std::move(L), {&a, &b}, view.flat);
   Activation& y = activations_.at(n.output(0));
   y.sequence = view.sequence, y.heads = view.heads, y.axes = view.axes;
 }
@@ -231,23 +232,21 @@ void Importer::import_concat(const onnx::NodeProto& n, int index) {
     fail(n, "an input that is not split into heads",
          "a tensor split into " + std::to_string(first.heads) + " heads");
   LayerConfig L = base_layer(n, index, first, OpKind::Concat);
-  std::vector<TensorSource> sources;
+  std::vector<const Activation*> inputs;  // one N, H, W: checked with the operator
   L.K = 0, L.R = L.S = 1;
   for (int i = 2; i < n.input_size(); i += 3) {
     Activation& x = activation(n, i);
     if (!requantise && (x.sequence || x.flat))
       fail(n, "4-D inputs [N, C, H, W] (a concat along channels)",
            "input " + std::to_string(i) + " " + dims_text(onnx_dims(x)));
-    if (x.N != first.N || x.H != first.H || x.W != first.W)
-      fail(n, "4-D inputs with one N, H, W", "input " + std::to_string(i) + " differs");
     L.quant.inputs.push_back(quantised_input(n, i));
     L.K += x.C;
-    sources.push_back(x.source);
+    inputs.push_back(&x);
   }
   L.quant.output = output_quant(n, 0, 1);
   for (const TensorQuant& t : L.quant.inputs)
     if (t.type != L.quant.output.type) fail(n, "inputs and output of one type", "mixed types");
-  add_layer(n, std::move(L), std::move(sources), requantise && first.flat);
+  add_layer(n, std::move(L), inputs, requantise && first.flat);
   if (requantise) {
     Activation& y = activations_.at(n.output(0));
     y.sequence = first.sequence, y.flat_map = first.flat_map;

@@ -16,6 +16,7 @@
 #include "sim/frontend/onnx/onnx_importer.h"
 #include "sim/frontend/onnx/onnx_shapes.h"
 #include "sim/frontend/onnx/qdq_lowering.h"
+#include "sim/graph/operator_checks.h"
 #include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
 
@@ -96,8 +97,7 @@ float Importer::scale_of(const onnx::NodeProto& n, int i) const {
     fail(n, "input " + std::to_string(i) + " a float32 scalar scale",
          std::string(type_name(c.type)) + " of " + std::to_string(c.count()) + " values");
   const float s = c.floats[0];
-  if (!std::isfinite(s) || s <= 0.0f)
-    fail(n, "input " + std::to_string(i) + " a positive finite scale", std::to_string(s));
+  if (!valid_scale(s)) fail(n, "input " + std::to_string(i) + " " + kValidScale, std::to_string(s));
   return s;
 }
 
@@ -108,8 +108,9 @@ std::vector<float> Importer::scales_of(const onnx::NodeProto& n, int i,
     fail(n, "input " + std::to_string(i) + " float32 scales: 1 or " + std::to_string(per_channel),
          std::string(type_name(c.type)) + " of " + std::to_string(c.count()) + " values");
   for (float s : c.floats)
-    if (!std::isfinite(s) || s <= 0.0f)
-      fail(n, "input " + std::to_string(i) + " positive finite scales", std::to_string(s));
+    if (!valid_scale(s))
+      fail(n, "input " + std::to_string(i) + " float32 scales, each " + kValidScale,
+           std::to_string(s));
   return c.floats;
 }
 
@@ -268,8 +269,15 @@ LayerConfig Importer::base_layer(const onnx::NodeProto& n, int index, const Acti
   return L;
 }
 
-void Importer::add_layer(const onnx::NodeProto& n, LayerConfig L, std::vector<TensorSource> sources,
-                         bool flat_output, int output) {
+void Importer::add_layer(const onnx::NodeProto& n, LayerConfig L,
+                         const std::vector<const Activation*>& inputs, bool flat_output,
+                         int output) {
+  std::vector<TensorSource> sources;
+  std::vector<OperandShape> shapes;
+  for (const Activation* a : inputs) {
+    sources.push_back(a->source);
+    shapes.push_back({a->N, a->C, a->H, a->W});
+  }
   // A Relu / Clip the QDQ lowering folded in: the output range, as a fused activation.
   float lo = -INFINITY, hi = INFINITY;
   bool clipped = false;
@@ -287,8 +295,11 @@ void Importer::add_layer(const onnx::NodeProto& n, LayerConfig L, std::vector<Te
     L.quant.clamp_lo = bound(lo, quant_min(y.type));
     L.quant.clamp_hi = bound(hi, quant_max(y.type));
   }
-  if (L.out_h() == 0 || L.out_w() == 0)
-    fail(n, "a window that fits the padded input", "an empty output");
+  // The checks every front-end shares (sim/graph/operator_checks.h), at the node.
+  if (const std::optional<OperatorProblem> p = check_operator(L, shapes))
+    fail(n, p->expected,
+         p->part == OperatorPart::Input ? "operand " + std::to_string(p->input) + " " + p->found
+                                        : p->found);
   const std::string out = n.output(output);
   Activation a;
   a.source.op = int32_t(out_.network.layers.size());

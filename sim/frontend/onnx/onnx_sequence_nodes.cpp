@@ -7,7 +7,6 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/frontend/json/sequence_config.h"
 #include "sim/frontend/onnx/onnx_importer.h"
 #include "sim/frontend/onnx/onnx_shapes.h"
 
@@ -82,7 +81,7 @@ void Importer::import_batch_matmul(const onnx::NodeProto& n, int index) {
   q.bias = false;
   q.output = output_quant(n, 6, 7);
   const uint32_t heads = a.heads;
-  add_layer(n, std::move(L), {a.source, b.source});
+  add_layer(n, std::move(L), {&a, &b});
   Activation& y = activations_.at(n.output(0));  // [1, heads * K', T_q, 1]
   y.sequence = true, y.heads = heads, y.axes = kPerHead;
 }
@@ -108,7 +107,7 @@ void Importer::import_softmax(const onnx::NodeProto& n, int index) {
   L.quant.inputs.push_back(quantised_input(n, 0));
   L.quant.output = output_quant(n, 3, 4);
   const Activation view = x;
-  add_layer(n, std::move(L), {x.source}, view.flat);
+  add_layer(n, std::move(L), {&x}, view.flat);
   Activation& y = activations_.at(n.output(0));
   y.sequence = view.sequence, y.heads = view.heads, y.axes = view.axes;
 }
@@ -127,7 +126,7 @@ void Importer::import_table_activation(const onnx::NodeProto& n, int index, OpKi
   L.quant.inputs.push_back(quantised_input(n, 0));
   L.quant.output = output_quant(n, 3, 4);
   const Activation view = x;
-  add_layer(n, std::move(L), {x.source}, view.flat);
+  add_layer(n, std::move(L), {&x}, view.flat);
   // Elementwise: the output is the input's tensor in every respect but its values.
   Activation& y = activations_.at(n.output(0));
   y.sequence = view.sequence, y.heads = view.heads, y.axes = view.axes;
@@ -143,9 +142,6 @@ void Importer::import_layernorm(const onnx::NodeProto& n, int index) {
     fail(n, "a normalisation over the last axis of a [1, T, F] sequence or [N, C]",
          "axis " + std::to_string(int_attr(n, "axis", -1)) + " of shape " + dims_text(dims) +
              (x.heads > 0 ? " (a head view)" : ""));
-  if (x.C > kMaxNormChannels)
-    fail(n, "at most " + std::to_string(kMaxNormChannels) + " channels to normalise",
-         std::to_string(x.C));
   const float epsilon = float_attr(n, "epsilon", 1e-5f);
   if (!std::isfinite(epsilon) || epsilon <= 0.0f)
     fail(n, "a positive finite epsilon", std::to_string(epsilon));
@@ -185,7 +181,7 @@ void Importer::import_layernorm(const onnx::NodeProto& n, int index) {
                                                          std::numeric_limits<int32_t>::max())));
     }
   const Activation view = x;
-  add_layer(n, std::move(L), {x.source}, view.flat);
+  add_layer(n, std::move(L), {&x}, view.flat);
   activations_.at(n.output(0)).sequence = view.sequence;
 }
 
