@@ -50,10 +50,7 @@ Problem tensor_quant(OperatorPart part, const std::string& what, const TensorQua
   if (q.type == QuantType::Int32) return std::nullopt;  // raw accumulators: no scale
   if (!valid_scale(q.scale)) return problem(part, what + ": " + kValidScale, quant_text(q));
   if (!zero_point_fits(q.zero_point, q.type))
-    return problem(part,
-                   what + ": a zero point in " + std::to_string(quant_min(q.type)) + ".." +
-                       std::to_string(quant_max(q.type)) + " (" + to_string(q.type) + ")",
-                   quant_text(q));
+    return problem(part, what + ": a zero point in " + zero_point_range(q.type), quant_text(q));
   return std::nullopt;
 }
 
@@ -73,20 +70,12 @@ Problem weight_quant(const LayerConfig& L, bool required) {
   for (int32_t z : q.weight_zero_point)
     if (!zero_point_fits(z, q.weight_type))
       return problem(OperatorPart::WeightQuant,
-                     "weight zero points in " + std::to_string(quant_min(q.weight_type)) + ".." +
-                         std::to_string(quant_max(q.weight_type)) + " (" +
-                         to_string(q.weight_type) + ")",
-                     std::to_string(z));
+                     "weight zero points in " + zero_point_range(q.weight_type), std::to_string(z));
   return std::nullopt;
 }
 
-std::string dims_text(const OperandShape& t) {
-  return "[" + std::to_string(t.N) + ", " + std::to_string(t.C) + ", " + std::to_string(t.H) +
-         ", " + std::to_string(t.W) + "]";
-}
-
 Problem input_problem(std::size_t k, std::string expected, const OperandShape& found) {
-  OperatorProblem p{OperatorPart::Input, std::move(expected), dims_text(found)};
+  OperatorProblem p{OperatorPart::Input, std::move(expected), to_string(found)};
   p.input = k;
   return p;
 }
@@ -100,13 +89,13 @@ Problem elementwise_inputs(ElementwiseKind kind, const std::vector<OperandShape>
   const bool same = a.N == b.N && a.C == b.C && a.H == b.H && a.W == b.W;
   switch (kind) {
     case ElementwiseKind::Add:
-      if (!same) return input_problem(1, "a tensor of the first input's shape " + dims_text(a), b);
+      if (!same) return input_problem(1, "a tensor of the first input's shape " + to_string(a), b);
       return std::nullopt;
     case ElementwiseKind::Mul:
       if (!same && !(a.N == b.N && a.C == b.C && b.H == 1 && b.W == 1))
         return input_problem(1,
-                             "a tensor of the first input's shape " + dims_text(a) +
-                                 " or a per-channel [N, C, 1, 1] = " + dims_text({a.N, a.C, 1, 1}),
+                             "a tensor of the first input's shape " + to_string(a) +
+                                 " or a per-channel [N, C, 1, 1] = " + to_string({a.N, a.C, 1, 1}),
                              b);
       return std::nullopt;
   }
@@ -180,6 +169,16 @@ const char* to_string(OperatorPart p) {
       return "weight quantisation";
   }
   return "?";
+}
+
+std::string to_string(const OperandShape& t) {
+  return "[" + std::to_string(t.N) + ", " + std::to_string(t.C) + ", " + std::to_string(t.H) +
+         ", " + std::to_string(t.W) + "]";
+}
+
+std::string zero_point_range(QuantType t) {
+  return std::to_string(quant_min(t)) + ".." + std::to_string(quant_max(t)) + " (" + to_string(t) +
+         ")";
 }
 
 bool valid_scale(float scale) { return std::isfinite(scale) && scale > 0.0f; }

@@ -52,6 +52,9 @@ struct OperandShape {
   uint32_t N = 1, C = 0, H = 0, W = 0;
 };
 
+// "[N, C, H, W]", as the front-ends' messages write a shape.
+std::string to_string(const OperandShape& t);
+
 // The first problem of `L` (fully built: shape, geometry, quantisation)
 // reading tensors of the shapes `inputs` (in its input order), or nullopt.
 // The order: the window, the tensors, the family's own rules (a conv's groups
@@ -65,5 +68,7 @@ bool valid_scale(float scale);
 inline constexpr const char* kValidScale = "a positive finite float32 scale";
 // Whether `zero_point` is a value of type `t` (int32 outputs have none: 0).
 bool zero_point_fits(int32_t zero_point, QuantType t);
+// The zero points of an 8-bit type `t`, "lo..hi (type)", as messages name them.
+std::string zero_point_range(QuantType t);
 
 }  // namespace npusim

@@ -36,6 +36,13 @@ LayerConfig quantised(LayerConfig L) {
   return L;
 }
 
+// L as the vector operator `op`, which has no weights to quantise.
+LayerConfig vector_operator(LayerConfig L, OpKind op) {
+  L.op = op;
+  L.quant.weight_scale.clear(), L.quant.weight_zero_point.clear();
+  return L;
+}
+
 // An operator reading one tensor of its own N, C, H, W.
 std::optional<OperatorProblem> check_one(const LayerConfig& L) {
   return check_operator(L, {{L.N, L.C, L.H, L.W}});
@@ -117,9 +124,8 @@ TEST_CASE(
   g.groups = 8;
   CHECK_FALSE(check_one(g));
   // A vector operator's K x C is no tensor: softmax over 16385 channels has no weights.
-  LayerConfig s = quantised(checked_conv(16385, 1, 1, 16385, 1, 1));
-  s.op = OpKind::Softmax;
-  s.quant.weight_scale.clear(), s.quant.weight_zero_point.clear();
+  const LayerConfig s =
+      vector_operator(quantised(checked_conv(16385, 1, 1, 16385, 1, 1)), OpKind::Softmax);
   CHECK_FALSE(check_one(s));
 }
 
@@ -159,10 +165,8 @@ TEST_CASE(
     "operator checks: an add's inputs have one shape, a mul's second may be per channel, a "
     "concat's share N, H and W",
     "[operator_checks]") {
-  LayerConfig add = quantised(checked_conv(8, 6, 4, 8, 1, 1));
-  add.op = OpKind::Add;
+  LayerConfig add = vector_operator(quantised(checked_conv(8, 6, 4, 8, 1, 1)), OpKind::Add);
   add.quant.inputs.push_back(add.quant.inputs[0]);
-  add.quant.weight_scale.clear(), add.quant.weight_zero_point.clear();
   CHECK_FALSE(check_operator(add, {{1, 8, 6, 4}, {1, 8, 6, 4}}));
   // A 6 x 4 map and a 4 x 6 one hold as many values, but not the same shape.
   auto p = check_operator(add, {{1, 8, 6, 4}, {1, 8, 4, 6}});
@@ -204,9 +208,7 @@ TEST_CASE("operator checks: a norm normalises at most 16384 channels", "[operato
   REQUIRE(p);
   CHECK(p->part == OperatorPart::Input);
   CHECK(p->expected == "at most 16384 channels to normalise");
-  n.op = OpKind::Softmax;  // another family: no such limit
-  n.quant.weight_scale.clear(), n.quant.weight_zero_point.clear();
-  CHECK_FALSE(check_one(n));
+  CHECK_FALSE(check_one(vector_operator(n, OpKind::Softmax)));  // another family: no such limit
 }
 
 TEST_CASE(

@@ -49,8 +49,7 @@ float expect_scale(const json& v, const std::string& file, const std::string& po
 int32_t expect_zero_point(const json& v, const std::string& file, const std::string& pointer,
                           QuantType t) {
   const int64_t lo = quant_min(t), hi = quant_max(t);
-  const std::string expected = "integer zero point in " + std::to_string(lo) + ".." +
-                               std::to_string(hi) + " (" + to_string(t) + ")";
+  const std::string expected = "integer zero point in " + zero_point_range(t);
   if (!v.is_number_integer()) throw ConfigError(file, pointer, expected, describe_json(v));
   const int64_t z = v.is_number_unsigned()
                         ? int64_t(std::min<uint64_t>(v.get<uint64_t>(), 1u << 20))
@@ -489,9 +488,8 @@ class GraphParser {
     const auto fail_shape = [&](std::size_t k, const std::string& expected) {
       const TensorInfo& t = *in_tensors[k];
       throw ConfigError(file_, r.pointer_to("inputs") + "/" + std::to_string(k), expected,
-                        "\"" + (*ins)[k].get<std::string>() + "\" of shape [" +
-                            std::to_string(t.N) + ", " + std::to_string(t.C) + ", " +
-                            std::to_string(t.H) + ", " + std::to_string(t.W) + "]");
+                        "\"" + (*ins)[k].get<std::string>() + "\" of shape " +
+                            to_string(OperandShape{t.N, t.C, t.H, t.W}));
     };
     LayerConfig::Geometry g;
     const bool array_op = info.unit == OpUnit::Array;

@@ -2,6 +2,7 @@
 
 #include "sim/config/checked_size.h"
 #include "sim/config/config_error.h"
+#include "sim/graph/operator_checks.h"
 
 namespace npusim {
 
@@ -62,10 +63,6 @@ void parse_batch_matmul(JsonReader& r, LayerConfig& L, const std::vector<Sequenc
 void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<SequenceOperand>& in,
                              const FailInput& fail_shape) {
   const SequenceOperand& x = in[0];
-  const auto dims = [](const SequenceOperand& t) {
-    return "[" + std::to_string(t.N) + ", " + std::to_string(t.C) + ", " + std::to_string(t.H) +
-           ", " + std::to_string(t.W) + "]";
-  };
   L.K = L.C, L.R = L.S = 1;
   const bool rows_are_tokens = L.op == OpKind::BatchMatMul || L.op == OpKind::Rope ||
                                (L.op == OpKind::Softmax && r.has("causal"));
@@ -91,7 +88,8 @@ void parse_sequence_operator(JsonReader& r, LayerConfig& L, const std::vector<Se
       L.seq.causal = r.get_bool("causal", false);
       if (L.seq.causal && x.C / L.seq.heads < x.H)
         r.fail("causal", "keys per head C / heads at least the query rows " + std::to_string(x.H),
-               std::to_string(x.C / L.seq.heads) + " keys per head in " + dims(x));
+               std::to_string(x.C / L.seq.heads) + " keys per head in " +
+                   to_string(OperandShape{x.N, x.C, x.H, x.W}));
       break;
     case OpFamily::Norm: {
       L.seq.epsilon = r.get_positive_number("epsilon", 1.0, 1e-5);

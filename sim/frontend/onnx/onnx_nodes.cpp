@@ -193,7 +193,8 @@ void Importer::import_elementwise(const onnx::NodeProto& n, int index, OpKind ki
     std::swap(map, other);
   Activation& a = activation(n, map);
   Activation& b = activation(n, other);
-  // The views must agree here; the shapes are checked with the operator (check_operator).
+  // The views must agree here (and a per-channel operand needs plain maps);
+  // check_operator then holds the shapes to an add's or a mul's rule.
   const bool same_view = a.sequence == b.sequence && a.heads == b.heads && a.axes == b.axes;
   const bool same = same_view && a.N == b.N && a.C == b.C && a.H == b.H && a.W == b.W;
   if (!per_channel_operand && !same_view)
