@@ -392,11 +392,19 @@ TEST_CASE(
     const test::OrtComparison c =
         test::ort_compare(model, "--levels all --tolerance 2 --input x=" + x);
     INFO("seed " << seed << "\n" << c.text);
-    CHECK(c.status == 0);
     std::smatch m;
     REQUIRE(std::regex_search(c.text, m, line));
     worst = std::max(worst, uint32_t(std::stoul(m[1])));
     most = std::max(most, uint32_t(std::stoul(m[2])));
+    // Without VNNI ONNX Runtime's own uint8 x int8 matmuls saturate (docs/quantization.md) and
+    // add differences of their own (up to 4 LSB, a third of the values): no bound to hold there.
+    if (!test::cpu_has_vnni()) {
+      WARN("seed " << seed << " not held to the bound: ONNX Runtime's kernels saturate on this "
+                   << "CPU, which has no VNNI\n"
+                   << c.text);
+      continue;
+    }
+    CHECK(c.status == 0);
     CHECK(std::stoul(m[1]) <= 2);
     CHECK(std::stoul(m[2]) * 100 <= 12 * 1024);
   }

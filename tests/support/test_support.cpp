@@ -118,6 +118,30 @@ bool skipped_for_want_of_vnni(const OrtComparison& c, const std::string& model) 
   return true;
 }
 
+bool cpu_has_vnni() {
+  std::ifstream in("/proc/cpuinfo");
+  if (!in) return true;
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0)
+      return line.find(" avx512_vnni") != std::string::npos ||
+             line.find(" avx_vnni") != std::string::npos;
+  return true;
+}
+
+void check_ort_bit_exact(const OrtComparison& c, const std::string& output) {
+  INFO(c.text);
+  if (c.text.find("this CPU has no VNNI") == std::string::npos) {
+    CHECK(c.status == 0);
+    CHECK_THAT(c.text, Catch::Contains("[all] " + output + ": bit-exact"));
+    return;
+  }
+  WARN(
+      "compared with ONNX Runtime's unoptimised kernels only: its optimised uint8 x int8 "
+      "kernels saturate on this CPU, which has no VNNI (tools/ort-compare's note)");
+  CHECK_THAT(c.text, Catch::Contains("[disabled] " + output + ": bit-exact"));
+}
+
 CliResult run_command(const std::string& command) {
   const std::string out = temp_dir() + "/cli.out", err = temp_dir() + "/cli.err";
   const int status = std::system((command + " >" + out + " 2>" + err + " </dev/null").c_str());

@@ -81,6 +81,14 @@ OrtComparison ort_compare(const std::string& model, const std::string& args);
 // difference may be ONNX Runtime's own. Then it warns, naming the model, and returns true; the
 // caller skips that comparison's checks, and the case's other checks still decide it.
 bool skipped_for_want_of_vnni(const OrtComparison& c, const std::string& model);
+// Whether /proc/cpuinfo lists avx512_vnni or avx_vnni (true when it cannot be read), the rule
+// of tools/ort-compare's note.
+bool cpu_has_vnni();
+// Checks that `output` ("logits float32 [1, 10]") is bit-exact in a comparison run with
+// `--levels all,disabled`: at level [all], ONNX Runtime's optimised kernels; on a CPU without
+// VNNI, where those kernels saturate (tools/ort-compare's note), at level [disabled], its
+// unoptimised ones, instead. Also the comparison's exit status, which [all] decides.
+void check_ort_bit_exact(const OrtComparison& c, const std::string& output);
 
 // Runs the CLI with --out into a temp folder and returns report.json.
 nlohmann::json run_report(const std::string& args);
