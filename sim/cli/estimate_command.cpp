@@ -82,7 +82,9 @@ int estimate(const EstimateArguments& a) {
   if (a.quiet) spdlog::set_level(spdlog::level::warn);
   const auto start = std::chrono::steady_clock::now();
   const HardwareConfig hw = resolve_hardware(a.in);
-  const NetworkConfig net = resolve_workload(a.in);
+  WorkloadOptions workload = a.in;
+  workload.weight_values = false;  // the estimate is dense: a model's weights are not read
+  const NetworkConfig net = resolve_workload(workload);
   const std::vector<std::string> inputs = input_files(a.in, net);
   if (!a.out_dir.empty()) refuse_to_overwrite("--out", a.out_dir + "/report.json", inputs);
   spdlog::info("estimating {} ({} layers) on hardware '{}', no simulation", net.name,

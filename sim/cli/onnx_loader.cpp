@@ -39,8 +39,9 @@ const OnnxFrontend& frontend() {
 }  // namespace
 
 OnnxModel import_onnx_model(const std::string& path,
-                            const std::map<std::string, std::string>& inputs) {
-  return frontend().import(path, inputs);
+                            const std::map<std::string, std::string>& inputs,
+                            const OnnxImportOptions& options) {
+  return frontend().import(path, inputs, options);
 }
 
 }  // namespace npusim::cli

@@ -13,6 +13,7 @@ namespace npusim::cli {
 // import_onnx() of the module. Throws std::runtime_error naming the module's
 // path and the loader's message when it cannot be loaded.
 OnnxModel import_onnx_model(const std::string& path,
-                            const std::map<std::string, std::string>& inputs);
+                            const std::map<std::string, std::string>& inputs,
+                            const OnnxImportOptions& options = {});
 
 }  // namespace npusim::cli

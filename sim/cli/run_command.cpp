@@ -88,7 +88,9 @@ int run(const RunArguments& a) {
     replay = std::make_unique<ProgramFile>(read_program_jsonl(
         a.program_file, program_workload_resolver(a.program_file, a.in.inputs, &model_outputs)));
   const HardwareConfig hw = run_hardware(a, replay ? &replay->hardware : nullptr);
-  NetworkConfig net = replay ? replay->network : resolve_workload(a.in, &model_outputs);
+  WorkloadOptions workload = a.in;
+  workload.weight_values = !a.timing_only;  // a timing-only run counts a model's weights only
+  NetworkConfig net = replay ? replay->network : resolve_workload(workload, &model_outputs);
   spdlog::info("running {} ({} layers) on hardware '{}'", net.name, net.layers.size(), hw.name);
   // An ONNX model's inputs not given with --input are seeded (docs/onnx.md#inputs-and-outputs).
   for (const GraphInput& g : net.graph_inputs)

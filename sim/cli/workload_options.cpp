@@ -94,7 +94,8 @@ fs::path program_folder(const std::string& program_path) {
 NetworkConfig resolve_workload(const WorkloadOptions& options,
                                std::vector<OnnxOutput>* onnx_outputs) {
   if (!options.workload.empty() && is_onnx_model(options.workload)) {
-    OnnxModel model = cli::import_onnx_model(options.workload, input_assignments(options.inputs));
+    OnnxModel model = cli::import_onnx_model(options.workload, input_assignments(options.inputs),
+                                             OnnxImportOptions{options.weight_values});
     if (onnx_outputs != nullptr) *onnx_outputs = model.outputs;
     return std::move(model.network);
   }

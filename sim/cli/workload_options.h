@@ -22,6 +22,9 @@ struct WorkloadOptions {
   // --prefill / --decode / --batch: a decoder workload's tokens, steps and
   // sequences (-1: the file's).
   int64_t prefill = -1, decode = -1, batch = -1;
+  // False: an ONNX model's array operators keep only their weights' non-zero counts (a
+  // timing-only run: OnnxImportOptions::weight_values).
+  bool weight_values = true;
 };
 
 // Adds the positional workload, --hw and --set to `cmd`.

@@ -20,21 +20,6 @@ KernelStream summary_from_counts(KernelCounts nonzeros, uint32_t R, uint32_t S, 
   return s;
 }
 
-std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, uint64_t taps,
-                                            const std::vector<int8_t>& zero_of_kernel) {
-  std::vector<uint32_t> nonzeros(K, 0);
-  // A kernel's "zero" is its weight zero point (0 for plain int8 layers):
-  // coefficients equal to it contribute (w - zp) = 0 and are skipped.
-  for (uint32_t k = 0; k < K; ++k) {
-    const int8_t z = zero_of_kernel.empty() ? int8_t(0) : zero_of_kernel[k];
-    const int8_t* coefficients = weights + k * taps;
-    uint32_t count = 0;
-    for (uint64_t i = 0; i < taps; ++i) count += coefficients[i] != z;
-    nonzeros[k] = count;
-  }
-  return nonzeros;
-}
-
 KernelStream summarise_kernels(const TensorI8& w, ComputeMode mode,
                                const std::vector<int8_t>& zero_of_kernel) {
   if (w.shape.size() != 4) throw std::invalid_argument("weights must be K,R,S,C");
@@ -90,14 +75,6 @@ KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits) {
   stream.format = WeightFormat::Raw;
   stream.bytes.assign(bytes.begin(), bytes.end());
   return stream;
-}
-
-std::vector<int8_t> kernel_zeros(const LayerConfig& layer) {
-  std::vector<int8_t> zeros;
-  if (layer.quantized)
-    for (uint32_t k = 0; k < layer.K; ++k)
-      zeros.push_back(int8_t(layer.quant.weight_zero_point_of(k)));
-  return zeros;
 }
 
 KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,

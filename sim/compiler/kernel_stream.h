@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/config/hardware_config.h"
+#include "sim/graph/weight_nonzeros.h"  // count_kernel_nonzeros, kernel_zeros
 #include "sim/graph/workload.h"
 #include "sim/program/program.h"
 #include "sim/tensor/tensor.h"
@@ -32,12 +33,6 @@ KernelStream encode_kernels(const TensorI8& weights, ComputeMode mode,
 KernelStream summarise_kernels(const TensorI8& weights, ComputeMode mode,
                                const std::vector<int8_t>& zero_of_kernel = {});
 
-// The non-zeros of each of K kernels of `taps` coefficients lying one after another
-// from `weights`: coefficients other than the kernel's zero (its weight zero point; 0
-// when `zero_of_kernel` is empty), which zero skipping does not skip.
-std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, uint64_t taps,
-                                            const std::vector<int8_t>& zero_of_kernel);
-
 // The same from the non-zeros per kernel alone (K = their count), for weights counted without
 // being stored: the format rule is summarise_kernels'.
 KernelStream summary_from_counts(KernelCounts nonzeros, uint32_t R, uint32_t S, uint32_t C,
@@ -51,9 +46,6 @@ KernelStream encode_binary_kernels(const TensorI8& weights, uint32_t bits);
 // The stream of `layer`'s kernels: packed for a binary layer, else encode_kernels.
 KernelStream encode_layer_kernels(const LayerConfig& layer, const TensorI8& weights,
                                   ComputeMode mode);
-
-// Each kernel's "zero" coefficient: a graph operator's weight zero points, else none (empty: 0).
-std::vector<int8_t> kernel_zeros(const LayerConfig& layer);
 
 // summarise_kernels for `layer` (format raw and no counts for a binary layer).
 KernelStream summarise_layer_kernels(const LayerConfig& layer, const TensorI8& weights,

@@ -194,7 +194,7 @@ json to_json(const NetworkConfig& net) {
 }
 
 std::string seeded_weights_key(const LayerConfig& L) {
-  if (!L.weights_npy.empty() || !L.weight_values.empty()) return "";
+  if (!L.weights_npy.empty() || !L.weight_values.empty() || !L.weight_nonzeros.empty()) return "";
   std::ostringstream k;
   k.precision(17);
   k << "seed " << L.seed << " K " << L.K << " R " << L.R << " S " << L.S << " C " << L.C

@@ -222,6 +222,10 @@ struct LayerConfig {
   // bias K values; empty: seeded. `source_op` is the model's operator type
   // (e.g. "QLinearConv"), shown in reports.
   SharedValues<int8_t> weight_values;  // shared by the layer's copies
+  // A model's weights kept only as their non-zeros per kernel (K counts;
+  // sim/graph/weight_nonzeros.h) where the values were dropped: an ONNX import
+  // for a timing-only run. Empty otherwise.
+  SharedValues<uint32_t> weight_nonzeros;
   std::vector<int32_t> bias_values;
   std::string source_op;
   DataType dtype = DataType::Int8;

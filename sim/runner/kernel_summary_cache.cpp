@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/graph/weight_nonzeros.h"
 #include "sim/io/atomic_file.h"
 #include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"
@@ -46,23 +47,11 @@ KernelCounts seeded_counts(const LayerConfig& layer) {
   return counts;
 }
 
-// A model's own weights (ONNX), counted where they lie: a copy of VGG's first
-// classifier layer is 98 MiB. Empty where they do not fit the layer (make_layer_weights
-// then says so).
-std::vector<uint32_t> model_weight_counts(const LayerConfig& layer) {
-  const uint64_t taps = uint64_t(layer.R) * layer.S * layer.group_channels();
-  if (layer.weight_values.empty() || !runs_on_array(layer.op) || layer.is_binary() ||
-      layer.op == OpKind::BatchMatMul || layer.weight_values.size() != taps * layer.K)
-    return {};
-  return count_kernel_nonzeros(layer.weight_values.values().data(), layer.K, taps,
-                               kernel_zeros(layer));
-}
-
 // Counted straight from the seeded draws where the weights are plain bytes, or
 // from the model's own, else drawn.
 KernelStream compute(const LayerConfig& layer, ComputeMode mode) {
   KernelCounts counts = seeded_counts(layer);
-  if (counts.empty()) counts = model_weight_counts(layer);
+  if (counts.empty()) counts = model_weight_nonzeros(layer);  // a model's own, where they lie
   if (counts.empty()) return summarise_layer_kernels(layer, make_layer_weights(layer), mode);
   return summary_from_counts(std::move(counts), layer.R, layer.S, layer.group_channels(), mode);
 }

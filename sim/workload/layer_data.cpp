@@ -146,6 +146,11 @@ LayerData make_operator_data(const LayerConfig& layer) {
   d.weights = has_norm_params(layer.op)
                   ? TensorI8({layer.C, 1, 1, 1})
                   : TensorI8({layer.K, layer.R, layer.S, layer.group_channels()});
+  // A model's weights kept only as counts (a timing-only import) are not there to compute with.
+  if (layer.weight_values.empty() && !layer.weight_nonzeros.empty())
+    throw std::logic_error("operator '" + layer.name +
+                           "': its weights were imported as non-zero counts only (for a "
+                           "timing-only run); computing its values needs the model's weights");
   if (!layer.weight_values.empty()) {  // a model's own weights and bias
     if (layer.weight_values.size() != d.weights.size())
       throw std::runtime_error(
@@ -194,7 +199,9 @@ TensorI8 make_graph_input(const GraphInput& in) {
 
 std::vector<uint32_t> count_seeded_kernel_nonzeros(const LayerConfig& layer,
                                                    const std::vector<int8_t>& zero_of_kernel) {
-  if (layer.is_binary() || !layer.weights_npy.empty() || !layer.weight_values.empty()) return {};
+  if (layer.is_binary() || !layer.weights_npy.empty() || !layer.weight_values.empty() ||
+      !layer.weight_nonzeros.empty())
+    return {};
   // As drawn above: a plain layer's random_int8 and an operator's uniform(-127, 127), each then
   // thinned by its sparsity pattern, or an operator's uniform(0, 255), never thinned.
   const bool u8 = layer.quantized && layer.quant.weight_type == QuantType::Uint8;

@@ -7,9 +7,11 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/config/config_error.h"
 #include "sim/frontend/onnx/onnx_import.h"
 #include "sim/frontend/onnx/onnx_reader.h"
 #include "tests/support/onnx_model_builder.h"
@@ -52,6 +54,19 @@ void add_two_convs(ModelBuilder& m, const std::string& wa, const std::string& wb
   }
 }
 
+// A Constant node "weights" whose int8 value of `dims` (set by the caller) is tensor `out`,
+// as torch.onnx writes weights.
+onnx::TensorProto* constant_node(ModelBuilder& m, const std::string& out,
+                                 const std::vector<int64_t>& dims) {
+  auto* value = m.node("Constant", {}, {out}, "weights")->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  onnx::TensorProto* t = value->mutable_t();
+  t->set_data_type(onnx::TensorProto_DataType_INT8);
+  for (int64_t d : dims) t->add_dims(d);
+  return t;
+}
+
 // The weights [2, 2, 1, 2] (OIHW) 1..8 as the simulator lays them out: kernel k,
 // tap s, channel c at (k * 2 + s) * 2 + c; OIHW has it at (k * 2 + c) * 2 + s.
 const std::vector<int8_t> kTwoConvsNhwc{1, 3, 2, 4, 5, 7, 6, 8};
@@ -59,8 +74,9 @@ const std::vector<int8_t> kTwoConvsNhwc{1, 3, 2, 4, 5, 7, 6, 8};
 }  // namespace
 
 TEST_CASE(
-    "onnx reader: the model read field by field equals protobuf's, the int8 and uint8 "
-    "initialisers of 1 MiB and more beside it, smaller and float ones inside",
+    "onnx reader: the model read field by field equals protobuf's, the values of int8 and "
+    "uint8 initialisers of 16 KiB and more left in the file where it says, smaller and float "
+    "ones inside",
     "[onnx]") {
   ModelBuilder m;
   m.model.set_producer_name("reader-test");
@@ -69,6 +85,7 @@ TEST_CASE(
   ModelBuilder::ints_attribute(pool, "kernel_shape", {1, 1});
   m.output("y");
   const int64_t mib = int64_t(onnx_detail::kSideBytesAtLeast);
+  REQUIRE(mib == 16 << 10);
   *m.g->add_initializer() = raw_tensor("big_i8", onnx::TensorProto_DataType_INT8, mib);
   *m.g->add_initializer() = raw_tensor("small_u8", onnx::TensorProto_DataType_UINT8, mib - 1);
   *m.g->add_initializer() = raw_tensor("big_f32", onnx::TensorProto_DataType_FLOAT, 2 * mib);
@@ -79,17 +96,22 @@ TEST_CASE(
   REQUIRE(onnx_detail::read_onnx_model(path, read));
   const onnx::GraphProto& g = read.model.graph();
   REQUIRE(g.initializer_size() == 4);
-  REQUIRE(read.side_bytes.size() == 4);
-  CHECK(read.side_bytes[0].size() == size_t(mib));
-  CHECK(read.side_bytes[1].empty());
-  CHECK(read.side_bytes[2].empty());
-  CHECK(read.side_bytes[3].size() == size_t(mib + 3));
-  // With the side values put back, the very model protobuf reads.
+  REQUIRE(read.side_spans.size() == 2);
+  CHECK(read.side_spans[0].size == uint64_t(mib));
+  CHECK(read.side_spans[1].size == uint64_t(mib + 3));
+  for (int i : {1, 2}) CHECK_FALSE(onnx_detail::span_in_file(g.initializer(i)));
+  CHECK(g.initializer(0).raw_data().size() == 1);  // the stand-in
+  CHECK(g.initializer(2).raw_data().size() == size_t(2 * mib));
+  // With the values read from where the marks say, the very model protobuf reads.
   onnx::ModelProto restored = read.model;
   for (int i : {0, 3}) {
-    const std::vector<int8_t>& side = read.side_bytes[size_t(i)];
-    restored.mutable_graph()->mutable_initializer(i)->set_raw_data(
-        std::string(side.begin(), side.end()));
+    const std::optional<onnx_detail::FileSpan> span = onnx_detail::span_in_file(g.initializer(i));
+    REQUIRE(span);
+    CHECK(*span == read.side_spans[i == 0 ? 0 : 1]);
+    const std::vector<int8_t> side = onnx_detail::read_file_span(path, *span);
+    onnx::TensorProto& t = *restored.mutable_graph()->mutable_initializer(i);
+    t.set_raw_data(std::string(side.begin(), side.end()));
+    t.clear_external_data();
   }
   onnx::ModelProto direct;
   std::ifstream in(path, std::ios::binary);
@@ -113,9 +135,9 @@ TEST_CASE(
     std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() - 100);
     CHECK_FALSE(onnx_detail::read_onnx_model(path, read));
   }
-  SECTION("a raw_data length of 2 GiB - 1 in a 1 MiB file") {
-    // The varint of the raw_data length (1 MiB + 5) after its tag 0x4a, made 0x7fffffff.
-    const std::string tag_and_length = std::string("\x4a\x85\x80\x40", 4);
+  SECTION("a raw_data length of 2 GiB - 1 in a 16 KiB file") {
+    // The varint of the raw_data length (16 KiB + 5) after its tag 0x4a, made 0x7fffffff.
+    const std::string tag_and_length = std::string("\x4a\x85\x80\x01", 4);
     const size_t at = bytes.find(tag_and_length);
     REQUIRE(at != std::string::npos);
     bytes.replace(at + 1, 3, std::string("\xff\xff\xff\xff\x07", 5));
@@ -142,18 +164,68 @@ TEST_CASE(
     "are each convolution's weights",
     "[onnx]") {
   ModelBuilder m = two_convs_input();
-  auto* constant = m.node("Constant", {}, {"w"}, "weights");
-  auto* value = constant->add_attribute();
-  value->set_name("value");
-  value->set_type(onnx::AttributeProto_AttributeType_TENSOR);
-  onnx::TensorProto* t = value->mutable_t();
-  t->set_data_type(onnx::TensorProto_DataType_INT8);
-  for (int64_t d : {2, 2, 1, 2}) t->add_dims(d);
-  t->set_raw_data(std::string{1, 2, 3, 4, 5, 6, 7, 8});
+  constant_node(m, "w", {2, 2, 1, 2})->set_raw_data(std::string{1, 2, 3, 4, 5, 6, 7, 8});
   m.node("Identity", {"w"}, {"w2"}, "copy");
   add_two_convs(m, "w", "w2");
   const OnnxModel model = import_onnx(m.save("constant_w.onnx"), {});
   REQUIRE(model.network.layers.size() == 2);
   CHECK(model.network.layers[0].weight_values == kTwoConvsNhwc);
   CHECK(model.network.layers[1].weight_values == kTwoConvsNhwc);
+}
+
+TEST_CASE(
+    "onnx: a Constant node's weights of 16 KiB and more, and an Identity's copy, stay in the file "
+    "until each convolution reads them in its channels-last layout",
+    "[onnx]") {
+  constexpr int64_t K = 64, C = 32;                         // 3x3 kernels: 18,432 bytes
+  const auto w_at = [](int64_t k, int64_t c, int64_t rs) {  // OIHW value, seeded pattern
+    return int8_t((k * 31 + c * 7 + rs * 3) % 255 - 127);
+  };
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto_DataType_UINT8, {1, C, 5, 4});
+  m.scalar_float("s", 1.0f);
+  m.ints("z", onnx::TensorProto_DataType_UINT8, {}, {0});
+  m.ints("wz", onnx::TensorProto_DataType_INT8, {}, {0});
+  onnx::TensorProto* t = constant_node(m, "w", {K, C, 3, 3});
+  std::string raw;
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t rs = 0; rs < 9; ++rs) raw.push_back(char(w_at(k, c, rs)));
+  t->set_raw_data(raw);
+  m.node("Identity", {"w"}, {"w2"}, "copy");
+  add_two_convs(m, "w", "w2");
+  const std::string path = m.save("constant_big_w.onnx");
+
+  onnx_detail::ReadModel read;
+  REQUIRE(onnx_detail::read_onnx_model(path, read));
+  REQUIRE(read.side_spans.size() == 1);
+  CHECK(read.side_spans[0].size == uint64_t(K * C * 9));
+  CHECK(read.model.graph().node(0).attribute(0).t().raw_data().size() == 1);  // the stand-in
+
+  std::vector<int8_t> nhwc;  // kernel k, tap rs, channel c at (k * 9 + rs) * C + c
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t rs = 0; rs < 9; ++rs)
+      for (int64_t c = 0; c < C; ++c) nhwc.push_back(w_at(k, c, rs));
+  const OnnxModel model = import_onnx(path, {});
+  REQUIRE(model.network.layers.size() == 2);
+  CHECK(model.network.layers[0].weight_values == nhwc);
+  CHECK(model.network.layers[1].weight_values == nhwc);
+}
+
+TEST_CASE(
+    "onnx: a tensor that carries npusim's own file marks in the model file is refused at its "
+    "external_data",
+    "[onnx]") {
+  ModelBuilder m = two_convs_input();
+  m.ints("w", onnx::TensorProto_DataType_INT8, {2, 2, 1, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  onnx::TensorProto& w = *m.g->mutable_initializer(m.g->initializer_size() - 1);
+  for (const char* key : {onnx_detail::kFileOffsetKey, onnx_detail::kFileSizeKey}) {
+    onnx::StringStringEntryProto* e = w.add_external_data();
+    e->set_key(key);
+    e->set_value(std::string(key) == onnx_detail::kFileOffsetKey ? "0" : "8");
+  }
+  add_two_convs(m, "w", "w");
+  const ConfigError e = test::config_error_from([&] { import_onnx(m.save("forged.onnx"), {}); });
+  CHECK(e.pointer() == "/graph/initializer/w/external_data");
+  CHECK_THAT(e.found(), Catch::Contains("8 bytes at offset 0 that the file does not hold there"));
 }

@@ -43,7 +43,7 @@ std::vector<int64_t> axes_of(const onnx::NodeProto& n, int64_t opset,
 }  // namespace
 
 Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& file,
-                              const std::string& pointer, std::vector<int8_t>* side) {
+                              const std::string& pointer, std::optional<uint64_t> bytes_in_file) {
   Constant c;
   c.type = t.data_type();
   for (int64_t d : t.dims()) {
@@ -74,9 +74,8 @@ Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& fil
       break;
     case onnx::TensorProto_DataType_UINT8:
     case onnx::TensorProto_DataType_INT8: {
-      if (side != nullptr) {
-        need(side->size(), 1);
-        c.bytes = std::move(*side);
+      if (bytes_in_file) {
+        need(*bytes_in_file, 1);
       } else if (t.has_raw_data()) {
         need(raw.size(), 1);
         c.bytes.assign(raw.begin(), raw.end());

@@ -40,10 +40,12 @@ struct Constant {
 // A TensorProto's values; throws ConfigError at `file` and `pointer` for
 // negative dims, external data or a value count that does not match the dims.
 // Types other than float, (u)int8, int32 and int64 keep no values (an error
-// only when a node reads them). `side`: an 8-bit tensor's values, read beside
-// its TensorProto (onnx_reader.h), moved in.
+// only when a node reads them). `bytes_in_file`: the size of an 8-bit tensor's values
+// left in the model file (onnx_reader.h), checked against the dims; its `bytes` stay
+// empty for the importer to read.
 Constant constant_from_tensor(const onnx::TensorProto& t, const std::string& file,
-                              const std::string& pointer, std::vector<int8_t>* side = nullptr);
+                              const std::string& pointer,
+                              std::optional<uint64_t> bytes_in_file = std::nullopt);
 
 // The same for a reader that only looks (the graph rewrites before import):
 // nullopt where constant_from_tensor throws, which the import then reports.

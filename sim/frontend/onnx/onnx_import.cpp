@@ -82,10 +82,20 @@ OnnxModel Importer::run() {
   // copy them into their own layout.
   for (int i = 0; i < model_.graph().initializer_size(); ++i) {
     onnx::TensorProto& t = *model_.mutable_graph()->mutable_initializer(i);
-    std::vector<int8_t>* side = size_t(i) < side_bytes_.size() && !side_bytes_[size_t(i)].empty()
-                                    ? &side_bytes_[size_t(i)]
-                                    : nullptr;
-    constants_[t.name()] = constant_from_tensor(t, path_, "/graph/initializer/" + t.name(), side);
+    const std::string pointer = "/graph/initializer/" + t.name();
+    if (const std::optional<FileSpan> span = span_in_file(t)) {
+      // An 8-bit one's bytes stay in the file until a node reads them.
+      if (std::find(side_spans_.begin(), side_spans_.end(), *span) == side_spans_.end())
+        throw ConfigError(path_, pointer + "/external_data",
+                          "no npusim_file_offset or npusim_file_size entries (npusim's own "
+                          "marks, which it sets while reading)",
+                          "entries naming " + std::to_string(span->size) + " bytes at offset " +
+                              std::to_string(span->offset) + " that the file does not hold there");
+      constants_[t.name()] = constant_from_tensor(t, path_, pointer, span->size);
+      in_file_[t.name()] = *span;
+    } else {
+      constants_[t.name()] = constant_from_tensor(t, path_, pointer);
+    }
     std::string().swap(*t.mutable_raw_data());
     google::protobuf::RepeatedField<int32_t>().Swap(t.mutable_int32_data());
     google::protobuf::RepeatedField<int64_t>().Swap(t.mutable_int64_data());
@@ -110,8 +120,10 @@ OnnxModel Importer::run() {
   for (int i = 0; i < g.node_size(); ++i) {
     import_node(g.node(i), i);
     for (const std::string& in : g.node(i).input())
-      if (--unread_[in] == 0 && constants_.count(in) && !input_files_.count(in))
+      if (--unread_[in] == 0 && constants_.count(in) && !input_files_.count(in)) {
         constants_.erase(in);
+        in_file_.erase(in);
+      }
   }
   for (const auto& [name, file] : input_files_)
     if (!constant_uses.count(name)) load_input_file(name, file);
@@ -136,7 +148,7 @@ void Importer::read_model() {
                       std::string("a file that cannot be opened (") + e.code().message() + ")");
   }
   model_.Swap(&read.model);
-  side_bytes_ = std::move(read.side_bytes);
+  side_spans_ = std::move(read.side_spans);
   if (!model_.has_graph()) throw ConfigError(path_, "", "a model with a graph", "no graph");
   bool default_domain = false;
   for (const onnx::OperatorSetIdProto& o : model_.opset_import()) {
@@ -444,10 +456,7 @@ bool Importer::fold_constant(const onnx::NodeProto& n) {
   try {
     const std::optional<Constant> folded = fold_constant_node(
         n, opset_, path_,
-        [this](const std::string& name) -> const Constant* {
-          const auto it = constants_.find(name);
-          return it == constants_.end() ? nullptr : &it->second;
-        },
+        [this, &n](const std::string& name) -> const Constant* { return with_bytes(name, n); },
         [this](const std::string& name) -> std::optional<std::vector<int64_t>> {
           const auto it = activations_.find(name);
           if (it == activations_.end()) return std::nullopt;
@@ -569,9 +578,10 @@ std::string Importer::nlohmann_placeholder() const {
 
 }  // namespace onnx_detail
 
-OnnxModel import_onnx(const std::string& path, const std::map<std::string, std::string>& inputs) {
+OnnxModel import_onnx(const std::string& path, const std::map<std::string, std::string>& inputs,
+                      const OnnxImportOptions& options) {
   try {
-    return onnx_detail::Importer(path, inputs).run();
+    return onnx_detail::Importer(path, inputs, options).run();
   } catch (const ConfigError&) {
     throw;
   } catch (const std::exception& e) {

@@ -44,17 +44,28 @@ struct OnnxModel {
 // ConfigError (a library's text, a check missing): the model file is still named.
 inline constexpr const char* kImportInternalError = "an error inside the importer: ";
 
+// What an import keeps of the model.
+struct OnnxImportOptions {
+  // False (a timing-only run): an array operator keeps only its weights' non-zero counts per
+  // kernel (LayerConfig::weight_nonzeros, all that zero-skip timing needs), counted as the
+  // operator is imported; large initialisers are read from the file one at a time, so the
+  // model's weights are never all in memory (docs/onnx.md#memory).
+  bool weight_values = true;
+};
+
 // `inputs`: graph input name -> .npy file (--input NAME=FILE.npy), in the
 // input's dtype and ONNX shape; inputs not named get seeded values. Throws
 // ConfigError naming the file and the node (its name and op type).
-OnnxModel import_onnx(const std::string& path, const std::map<std::string, std::string>& inputs);
+OnnxModel import_onnx(const std::string& path, const std::map<std::string, std::string>& inputs,
+                      const OnnxImportOptions& options = {});
 
 // What the npusim executable finds in the ONNX module (libnpusim_onnx.so,
 // sim/frontend/onnx_module.cpp) through `npusim_onnx_frontend`: the module
 // holds the front-end and libonnx, so that runs of other workloads do not
 // load them (sim/cli/onnx_loader.h).
 struct OnnxFrontend {
-  OnnxModel (*import)(const std::string& path, const std::map<std::string, std::string>& inputs);
+  OnnxModel (*import)(const std::string& path, const std::map<std::string, std::string>& inputs,
+                      const OnnxImportOptions& options);
 };
 
 // A workload path ending in ".onnx" (inline: the executable needs it without the module).

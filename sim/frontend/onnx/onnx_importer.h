@@ -17,6 +17,7 @@
 
 #include "sim/frontend/onnx/onnx_constants.h"
 #include "sim/frontend/onnx/onnx_import.h"
+#include "sim/frontend/onnx/onnx_reader.h"
 #include "sim/graph/workload.h"
 
 namespace npusim::onnx_detail {
@@ -56,8 +57,9 @@ const char* type_name(int t);
 
 class Importer {
  public:
-  Importer(std::string path, const std::map<std::string, std::string>& inputs)
-      : path_(std::move(path)), input_files_(inputs) {}
+  Importer(std::string path, const std::map<std::string, std::string>& inputs,
+           const OnnxImportOptions& options)
+      : path_(std::move(path)), options_(options), input_files_(inputs) {}
 
   OnnxModel run();
 
@@ -93,6 +95,10 @@ class Importer {
   const std::string& input(const onnx::NodeProto& n, int i, bool required = true) const;
 
   const Constant& constant(const onnx::NodeProto& n, int i) const;
+  // The constant `name` with its bytes read from the file if they were still there
+  // (in_file_); null when there is no such constant. `n`: the node reading it, named
+  // when the file no longer holds them.
+  Constant* with_bytes(const std::string& name, const onnx::NodeProto& n) const;
   // An 8-bit constant input's bytes as stored, for a node that puts them into its
   // own layout: moved out when `n` is its last reader (it would be dropped after
   // `n` anyway), so a model's weights are not held twice; copied otherwise. The
@@ -254,12 +260,16 @@ class Importer {
   std::string nlohmann_placeholder() const;
 
   std::string path_;
+  OnnxImportOptions options_;
   std::map<std::string, std::string> input_files_;
   onnx::ModelProto model_;
-  // By initialiser index: the values of large 8-bit ones, read beside the protobuf
-  // (onnx_reader.h); moved into constants_ as they are read.
-  std::vector<std::vector<int8_t>> side_bytes_;
-  std::map<std::string, Constant> constants_;
+  // Where the reader left large 8-bit values in the file (onnx_reader.h); by name
+  // in in_file_ once constants_ holds the initialisers.
+  std::vector<FileSpan> side_spans_;
+  // A constant whose bytes are still in the file (empty in constants_) until a node
+  // reads it (with_bytes): one operator's weights at a time, never the whole model's.
+  mutable std::map<std::string, FileSpan> in_file_;
+  mutable std::map<std::string, Constant> constants_;
   std::map<std::string, Activation> activations_;
   // Each tensor's producer in the model as read, "node 'NAME' (OP)", for messages
   // (the idiom rewrites and the QDQ lowering replace nodes).

@@ -17,6 +17,7 @@
 #include "sim/frontend/onnx/onnx_shapes.h"
 #include "sim/frontend/onnx/qdq_lowering.h"
 #include "sim/graph/operator_checks.h"
+#include "sim/graph/weight_nonzeros.h"
 #include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
 
@@ -75,16 +76,34 @@ const std::string& Importer::input(const onnx::NodeProto& n, int i, bool require
 
 const Constant& Importer::constant(const onnx::NodeProto& n, int i) const {
   const std::string& name = input(n, i);
-  const auto it = constants_.find(name);
-  if (it == constants_.end())
+  const Constant* c = with_bytes(name, n);
+  if (c == nullptr)
     fail(n, "input " + std::to_string(i) + " (\"" + name + "\") as an initialiser",
          "no initialiser of that name (computed at run time, or missing)");
-  return it->second;
+  return *c;
+}
+
+Constant* Importer::with_bytes(const std::string& name, const onnx::NodeProto& n) const {
+  const auto it = constants_.find(name);
+  if (it == constants_.end()) return nullptr;
+  const auto span = in_file_.find(name);
+  if (span != in_file_.end()) {
+    try {
+      it->second.bytes = read_file_span(path_, span->second);
+    } catch (const std::exception& e) {
+      fail(n,
+           "initialiser \"" + name + "\"'s " + std::to_string(span->second.size) +
+               " bytes at offset " + std::to_string(span->second.offset) + " of the file",
+           e.what());
+    }
+    in_file_.erase(span);
+  }
+  return &it->second;
 }
 
 std::vector<int8_t> Importer::take_bytes(const onnx::NodeProto& n, int i) {
   const std::string& name = input(n, i);
-  constant(n, i);  // an error when there is none
+  constant(n, i);  // an error when there is none; reads the bytes from the file
   Constant& c = constants_.at(name);
   const int reads = int(std::count(n.input().begin(), n.input().end(), name));
   if (unread_[name] == reads && !input_files_.count(name)) return std::move(c.bytes);
@@ -300,6 +319,8 @@ void Importer::add_layer(const onnx::NodeProto& n, LayerConfig L,
     fail(n, p->expected,
          p->part == OperatorPart::Input ? "operand " + std::to_string(p->input) + " " + p->found
                                         : p->found);
+  // A timing-only import keeps the weights' counts, not the values (the file holds them).
+  if (!options_.weight_values) keep_only_weight_nonzeros(L);
   const std::string out = n.output(output);
   Activation a;
   a.source.op = int32_t(out_.network.layers.size());

@@ -1,7 +1,7 @@
 // The model file walked field by field (onnx_reader.h): ModelProto.graph (7),
 // GraphProto.initializer (5) and TensorProto.raw_data (9) by hand, GraphProto.node
 // (1) parsed by protobuf where it lies, every other field copied as it is and
-// parsed by protobuf.
+// parsed by protobuf. A large raw_data is skipped, its place kept.
 #include "sim/frontend/onnx/onnx_reader.h"
 
 #include <fcntl.h>
@@ -14,6 +14,9 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <system_error>
 
 namespace npusim::onnx_detail {
@@ -25,11 +28,25 @@ using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
 using google::protobuf::io::StringOutputStream;
 
-constexpr int kModelGraph = 7, kGraphNode = 1, kGraphInitializer = 5, kTensorRawData = 9;
+constexpr int kModelGraph = 7, kGraphNode = 1, kGraphInitializer = 5, kTensorRawData = 9,
+              kNodeAttribute = 5, kAttributeTensor = 5;
+
+// The bytes of `span` of the open file `fd` into `out`; false when the file ends first.
+bool read_at(int fd, FileSpan span, char* out) {
+  uint64_t done = 0;
+  while (done < span.size) {
+    const ssize_t n = ::pread(fd, out + done, size_t(span.size - done), off_t(span.offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += uint64_t(n);
+  }
+  return true;
+}
 
 class Walker {
  public:
-  Walker(CodedInputStream& in, uint64_t file_size) : in_(in), file_size_(file_size) {}
+  Walker(CodedInputStream& in, int fd, uint64_t file_size)
+      : in_(in), fd_(fd), file_size_(file_size) {}
 
   bool model(ReadModel& out) {
     std::string rest, graph_rest;
@@ -42,7 +59,7 @@ class Walker {
         continue;
       }
       has_graph = true;
-      if (!message([&] { return this->graph(graph, graph_rest, initializers, out.side_bytes); }))
+      if (!message([&] { return this->graph(graph, graph_rest, initializers, out.side_spans); }))
         return false;
     }
     if (!in_.ConsumedEntireMessage() || !out.model.ParseFromString(rest)) return false;
@@ -77,14 +94,14 @@ class Walker {
     return true;
   }
 
-  // Nodes are parsed straight into `g` (a Constant node may hold megabytes:
-  // torch.onnx writes weights so), initialisers by tensor(), the other fields
-  // (names, inputs, outputs, value_info: small) copied to `rest`.
+  // Nodes by node() (a Constant node may hold megabytes: torch.onnx writes
+  // weights so), initialisers by tensor(), the other fields (names, inputs,
+  // outputs, value_info: small) copied to `rest`.
   bool graph(onnx::GraphProto& g, std::string& rest, std::vector<onnx::TensorProto>& initializers,
-             std::vector<std::vector<int8_t>>& side) {
+             std::vector<FileSpan>& spans) {
     while (const uint32_t tag = in_.ReadTag()) {
       if (field_is(tag, kGraphNode)) {
-        if (!message([&] { return g.add_node()->MergePartialFromCodedStream(&in_); })) return false;
+        if (!message([&] { return node(*g.add_node(), spans); })) return false;
         continue;
       }
       if (!field_is(tag, kGraphInitializer)) {
@@ -92,15 +109,40 @@ class Walker {
         continue;
       }
       initializers.emplace_back();
-      side.emplace_back();
-      if (!message([&] { return tensor(initializers.back(), side.back()); })) return false;
+      if (!message([&] { return tensor(initializers.back(), spans); })) return false;
     }
     return true;
   }
 
-  // A TensorProto; a large raw_data into `side`, moved back into the tensor
-  // unless the tensor is 8-bit.
-  bool tensor(onnx::TensorProto& t, std::vector<int8_t>& side) {
+  // A NodeProto: each attribute by attribute(), in order; the other fields copied and parsed.
+  bool node(onnx::NodeProto& n, std::vector<FileSpan>& spans) {
+    return fields(n, kNodeAttribute, [&] { return attribute(*n.add_attribute(), spans); });
+  }
+
+  // An AttributeProto: its tensor `t` (a Constant node's value) by tensor(), the rest parsed.
+  bool attribute(onnx::AttributeProto& a, std::vector<FileSpan>& spans) {
+    return fields(a, kAttributeTensor, [&] { return tensor(*a.mutable_t(), spans); });
+  }
+
+  // The message being read, into `m`: each length-delimited `field` by `part`, in order; the
+  // other fields copied, then parsed by protobuf.
+  template <typename Message, typename Part>
+  bool fields(Message& m, int field, Part part) {
+    std::string rest;
+    while (const uint32_t tag = in_.ReadTag()) {
+      if (!field_is(tag, field)) {
+        if (!copy_field(tag, rest)) return false;
+        continue;
+      }
+      if (!message(part)) return false;
+    }
+    return m.MergeFromString(rest);
+  }
+
+  // A TensorProto; an 8-bit one's large raw_data left in the file (its place marked in the
+  // tensor and added to `spans`); another type's read back into the tensor.
+  bool tensor(onnx::TensorProto& t, std::vector<FileSpan>& spans) {
+    FileSpan side;
     std::string rest;
     while (const uint32_t tag = in_.ReadTag()) {
       if (!field_is(tag, kTensorRawData)) {
@@ -112,11 +154,11 @@ class Walker {
       // Never allocate more than the file still holds (a damaged length).
       if (uint64_t(n) > file_size_ - uint64_t(in_.CurrentPosition())) return false;
       if (n >= kSideBytesAtLeast) {
-        side.resize(n);
-        if (!in_.ReadRaw(side.data(), int(n))) return false;
+        side = FileSpan{uint64_t(in_.CurrentPosition()), n};
+        if (!in_.Skip(int(n))) return false;
         continue;
       }
-      side.clear();  // the last raw_data counts
+      side = FileSpan{};  // the last raw_data counts
       std::string small;
       if (!in_.ReadString(&small, int(n))) return false;
       StringOutputStream sink(&rest);
@@ -126,19 +168,29 @@ class Walker {
       o.WriteString(small);
     }
     if (!t.ParseFromString(rest)) return false;
-    if (side.empty()) return true;
+    if (side.size == 0) return true;
     const bool eight_bit = t.data_type() == onnx::TensorProto_DataType_INT8 ||
                            t.data_type() == onnx::TensorProto_DataType_UINT8;
     if (eight_bit) {
       t.set_raw_data(std::string(1, 0));  // a stand-in: the checker counts non-empty fields
-    } else {
-      t.set_raw_data(std::string(side.begin(), side.end()));
-      std::vector<int8_t>().swap(side);
+      for (const auto& [key, value] :
+           {std::pair{kFileOffsetKey, side.offset}, std::pair{kFileSizeKey, side.size}}) {
+        onnx::StringStringEntryProto* e = t.add_external_data();
+        e->set_key(key);
+        e->set_value(std::to_string(value));
+      }
+      spans.push_back(side);
+      return true;
     }
+    std::string& raw = *t.mutable_raw_data();
+    raw.resize(side.size);
+    if (!read_at(fd_, side, raw.data())) return false;
+    side = FileSpan{};
     return true;
   }
 
   CodedInputStream& in_;
+  int fd_;
   uint64_t file_size_;
 };
 
@@ -155,10 +207,39 @@ bool read_onnx_model(const std::string& path, ReadModel& out) {
     CodedInputStream in(&file);
     in.SetTotalBytesLimit(INT_MAX);
     // A pipe has no size to check lengths against: protobuf reads it whole.
-    ok = sized ? Walker(in, uint64_t(st.st_size)).model(out) : out.model.ParseFromCodedStream(&in);
+    ok = sized ? Walker(in, fd, uint64_t(st.st_size)).model(out)
+               : out.model.ParseFromCodedStream(&in);
   }
   ::close(fd);
   return ok;
+}
+
+std::optional<FileSpan> span_in_file(const onnx::TensorProto& t) {
+  std::optional<uint64_t> offset, size;
+  for (const onnx::StringStringEntryProto& e : t.external_data()) {
+    if (e.key() != kFileOffsetKey && e.key() != kFileSizeKey) continue;
+    const char* begin = e.value().c_str();
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(begin, &end, 10);
+    if (e.value().empty() || *end != '\0' || errno != 0 || e.value()[0] == '-') return std::nullopt;
+    (e.key() == kFileOffsetKey ? offset : size) = uint64_t(v);
+  }
+  if (!offset || !size) return std::nullopt;
+  return FileSpan{*offset, *size};
+}
+
+std::vector<int8_t> read_file_span(const std::string& path, FileSpan span) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), path);
+  std::vector<int8_t> bytes(span.size);
+  const bool ok = read_at(fd, span, reinterpret_cast<char*>(bytes.data()));
+  ::close(fd);
+  if (!ok)
+    throw std::runtime_error(path + ": ends before byte " +
+                             std::to_string(span.offset + span.size) +
+                             " (the file changed while it was imported)");
+  return bytes;
 }
 
 }  // namespace npusim::onnx_detail

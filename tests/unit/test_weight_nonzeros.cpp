@@ -1,0 +1,146 @@
+// What timing needs of a model's weights (sim/graph/weight_nonzeros.h): each
+// kernel's coefficients other than its zero point, counted by hand here; a
+// timing-only ONNX import keeps those counts and drops the values, reading each
+// large weight from the file only when its operator is imported; and a run from
+// counts alone gives the cycles of a run with the values.
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/frontend/onnx/onnx_import.h"
+#include "sim/frontend/onnx/onnx_reader.h"
+#include "sim/graph/weight_nonzeros.h"
+#include "sim/workload/layer_data.h"
+#include "tests/support/onnx_model_builder.h"
+#include "tests/support/test_support.h"
+
+using namespace npusim;
+
+namespace {
+
+constexpr int64_t kK = 64, kC = 64;  // 64 kernels of 3 x 3 x 64: 36,864 bytes, read from the file
+
+// Weight zero point of kernel k, and coefficient i (OIHW order) of kernel k: about 8 in 11
+// equal the kernel's zero point (skipped), the pattern differs per kernel.
+int32_t zero_point_of(int64_t k) { return int32_t(k % 5) - 2; }
+int8_t weight_at(int64_t k, int64_t i) {
+  return (k * 7 + i * 3) % 11 < 8 ? int8_t(zero_point_of(k)) : int8_t((k * 5 + i) % 13 - 6);
+}
+
+// x uint8 [1, 64, 6, 5] -> QLinearConv 64 kernels 3x3 pads 1, per-channel weight zero points.
+std::string sparse_conv_model(const std::string& file) {
+  test::OnnxModelBuilder m;
+  m.input("x", onnx::TensorProto_DataType_UINT8, {1, kC, 6, 5});
+  m.scalar_float("xs", 0.02f);
+  m.ints("xz", onnx::TensorProto_DataType_UINT8, {}, {128});
+  onnx::TensorProto* w = m.g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto_DataType_INT8);
+  for (int64_t d : {kK, kC, int64_t(3), int64_t(3)}) w->add_dims(d);
+  std::string raw;
+  for (int64_t k = 0; k < kK; ++k)
+    for (int64_t i = 0; i < kC * 9; ++i) raw.push_back(char(weight_at(k, i)));
+  w->set_raw_data(raw);
+  m.float_values("ws", std::vector<float>(size_t(kK), 0.004f));
+  std::vector<int32_t> zps;
+  for (int64_t k = 0; k < kK; ++k) zps.push_back(zero_point_of(k));
+  m.ints("wz", onnx::TensorProto_DataType_INT8, {kK}, zps);
+  m.scalar_float("ys", 0.05f);
+  m.ints("yz", onnx::TensorProto_DataType_UINT8, {}, {10});
+  auto* n = m.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"y"}, "conv");
+  test::OnnxModelBuilder::ints_attribute(n, "pads", {1, 1, 1, 1});
+  m.output("y");
+  return m.save(file);
+}
+
+// Kernel k's coefficients other than its zero point, counted in the model's own order.
+std::vector<uint32_t> counted_by_hand() {
+  std::vector<uint32_t> counts;
+  for (int64_t k = 0; k < kK; ++k) {
+    uint32_t n = 0;
+    for (int64_t i = 0; i < kC * 9; ++i) n += weight_at(k, i) != zero_point_of(k);
+    counts.push_back(n);
+  }
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "weight nonzeros: each kernel counts its coefficients other than its own zero point, "
+    "hand-counted",
+    "[weights]") {
+  const std::vector<int8_t> w{0, 5, 0, 3, 3, -1};  // two kernels of three taps
+  CHECK(count_kernel_nonzeros(w.data(), 2, 3, {}) == std::vector<uint32_t>{1, 3});
+  CHECK(count_kernel_nonzeros(w.data(), 2, 3, {0, 3}) == std::vector<uint32_t>{1, 1});
+  CHECK(count_kernel_nonzeros(w.data(), 2, 3, {5, -1}) == std::vector<uint32_t>{2, 2});
+  LayerConfig L;
+  L.K = 2;
+  L.quantized = true;
+  L.quant.weight_zero_point = {7, -3};
+  CHECK(kernel_zeros(L) == std::vector<int8_t>{7, -3});
+  L.quantized = false;
+  CHECK(kernel_zeros(L).empty());
+}
+
+TEST_CASE(
+    "onnx: a timing-only import keeps a conv's per-kernel non-zero counts of its own weights, "
+    "read from the file, and drops the values",
+    "[onnx][weights]") {
+  const std::string path = sparse_conv_model("sparse_conv.onnx");
+  const std::vector<uint32_t> expected = counted_by_hand();
+  // Kernels differ: a count per kernel, not one for all.
+  REQUIRE(std::set<uint32_t>(expected.begin(), expected.end()).size() > 1);
+
+  const OnnxModel full = import_onnx(path, {});
+  REQUIRE(full.network.layers.size() == 1);
+  const LayerConfig& with_values = full.network.layers[0];
+  CHECK(with_values.weight_values.size() == size_t(kK * kC * 9));
+  CHECK(with_values.weight_nonzeros.empty());
+  CHECK(model_weight_nonzeros(with_values) == expected);
+
+  const OnnxModel counted = import_onnx(path, {}, OnnxImportOptions{false});
+  REQUIRE(counted.network.layers.size() == 1);
+  const LayerConfig& L = counted.network.layers[0];
+  CHECK(L.weight_values.empty());
+  CHECK(L.weight_nonzeros == expected);
+  CHECK(model_weight_nonzeros(L) == expected);
+  // Neither taken for seeded weights nor computed with: the values are not there.
+  CHECK(seeded_weights_key(L).empty());
+  CHECK(count_seeded_kernel_nonzeros(L, kernel_zeros(L)).empty());
+  CHECK_THROWS_WITH(make_layer_data(L, false), Catch::Contains("non-zero counts only"));
+}
+
+TEST_CASE(
+    "onnx: a timing-only run of a conv with per-channel weight zero points, from counts alone, "
+    "gives the functional run's cycles",
+    "[onnx][weights]") {
+  const std::string path = sparse_conv_model("sparse_conv_run.onnx");
+  const std::string dir = test::temp_dir();
+  const auto cycles = [&](const std::string& mode, const std::string& out) {
+    // The default hardware skips zero coefficients (compute.mode zero_skip).
+    const test::CliResult r =
+        test::run_cli("run " + path + " -q " + mode + " --out " + dir + "/" + out);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    std::ifstream f(dir + "/" + out + "/report.json");
+    return nlohmann::json::parse(f)["totals"]["cycles"].get<uint64_t>();
+  };
+  const uint64_t functional = cycles("", "functional");
+  CHECK(cycles("--timing-only", "timing") == functional);
+}
+
+TEST_CASE("onnx reader: a span past the end of the file is an error that says the file changed",
+          "[onnx]") {
+  const std::string path = test::temp_dir() + "/short.bin";
+  std::ofstream(path, std::ios::binary) << "0123456789";
+  CHECK(onnx_detail::read_file_span(path, {2, 4}) == std::vector<int8_t>{'2', '3', '4', '5'});
+  CHECK_THROWS_WITH(onnx_detail::read_file_span(path, {8, 4}),
+                    Catch::Contains("ends before byte 12") && Catch::Contains("file changed"));
+}
