@@ -27,24 +27,23 @@ std::vector<int8_t> kernel_zeros(const LayerConfig& layer) {
   return zeros;
 }
 
-std::vector<uint32_t> model_weight_nonzeros(const LayerConfig& layer) {
+SharedValues<uint32_t> model_weight_nonzeros(const LayerConfig& layer) {
   if (!runs_on_array(layer.op) || layer.is_binary() || layer.op == OpKind::BatchMatMul) return {};
   if (!layer.weight_nonzeros.empty())
-    return layer.weight_nonzeros.size() == layer.K ? layer.weight_nonzeros.values()
-                                                   : std::vector<uint32_t>{};
+    return layer.weight_nonzeros.size() == layer.K ? layer.weight_nonzeros
+                                                   : SharedValues<uint32_t>{};
   const uint64_t taps = uint64_t(layer.R) * layer.S * layer.group_channels();
   if (layer.weight_values.empty() || layer.weight_values.size() != taps * layer.K) return {};
   return count_kernel_nonzeros(layer.weight_values.values().data(), layer.K, taps,
                                kernel_zeros(layer));
 }
 
-bool keep_only_weight_nonzeros(LayerConfig& layer) {
-  if (layer.weight_values.empty()) return false;
-  std::vector<uint32_t> counts = model_weight_nonzeros(layer);
-  if (counts.empty()) return false;
+void keep_only_weight_nonzeros(LayerConfig& layer) {
+  if (layer.weight_values.empty()) return;
+  SharedValues<uint32_t> counts = model_weight_nonzeros(layer);
+  if (counts.empty()) return;
   layer.weight_nonzeros = std::move(counts);
   layer.weight_values = {};
-  return true;
 }
 
 }  // namespace npusim

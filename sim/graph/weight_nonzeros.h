@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/graph/shared_values.h"
 #include "sim/graph/workload.h"
 
 namespace npusim {
@@ -23,14 +24,14 @@ std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, u
 std::vector<int8_t> kernel_zeros(const LayerConfig& layer);
 
 // The per-kernel counts of an array operator's own weights (a model's): the counts the
-// import kept (weight_nonzeros), else those of weight_values. Empty where the layer has
-// neither, is binary or a batch_matmul (kernels at run time), or where the values do not
-// fit K x R x S x C/groups (make_layer_weights then says so).
-std::vector<uint32_t> model_weight_nonzeros(const LayerConfig& layer);
+// import kept (weight_nonzeros, shared, not copied), else those of weight_values. Empty
+// where the layer has neither, is binary or a batch_matmul (kernels at run time), or where
+// the values do not fit K x R x S x C/groups (make_layer_weights then says so).
+SharedValues<uint32_t> model_weight_nonzeros(const LayerConfig& layer);
 
 // Replaces an array operator's weight_values by their per-kernel counts (weight_nonzeros):
-// what a run that computes no values needs of them. Returns whether it did (a layer
-// model_weight_nonzeros gives no counts for keeps its values).
-bool keep_only_weight_nonzeros(LayerConfig& layer);
+// what a run that computes no values needs of them. A layer model_weight_nonzeros gives no
+// counts for keeps its values.
+void keep_only_weight_nonzeros(LayerConfig& layer);
 
 }  // namespace npusim

@@ -111,6 +111,7 @@ TEST_CASE(
   CHECK(L.weight_values.empty());
   CHECK(L.weight_nonzeros == expected);
   CHECK(model_weight_nonzeros(L) == expected);
+  CHECK(model_weight_nonzeros(L).shares_with(L.weight_nonzeros));  // shared, not copied
   // Neither taken for seeded weights nor computed with: the values are not there.
   CHECK(seeded_weights_key(L).empty());
   CHECK(count_seeded_kernel_nonzeros(L, kernel_zeros(L)).empty());

@@ -1,7 +1,8 @@
 // The model file walked field by field (onnx_reader.h): ModelProto.graph (7),
-// GraphProto.initializer (5) and TensorProto.raw_data (9) by hand, GraphProto.node
-// (1) parsed by protobuf where it lies, every other field copied as it is and
-// parsed by protobuf. A large raw_data is skipped, its place kept.
+// GraphProto.initializer (5) and node (1), NodeProto.attribute (5),
+// AttributeProto.t (5) and TensorProto.raw_data (9) by hand, every other field
+// copied as it is and parsed by protobuf. A large 8-bit raw_data is skipped, its
+// place kept.
 #include "sim/frontend/onnx/onnx_reader.h"
 
 #include <fcntl.h>
@@ -184,9 +185,7 @@ class Walker {
     }
     std::string& raw = *t.mutable_raw_data();
     raw.resize(side.size);
-    if (!read_at(fd_, side, raw.data())) return false;
-    side = FileSpan{};
-    return true;
+    return read_at(fd_, side, raw.data());
   }
 
   CodedInputStream& in_;
