@@ -19,6 +19,18 @@ std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, u
   return nonzeros;
 }
 
+std::vector<uint32_t> count_column_nonzeros(const int8_t* rows_of_k, uint64_t rows, uint32_t K,
+                                            const std::vector<int8_t>& zero_of_kernel) {
+  std::vector<int8_t> zeros = zero_of_kernel;
+  zeros.resize(K, 0);
+  std::vector<uint32_t> nonzeros(K, 0);
+  for (uint64_t i = 0; i < rows; ++i) {
+    const int8_t* row = rows_of_k + i * K;
+    for (uint32_t f = 0; f < K; ++f) nonzeros[f] += row[f] != zeros[f];
+  }
+  return nonzeros;
+}
+
 std::vector<int8_t> kernel_zeros(const LayerConfig& layer) {
   std::vector<int8_t> zeros;
   if (layer.quantized)

@@ -70,7 +70,70 @@ std::vector<uint32_t> counted_by_hand() {
   return counts;
 }
 
+constexpr int64_t kRows = 48, kCols = 40;  // a matmul's B [48, 40]: 40 kernels of 48 taps
+
+// B's entry (i, f) and column f's zero point: the pattern differs by row and by column.
+int32_t column_zero_point(int64_t f) { return int32_t(f % 3) - 1; }
+int8_t b_at(int64_t i, int64_t f) {
+  return (i * 5 + f * 3) % 7 < 4 ? int8_t(column_zero_point(f)) : int8_t((i + 2 * f) % 9 - 4);
+}
+
+// x uint8 [2, 48] -> QLinearMatMul with B [48, 40] as ONNX stores it (not transposed).
+std::string column_matmul_model(const std::string& file) {
+  test::OnnxModelBuilder m;
+  m.input("x", onnx::TensorProto_DataType_UINT8, {2, kRows});
+  m.scalar_float("xs", 0.02f);
+  m.ints("xz", onnx::TensorProto_DataType_UINT8, {}, {128});
+  std::vector<int32_t> b, zps;
+  for (int64_t i = 0; i < kRows; ++i)
+    for (int64_t f = 0; f < kCols; ++f) b.push_back(b_at(i, f));
+  for (int64_t f = 0; f < kCols; ++f) zps.push_back(column_zero_point(f));
+  m.ints("b", onnx::TensorProto_DataType_INT8, {kRows, kCols}, b);
+  m.float_values("bs", std::vector<float>(size_t(kCols), 0.004f));
+  m.ints("bz", onnx::TensorProto_DataType_INT8, {kCols}, zps);
+  m.scalar_float("ys", 0.05f);
+  m.ints("yz", onnx::TensorProto_DataType_UINT8, {}, {10});
+  m.node("QLinearMatMul", {"x", "xs", "xz", "b", "bs", "bz", "ys", "yz"}, {"y"}, "matmul");
+  m.output("y");
+  return m.save(file);
+}
+
 }  // namespace
+
+TEST_CASE(
+    "weight nonzeros: kernels down the columns of a row-major matrix count their own column, "
+    "hand-counted",
+    "[weights]") {
+  // Rows {0, 5, 0} and {3, 3, -1}: three kernels (columns) of two taps.
+  const std::vector<int8_t> w{0, 5, 0, 3, 3, -1};
+  CHECK(count_column_nonzeros(w.data(), 2, 3, {}) == std::vector<uint32_t>{1, 2, 1});
+  CHECK(count_column_nonzeros(w.data(), 2, 3, {3, 5, -1}) == std::vector<uint32_t>{1, 1, 1});
+  CHECK(count_column_nonzeros(w.data(), 2, 3, {0, 3, 0}) == std::vector<uint32_t>{1, 1, 1});
+}
+
+TEST_CASE(
+    "onnx: a timing-only import of a matmul with B as stored counts each output's column, "
+    "the counts a functional import's transposed weights give",
+    "[onnx][weights]") {
+  const std::string path = column_matmul_model("column_matmul.onnx");
+  std::vector<uint32_t> expected;
+  for (int64_t f = 0; f < kCols; ++f) {
+    uint32_t n = 0;
+    for (int64_t i = 0; i < kRows; ++i) n += b_at(i, f) != column_zero_point(f);
+    expected.push_back(n);
+  }
+  REQUIRE(std::set<uint32_t>(expected.begin(), expected.end()).size() > 1);
+
+  const OnnxModel full = import_onnx(path, {});
+  REQUIRE(full.network.layers.size() == 1);
+  CHECK(full.network.layers[0].weight_values.size() == size_t(kRows * kCols));
+  CHECK(model_weight_nonzeros(full.network.layers[0]) == expected);
+
+  const OnnxModel counted = import_onnx(path, {}, OnnxImportOptions{false});
+  REQUIRE(counted.network.layers.size() == 1);
+  CHECK(counted.network.layers[0].weight_values.empty());
+  CHECK(counted.network.layers[0].weight_nonzeros == expected);
+}
 
 TEST_CASE(
     "weight nonzeros: each kernel counts its coefficients other than its own zero point, "

@@ -15,6 +15,7 @@
 #include "sim/frontend/onnx/onnx_importer.h"
 #include "sim/frontend/onnx/onnx_shapes.h"
 #include "sim/frontend/onnx/qdq_lowering.h"
+#include "sim/graph/weight_nonzeros.h"
 #include "sim/tensor/layout.h"
 #include "sim/tensor/tensor.h"
 
@@ -54,15 +55,21 @@ void Importer::import_conv(const onnx::NodeProto& n, int index, bool integer) {
                         L.bias_values);
   }
   // OIHW -> K, R, S, C/group bytes: the channels-last move within each output
-  // channel's block, in place (uint8 weights keep their bytes).
+  // channel's block, in place (uint8 weights keep their bytes). A kernel's block is
+  // the same bytes in either order, so a 1x1 or depthwise kernel needs no move, nor
+  // does an import that keeps only each kernel's non-zero count (timing only).
   std::vector<int8_t> weights = take_bytes(n, w_at);
   const uint32_t Cg = L.C / L.groups, RS = L.R * L.S;
-  std::vector<int8_t> block(uint64_t(Cg) * RS);
-  for (uint32_t k = 0; k < L.K; ++k) {
-    int8_t* kernel = weights.data() + uint64_t(k) * block.size();
-    std::copy(kernel, kernel + block.size(), block.begin());
-    for (uint32_t c = 0; c < Cg; ++c)
-      for (uint32_t rs = 0; rs < RS; ++rs) kernel[uint64_t(rs) * Cg + c] = block[c * RS + rs];
+  if (options_.weight_values && RS > 1 && Cg > 1) {
+    std::vector<int8_t> block(uint64_t(Cg) * RS);
+    for (uint32_t k = 0; k < L.K; ++k) {
+      int8_t* kernel = weights.data() + uint64_t(k) * block.size();
+      std::copy(kernel, kernel + block.size(), block.begin());
+      for (uint32_t rs = 0; rs < RS; ++rs) {
+        int8_t* to = kernel + uint64_t(rs) * Cg;
+        for (uint32_t c = 0; c < Cg; ++c) to[c] = block[c * RS + rs];
+      }
+    }
   }
   L.weight_values = std::move(weights);
   add_layer(n, std::move(L), {&xa});
@@ -117,17 +124,21 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
                         L.bias_values);
   }
   // K rows of Kin bytes (uint8 weights keep their bytes): B as stored with transB,
-  // else transposed.
+  // else transposed. A timing-only import counts each row's non-zeros (its column of
+  // B) where B lies instead, in any order within a row.
   std::vector<int8_t> weights;
   if (trans_b) {
     weights = take_bytes(n, b_at);
+  } else if (!options_.weight_values) {
+    L.weight_nonzeros = count_column_nonzeros(b.bytes.data(), Kin, L.K, kernel_zeros(L));
   } else {
     weights.resize(uint64_t(L.K) * Kin);
     for (uint32_t f = 0; f < L.K; ++f)
       for (uint32_t i = 0; i < Kin; ++i)
         weights[uint64_t(f) * Kin + i] = b.bytes[uint64_t(i) * L.K + f];
   }
-  if (xa.flat_map) {  // K, R, S, C, in place: feature i of a row is (c * R + y) * S + x
+  if (xa.flat_map && options_.weight_values) {
+    // K, R, S, C, in place: feature i of a row is (c * R + y) * S + x
     const uint32_t C = L.C, RS = L.R * L.S;
     std::vector<int8_t> row(Kin);
     for (uint32_t f = 0; f < L.K; ++f) {
