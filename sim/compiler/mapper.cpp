@@ -408,14 +408,30 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   // would crowd the cache (over an eighth of it) or nothing else fits.
   const bool vector_crowds =
       !vector_operators.empty() && vector_region_bytes(hw, 1) * 8 > hw.compiler_tile_cache_bytes();
-  // Each array layer's output bits and mapping signature, the same under every partition.
-  std::vector<uint32_t> output_bits_by_layer(net.layers.size(), 0);
-  std::vector<std::string> signatures(net.layers.size());
-  for (size_t l = 0; l < net.layers.size(); ++l)
-    if (runs_on_array(net.layers[l].op)) {
-      output_bits_by_layer[l] = output_bits_of(net, l);
-      signatures[l] = mapping_signature(net.layers[l], output_bits_by_layer[l]);
-    }
+  // The array layers by mapping signature (the same under every partition): a signature's
+  // first layer, its output bits and how many layers share it. A partition's cycles are the
+  // vector operators' and each signature's pick times its layers; summed in any order they are
+  // the same, so the signatures are summed costliest first (by the best partition so far),
+  // which abandons a partition that cannot win as early as possible.
+  struct SignatureGroup {
+    std::string signature;
+    size_t layer = 0;
+    uint32_t output_bits = 0;
+    uint64_t layers = 0;
+    uint64_t weight = 0;  // its layers' cycles under the best partition so far
+  };
+  std::vector<SignatureGroup> groups;
+  {
+    std::unordered_map<std::string, size_t> group_of;
+    for (size_t l = 0; l < net.layers.size(); ++l)
+      if (runs_on_array(net.layers[l].op)) {
+        const uint32_t bits = output_bits_of(net, l);
+        std::string signature = mapping_signature(net.layers[l], bits);
+        const auto [it, fresh] = group_of.try_emplace(signature, groups.size());
+        if (fresh) groups.push_back({std::move(signature), l, bits, 0, 0});
+        ++groups[it->second].layers;
+      }
+  }
   for (const uint32_t vector_share : vector_shares) {
     if (vector_share > 1 && best_cycles != UINT64_MAX && !vector_crowds) break;
     // The vector operators' estimate depends on their region alone.
@@ -434,13 +450,13 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
               partition_cache(net, hw, share, u, params_per_tile, vector_share);
           best_of.clear();
           uint64_t cycles = vector_cycles;
-          for (size_t l = 0; l < net.layers.size() && cycles < best_cycles; ++l) {
-            if (!runs_on_array(net.layers[l].op)) continue;
-            const uint32_t output_bits = output_bits_by_layer[l];
-            const auto [it, fresh] = best_of.try_emplace(signatures[l], 0, LayerTilingPlan{});
+          for (size_t g = 0; g < groups.size() && cycles < best_cycles; ++g) {
+            const SignatureGroup& group = groups[g];
+            const auto [it, fresh] = best_of.try_emplace(group.signature, 0, LayerTilingPlan{});
             if (fresh) {
               const std::vector<MappingCandidate> candidates =
-                  mapping_candidates(net.layers[l], hw, part, output_bits, &estimates[it->first]);
+                  mapping_candidates(net.layers[group.layer], hw, part, group.output_bits,
+                                     &estimates[it->first]);
               if (const MappingCandidate* pick = chosen_candidate(candidates, hw))
                 it->second = {pick->estimate.total, pick->plan};
             }
@@ -448,9 +464,17 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
               cycles = UINT64_MAX;
               break;
             }
-            cycles += it->second.first;
+            cycles += it->second.first * group.layers;
           }
-          if (cycles < best_cycles) best = part, best_cycles = cycles, best_plans.swap(best_of);
+          if (cycles < best_cycles) {
+            best = part, best_cycles = cycles, best_plans.swap(best_of);
+            for (SignatureGroup& group : groups)
+              group.weight = best_plans.at(group.signature).first * group.layers;
+            std::stable_sort(groups.begin(), groups.end(),
+                             [](const SignatureGroup& a, const SignatureGroup& b) {
+                               return a.weight > b.weight;
+                             });
+          }
         }
     }
   }
