@@ -454,9 +454,8 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
             const SignatureGroup& group = groups[g];
             const auto [it, fresh] = best_of.try_emplace(group.signature, 0, LayerTilingPlan{});
             if (fresh) {
-              const std::vector<MappingCandidate> candidates =
-                  mapping_candidates(net.layers[group.layer], hw, part, group.output_bits,
-                                     &estimates[it->first]);
+              const std::vector<MappingCandidate> candidates = mapping_candidates(
+                  net.layers[group.layer], hw, part, group.output_bits, &estimates[it->first]);
               if (const MappingCandidate* pick = chosen_candidate(candidates, hw))
                 it->second = {pick->estimate.total, pick->plan};
             }

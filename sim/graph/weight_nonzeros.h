@@ -14,14 +14,38 @@
 
 namespace npusim {
 
+// Counts each of K kernels' coefficients other than the kernel's zero (its weight zero
+// point; 0 when `zero_of_kernel` is empty), from the coefficients handed over in
+// consecutive pieces of any size (a file read a chunk at a time, or all at once). The
+// kernels lie one after another, `taps` coefficients each, or (`by_column`) down the
+// columns of rows of K coefficients: kernel f is column f (a matmul's B [taps, K] as
+// ONNX stores it).
+class KernelNonzeroCounter {
+ public:
+  KernelNonzeroCounter(uint32_t K, uint64_t taps, bool by_column,
+                       const std::vector<int8_t>& zero_of_kernel);
+  // The next `size` coefficients.
+  void add(const int8_t* coefficients, uint64_t size);
+  // How many coefficients were handed over, and the counts (final once they are all).
+  uint64_t seen() const { return seen_; }
+  const std::vector<uint32_t>& counts() const { return counts_; }
+
+ private:
+  uint32_t K_;
+  uint64_t taps_;
+  bool by_column_;
+  std::vector<int8_t> zeros_;
+  std::vector<uint32_t> counts_;
+  uint64_t seen_ = 0;
+};
+
 // The non-zeros of each of K kernels of `taps` coefficients lying one after another
-// from `weights`: coefficients other than the kernel's zero (its weight zero point; 0
-// when `zero_of_kernel` is empty), which zero skipping does not skip.
+// from `weights`.
 std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, uint64_t taps,
                                             const std::vector<int8_t>& zero_of_kernel);
 
 // The same counts for K kernels whose coefficients lie across `rows` rows of K bytes, kernel f
-// in column f (a matmul's B of [rows, K] as ONNX stores it, before its transposition).
+// in column f.
 std::vector<uint32_t> count_column_nonzeros(const int8_t* rows_of_k, uint64_t rows, uint32_t K,
                                             const std::vector<int8_t>& zero_of_kernel);
 

@@ -70,7 +70,8 @@ std::vector<uint32_t> counted_by_hand() {
   return counts;
 }
 
-constexpr int64_t kRows = 48, kCols = 40;  // a matmul's B [48, 40]: 40 kernels of 48 taps
+// A matmul's B [480, 40]: 40 kernels of 480 taps, 19,200 bytes, left in the file.
+constexpr int64_t kRows = 480, kCols = 40;
 
 // B's entry (i, f) and column f's zero point: the pattern differs by row and by column.
 int32_t column_zero_point(int64_t f) { return int32_t(f % 3) - 1; }
@@ -78,17 +79,23 @@ int8_t b_at(int64_t i, int64_t f) {
   return (i * 5 + f * 3) % 7 < 4 ? int8_t(column_zero_point(f)) : int8_t((i + 2 * f) % 9 - 4);
 }
 
-// x uint8 [2, 48] -> QLinearMatMul with B [48, 40] as ONNX stores it (not transposed).
+// x uint8 [2, 480] -> QLinearMatMul with B [480, 40] as ONNX stores it (not transposed).
 std::string column_matmul_model(const std::string& file) {
   test::OnnxModelBuilder m;
   m.input("x", onnx::TensorProto_DataType_UINT8, {2, kRows});
   m.scalar_float("xs", 0.02f);
   m.ints("xz", onnx::TensorProto_DataType_UINT8, {}, {128});
-  std::vector<int32_t> b, zps;
+  onnx::TensorProto* b = m.g->add_initializer();  // raw bytes, as exporters write weights
+  b->set_name("b");
+  b->set_data_type(onnx::TensorProto_DataType_INT8);
+  b->add_dims(kRows);
+  b->add_dims(kCols);
+  std::string raw;
   for (int64_t i = 0; i < kRows; ++i)
-    for (int64_t f = 0; f < kCols; ++f) b.push_back(b_at(i, f));
+    for (int64_t f = 0; f < kCols; ++f) raw.push_back(char(b_at(i, f)));
+  b->set_raw_data(raw);
+  std::vector<int32_t> zps;
   for (int64_t f = 0; f < kCols; ++f) zps.push_back(column_zero_point(f));
-  m.ints("b", onnx::TensorProto_DataType_INT8, {kRows, kCols}, b);
   m.float_values("bs", std::vector<float>(size_t(kCols), 0.004f));
   m.ints("bz", onnx::TensorProto_DataType_INT8, {kCols}, zps);
   m.scalar_float("ys", 0.05f);
@@ -112,6 +119,50 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "weight nonzeros: counts handed over in pieces that split kernels and rows are the counts "
+    "of the whole",
+    "[weights]") {
+  // Three kernels of five taps, as rows of three (by column) or one after another.
+  const std::vector<int8_t> w{1, 0, 2, 0, 0, 3, 4, 4, 0, 0, 5, 0, -1, 0, 0};
+  const std::vector<int8_t> zeros{0, 4, 0};
+  for (const bool by_column : {false, true}) {
+    const std::vector<uint32_t> whole = by_column ? count_column_nonzeros(w.data(), 5, 3, zeros)
+                                                  : count_kernel_nonzeros(w.data(), 3, 5, zeros);
+    for (uint64_t piece = 1; piece <= w.size(); ++piece) {
+      KernelNonzeroCounter counter(3, 5, by_column, zeros);
+      for (uint64_t at = 0; at < w.size(); at += piece)
+        counter.add(w.data() + at, std::min<uint64_t>(piece, w.size() - at));
+      INFO("by column " << by_column << ", pieces of " << piece);
+      CHECK(counter.seen() == w.size());
+      CHECK(counter.counts() == whole);
+    }
+  }
+  // By hand: kernels {1,0,2,0,0} {3,4,4,0,0} {5,0,-1,0,0}, zeros 0, 4, 0.
+  CHECK(count_kernel_nonzeros(w.data(), 3, 5, zeros) == std::vector<uint32_t>{2, 3, 2});
+  // Columns {1,0,4,0,-1} {0,0,4,5,0} {2,3,0,0,0}.
+  CHECK(count_column_nonzeros(w.data(), 5, 3, zeros) == std::vector<uint32_t>{3, 4, 2});
+}
+
+TEST_CASE(
+    "onnx reader: a span read in chunks hands over the span's bytes in order, no chunk longer "
+    "than asked",
+    "[onnx]") {
+  const std::string path = test::temp_dir() + "/chunks.bin";
+  std::ofstream(path, std::ios::binary) << "0123456789abcdefghij";
+  std::string got;
+  std::vector<uint64_t> sizes;
+  onnx_detail::read_file_span_in_chunks(path, {3, 14}, 4, [&](const int8_t* p, uint64_t n) {
+    got.append(reinterpret_cast<const char*>(p), n);
+    sizes.push_back(n);
+  });
+  CHECK(got == "3456789abcdefg");
+  CHECK(sizes == std::vector<uint64_t>{4, 4, 4, 2});
+  CHECK_THROWS_WITH(
+      onnx_detail::read_file_span_in_chunks(path, {18, 4}, 4, [](const int8_t*, uint64_t) {}),
+      Catch::Contains("ends before byte 22") && Catch::Contains("file changed"));
+}
+
+TEST_CASE(
     "onnx: a timing-only import of a matmul with B as stored counts each output's column, "
     "the counts a functional import's transposed weights give",
     "[onnx][weights]") {
@@ -123,6 +174,11 @@ TEST_CASE(
     expected.push_back(n);
   }
   REQUIRE(std::set<uint32_t>(expected.begin(), expected.end()).size() > 1);
+
+  // B is large enough to stay in the file until the operator reads it.
+  onnx_detail::ReadModel read;
+  REQUIRE(onnx_detail::read_onnx_model(path, read));
+  CHECK(read.side_spans.size() == 1);
 
   const OnnxModel full = import_onnx(path, {});
   REQUIRE(full.network.layers.size() == 1);

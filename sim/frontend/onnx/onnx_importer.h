@@ -104,6 +104,15 @@ class Importer {
   // `n` anyway), so a model's weights are not held twice; copied otherwise. The
   // node reads no more of the constant after this.
   std::vector<int8_t> take_bytes(const onnx::NodeProto& n, int i);
+  // Input i as a constant, its type and dims, with its bytes left where they are (in
+  // the file when in_file_ holds them): for a node that only counts them.
+  const Constant& stated_constant(const onnx::NodeProto& n, int i) const;
+  // The non-zero counts of the K kernels of `taps` coefficients that the 8-bit
+  // constant input i holds, one after another or (`by_column`) down the columns of
+  // [taps, K] (weight_nonzeros.h), read from the file a chunk at a time when it is
+  // still there: a timing-only import never holds a whole weight tensor.
+  std::vector<uint32_t> kernel_counts(const onnx::NodeProto& n, int i, uint32_t K, uint64_t taps,
+                                      bool by_column, const std::vector<int8_t>& zeros) const;
 
   float scale_of(const onnx::NodeProto& n, int i) const;
   std::vector<float> scales_of(const onnx::NodeProto& n, int i, uint64_t per_channel) const;

@@ -27,7 +27,8 @@ void Importer::import_conv(const onnx::NodeProto& n, int index, bool integer) {
   LayerConfig L = base_layer(n, index, xa, OpKind::Conv);
   OpQuant& q = L.quant;
   const int w_at = integer ? 1 : 3;
-  const Constant& w = constant(n, w_at);
+  // Its bytes only when the values are kept: a timing-only import counts them in the file.
+  const Constant& w = options_.weight_values ? constant(n, w_at) : stated_constant(n, w_at);
   if (w.dims.size() != 4)
     fail(n, "4-D weights [K, C/group, R, S]", std::to_string(w.dims.size()) + "-D");
   if (w.type != onnx::TensorProto_DataType_INT8 && w.type != onnx::TensorProto_DataType_UINT8)
@@ -54,13 +55,18 @@ void Importer::import_conv(const onnx::NodeProto& n, int index, bool integer) {
     q.bias = int32_bias(n, 8, L.K, "an int32 bias of K = " + std::to_string(L.K) + " values",
                         L.bias_values);
   }
+  const uint32_t Cg = L.C / L.groups, RS = L.R * L.S;
+  if (!options_.weight_values) {  // timing only: each kernel's count, in any order
+    L.weight_nonzeros =
+        kernel_counts(n, w_at, L.K, uint64_t(Cg) * RS, /*by_column=*/false, kernel_zeros(L));
+    add_layer(n, std::move(L), {&xa});
+    return;
+  }
   // OIHW -> K, R, S, C/group bytes: the channels-last move within each output
   // channel's block, in place (uint8 weights keep their bytes). A kernel's block is
-  // the same bytes in either order, so a 1x1 or depthwise kernel needs no move, nor
-  // does an import that keeps only each kernel's non-zero count (timing only).
+  // the same bytes in either order, so a 1x1 or depthwise kernel needs no move.
   std::vector<int8_t> weights = take_bytes(n, w_at);
-  const uint32_t Cg = L.C / L.groups, RS = L.R * L.S;
-  if (options_.weight_values && RS > 1 && Cg > 1) {
+  if (RS > 1 && Cg > 1) {
     std::vector<int8_t> block(uint64_t(Cg) * RS);
     for (uint32_t k = 0; k < L.K; ++k) {
       int8_t* kernel = weights.data() + uint64_t(k) * block.size();
@@ -92,7 +98,7 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
   OpQuant& q = L.quant;
   const bool integer = kind == "MatMulInteger";
   const int b_at = integer ? 1 : 3;
-  const Constant& b = constant(n, b_at);
+  const Constant& b = options_.weight_values ? constant(n, b_at) : stated_constant(n, b_at);
   if (b.dims.size() != 2) fail(n, "a 2-D constant B", std::to_string(b.dims.size()) + "-D");
   if (b.type != onnx::TensorProto_DataType_INT8 && b.type != onnx::TensorProto_DataType_UINT8)
     fail(n, "int8 or uint8 B", type_name(b.type));
@@ -124,13 +130,13 @@ void Importer::import_matmul(const onnx::NodeProto& n, int index, const std::str
                         L.bias_values);
   }
   // K rows of Kin bytes (uint8 weights keep their bytes): B as stored with transB,
-  // else transposed. A timing-only import counts each row's non-zeros (its column of
-  // B) where B lies instead, in any order within a row.
+  // else transposed. A timing-only import counts each output's kernel (a row of B
+  // with transB, else a column) where B lies, in any order within the kernel.
   std::vector<int8_t> weights;
-  if (trans_b) {
+  if (!options_.weight_values) {
+    L.weight_nonzeros = kernel_counts(n, b_at, L.K, Kin, /*by_column=*/!trans_b, kernel_zeros(L));
+  } else if (trans_b) {
     weights = take_bytes(n, b_at);
-  } else if (!options_.weight_values) {
-    L.weight_nonzeros = count_column_nonzeros(b.bytes.data(), Kin, L.K, kernel_zeros(L));
   } else {
     weights.resize(uint64_t(L.K) * Kin);
     for (uint32_t f = 0; f < L.K; ++f)

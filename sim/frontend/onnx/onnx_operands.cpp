@@ -23,6 +23,14 @@
 
 namespace npusim::onnx_detail {
 
+namespace {
+
+// A timing-only import reads a weight tensor left in the file this many bytes at a
+// time (kernel_counts): 1 MiB, a small part of any tensor left there.
+constexpr uint64_t kCountChunkBytes = 1 << 20;
+
+}  // namespace
+
 const char* type_name(int t) {
   switch (t) {
     case onnx::TensorProto_DataType_FLOAT:
@@ -108,6 +116,45 @@ std::vector<int8_t> Importer::take_bytes(const onnx::NodeProto& n, int i) {
   const int reads = int(std::count(n.input().begin(), n.input().end(), name));
   if (unread_[name] == reads && !input_files_.count(name)) return std::move(c.bytes);
   return c.bytes;
+}
+
+const Constant& Importer::stated_constant(const onnx::NodeProto& n, int i) const {
+  const std::string& name = input(n, i);
+  const auto it = constants_.find(name);
+  if (it == constants_.end())
+    fail(n, "input " + std::to_string(i) + " (\"" + name + "\") as an initialiser",
+         "no initialiser of that name (computed at run time, or missing)");
+  return it->second;
+}
+
+std::vector<uint32_t> Importer::kernel_counts(const onnx::NodeProto& n, int i, uint32_t K,
+                                              uint64_t taps, bool by_column,
+                                              const std::vector<int8_t>& zeros) const {
+  const std::string& name = input(n, i);
+  KernelNonzeroCounter counter(K, taps, by_column, zeros);
+  const auto span = in_file_.find(name);
+  const uint64_t expected = uint64_t(K) * taps;
+  uint64_t found = 0;
+  if (span != in_file_.end()) {
+    found = span->second.size;
+    if (found == expected) try {
+        read_file_span_in_chunks(path_, span->second, kCountChunkBytes,
+                                 [&](const int8_t* p, uint64_t size) { counter.add(p, size); });
+      } catch (const std::exception& e) {
+        fail(n,
+             "initialiser \"" + name + "\"'s " + std::to_string(found) + " bytes at offset " +
+                 std::to_string(span->second.offset) + " of the file",
+             e.what());
+      }
+  } else {
+    const Constant& c = constant(n, i);
+    found = c.bytes.size();
+    if (found == expected) counter.add(c.bytes.data(), found);
+  }
+  if (found != expected)
+    fail(n, "input " + std::to_string(i) + " of " + std::to_string(expected) + " bytes",
+         std::to_string(found) + " bytes");
+  return counter.counts();
 }
 
 float Importer::scale_of(const onnx::NodeProto& n, int i) const {

@@ -13,9 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -228,17 +230,45 @@ std::optional<FileSpan> span_in_file(const onnx::TensorProto& t) {
   return FileSpan{*offset, *size};
 }
 
+namespace {
+
+[[noreturn]] void file_changed(const std::string& path, FileSpan span) {
+  throw std::runtime_error(path + ": ends before byte " + std::to_string(span.offset + span.size) +
+                           " (the file changed while it was imported)");
+}
+
+}  // namespace
+
 std::vector<int8_t> read_file_span(const std::string& path, FileSpan span) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), path);
   std::vector<int8_t> bytes(span.size);
   const bool ok = read_at(fd, span, reinterpret_cast<char*>(bytes.data()));
   ::close(fd);
-  if (!ok)
-    throw std::runtime_error(path + ": ends before byte " +
-                             std::to_string(span.offset + span.size) +
-                             " (the file changed while it was imported)");
+  if (!ok) file_changed(path, span);
   return bytes;
+}
+
+void read_file_span_in_chunks(const std::string& path, FileSpan span, uint64_t chunk,
+                              const std::function<void(const int8_t*, uint64_t)>& use) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), path);
+  std::unique_ptr<int8_t[]> buffer(new int8_t[std::min(chunk, span.size) + 1]);
+  for (uint64_t done = 0; done < span.size;) {
+    const FileSpan piece{span.offset + done, std::min(chunk, span.size - done)};
+    if (!read_at(fd, piece, reinterpret_cast<char*>(buffer.get()))) {
+      ::close(fd);
+      file_changed(path, span);
+    }
+    try {
+      use(buffer.get(), piece.size);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    done += piece.size;
+  }
+  ::close(fd);
 }
 
 }  // namespace npusim::onnx_detail

@@ -11,6 +11,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,5 +54,11 @@ bool read_onnx_model(const std::string& path, ReadModel& out);
 // The bytes of `span` in the file at `path`. Throws std::runtime_error when the file
 // cannot be opened or no longer holds the span (changed since it was read).
 std::vector<int8_t> read_file_span(const std::string& path, FileSpan span);
+
+// The same bytes handed to `use` in consecutive pieces of at most `chunk` bytes
+// (`chunk` > 0), read into one buffer of that size: a large tensor is gone through
+// without holding it. The same errors as read_file_span.
+void read_file_span_in_chunks(const std::string& path, FileSpan span, uint64_t chunk,
+                              const std::function<void(const int8_t*, uint64_t)>& use);
 
 }  // namespace npusim::onnx_detail
