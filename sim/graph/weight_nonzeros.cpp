@@ -8,13 +8,28 @@ namespace npusim {
 
 namespace {
 
-// How many of `n` coefficients differ from `zero`; AVX2 where the CPU has it (the
-// loop vectorises 32 coefficients at a time), the baseline build elsewhere.
-__attribute__((target_clones("avx2", "default"))) uint32_t count_unequal(const int8_t* p,
-                                                                         uint64_t n, int8_t zero) {
+// How many of `n` coefficients differ from `zero`: the same loop built for the baseline
+// and, where the CPU has it, for AVX2 (which it vectorises 32 coefficients at a time).
+inline __attribute__((always_inline)) uint32_t count_unequal_body(const int8_t* p, uint64_t n,
+                                                                  int8_t zero) {
   uint32_t count = 0;
   for (uint64_t i = 0; i < n; ++i) count += p[i] != zero;
   return count;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx2"))) uint32_t count_unequal_avx2(const int8_t* p, uint64_t n,
+                                                            int8_t zero) {
+  return count_unequal_body(p, n, zero);
+}
+#endif
+
+uint32_t count_unequal(const int8_t* p, uint64_t n, int8_t zero) {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return count_unequal_avx2(p, n, zero);
+#endif
+  return count_unequal_body(p, n, zero);
 }
 
 }  // namespace
