@@ -114,23 +114,22 @@ int remove_identity_casts(onnx::GraphProto& g) {
   std::set<std::string> graph_output;
   for (const onnx::ValueInfoProto& o : g.output()) graph_output.insert(o.name());
   google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (const onnx::NodeProto& n : g.node()) {
-    onnx::NodeProto copy = n;
-    for (std::string& in : *copy.mutable_input()) {
+  for (onnx::NodeProto& n : *g.mutable_node()) {  // each kept node moves (the old list is dropped)
+    for (std::string& in : *n.mutable_input()) {
       const auto a = alias.find(in);
       if (a != alias.end()) in = a->second;
     }
     if (default_domain(n) && n.op_type() == "Cast" && n.input_size() == 1 && n.output_size() == 1 &&
         !graph_output.count(n.output(0))) {
-      const auto t = types.find(copy.input(0));
+      const auto t = types.find(n.input(0));
       const onnx::AttributeProto* to = find_attribute(n, "to");
       if (t != types.end() && to != nullptr && t->second == to->i()) {
-        alias[n.output(0)] = copy.input(0);
+        alias[n.output(0)] = n.input(0);
         types[n.output(0)] = t->second;
         continue;
       }
     }
-    *kept.Add() = std::move(copy);
+    kept.Add()->Swap(&n);
   }
   const int removed = g.node_size() - kept.size();
   g.mutable_node()->Swap(&kept);
@@ -152,11 +151,13 @@ bool is_reshape(const onnx::NodeProto& n) {
 // (empty: removed). Keeps the order, so every tensor is still written before it is read.
 void replace_nodes(onnx::GraphProto& g,
                    const std::map<const onnx::NodeProto*, std::vector<onnx::NodeProto>>& replaced) {
+  if (replaced.empty()) return;  // the graph as it was: no node is copied
   google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (const onnx::NodeProto& n : g.node()) {
+  kept.Reserve(g.node_size());
+  for (onnx::NodeProto& n : *g.mutable_node()) {
     const auto it = replaced.find(&n);
     if (it == replaced.end())
-      *kept.Add() = n;
+      kept.Add()->Swap(&n);  // moved, not copied (the old list is dropped below)
     else
       for (const onnx::NodeProto& m : it->second) *kept.Add() = m;
   }

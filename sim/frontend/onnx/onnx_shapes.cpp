@@ -85,15 +85,17 @@ std::map<std::string, std::vector<int64_t>> stated_shapes(const onnx::ModelProto
     header->set_data_type(t.data_type());
     *header->mutable_dims() = t.dims();
   }
-  const onnx::ModelProto declared = inferred;
+  std::map<std::string, std::vector<int64_t>> shapes;
   try {
     // Lenient mode: a node libonnx cannot infer is skipped, not an error.
     onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(false, 0, false));
   } catch (const std::exception&) {
-    inferred = declared;  // a conflict among the declared shapes: compare what was declared
+    // A conflict among the declared shapes: compare what was declared.
+    for (const onnx::ValueInfoProto& v : model.graph().output()) add_known(v, shapes);
+    for (const onnx::ValueInfoProto& v : model.graph().value_info()) add_known(v, shapes);
+    return shapes;
   }
-  std::map<std::string, std::vector<int64_t>> shapes;
   for (const onnx::ValueInfoProto& v : inferred.graph().output()) add_known(v, shapes);
   for (const onnx::ValueInfoProto& v : inferred.graph().value_info()) add_known(v, shapes);
   return shapes;
