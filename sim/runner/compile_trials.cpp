@@ -176,8 +176,10 @@ std::string program_fingerprint(const Program& program, bool graph) {
     d.half_bytes = d.weight_region_bytes = d.params_region_bytes = d.vector_region_bytes = 0;
   std::ostringstream text;
   write_program_jsonl(text, layers, nlohmann::json::object(), nlohmann::json::object(), graph);
-  std::string bytes = text.str();
-  const auto put = [&bytes](uint64_t v) { bytes.append(reinterpret_cast<const char*>(&v), 8); };
+  // The instructions' fields gathered as words, appended to the text at once.
+  std::vector<uint64_t> words;
+  words.reserve(program.instructions.size() * 20);
+  const auto put = [&words](uint64_t v) { words.push_back(v); };
   for (const Instruction& in : program.instructions) {
     put(in.id);
     put(uint64_t(in.op));
@@ -199,6 +201,8 @@ std::string program_fingerprint(const Program& program, bool graph) {
     if (in.op == Opcode::AguInit && in.layer < layers.layers.size())
       for (const AguRegister& r : agu_registers(layers.layers[in.layer])) put(r.value);
   }
+  std::string bytes = text.str();
+  bytes.append(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
   return bytes;
 }
 
