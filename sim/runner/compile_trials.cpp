@@ -176,11 +176,13 @@ std::string program_fingerprint(const Program& program, bool graph) {
     d.half_bytes = d.weight_region_bytes = d.params_region_bytes = d.vector_region_bytes = 0;
   std::ostringstream text;
   write_program_jsonl(text, layers, nlohmann::json::object(), nlohmann::json::object(), graph);
-  // The instructions' fields gathered as words, appended to the text at once.
+  // Each instruction's fields are gathered as words and appended at once (one
+  // append per instruction, not per field; the string grows as it did).
+  std::string bytes = text.str();
   std::vector<uint64_t> words;
-  words.reserve(program.instructions.size() * 20);
   const auto put = [&words](uint64_t v) { words.push_back(v); };
   for (const Instruction& in : program.instructions) {
+    words.clear();
     put(in.id);
     put(uint64_t(in.op));
     put(in.layer);
@@ -200,9 +202,8 @@ std::string program_fingerprint(const Program& program, bool graph) {
     for (const Dependency& d : in.deps) put(uint64_t(d.producer) << 8 | uint64_t(d.kind));
     if (in.op == Opcode::AguInit && in.layer < layers.layers.size())
       for (const AguRegister& r : agu_registers(layers.layers[in.layer])) put(r.value);
+    bytes.append(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
   }
-  std::string bytes = text.str();
-  bytes.append(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
   return bytes;
 }
 

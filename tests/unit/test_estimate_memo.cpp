@@ -146,3 +146,57 @@ TEST_CASE(
   CHECK(trials.machines() == 2);  // the whole array and its part
   CHECK(trials.estimates() > 0);
 }
+
+TEST_CASE(
+    "cost mapper: the partition chosen is the option whose layers' best estimates, summed over "
+    "every layer, are fewest, as a plain sum over every weight share and unit count finds",
+    "[mapper]") {
+  // Four layers of one signature (a repeated block) beside two of their own: the
+  // mapper weighs a signature once and counts it once per layer.
+  NetworkConfig net;
+  net.name = "repeats";
+  net.layers = {memo_conv("tall", 24, 40, 9, 48, 3, 5, 1),
+                memo_conv("wide", 48, 20, 52, 40, 5, 3, 2)};
+  for (int i = 0; i < 4; ++i)
+    net.layers.push_back(memo_conv("deep" + std::to_string(i), 512, 10, 10, 96, 1, 1, 1));
+  net.chained.assign(net.layers.size(), false);
+  size_t checked = 0;
+  // At 48 KiB on 2 or 3 units, a sum that took the repeated signature once would
+  // choose weight share 1/4 where counting all four layers chooses 1/8.
+  for (const uint32_t kib : {48u, 96u, 256u})
+    for (const uint32_t units : {1u, 2u, 3u}) {
+      HardwareConfig hw;
+      hw.compute.units = units;
+      hw.compute.array_rows = 16;
+      hw.compute.array_cols = 24;
+      hw.cache.size_kib = kib;
+      INFO(kib << " KiB, " << units << " unit(s)");
+      // The rule restated: every unit count (most first) and weight share 1/2 .. 1/64,
+      // each layer's cheapest candidate, the first option with the fewest cycles.
+      uint64_t best = UINT64_MAX;
+      CachePartition chosen;
+      for (const uint32_t u : unit_counts(hw))
+        for (uint32_t share = 2; share <= 64; share *= 2) {
+          const CachePartition part = partition_cache(net, hw, share, u);
+          uint64_t sum = 0;
+          for (const LayerConfig& L : net.layers) {
+            const std::vector<MappingCandidate> candidates = mapping_candidates(L, hw, part);
+            const MappingCandidate* pick = chosen_candidate(candidates, hw);
+            if (pick == nullptr) {
+              sum = UINT64_MAX;
+              break;
+            }
+            sum += pick->estimate.total;
+          }
+          if (sum < best) best = sum, chosen = part;
+        }
+      REQUIRE(best != UINT64_MAX);
+      const CachePartition part = choose_partition(net, hw);
+      CHECK(part.units == chosen.units);
+      CHECK(part.weight_region_bytes == chosen.weight_region_bytes);
+      CHECK(part.half_bytes == chosen.half_bytes);
+      CHECK(estimate_network(net, hw).cycles == best);
+      ++checked;
+    }
+  CHECK(checked == 9);
+}
