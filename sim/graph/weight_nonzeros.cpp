@@ -76,13 +76,6 @@ std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, u
   return counter.counts();
 }
 
-std::vector<uint32_t> count_column_nonzeros(const int8_t* rows_of_k, uint64_t rows, uint32_t K,
-                                            const std::vector<int8_t>& zero_of_kernel) {
-  KernelNonzeroCounter counter(K, rows, true, zero_of_kernel);
-  counter.add(rows_of_k, rows * K);
-  return counter.counts();
-}
-
 std::vector<int8_t> kernel_zeros(const LayerConfig& layer) {
   std::vector<int8_t> zeros;
   if (layer.quantized)

@@ -44,11 +44,6 @@ class KernelNonzeroCounter {
 std::vector<uint32_t> count_kernel_nonzeros(const int8_t* weights, uint32_t K, uint64_t taps,
                                             const std::vector<int8_t>& zero_of_kernel);
 
-// The same counts for K kernels whose coefficients lie across `rows` rows of K bytes, kernel f
-// in column f.
-std::vector<uint32_t> count_column_nonzeros(const int8_t* rows_of_k, uint64_t rows, uint32_t K,
-                                            const std::vector<int8_t>& zero_of_kernel);
-
 // Each kernel's "zero" coefficient: a graph operator's weight zero points, else none (empty: 0).
 std::vector<int8_t> kernel_zeros(const LayerConfig& layer);
 

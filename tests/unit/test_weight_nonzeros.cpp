@@ -105,6 +105,14 @@ std::string column_matmul_model(const std::string& file) {
   return m.save(file);
 }
 
+// The counts of K kernels down the columns of `rows` rows of K bytes, handed over at once.
+std::vector<uint32_t> count_column_nonzeros(const int8_t* rows_of_k, uint64_t rows, uint32_t K,
+                                            const std::vector<int8_t>& zeros) {
+  KernelNonzeroCounter counter(K, rows, /*by_column=*/true, zeros);
+  counter.add(rows_of_k, rows * K);
+  return counter.counts();
+}
+
 }  // namespace
 
 TEST_CASE(

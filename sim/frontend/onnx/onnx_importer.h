@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -99,6 +100,10 @@ class Importer {
   // (in_file_); null when there is no such constant. `n`: the node reading it, named
   // when the file no longer holds them.
   Constant* with_bytes(const std::string& name, const onnx::NodeProto& n) const;
+  // Runs `read`, which reads constant `name`'s values at `span` of the model file; a
+  // failure (the file changed since it was read) is `n`'s error, naming the bytes.
+  void read_from_file(const onnx::NodeProto& n, const std::string& name, FileSpan span,
+                      const std::function<void()>& read) const;
   // An 8-bit constant input's bytes as stored, for a node that puts them into its
   // own layout: moved out when `n` is its last reader (it would be dropped after
   // `n` anyway), so a model's weights are not held twice; copied otherwise. The

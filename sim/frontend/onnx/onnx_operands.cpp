@@ -83,12 +83,8 @@ const std::string& Importer::input(const onnx::NodeProto& n, int i, bool require
 }
 
 const Constant& Importer::constant(const onnx::NodeProto& n, int i) const {
-  const std::string& name = input(n, i);
-  const Constant* c = with_bytes(name, n);
-  if (c == nullptr)
-    fail(n, "input " + std::to_string(i) + " (\"" + name + "\") as an initialiser",
-         "no initialiser of that name (computed at run time, or missing)");
-  return *c;
+  stated_constant(n, i);  // an error when there is none
+  return *with_bytes(input(n, i), n);
 }
 
 Constant* Importer::with_bytes(const std::string& name, const onnx::NodeProto& n) const {
@@ -96,17 +92,23 @@ Constant* Importer::with_bytes(const std::string& name, const onnx::NodeProto& n
   if (it == constants_.end()) return nullptr;
   const auto span = in_file_.find(name);
   if (span != in_file_.end()) {
-    try {
-      it->second.bytes = read_file_span(path_, span->second);
-    } catch (const std::exception& e) {
-      fail(n,
-           "initialiser \"" + name + "\"'s " + std::to_string(span->second.size) +
-               " bytes at offset " + std::to_string(span->second.offset) + " of the file",
-           e.what());
-    }
+    read_from_file(n, name, span->second,
+                   [&] { it->second.bytes = read_file_span(path_, span->second); });
     in_file_.erase(span);
   }
   return &it->second;
+}
+
+void Importer::read_from_file(const onnx::NodeProto& n, const std::string& name, FileSpan span,
+                              const std::function<void()>& read) const {
+  try {
+    read();
+  } catch (const std::exception& e) {
+    fail(n,
+         "initialiser \"" + name + "\"'s " + std::to_string(span.size) + " bytes at offset " +
+             std::to_string(span.offset) + " of the file",
+         e.what());
+  }
 }
 
 std::vector<int8_t> Importer::take_bytes(const onnx::NodeProto& n, int i) {
@@ -131,29 +133,21 @@ std::vector<uint32_t> Importer::kernel_counts(const onnx::NodeProto& n, int i, u
                                               uint64_t taps, bool by_column,
                                               const std::vector<int8_t>& zeros) const {
   const std::string& name = input(n, i);
-  KernelNonzeroCounter counter(K, taps, by_column, zeros);
   const auto span = in_file_.find(name);
+  const bool in_file = span != in_file_.end();
   const uint64_t expected = uint64_t(K) * taps;
-  uint64_t found = 0;
-  if (span != in_file_.end()) {
-    found = span->second.size;
-    if (found == expected) try {
-        read_file_span_in_chunks(path_, span->second, kCountChunkBytes,
-                                 [&](const int8_t* p, uint64_t size) { counter.add(p, size); });
-      } catch (const std::exception& e) {
-        fail(n,
-             "initialiser \"" + name + "\"'s " + std::to_string(found) + " bytes at offset " +
-                 std::to_string(span->second.offset) + " of the file",
-             e.what());
-      }
-  } else {
-    const Constant& c = constant(n, i);
-    found = c.bytes.size();
-    if (found == expected) counter.add(c.bytes.data(), found);
-  }
+  const uint64_t found = in_file ? span->second.size : constant(n, i).bytes.size();
   if (found != expected)
     fail(n, "input " + std::to_string(i) + " of " + std::to_string(expected) + " bytes",
          std::to_string(found) + " bytes");
+  KernelNonzeroCounter counter(K, taps, by_column, zeros);
+  if (in_file)
+    read_from_file(n, name, span->second, [&] {
+      read_file_span_in_chunks(path_, span->second, kCountChunkBytes,
+                               [&](const int8_t* p, uint64_t size) { counter.add(p, size); });
+    });
+  else
+    counter.add(constant(n, i).bytes.data(), found);
   return counter.counts();
 }
 

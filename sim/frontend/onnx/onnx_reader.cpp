@@ -34,6 +34,21 @@ using google::protobuf::io::StringOutputStream;
 constexpr int kModelGraph = 7, kGraphNode = 1, kGraphInitializer = 5, kTensorRawData = 9,
               kNodeAttribute = 5, kAttributeTensor = 5;
 
+// The model file opened for reading, closed however the reader leaves.
+class OpenFile {
+ public:
+  explicit OpenFile(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw std::system_error(errno, std::generic_category(), path);
+  }
+  ~OpenFile() { ::close(fd_); }
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 // The bytes of `span` of the open file `fd` into `out`; false when the file ends first.
 bool read_at(int fd, FileSpan span, char* out) {
   uint64_t done = 0;
@@ -198,8 +213,8 @@ class Walker {
 }  // namespace
 
 bool read_onnx_model(const std::string& path, ReadModel& out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), path);
+  const OpenFile opened(path);
+  const int fd = opened.fd();
   struct stat st {};
   const bool sized = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   bool ok = false;
@@ -211,7 +226,6 @@ bool read_onnx_model(const std::string& path, ReadModel& out) {
     ok = sized ? Walker(in, fd, uint64_t(st.st_size)).model(out)
                : out.model.ParseFromCodedStream(&in);
   }
-  ::close(fd);
   return ok;
 }
 
@@ -240,35 +254,22 @@ namespace {
 }  // namespace
 
 std::vector<int8_t> read_file_span(const std::string& path, FileSpan span) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), path);
+  const OpenFile file(path);
   std::vector<int8_t> bytes(span.size);
-  const bool ok = read_at(fd, span, reinterpret_cast<char*>(bytes.data()));
-  ::close(fd);
-  if (!ok) file_changed(path, span);
+  if (!read_at(file.fd(), span, reinterpret_cast<char*>(bytes.data()))) file_changed(path, span);
   return bytes;
 }
 
 void read_file_span_in_chunks(const std::string& path, FileSpan span, uint64_t chunk,
                               const std::function<void(const int8_t*, uint64_t)>& use) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), path);
+  const OpenFile file(path);
   std::unique_ptr<int8_t[]> buffer(new int8_t[std::min(chunk, span.size) + 1]);
   for (uint64_t done = 0; done < span.size;) {
     const FileSpan piece{span.offset + done, std::min(chunk, span.size - done)};
-    if (!read_at(fd, piece, reinterpret_cast<char*>(buffer.get()))) {
-      ::close(fd);
-      file_changed(path, span);
-    }
-    try {
-      use(buffer.get(), piece.size);
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
+    if (!read_at(file.fd(), piece, reinterpret_cast<char*>(buffer.get()))) file_changed(path, span);
+    use(buffer.get(), piece.size);
     done += piece.size;
   }
-  ::close(fd);
 }
 
 }  // namespace npusim::onnx_detail
