@@ -96,37 +96,34 @@ uint64_t DramChannelSchedule::clear_of_columns(uint64_t t, uint64_t limit, bool 
       clock = std::max(clock, c.data_end + (same_group ? d_.twtr_l : d_.twtr_s));
     return clock;
   };
-  for (bool moved = true; moved && t <= limit;) {
-    moved = false;
-    while (near != columns_.end() && near->at + column_reach_ < t) ++near;  // t only grows
-    auto c = near;
-    // Those before `t` hold it back until their `after`.
+  // Those before `t` hold it back until their `after`. Each such bound stays
+  // kept as `t` grows, so a column is checked once, in clock order: `c` is the
+  // first not yet checked.
+  auto c = near;
+  while (t <= limit) {
     for (; c != columns_.end() && c->at < t; ++c) {
       const bool same_rank = c->rank == loc.rank;
-      const uint64_t clock = after(*c, same_rank, same_rank && c->group == loc.bankgroup);
-      if (t < clock) {
-        t = clock;
-        moved = true;
-        break;
-      }
+      t = std::max(t, after(*c, same_rank, same_rank && c->group == loc.bankgroup));
     }
-    if (moved) continue;
-    // Those from `t` on must keep their place after this one, else it goes after them.
+    // Those from `t` on must keep their place after this one, else it goes
+    // after them (and they are checked among those before it).
     const uint64_t data_end = t + latency + burst;
-    for (; c != columns_.end() && c->at < t + column_reach_; ++c) {
-      const bool same_rank = c->rank == loc.rank;
-      const bool same_group = same_rank && c->group == loc.bankgroup;
-      const uint64_t data_start = c->at + (c->write ? d_.cwl : d_.cl);
-      bool before = c->at >= t + (same_group ? d_.tccd_l : d_.tccd_s) &&
+    bool moved = false;
+    for (auto k = c; k != columns_.end() && k->at < t + column_reach_; ++k) {
+      const bool same_rank = k->rank == loc.rank;
+      const bool same_group = same_rank && k->group == loc.bankgroup;
+      const uint64_t data_start = k->at + (k->write ? d_.cwl : d_.cl);
+      bool before = k->at >= t + (same_group ? d_.tccd_l : d_.tccd_s) &&
                     data_start >= data_end + (same_rank ? 0 : d_.trtrs);
-      if (c->write && !write) before = before && c->at >= t + d_.trtw;
-      if (!c->write && write && same_rank)
-        before = before && c->at >= data_end + (same_group ? d_.twtr_l : d_.twtr_s);
+      if (k->write && !write) before = before && k->at >= t + d_.trtw;
+      if (!k->write && write && same_rank)
+        before = before && k->at >= data_end + (same_group ? d_.twtr_l : d_.twtr_s);
       if (before) continue;
-      t = after(*c, same_rank, same_group);
+      t = after(*k, same_rank, same_group);
       moved = true;
       break;
     }
+    if (!moved) break;
   }
   return t;
 }
