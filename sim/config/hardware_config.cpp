@@ -427,9 +427,10 @@ const std::vector<HardwareParam>& hardware_params() {
                            "(docs/compile-trials.md#the-partition-and-the-units-in-use)"));
     t.push_back(uint_param(
         "compiler.cache_kib", &H::compiler, &CompilerConfig::cache_kib, "KiB", 0, 1048576,
-        "The part of the cache the compiler lays its regions out in, above "
-        "cache.kv_kib and at most cache.size_kib (the rest stays idle); 0: all "
-        "of it, or what compiler.trials settles (docs/compile-trials.md#compile-trials)"));
+        "The part of the cache the compiler lays its buffers out in, above "
+        "cache.kv_kib and at most cache.size_kib (the rest holds only what the memory plan "
+        "keeps under compiler.residency auto); 0: all of it, or what compiler.trials "
+        "settles (docs/compile-trials.md#compile-trials)"));
     t.push_back(uint_param("compiler.array_rows", &H::compiler, &CompilerConfig::array_rows, "", 0,
                            1024,
                            "MAC array rows the program uses, at most compute.array_rows (the "

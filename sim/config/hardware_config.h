@@ -205,8 +205,10 @@ struct CompilerConfig {
   // Compute units the cost mapper gives pieces to; 0: it chooses (every count
   // from 1 to compute.units; compiler.trials says how).
   uint32_t units = 0;
-  // The part of the cache the compiler lays its regions out in (KiB, the
-  // key-value region included); 0: all of cache.size_kib. The rest stays idle.
+  // The part of the cache the compiler lays its buffers out in (KiB, the
+  // key-value region included); 0: all of cache.size_kib. The rest holds only
+  // what the memory plan keeps (compiler.residency auto: it plans over the
+  // whole cache, docs/memory-plan.md#more-cache-under-auto).
   uint32_t cache_kib = 0;
   // The cost mapper's choice per layer (docs/compile-trials.md#traffic-margin): of
   // the candidates estimated within this fraction of the fewest cycles, the
