@@ -101,10 +101,11 @@ uint64_t DramChannelSchedule::clear_of_columns(uint64_t t, uint64_t limit, bool 
   // first not yet checked.
   auto c = near;
   while (t <= limit) {
-    for (; c != columns_.end() && c->at < t; ++c) {
+    for (; c != columns_.end() && c->at < t && t <= limit; ++c) {
       const bool same_rank = c->rank == loc.rank;
       t = std::max(t, after(*c, same_rank, same_rank && c->group == loc.bankgroup));
     }
+    if (t > limit) break;
     // Those from `t` on must keep their place after this one, else it goes
     // after them (and they are checked among those before it).
     const uint64_t data_end = t + latency + burst;
