@@ -100,7 +100,7 @@ uint64_t DramChannelSchedule::clear_of_columns(uint64_t t, uint64_t limit, bool 
   // kept as `t` grows, so a column is checked once, in clock order: `c` is the
   // first not yet checked.
   auto c = near;
-  while (t <= limit) {
+  for (;;) {
     for (; c != columns_.end() && c->at < t && t <= limit; ++c) {
       const bool same_rank = c->rank == loc.rank;
       t = std::max(t, after(*c, same_rank, same_rank && c->group == loc.bankgroup));

@@ -136,7 +136,8 @@ std::vector<uint32_t> Importer::kernel_counts(const onnx::NodeProto& n, int i, u
   const auto span = in_file_.find(name);
   const bool in_file = span != in_file_.end();
   const uint64_t expected = uint64_t(K) * taps;
-  const uint64_t found = in_file ? span->second.size : constant(n, i).bytes.size();
+  const Constant* held = in_file ? nullptr : &constant(n, i);  // an error when there is none
+  const uint64_t found = in_file ? span->second.size : held->bytes.size();
   if (found != expected)
     fail(n, "input " + std::to_string(i) + " of " + std::to_string(expected) + " bytes",
          std::to_string(found) + " bytes");
@@ -147,7 +148,7 @@ std::vector<uint32_t> Importer::kernel_counts(const onnx::NodeProto& n, int i, u
                                [&](const int8_t* p, uint64_t size) { counter.add(p, size); });
     });
   else
-    counter.add(constant(n, i).bytes.data(), found);
+    counter.add(held->bytes.data(), found);
   return counter.counts();
 }
 
