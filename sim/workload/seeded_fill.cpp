@@ -2,53 +2,17 @@
 
 #include <cstdlib>
 #include <cstring>
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "sim/workload/layer_data.h"
+#include "sim/workload/seeded_draws.h"
+#include "sim/workload/seeded_fill_x86.h"
 
 namespace npusim {
 namespace {
-
-constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ULL;  // SeededRandom::next's increment
-
-// splitmix64's output for a state.
-inline __attribute__((always_inline)) uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// Draw i (0-based) of SeededRandom(seed).next(): the state after i + 1 increments, mixed.
-inline __attribute__((always_inline)) uint64_t draw(uint64_t seed, uint64_t i) {
-  return mix(seed + (i + 1) * kGamma);
-}
-
-// r mod 255, without a division (which does not vectorise): 256 = 1 (mod 255), so r is
-// congruent to the sum of its bytes; the sum (at most 2040) is folded once more and a last
-// subtraction brings it into [0, 254].
-inline __attribute__((always_inline)) uint64_t mod255(uint64_t r) {
-  uint64_t s = (r & 0x00FF00FF00FF00FFULL) + ((r >> 8) & 0x00FF00FF00FF00FFULL);
-  s = (s & 0x0000FFFF0000FFFFULL) + ((s >> 16) & 0x0000FFFF0000FFFFULL);
-  s = (s & 0xFFFFFFFFULL) + (s >> 32);
-  s = (s & 0xFF) + (s >> 8);
-  return s >= 255 ? s - 255 : s;
-}
-
-// The byte of draw i's value lo + (r mod span). Span 256: r's low byte plus lo, as a byte add.
-// Span 255: uniform() rejects r < 2^64 mod 255 = 1, so a draw of 0 would shift the sequence;
-// `zero` records one (the caller then draws one value at a time).
-template <uint32_t Span>
-inline __attribute__((always_inline)) uint8_t value_byte(uint64_t r, uint8_t offset,
-                                                         uint64_t& zero) {
-  if (Span == 256) return uint8_t(uint8_t(r) + offset);
-  zero |= r == 0;
-  return uint8_t(uint8_t(mod255(r)) + offset);
-}
+using namespace seeded_draws;
 
 // Fills out[0, n) with draws 0 .. n-1; false when a span-255 draw would have been rejected.
 inline __attribute__((always_inline)) bool fill_body(int8_t* out, size_t n, uint64_t seed,
@@ -91,116 +55,6 @@ bool count_baseline(uint64_t seed, uint64_t first, uint64_t n, int64_t lo, int8_
   return count_body(seed, first, n, lo, value, span, count);
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-#define NPUSIM_FILL_X86 1
-#define NPUSIM_AVX2 __attribute__((target("avx2")))
-#define NPUSIM_AVX512DQ __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
-NPUSIM_AVX2 bool fill_avx2(int8_t* out, size_t n, uint64_t seed, int64_t lo, uint32_t span) {
-  return fill_body(out, n, seed, lo, span);
-}
-NPUSIM_AVX2 bool count_avx2(uint64_t seed, uint64_t first, uint64_t n, int64_t lo, int8_t value,
-                            uint32_t span, uint64_t& count) {
-  return count_body(seed, first, n, lo, value, span, count);
-}
-// AVX-512 by hand: the compiler's loop above multiplies (i + 1) * gamma in every lane, a third
-// 64-bit multiply per draw; here each lane's state advances by an addition of 8 * gamma. A count
-// tests each draw's value byte with one mask test and adds the mask's population: about twice
-// the compiler's rate for the same values (the two multiplies of the mixer remain, and bound it).
-// The zero-masked shift with a full mask: GCC 12's unmasked one trips -Wmaybe-uninitialized.
-NPUSIM_AVX512DQ inline __m512i shift_right(__m512i z, unsigned bits) {
-  return _mm512_maskz_srli_epi64(0xFF, z, bits);
-}
-
-NPUSIM_AVX512DQ inline __m512i mix_lanes(__m512i z) {
-  z = _mm512_mullo_epi64(_mm512_xor_si512(z, shift_right(z, 30)),
-                         _mm512_set1_epi64(int64_t(0xbf58476d1ce4e5b9ULL)));
-  z = _mm512_mullo_epi64(_mm512_xor_si512(z, shift_right(z, 27)),
-                         _mm512_set1_epi64(int64_t(0x94d049bb133111ebULL)));
-  return _mm512_xor_si512(z, shift_right(z, 31));
-}
-
-// mod255 above, lane by lane; min(s, s - 255) is s - 255 exactly when s >= 255 (else it wraps).
-// (Masked forms with a full mask throughout, for the warning above.)
-NPUSIM_AVX512DQ inline __m512i mod255_lanes(__m512i r) {
-  const __m512i bytes = _mm512_set1_epi64(0x00FF00FF00FF00FFLL);
-  const __m512i words = _mm512_set1_epi64(0x0000FFFF0000FFFFLL);
-  __m512i s =
-      _mm512_add_epi64(_mm512_and_si512(r, bytes), _mm512_and_si512(shift_right(r, 8), bytes));
-  s = _mm512_add_epi64(_mm512_and_si512(s, words), _mm512_and_si512(shift_right(s, 16), words));
-  s = _mm512_add_epi64(_mm512_and_si512(s, _mm512_set1_epi64(0xFFFFFFFFLL)), shift_right(s, 32));
-  s = _mm512_add_epi64(_mm512_and_si512(s, _mm512_set1_epi64(0xFF)), shift_right(s, 8));
-  return _mm512_maskz_min_epu64(0xFF, s, _mm512_sub_epi64(s, _mm512_set1_epi64(255)));
-}
-
-// The states of draws first .. first + 7, one per lane.
-NPUSIM_AVX512DQ inline __m512i first_states(uint64_t seed, uint64_t first) {
-  const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-  return _mm512_add_epi64(_mm512_set1_epi64(int64_t(seed + (first + 1) * kGamma)),
-                          _mm512_mullo_epi64(lane, _mm512_set1_epi64(int64_t(kGamma))));
-}
-
-// Draws first .. first + n - 1, eight at a time, the rest one by one: `take` gets each group's
-// value residues (r mod Span) as eight lanes, then each remaining draw's value byte.
-// False when a span-255 draw would have been rejected.
-template <uint32_t Span, typename Consumer>
-NPUSIM_AVX512DQ bool walk_avx512(uint64_t seed, uint64_t first, uint64_t n, Consumer& take) {
-  const __m512i step = _mm512_set1_epi64(int64_t(8 * kGamma));
-  __m512i state = first_states(seed, first);
-  __mmask8 zero_lanes = 0;
-  uint64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m512i r = mix_lanes(state);
-    state = _mm512_add_epi64(state, step);
-    if (Span == 256) {
-      take(i, r);
-    } else {
-      zero_lanes |= _mm512_cmpeq_epi64_mask(r, _mm512_setzero_si512());
-      take(i, mod255_lanes(r));
-    }
-  }
-  uint64_t zero = zero_lanes != 0;
-  for (; i < n; ++i) take(i, value_byte<Span>(draw(seed, first + i), 0, zero));
-  return zero == 0;
-}
-
-// The two consumers of walk_avx512 (lambdas would not inherit the target attribute).
-struct StoreBytes {
-  int8_t* out;
-  uint8_t offset;
-  NPUSIM_AVX512DQ void operator()(uint64_t i, __m512i residues) const {
-    _mm_storel_epi64(
-        reinterpret_cast<__m128i*>(out + i),
-        _mm_add_epi8(_mm512_maskz_cvtepi64_epi8(0xFF, residues), _mm_set1_epi8(char(offset))));
-  }
-  void operator()(uint64_t i, uint8_t byte) const { out[i] = int8_t(uint8_t(byte + offset)); }
-};
-
-// A byte lo + residue differs from `value` when the residue differs from value - lo (as a byte).
-struct CountOthers {
-  uint8_t residue;
-  uint64_t count = 0;
-  NPUSIM_AVX512DQ void operator()(uint64_t, __m512i residues) {
-    count += uint64_t(__builtin_popcount(_mm512_test_epi64_mask(
-        _mm512_xor_si512(residues, _mm512_set1_epi64(residue)), _mm512_set1_epi64(0xFF))));
-  }
-  void operator()(uint64_t, uint8_t byte) { count += byte != residue; }
-};
-
-NPUSIM_AVX512DQ bool fill_avx512dq(int8_t* out, size_t n, uint64_t seed, int64_t lo,
-                                   uint32_t span) {
-  StoreBytes store{out, uint8_t(uint64_t(lo))};
-  return span == 256 ? walk_avx512<256>(seed, 0, n, store) : walk_avx512<255>(seed, 0, n, store);
-}
-NPUSIM_AVX512DQ bool count_avx512dq(uint64_t seed, uint64_t first, uint64_t n, int64_t lo,
-                                    int8_t value, uint32_t span, uint64_t& count) {
-  CountOthers others{uint8_t(uint8_t(value) - uint8_t(uint64_t(lo)))};
-  const bool ok = span == 256 ? walk_avx512<256>(seed, first, n, others)
-                              : walk_avx512<255>(seed, first, n, others);
-  count = others.count;
-  return ok;
-}
-#endif
-
 using Fill = bool (*)(int8_t*, size_t, uint64_t, int64_t, uint32_t);
 using Count = bool (*)(uint64_t, uint64_t, uint64_t, int64_t, int8_t, uint32_t, uint64_t&);
 
@@ -213,9 +67,10 @@ struct Level {
 
 std::vector<Level> levels() {
   std::vector<Level> l{{"baseline", fill_baseline, count_baseline, true}};
-#ifdef NPUSIM_FILL_X86
-  l.push_back({"avx2", fill_avx2, count_avx2, bool(__builtin_cpu_supports("avx2"))});
-  l.push_back({"avx512dq", fill_avx512dq, count_avx512dq,
+#if defined(__x86_64__) || defined(__i386__)
+  l.push_back({"avx2", seeded_x86::fill_avx2, seeded_x86::count_avx2,
+               bool(__builtin_cpu_supports("avx2"))});
+  l.push_back({"avx512dq", seeded_x86::fill_avx512dq, seeded_x86::count_avx512dq,
                __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")});
 #endif

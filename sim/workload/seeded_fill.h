@@ -1,8 +1,8 @@
 // Bulk draws of SeededRandom (layer_data.h) for the common byte tensors: n successive
 // uniform(lo, lo + 255) or uniform(lo, lo + 254) draws, computed from the draw index instead of the
 // running state so that the compiler vectorises the loop (the same splitmix64 arithmetic, so the
-// same values). Chosen at run time: a body compiled for AVX-512 DQ (64-bit multiplies in vector
-// registers), AVX2, or the baseline target.
+// same values). Chosen at run time: the baseline target's loop, or the AVX2 or AVX-512 DQ
+// bodies written with intrinsics (seeded_fill_x86.h).
 #pragma once
 
 #include <cstddef>
