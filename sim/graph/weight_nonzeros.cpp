@@ -1,6 +1,9 @@
 #include "sim/graph/weight_nonzeros.h"
 
 #include <algorithm>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "sim/graph/op_table.h"
 
@@ -8,8 +11,10 @@ namespace npusim {
 
 namespace {
 
-// How many of `n` coefficients differ from `zero`: the same loop built for the baseline
-// and, where the CPU has it, for AVX2 (which it vectorises 32 coefficients at a time).
+// How many of `n` coefficients differ from `zero`: the baseline loop, and where the CPU has
+// AVX2 one compare of 32 coefficients, its mask's population counted (the compiler's own
+// vectorisation of the loop widens every comparison to 32 bits: about three times the
+// instructions).
 inline __attribute__((always_inline)) uint32_t count_unequal_body(const int8_t* p, uint64_t n,
                                                                   int8_t zero) {
   uint32_t count = 0;
@@ -18,9 +23,21 @@ inline __attribute__((always_inline)) uint32_t count_unequal_body(const int8_t* 
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx2"))) uint32_t count_unequal_avx2(const int8_t* p, uint64_t n,
-                                                            int8_t zero) {
-  return count_unequal_body(p, n, zero);
+__attribute__((target("avx2,popcnt"))) uint32_t count_unequal_avx2(const int8_t* p, uint64_t n,
+                                                                   int8_t zero) {
+  const __m256i z = _mm256_set1_epi8(zero);
+  uint64_t equal = 0, i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    equal += uint32_t(__builtin_popcount(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, z)))));
+  }
+  if (i + 16 <= n) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    equal += uint32_t(__builtin_popcount(
+        uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm256_castsi256_si128(z))))));
+    i += 16;
+  }
+  return uint32_t(i - equal) + count_unequal_body(p + i, n - i, zero);
 }
 #endif
 
