@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/frontend/onnx/onnx_constants.h"
@@ -43,6 +44,9 @@ struct Quant {
 // Readers and producers of every tensor, and the initialisers by name.
 struct GraphIndex {
   explicit GraphIndex(const onnx::GraphProto& g) {
+    init.reserve(size_t(g.initializer_size()));
+    readers.reserve(size_t(g.node_size()) * 2);
+    producer.reserve(size_t(g.node_size()));
     for (const onnx::TensorProto& t : g.initializer()) init[t.name()] = &t;
     for (const onnx::NodeProto& n : g.node()) {
       for (const std::string& in : n.input()) ++readers[in];
@@ -84,9 +88,10 @@ struct GraphIndex {
     q.zero_point = z->int_at(0);
     return q;
   }
-  std::map<std::string, const onnx::TensorProto*> init;
-  std::map<std::string, int> readers;
-  std::map<std::string, const onnx::NodeProto*> producer;
+  // Looked up only, never walked in order: hashed.
+  std::unordered_map<std::string, const onnx::TensorProto*> init;
+  std::unordered_map<std::string, int> readers;
+  std::unordered_map<std::string, const onnx::NodeProto*> producer;
 };
 
 // Each QuantizeLinear output's element type: its zero point's, or uint8 without one.
