@@ -132,11 +132,7 @@ TEST_CASE(
     "[weights]") {
   // About half of the coefficients equal their kernel's zero point, in no pattern a vector
   // width repeats; kernel lengths cross every multiple of 16 and 32 up to 100.
-  uint64_t state = 12345;
-  const auto next = [&state] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return uint32_t(state >> 33);
-  };
+  SeededRandom rng(12345);
   for (const uint64_t taps : {1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 95, 96, 100, 577})
     for (const uint64_t offset : {0, 1, 7}) {
       const uint32_t K = 3;
@@ -145,7 +141,7 @@ TEST_CASE(
       std::vector<uint32_t> want(K, 0);
       for (uint32_t k = 0; k < K; ++k)
         for (uint64_t t = 0; t < taps; ++t) {
-          const uint32_t r = next();
+          const uint64_t r = rng.next();
           const int8_t v = (r & 1) != 0 ? zeros[k] : int8_t(r >> 8);
           bytes[offset + k * taps + t] = v;
           want[k] += v != zeros[k];
