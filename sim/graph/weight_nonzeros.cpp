@@ -13,8 +13,7 @@ namespace {
 
 // How many of `n` coefficients differ from `zero`: the baseline loop, and where the CPU has
 // AVX2 one compare of 32 coefficients, its mask's population counted (the compiler's own
-// vectorisation of the loop widens every comparison to 32 bits: about three times the
-// instructions).
+// vectorisation of the loop widens every comparison to 32 bits: over twice the instructions).
 inline __attribute__((always_inline)) uint32_t count_unequal_body(const int8_t* p, uint64_t n,
                                                                   int8_t zero) {
   uint32_t count = 0;

@@ -144,11 +144,12 @@ NPUSIM_AVX2 bool count_avx2(uint64_t seed, uint64_t first, uint64_t n, int64_t l
 }
 
 namespace {
-// AVX-512: the compiler's loop multiplies (i + 1) * gamma in every lane, a third
-// 64-bit multiply per draw; here each lane's state advances by an addition of 8 * gamma. A count
-// tests each draw's value byte with one mask test and adds the mask's population: about twice
-// the compiler's rate for the same values (the two multiplies of the mixer remain, and bound it).
-// The zero-masked shift with a full mask: GCC 12's unmasked one trips -Wmaybe-uninitialized.
+// AVX-512: the baseline body's loop, as the compiler vectorises it, multiplies (i + 1) * gamma
+// in every lane, a third 64-bit multiply per draw; here each lane's state advances by an addition
+// of 8 * gamma. A count tests each draw's value byte with one mask test and adds the mask's
+// population: about twice the compiler's rate for the same values (the two multiplies of the
+// mixer remain, and bound it). The zero-masked shift with a full mask: GCC 12's unmasked one
+// trips -Wmaybe-uninitialized.
 NPUSIM_AVX512DQ inline __m512i shift_right(__m512i z, unsigned bits) {
   return _mm512_maskz_srli_epi64(0xFF, z, bits);
 }

@@ -131,9 +131,12 @@ TEST_CASE(
     "a byte-by-byte comparison with each kernel's zero point does",
     "[weights]") {
   // About half of the coefficients equal their kernel's zero point, in no pattern a vector
-  // width repeats; kernel lengths cross every multiple of 16 and 32 up to 100.
+  // width repeats; every length from 1 to 100 crosses each multiple of 16 and 32 there.
   SeededRandom rng(12345);
-  for (const uint64_t taps : {1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 95, 96, 100, 577})
+  std::vector<uint64_t> lengths;
+  for (uint64_t taps = 1; taps <= 100; ++taps) lengths.push_back(taps);
+  lengths.push_back(577);
+  for (const uint64_t taps : lengths)
     for (const uint64_t offset : {0, 1, 7}) {
       const uint32_t K = 3;
       const std::vector<int8_t> zeros{0, -128, 17};
