@@ -96,3 +96,23 @@ TEST_CASE(
   CHECK_FALSE(advised_huge(large.get()));
   CHECK_FALSE(advised_huge(large.get() + (size_t(34) << 20) - 1));
 }
+
+TEST_CASE(
+    "only a block's whole huge pages are advised: the last 1 MiB of a 3 MiB block and the last "
+    "byte of a block one byte over 4 MiB stay on 4 KiB pages, so no block faults in more than it "
+    "asks for",
+    "[huge_page_allocations]") {
+  if (!npusim::huge_page_allocations_active()) {
+    WARN("SKIPPED: sanitizer builds keep their runtime's operator new");
+    return;
+  }
+  const std::unique_ptr<char[]> three(new char[size_t(3) << 20]);
+  CHECK(advised_huge(three.get()));
+  CHECK(advised_huge(three.get() + kTwoMib - 1));
+  CHECK_FALSE(advised_huge(three.get() + kTwoMib));
+  CHECK_FALSE(advised_huge(three.get() + (size_t(3) << 20) - 1));
+  const size_t over = 2 * kTwoMib + 1;
+  const std::unique_ptr<char[]> odd(new char[over]);
+  CHECK(advised_huge(odd.get() + 2 * kTwoMib - 1));
+  CHECK_FALSE(advised_huge(odd.get() + over - 1));
+}
