@@ -98,21 +98,28 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "only a block's whole huge pages are advised: the last 1 MiB of a 3 MiB block and the last "
-    "byte of a block one byte over 4 MiB stay on 4 KiB pages, so no block faults in more than it "
-    "asks for",
+    "a block's last partial huge page is advised only when the block fills half of it or more: "
+    "the last 0.5 MiB of a 2.5 MiB block and the last byte of a block one byte over 4 MiB stay on "
+    "4 KiB pages, a 3 MiB and a 3.5 MiB block are advised to their ends",
     "[huge_page_allocations]") {
   if (!npusim::huge_page_allocations_active()) {
     WARN("SKIPPED: sanitizer builds keep their runtime's operator new");
     return;
   }
-  const std::unique_ptr<char[]> three(new char[size_t(3) << 20]);
-  CHECK(advised_huge(three.get()));
-  CHECK(advised_huge(three.get() + kTwoMib - 1));
-  CHECK_FALSE(advised_huge(three.get() + kTwoMib));
-  CHECK_FALSE(advised_huge(three.get() + (size_t(3) << 20) - 1));
+  const size_t half = kTwoMib / 2;
+  const std::unique_ptr<char[]> short_tail(new char[kTwoMib + half / 2]);
+  CHECK(advised_huge(short_tail.get()));
+  CHECK(advised_huge(short_tail.get() + kTwoMib - 1));
+  CHECK_FALSE(advised_huge(short_tail.get() + kTwoMib));
+  CHECK_FALSE(advised_huge(short_tail.get() + kTwoMib + half / 2 - 1));
   const size_t over = 2 * kTwoMib + 1;
   const std::unique_ptr<char[]> odd(new char[over]);
   CHECK(advised_huge(odd.get() + 2 * kTwoMib - 1));
   CHECK_FALSE(advised_huge(odd.get() + over - 1));
+  for (const size_t bytes : {kTwoMib + half, kTwoMib + 3 * half / 2}) {
+    INFO("bytes " << bytes);
+    const std::unique_ptr<char[]> long_tail(new char[bytes]);
+    CHECK(advised_huge(long_tail.get() + kTwoMib));
+    CHECK(advised_huge(long_tail.get() + bytes - 1));
+  }
 }
