@@ -36,16 +36,20 @@ bool advised_huge(const void* p) {
   }
   return false;
 }
+
+// Whether this build replaces operator new (else the test is skipped, saying why).
+bool operators_replaced() {
+  if (npusim::huge_page_allocations_active()) return true;
+  WARN("SKIPPED: sanitizer builds keep their runtime's operator new");
+  return false;
+}
 }  // namespace
 
 TEST_CASE(
     "new and new[] of 2 MiB and more start on a 2 MiB boundary, smaller blocks come from "
     "malloc, and every size is writable and freed by its delete",
     "[huge_page_allocations]") {
-  if (!npusim::huge_page_allocations_active()) {
-    WARN("SKIPPED: sanitizer builds keep their runtime's operator new");
-    return;
-  }
+  if (!operators_replaced()) return;
   for (const size_t bytes : {size_t(kTwoMib), size_t(0x300000), size_t(3 * kTwoMib + 1)}) {
     INFO("bytes " << bytes);
     char* array = new char[bytes];
@@ -69,10 +73,7 @@ TEST_CASE(
 
 TEST_CASE("new and new[] of a size within 2 MiB of the largest size_t throw bad_alloc",
           "[huge_page_allocations]") {
-  if (!npusim::huge_page_allocations_active()) {
-    WARN("SKIPPED: sanitizer builds keep their runtime's operator new");
-    return;
-  }
+  if (!operators_replaced()) return;
   // Through the replaceable functions themselves: a new-expression would check the size first.
   volatile size_t huge = SIZE_MAX - 1000;
   CHECK_THROWS_AS(operator new(huge), std::bad_alloc);
@@ -85,10 +86,7 @@ TEST_CASE(
     "a block of up to 32 MiB is advised onto huge pages and a larger one (a whole decoder's "
     "instructions) is not",
     "[huge_page_allocations]") {
-  if (!npusim::huge_page_allocations_active()) {
-    WARN("SKIPPED: sanitizer builds keep their runtime's operator new");
-    return;
-  }
+  if (!operators_replaced()) return;
   const std::unique_ptr<char[]> small(new char[size_t(32) << 20]);
   const std::unique_ptr<char[]> large(new char[size_t(34) << 20]);
   CHECK(advised_huge(small.get()));
@@ -102,10 +100,7 @@ TEST_CASE(
     "the last 0.5 MiB of a 2.5 MiB block and the last byte of a block one byte over 4 MiB stay on "
     "4 KiB pages, a 3 MiB and a 3.5 MiB block are advised to their ends",
     "[huge_page_allocations]") {
-  if (!npusim::huge_page_allocations_active()) {
-    WARN("SKIPPED: sanitizer builds keep their runtime's operator new");
-    return;
-  }
+  if (!operators_replaced()) return;
   const size_t half = kTwoMib / 2;
   const std::unique_ptr<char[]> short_tail(new char[kTwoMib + half / 2]);
   CHECK(advised_huge(short_tail.get()));
