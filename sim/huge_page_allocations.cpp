@@ -14,7 +14,7 @@
 // block fills at least half of it (SystemC's 3 MiB heap: two faults, not 1 + 256); a smaller
 // tail stays on 4 KiB pages (at most 255 faults more). So a block faults in at most 1 MiB more
 // than it asks for: rounding every block up to whole huge pages took up to 2 MiB more each, and
-// an ONNX ResNet-50's import peaked 5.7 MiB higher. Every new here comes from malloc or
+// an ONNX ResNet-50's import peaked 5.5 MiB higher. Every new here comes from malloc or
 // posix_memalign and every delete frees it, so the pairs stay consistent for tools that check
 // allocation kinds (valgrind). Sanitizer builds keep their runtime's operators, which also check
 // that each new meets its own delete. The aligned (align_val_t) forms are left to the C++ runtime.
