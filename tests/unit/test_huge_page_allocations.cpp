@@ -99,9 +99,9 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a block's last partial huge page is advised only when the block fills half of it or more: "
-    "the last 0.5 MiB of a 2.5 MiB block and the last byte of a block one byte over 4 MiB stay on "
-    "4 KiB pages, a 3 MiB and a 3.5 MiB block are advised to their ends",
+    "a block's last partial huge page is advised only when the block fills half of it or more, "
+    "so the last 0.5 MiB of a 2.5 MiB block and the last byte of a block one byte over 4 MiB stay "
+    "on 4 KiB pages and a 3 MiB and a 3.5 MiB block are advised to their ends",
     "[huge_page_allocations]") {
   if (!operators_replaced()) return;
   // Each block a fresh mapping: a heap range advised for a block freed earlier in the process
