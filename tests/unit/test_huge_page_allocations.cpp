@@ -106,18 +106,20 @@ TEST_CASE(
   if (!operators_replaced()) return;
   // Each block a fresh mapping: a heap range advised for a block freed earlier in the process
   // keeps its advice, and malloc would serve large blocks from the heap once one was freed.
+  // (The fixed threshold holds for the rest of the process: it only makes blocks mappings.)
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  const size_t half = kTwoMib / 2;
-  const std::unique_ptr<char[]> short_tail(new char[kTwoMib + half / 2]);
+  const size_t quarter = kTwoMib / 4;  // 0.5 MiB
+  const size_t short_bytes = kTwoMib + quarter;
+  const std::unique_ptr<char[]> short_tail(new char[short_bytes]);
   CHECK(advised_huge(short_tail.get()));
   CHECK(advised_huge(short_tail.get() + kTwoMib - 1));
   CHECK_FALSE(advised_huge(short_tail.get() + kTwoMib));
-  CHECK_FALSE(advised_huge(short_tail.get() + kTwoMib + half / 2 - 1));
+  CHECK_FALSE(advised_huge(short_tail.get() + short_bytes - 1));
   const size_t over = 2 * kTwoMib + 1;
   const std::unique_ptr<char[]> odd(new char[over]);
   CHECK(advised_huge(odd.get() + 2 * kTwoMib - 1));
   CHECK_FALSE(advised_huge(odd.get() + over - 1));
-  for (const size_t bytes : {kTwoMib + half, kTwoMib + 3 * half / 2}) {
+  for (const size_t bytes : {kTwoMib + 2 * quarter, kTwoMib + 3 * quarter}) {
     INFO("bytes " << bytes);
     const std::unique_ptr<char[]> long_tail(new char[bytes]);
     CHECK(advised_huge(long_tail.get() + kTwoMib));
