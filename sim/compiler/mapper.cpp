@@ -335,7 +335,8 @@ std::vector<uint32_t> unit_counts(const HardwareConfig& hw) {
 
 CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& hw,
                                 std::unordered_map<std::string, LayerTilingPlan>* mappings,
-                                MachineEstimates* memo) {
+                                MachineEstimates* memo, double limit, bool* over_limit) {
+  if (over_limit != nullptr) *over_limit = false;
   const auto all_fit = [&](const CachePartition& part) {
     for (size_t l = 0; l < net.layers.size(); ++l)
       if (runs_on_array(net.layers[l].op) &&
@@ -391,7 +392,18 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   const std::vector<uint32_t> units =
       hw.compiler.units != 0 ? std::vector<uint32_t>{hw.compiler.units} : unit_counts(hw);
   CachePartition best = seed003;
-  uint64_t best_cycles = UINT64_MAX;
+  uint64_t best_cycles = UINT64_MAX;  // the best partition within the limit
+  // Some partition fits every array layer (without a limit: best_cycles is set). Until one
+  // does, every partition is summed whole, so with a limit the same partitions are weighed.
+  bool found = false;
+  // The cycles of the partition the groups' weights below come from: the cheapest summed whole
+  // (without a limit, the best).
+  uint64_t weighed = UINT64_MAX;
+  // A partial sum at which a partition is abandoned: it cannot win, or cannot be within the
+  // limit (sums only grow).
+  const auto abandoned = [&](uint64_t cycles) {
+    return cycles >= best_cycles || (found && limit > 0 && double(cycles) > limit);
+  };
   // Per signature, the first candidate with the fewest cycles (choose_mapping's pick) and its
   // cycles (0: none fits).
   std::unordered_map<std::string, std::pair<uint64_t, LayerTilingPlan>> best_of, best_plans;
@@ -411,14 +423,14 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
   // The array layers by mapping signature (the same under every partition): a signature's
   // first layer, its output bits and how many layers share it. A partition's cycles are the
   // vector operators' and each signature's pick times its layers; summed in any order they are
-  // the same, so the signatures are summed costliest first (by the best partition so far),
-  // which abandons a partition that cannot win as early as possible.
+  // the same, so the signatures are summed costliest first (by the cheapest partition summed
+  // whole so far), which abandons a partition that cannot win as early as possible.
   struct SignatureGroup {
     std::string signature;
     size_t layer = 0;
     uint32_t output_bits = 0;
     uint64_t layers = 0;
-    uint64_t weight = 0;  // its layers' cycles under the best partition so far
+    uint64_t weight = 0;  // its layers' cycles under the partition `weighed` is of
   };
   std::vector<SignatureGroup> groups;
   {
@@ -433,7 +445,7 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
       }
   }
   for (const uint32_t vector_share : vector_shares) {
-    if (vector_share > 1 && best_cycles != UINT64_MAX && !vector_crowds) break;
+    if (vector_share > 1 && found && !vector_crowds) break;
     // The vector operators' estimate depends on their region alone.
     uint64_t vector_cycles = 0;
     for (const LayerDescriptor& d : vector_operators)
@@ -443,14 +455,15 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
       // candidates too: where the parameters crowd a smaller cache but not a
       // larger one, the larger keeps the option (ResNet-18's graph at 121 and
       // 128 KiB).
-      if (params_per_tile && best_cycles != UINT64_MAX && !params_crowd && vector_share == 1) break;
+      if (params_per_tile && found && !params_crowd && vector_share == 1) break;
       for (uint32_t u : units)
         for (uint32_t share = 2; share <= kMaxWeightShare; share *= 2) {
           const CachePartition part =
               partition_cache(net, hw, share, u, params_per_tile, vector_share);
           best_of.clear();
           uint64_t cycles = vector_cycles;
-          for (size_t g = 0; g < groups.size() && cycles < best_cycles; ++g) {
+          size_t g = 0;
+          for (; g < groups.size() && !abandoned(cycles); ++g) {
             const SignatureGroup& group = groups[g];
             const auto [it, fresh] = best_of.try_emplace(group.signature, 0, LayerTilingPlan{});
             if (fresh) {
@@ -465,19 +478,27 @@ CachePartition choose_partition(const NetworkConfig& net, const HardwareConfig& 
             }
             cycles += it->second.first * group.layers;
           }
-          if (cycles < best_cycles) {
-            best = part, best_cycles = cycles, best_plans.swap(best_of);
+          // Until some partition fits, each is summed whole (abandoned() is false).
+          const bool summed_whole = g == groups.size() && cycles != UINT64_MAX;
+          if (summed_whole) found = true;
+          if (summed_whole && cycles < weighed) {
+            weighed = cycles;
             for (SignatureGroup& group : groups)
-              group.weight = best_plans.at(group.signature).first * group.layers;
+              group.weight = best_of.at(group.signature).first * group.layers;
             std::stable_sort(groups.begin(), groups.end(),
                              [](const SignatureGroup& a, const SignatureGroup& b) {
                                return a.weight > b.weight;
                              });
           }
+          if (!abandoned(cycles)) best = part, best_cycles = cycles, best_plans.swap(best_of);
         }
     }
   }
-  if (best_cycles == UINT64_MAX) return none_fits;
+  if (!found) return none_fits;
+  if (best_cycles == UINT64_MAX) {  // every partition that fits is above the limit
+    if (over_limit != nullptr) *over_limit = true;
+    return seed003;
+  }
   if (mappings != nullptr)
     for (auto& [signature, cycles_and_plan] : best_plans)
       mappings->emplace(signature, std::move(cycles_and_plan.second));

@@ -125,10 +125,16 @@ std::vector<uint32_t> unit_counts(const HardwareConfig& hw);
 // count; compiler.cache_kib, when set, is the cache the regions are laid out in.
 // `memo`: estimates kept from earlier calls (the compile trials'), and kept
 // for later ones; the result is the same without it.
+// `limit` (cost mapper, above 0): the caller wants the partition only when its
+// estimate is at most `limit` cycles (a compile trial's margin), so once some
+// partition fits every layer, each partition is abandoned as soon as its sum
+// passes the limit. The partition is then the same as without it; when every
+// partition that fits is estimated above the limit, `*over_limit` is set and
+// seed 003's partition returned, without mappings.
 CachePartition choose_partition(
     const NetworkConfig& net, const HardwareConfig& hw,
     std::unordered_map<std::string, LayerTilingPlan>* mappings = nullptr,
-    MachineEstimates* memo = nullptr);
+    MachineEstimates* memo = nullptr, double limit = 0, bool* over_limit = nullptr);
 
 // The mapping the compiler uses: hw.mapper picks the cost mapper (the first
 // candidate with the fewest estimated cycles) or the greedy plan_layer.

@@ -12,14 +12,20 @@
 namespace npusim {
 
 NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& given,
-                                 MachineEstimates* memo) {
+                                 MachineEstimates* memo, double limit) {
   const HardwareConfig hw = array_in_use(given);  // compiler.array_rows/cols, as compiled
   if (workload.layers.empty()) throw CompileError("network has no layers");
   NetworkConfig storage;
   const NetworkConfig& net = program_view(workload, storage);  // as compile_network maps it
   NetworkEstimate e;
   std::unordered_map<std::string, LayerTilingPlan>& mappings = e.mappings;
-  e.partition = choose_partition(net, hw, &mappings, memo);
+  bool over_limit = false;
+  e.partition = choose_partition(net, hw, &mappings, memo, limit, &over_limit);
+  if (over_limit) {
+    e.over_limit = true;
+    e.cycles = UINT64_MAX;
+    return e;
+  }
   HardwareConfig in_use = hw;
   in_use.compute.units = e.partition.units;
   for (size_t l = 0; l < net.layers.size(); ++l) {

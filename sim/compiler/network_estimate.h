@@ -41,6 +41,9 @@ struct NetworkEstimate {
   std::vector<OperatorEstimate> operators;  // in network order
   uint64_t cycles = 0;                      // the sum of the operators' cycles
   uint64_t macs = 0;
+  // Estimated above the limit estimate_network was given: nothing else is set
+  // (cycles is UINT64_MAX).
+  bool over_limit = false;
 };
 
 class MachineEstimates;  // estimate_memo.h
@@ -48,7 +51,10 @@ class MachineEstimates;  // estimate_memo.h
 // Throws CompileError, as compile_network would, when an operator does not
 // fit or cannot be compiled. `memo`: mapping estimates shared with other
 // estimates of the same network (choose_partition); the result is the same.
+// `limit` (above 0): a caller that only needs an estimate of at most `limit`
+// cycles (the compile trials' margins) gets over_limit instead of a larger
+// one, sooner (choose_partition's limit); an estimate within it is the same.
 NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& hw,
-                                 MachineEstimates* memo = nullptr);
+                                 MachineEstimates* memo = nullptr, double limit = 0);
 
 }  // namespace npusim

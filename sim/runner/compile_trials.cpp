@@ -300,12 +300,13 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
   whole.array_cols = h.cols_in_use();
   NetworkEstimate estimate;
   try {
-    estimate = estimate_network(network, h, &memo);
+    estimate = estimate_network(network, h, &memo, limit);
   } catch (const std::exception& e) {
     whole.failure = e.what();
     return whole;
   }
-  whole.estimate = estimate.cycles;
+  whole.estimate = estimate.cycles;  // UINT64_MAX over the limit: the caller drops the part
+  if (estimate.over_limit) return whole;
   const uint64_t reference = add_with_twin(network, h, whole, estimate, choice, estimates, memo);
   if (h.compiler.cache_kib != 0 || (limit > 0 && double(reference) > limit)) {
     whole.estimate = reference;
@@ -326,9 +327,10 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
     uint64_t estimate = 0;
     bool same = false;
     try {
-      halved = estimate_network(network, h, &memo);
+      const double margin = double(reference) * (1 + kCacheTrialMargin);
+      halved = estimate_network(network, h, &memo, margin);
       estimate = halved.cycles;
-      if (double(estimate) > double(reference) * (1 + kCacheTrialMargin)) break;
+      if (halved.over_limit || double(estimate) > margin) break;
       if (estimate == previous_estimate) {
         if (previous.empty()) {
           HardwareConfig before = h;
