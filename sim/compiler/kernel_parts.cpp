@@ -145,8 +145,10 @@ MappingEstimate estimate_with_part_views(const LayerConfig& L, const LayerConfig
   // shorter last) alone: each is worked out once.
   std::optional<std::pair<PieceCost, uint64_t>> known_costs[2][2][2];
   // Two parts' figures at a time (a group's first and last), their per-unit
-  // vectors reused from group to group.
-  PartFigures head, tail;
+  // vectors reused from group to group and from call to call (the mapper
+  // estimates tens of thousands of kernel-part plans; part_figures sets every
+  // field before it is read).
+  static thread_local PartFigures head, tail;
 
   // A part's figures for a group into `f`: pieces [first, last), k_count
   // kernels, `width` channels, `last_part`: it adds the stores.
