@@ -321,13 +321,14 @@ CompileTrial plan_cache_budgets(const NetworkConfig& network, HardwareConfig h,
   std::string previous;
   uint32_t programs = 0;
   NetworkEstimate halved;
+  // The most a halved budget may be estimated at and still be tried.
+  const double margin = double(reference) * (1 + kCacheTrialMargin);
   for (uint32_t kib = h.cache.size_kib / 2; kib > h.cache.kv_kib && programs < kCacheTrialDepth;
        kib /= 2) {
     h.compiler.cache_kib = kib;
     uint64_t estimate = 0;
     bool same = false;
     try {
-      const double margin = double(reference) * (1 + kCacheTrialMargin);
       halved = estimate_network(network, h, &memo, margin);
       estimate = halved.cycles;
       if (halved.over_limit || double(estimate) > margin) break;
