@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -14,6 +15,7 @@
 
 #include "sim/graph/weight_nonzeros.h"
 #include "sim/io/atomic_file.h"
+#include "sim/io/build_id.h"
 #include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"
 
@@ -31,6 +33,13 @@ std::mutex counts_mutex;
 std::unordered_map<std::string, KernelCounts>& known_counts() {
   static std::unordered_map<std::string, KernelCounts> counts;
   return counts;
+}
+
+// The summaries warm_kernel_counts took from the disk cache (or wrote there), by their entry's
+// key: the trials forked after it and the run find them here instead of reading the entry.
+std::unordered_map<std::string, KernelStream>& known_summaries() {
+  static std::unordered_map<std::string, KernelStream> summaries;
+  return summaries;
 }
 
 KernelCounts seeded_counts(const LayerConfig& layer) {
@@ -124,19 +133,42 @@ void warm_kernel_counts(const NetworkConfig& network, ComputeMode mode) {
   const std::string dir = kernel_summary_cache_dir();
   for (const LayerConfig& L : network.layers) {
     if (!runs_on_array(L.op) || L.op == OpKind::BatchMatMul || L.is_binary()) continue;
-    // A summary the shared cache holds is read by each trial: nothing to count.
+    // With a disk cache, the summary is read (or worked out and written) once, here, and kept
+    // for the trials and the run; without one, the counts are.
     const std::string key = dir.empty() ? "" : kernel_summary_key(L, mode);
-    KernelStream s;
-    if (!key.empty() &&
-        read_entry(entry_path(dir, key), key, L.K, uint64_t(L.R) * L.S * L.group_channels(), s))
+    if (key.empty()) {
+      seeded_counts(L);
       continue;
-    seeded_counts(L);
+    }
+    KernelStream s = timing_kernel_summary(L, mode, dir);
+    const std::lock_guard<std::mutex> lock(counts_mutex);
+    known_summaries().emplace(key, std::move(s));
   }
 }
 
+std::string default_kernel_summary_cache_dir() {
+  const std::string& build = build_id_hex();
+  if (build.empty()) return "";
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string base;
+  if (xdg != nullptr && xdg[0] == '/')
+    base = xdg;
+  else if (home != nullptr && home[0] == '/')
+    base = std::string(home) + "/.cache";
+  else
+    return "";
+  return base + "/npusim/kernel-counts/" + build;
+}
+
 std::string kernel_summary_cache_dir() {
-  const char* dir = std::getenv("NPUSIM_KERNEL_CACHE");
-  return dir == nullptr ? std::string() : std::string(dir);
+  if (const char* dir = std::getenv("NPUSIM_KERNEL_CACHE")) return dir;  // "": no cache
+  std::string dir = default_kernel_summary_cache_dir();
+  std::error_code error;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, error))
+    std::filesystem::create_directories(dir, error);
+  // A folder that cannot be made only costs the saving.
+  return error ? std::string() : dir;
 }
 
 KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
@@ -145,6 +177,11 @@ KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
   if (layer.op == OpKind::BatchMatMul) return KernelStream{};  // kernels come at run time
   const std::string key = cache_dir.empty() ? "" : kernel_summary_key(layer, mode);
   if (key.empty()) return compute(layer, mode);
+  {
+    const std::lock_guard<std::mutex> lock(counts_mutex);
+    const auto read = known_summaries().find(key);
+    if (read != known_summaries().end()) return read->second;
+  }
   const std::string path = entry_path(cache_dir, key);
   KernelStream s;
   if (read_entry(path, key, layer.K, uint64_t(layer.R) * layer.S * layer.group_channels(), s))

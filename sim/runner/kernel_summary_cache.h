@@ -1,10 +1,11 @@
 // What a timing-only run needs of a layer's weights (the kernel stream's format and each
 // kernel's non-zero count, summarise_kernels), counted once per process (the counts are kept
-// by the layer's seeded_weights_key), and a cache of it on disk shared by the points
-// of a sweep: the points of a hardware sweep draw the same seeded weights, and drawing and
-// counting them was most of a timing-only point's work. The cache is a folder named by the
-// NPUSIM_KERNEL_CACHE environment variable (npusim sweep sets it for its points); without it
-// nothing is cached.
+// by the layer's seeded_weights_key), and a cache of it on disk shared by runs and by the
+// points of a sweep: runs of one workload on other hardware draw the same seeded weights, and
+// drawing and counting them is a large share of a timing-only run's work. The cache is the
+// folder the NPUSIM_KERNEL_CACHE environment variable names (npusim sweep sets it for its
+// points), nothing when it is set empty, and by default $XDG_CACHE_HOME (or ~/.cache)
+// /npusim/kernel-counts/BUILD-ID, one folder per build of npusim (sim/io/build_id.h).
 #pragma once
 
 #include <string>
@@ -28,8 +29,12 @@ KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
 // summary for `mode` the cache in NPUSIM_KERNEL_CACHE holds is left to be read from there.
 void warm_kernel_counts(const NetworkConfig& network, ComputeMode mode);
 
-// The folder NPUSIM_KERNEL_CACHE names, or "".
+// The folder NPUSIM_KERNEL_CACHE names ("" when it is set empty: no cache); when it is not set,
+// default_kernel_summary_cache_dir(), made if missing, or "" if it cannot be made.
 std::string kernel_summary_cache_dir();
+// $XDG_CACHE_HOME/npusim/kernel-counts/BUILD-ID (~/.cache when XDG_CACHE_HOME is not an absolute
+// path), or "" without an absolute HOME or a build ID.
+std::string default_kernel_summary_cache_dir();
 
 // Everything the seeded weights and their summary depend on, as text (the entry's key; its
 // hash names the file). Empty when the layer's weights are not seeded. For tests.

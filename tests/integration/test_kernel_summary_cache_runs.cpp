@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -29,7 +31,7 @@ TEST_CASE(
       std::string(NPUSIM_SOURCE_DIR) + "/tests/golden/workloads/sparse_chain.json";
   const std::string modes[] = {"zero_skip", "dense"};
   nlohmann::json uncached[2];
-  ::unsetenv("NPUSIM_KERNEL_CACHE");
+  ::setenv("NPUSIM_KERNEL_CACHE", "", 1);  // no cache
   for (int m = 0; m < 2; ++m)
     uncached[m] =
         results(run_report("run --timing-only " + workload + " --set compute.mode=" + modes[m]));
@@ -46,5 +48,54 @@ TEST_CASE(
                                " --set compute.mode=" + modes[m])) == uncached[m]);
     }
   CHECK_FALSE(std::filesystem::is_empty(cache));
+  ::setenv("NPUSIM_KERNEL_CACHE", "", 1);  // no cache
+}
+
+TEST_CASE(
+    "with NPUSIM_KERNEL_CACHE unset a timing-only run keeps its kernel counts in one folder per "
+    "build under XDG_CACHE_HOME and a second run reads them with the same report, and set empty "
+    "it writes nothing",
+    "[kernel_summary_cache]") {
+  namespace fs = std::filesystem;
+  const std::string workload =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/golden/workloads/sparse_chain.json";
+  ::setenv("NPUSIM_KERNEL_CACHE", "", 1);
+  const nlohmann::json uncached = results(run_report("run --timing-only " + workload));
+
+  const std::string xdg = temp_dir() + "/xdg-cache";
+  fs::remove_all(xdg);
+  fs::create_directories(xdg);
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_xdg = old_xdg != nullptr ? old_xdg : "";
+  ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
   ::unsetenv("NPUSIM_KERNEL_CACHE");
+  CHECK(results(run_report("run --timing-only " + workload)) == uncached);  // fills it
+  const fs::path builds = fs::path(xdg) / "npusim" / "kernel-counts";
+  std::vector<fs::path> folders;
+  if (fs::is_directory(builds))
+    for (const auto& entry : fs::directory_iterator(builds)) folders.push_back(entry.path());
+  REQUIRE(folders.size() == 1);
+  // The build ID: a SHA-1 as hex unless the linker was told otherwise.
+  const std::string build = folders[0].filename().string();
+  CHECK(build.size() >= 16);
+  CHECK(build.find_first_not_of("0123456789abcdef") == std::string::npos);
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(folders[0])) entries.push_back(entry.path());
+  CHECK_FALSE(entries.empty());
+  // The second run reads what the first wrote: an entry made unreadable would be rewritten, so
+  // their times are unchanged only if they were read.
+  std::vector<fs::file_time_type> written;
+  for (const fs::path& p : entries) written.push_back(fs::last_write_time(p));
+  CHECK(results(run_report("run --timing-only " + workload)) == uncached);
+  for (size_t i = 0; i < entries.size(); ++i) CHECK(fs::last_write_time(entries[i]) == written[i]);
+
+  fs::remove_all(xdg);
+  fs::create_directories(xdg);
+  ::setenv("NPUSIM_KERNEL_CACHE", "", 1);
+  CHECK(results(run_report("run --timing-only " + workload)) == uncached);
+  CHECK(fs::is_empty(xdg));
+  if (old_xdg != nullptr)
+    ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  else
+    ::unsetenv("XDG_CACHE_HOME");
 }
