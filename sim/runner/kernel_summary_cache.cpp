@@ -1,5 +1,6 @@
 #include "sim/runner/kernel_summary_cache.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/graph/weight_nonzeros.h"
@@ -161,12 +163,46 @@ std::string default_kernel_summary_cache_dir() {
   return base + "/npusim/kernel-counts/" + build;
 }
 
+namespace {
+
+// A folder name a build ID gives (hex, at least 64 bits): the only folders pruning removes.
+bool build_folder_name(const std::string& name) {
+  return name.size() >= 16 && name.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Removes the build folders beside `current` (just made) but for the kKeptBuildFolders - 1 last
+// written to, so rebuilding npusim again and again does not fill the disk.
+void prune_build_folders(const std::filesystem::path& current) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  std::vector<std::pair<fs::file_time_type, fs::path>> others;
+  for (fs::directory_iterator it(current.parent_path(), error), end; !error && it != end;
+       it.increment(error)) {
+    const fs::path& path = it->path();
+    std::error_code ignored;
+    if (path != current && build_folder_name(path.filename().string()) && it->is_directory(ignored))
+      others.emplace_back(fs::last_write_time(path, ignored), path);
+  }
+  if (others.size() < kKeptBuildFolders) return;
+  std::sort(others.begin(), others.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first;  // the last written first
+  });
+  for (size_t i = kKeptBuildFolders - 1; i < others.size(); ++i) {
+    std::error_code ignored;
+    fs::remove_all(others[i].second, ignored);
+  }
+}
+
+}  // namespace
+
 std::string kernel_summary_cache_dir() {
   if (const char* dir = std::getenv("NPUSIM_KERNEL_CACHE")) return dir;  // "": no cache
   std::string dir = default_kernel_summary_cache_dir();
   std::error_code error;
-  if (!dir.empty() && !std::filesystem::is_directory(dir, error))
-    std::filesystem::create_directories(dir, error);
+  if (!dir.empty() && !std::filesystem::is_directory(dir, error)) {
+    // This build's first run: made, and the oldest other builds' folders removed.
+    if (std::filesystem::create_directories(dir, error)) prune_build_folders(dir);
+  }
   // A folder that cannot be made only costs the saving.
   return error ? std::string() : dir;
 }

@@ -8,6 +8,7 @@
 // /npusim/kernel-counts/BUILD-ID, one folder per build of npusim (sim/io/build_id.h).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "sim/compiler/kernel_stream.h"
@@ -29,8 +30,13 @@ KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
 // summary for `mode` the cache in NPUSIM_KERNEL_CACHE holds is left to be read from there.
 void warm_kernel_counts(const NetworkConfig& network, ComputeMode mode);
 
+// The default cache keeps the folders of this many builds: a build's first run, making its
+// folder, removes the other build folders (hex names) but for the last written to.
+constexpr size_t kKeptBuildFolders = 4;
+
 // The folder NPUSIM_KERNEL_CACHE names ("" when it is set empty: no cache); when it is not set,
-// default_kernel_summary_cache_dir(), made if missing, or "" if it cannot be made.
+// default_kernel_summary_cache_dir(), made if missing (kKeptBuildFolders), or "" if it cannot be
+// made.
 std::string kernel_summary_cache_dir();
 // $XDG_CACHE_HOME/npusim/kernel-counts/BUILD-ID (~/.cache when XDG_CACHE_HOME is not an absolute
 // path), or "" without an absolute HOME or a build ID.

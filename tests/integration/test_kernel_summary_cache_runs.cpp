@@ -3,8 +3,10 @@
 // also when one cache serves both compute modes of a sparse layer, whose kernel streams differ
 // in format between the modes.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -98,4 +100,51 @@ TEST_CASE(
     ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
   else
     ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST_CASE(
+    "a build's first run keeps the folders of the three builds last written to beside its own and "
+    "removes older build folders, leaving anything not named like a build ID",
+    "[kernel_summary_cache]") {
+  namespace fs = std::filesystem;
+  const std::string workload =
+      std::string(NPUSIM_SOURCE_DIR) + "/tests/golden/workloads/sparse_chain.json";
+  const std::string xdg = temp_dir() + "/xdg-prune";
+  fs::remove_all(xdg);
+  const fs::path builds = fs::path(xdg) / "npusim" / "kernel-counts";
+  fs::create_directories(builds);
+  // Five earlier builds' folders, written 1 to 5 days ago, an entry in each, and a folder and a
+  // file of the user's own.
+  const auto now = fs::file_time_type::clock::now();
+  std::vector<fs::path> old;
+  for (int day = 1; day <= 5; ++day) {
+    const fs::path folder = builds / std::string(40, "0123456789"[day]);
+    fs::create_directories(folder);
+    std::ofstream(folder / "entry.txt") << "x\n";
+    fs::last_write_time(folder, now - std::chrono::hours(24 * day));
+    old.push_back(folder);
+  }
+  fs::create_directories(builds / "notes");
+  std::ofstream(builds / "README") << "mine\n";
+
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_xdg = old_xdg != nullptr ? old_xdg : "";
+  ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
+  ::unsetenv("NPUSIM_KERNEL_CACHE");
+  run_report("run --timing-only " + workload);
+  ::setenv("NPUSIM_KERNEL_CACHE", "", 1);
+  if (old_xdg != nullptr)
+    ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  else
+    ::unsetenv("XDG_CACHE_HOME");
+
+  for (int day = 1; day <= 5; ++day) {
+    INFO("the build folder written " << day << " days ago");
+    CHECK(fs::exists(old[day - 1]) == (day <= 3));
+  }
+  CHECK(fs::is_directory(builds / "notes"));
+  CHECK(fs::exists(builds / "README"));
+  size_t folders = 0;
+  for (const auto& entry : fs::directory_iterator(builds)) folders += entry.is_directory();
+  CHECK(folders == 3 + 1 + 1);  // three kept, this build's, the user's own
 }
