@@ -23,6 +23,34 @@ nlohmann::json results(nlohmann::json j) {
   return j;
 }
 
+// While alive: XDG_CACHE_HOME is `xdg` and NPUSIM_KERNEL_CACHE unset (the default cache there);
+// then NPUSIM_KERNEL_CACHE is empty again (the tests' setting) and XDG_CACHE_HOME as before.
+class DefaultCacheUnder {
+ public:
+  explicit DefaultCacheUnder(const std::string& xdg) {
+    const char* old = std::getenv("XDG_CACHE_HOME");
+    had_xdg_ = old != nullptr;
+    if (had_xdg_) saved_xdg_ = old;
+    ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
+    ::unsetenv("NPUSIM_KERNEL_CACHE");
+  }
+  DefaultCacheUnder(const DefaultCacheUnder&) = delete;
+  DefaultCacheUnder& operator=(const DefaultCacheUnder&) = delete;
+  // The cache off (NPUSIM_KERNEL_CACHE empty), XDG_CACHE_HOME still `xdg`.
+  void off() { ::setenv("NPUSIM_KERNEL_CACHE", "", 1); }
+  ~DefaultCacheUnder() {
+    off();
+    if (had_xdg_)
+      ::setenv("XDG_CACHE_HOME", saved_xdg_.c_str(), 1);
+    else
+      ::unsetenv("XDG_CACHE_HOME");
+  }
+
+ private:
+  bool had_xdg_ = false;
+  std::string saved_xdg_;
+};
+
 }  // namespace
 
 TEST_CASE(
@@ -67,10 +95,7 @@ TEST_CASE(
   const std::string xdg = temp_dir() + "/xdg-cache";
   fs::remove_all(xdg);
   fs::create_directories(xdg);
-  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
-  const std::string saved_xdg = old_xdg != nullptr ? old_xdg : "";
-  ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
-  ::unsetenv("NPUSIM_KERNEL_CACHE");
+  DefaultCacheUnder cache(xdg);
   CHECK(results(run_report("run --timing-only " + workload)) == uncached);  // fills it
   const fs::path builds = fs::path(xdg) / "npusim" / "kernel-counts";
   std::vector<fs::path> folders;
@@ -93,13 +118,9 @@ TEST_CASE(
 
   fs::remove_all(xdg);
   fs::create_directories(xdg);
-  ::setenv("NPUSIM_KERNEL_CACHE", "", 1);
+  cache.off();
   CHECK(results(run_report("run --timing-only " + workload)) == uncached);
   CHECK(fs::is_empty(xdg));
-  if (old_xdg != nullptr)
-    ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
-  else
-    ::unsetenv("XDG_CACHE_HOME");
 }
 
 TEST_CASE(
@@ -127,16 +148,10 @@ TEST_CASE(
   fs::create_directories(builds / "notes");
   std::ofstream(builds / "README") << "mine\n";
 
-  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
-  const std::string saved_xdg = old_xdg != nullptr ? old_xdg : "";
-  ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
-  ::unsetenv("NPUSIM_KERNEL_CACHE");
-  run_report("run --timing-only " + workload);
-  ::setenv("NPUSIM_KERNEL_CACHE", "", 1);
-  if (old_xdg != nullptr)
-    ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
-  else
-    ::unsetenv("XDG_CACHE_HOME");
+  {
+    DefaultCacheUnder cache(xdg);
+    run_report("run --timing-only " + workload);
+  }
 
   for (int day = 1; day <= 5; ++day) {
     INFO("the build folder written " << day << " days ago");
