@@ -148,6 +148,9 @@ void warm_kernel_counts(const NetworkConfig& network, ComputeMode mode) {
   }
 }
 
+namespace {
+
+// $XDG_CACHE_HOME/npusim/kernel-counts/BUILD-ID, or "" (kernel_summary_cache_dir).
 std::string default_kernel_summary_cache_dir() {
   const std::string& build = build_id_hex();
   if (build.empty()) return "";
@@ -162,8 +165,6 @@ std::string default_kernel_summary_cache_dir() {
     return "";
   return base + "/npusim/kernel-counts/" + build;
 }
-
-namespace {
 
 // A folder name a build ID gives (hex, at least 64 bits): the only folders pruning removes.
 bool build_folder_name(const std::string& name) {

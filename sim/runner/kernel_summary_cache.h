@@ -26,8 +26,9 @@ KernelStream timing_kernel_summary(const LayerConfig& layer, ComputeMode mode,
                                    const std::string& cache_dir);
 
 // Counts every seeded array layer's non-zeros into the process's memory, where later summaries
-// of the same weights (this process's and its forked children's) find them; a layer whose
-// summary for `mode` the cache in NPUSIM_KERNEL_CACHE holds is left to be read from there.
+// of the same weights (this process's and its forked children's) find them; with a disk cache
+// (kernel_summary_cache_dir), each layer's summary for `mode` is read from it, or counted and
+// written there, and kept in memory the same way.
 void warm_kernel_counts(const NetworkConfig& network, ComputeMode mode);
 
 // The default cache keeps the folders of this many builds: a build's first run, making its
@@ -35,12 +36,10 @@ void warm_kernel_counts(const NetworkConfig& network, ComputeMode mode);
 constexpr size_t kKeptBuildFolders = 4;
 
 // The folder NPUSIM_KERNEL_CACHE names ("" when it is set empty: no cache); when it is not set,
-// default_kernel_summary_cache_dir(), made if missing (kKeptBuildFolders), or "" if it cannot be
-// made.
-std::string kernel_summary_cache_dir();
 // $XDG_CACHE_HOME/npusim/kernel-counts/BUILD-ID (~/.cache when XDG_CACHE_HOME is not an absolute
-// path), or "" without an absolute HOME or a build ID.
-std::string default_kernel_summary_cache_dir();
+// path), made if missing (kKeptBuildFolders); "" without an absolute HOME or a build ID, or when
+// the folder cannot be made.
+std::string kernel_summary_cache_dir();
 
 // Everything the seeded weights and their summary depend on, as text (the entry's key; its
 // hash names the file). Empty when the layer's weights are not seeded. For tests.
