@@ -29,6 +29,7 @@
 #include "sim/runner/kernel_summary_cache.h"
 #include "sim/runner/runner.h"
 #include "sim/runner/simulation_record.h"
+#include "sim/runner/trial_choice_cache.h"
 
 namespace npusim {
 
@@ -431,6 +432,20 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
                                  std::string* chosen_record) {
   CompileTrials choice;
   if (!runs_compile_trials(hw)) return choice;
+  // A run of this network on this hardware by this build settled the trials already: its
+  // choice is compiled straight away (trial_choice_cache.h).
+  const std::string cache = kernel_summary_cache_dir();
+  const std::string key = cache.empty() ? "" : trial_choice_key(network, hw);
+  NetworkEstimate kept_estimate;
+  if (read_trial_choice(cache, key, choice, kept_estimate)) {
+    if (announce)
+      spdlog::info(
+          "compile trials: the choice of an earlier run of this network and hardware "
+          "(kept in {})",
+          cache);
+    if (chosen_estimate != nullptr) *chosen_estimate = std::move(kept_estimate);
+    return choice;
+  }
   std::vector<NetworkEstimate> estimates;  // each trial's, in step with choice.trials
   plan_trials(network, hw, choice, estimates);
   if (hw.residency == Residency::Auto) add_residency_twins(choice, estimates);
@@ -504,14 +519,15 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
     for (const CompileTrial& t : choice.trials)
       if (t.ok && double(t.cycles) <= limit && t.dram_bytes < chosen->dram_bytes) chosen = &t;
   }
+  if (estimated != nullptr) choice.estimated = *estimated;
   if (chosen != nullptr) {
     choice.chosen = *chosen;
+    write_trial_choice(cache, key, choice, estimates[size_t(chosen - choice.trials.data())]);
     if (chosen_estimate != nullptr)
       *chosen_estimate = std::move(estimates[size_t(chosen - choice.trials.data())]);
     if (chosen_record != nullptr)
       *chosen_record = std::move(records[size_t(chosen - choice.trials.data())]);
   }
-  if (estimated != nullptr) choice.estimated = *estimated;
   return choice;
 }
 

@@ -33,6 +33,7 @@
 #include "sim/regress/manifest.h"
 #include "sim/report/run_diff.h"
 #include "sim/runner/kernel_summary_cache.h"
+#include "sim/runner/trial_choice_cache.h"
 #include "sim/sweep/sweep_spec.h"
 #include "sim/sweep/sweep_store.h"
 #include "sim/tensor/tensor.h"
@@ -182,6 +183,19 @@ void run_one(const uint8_t* data, size_t size) {
   if (s.nonzeros.size() != layer.K) std::abort();
   for (uint32_t n : s.nonzeros)
     if (n > layer.R * layer.S * layer.group_channels()) std::abort();
+#elif defined(NPUSIM_FUZZ_TRIALCHOICE)
+  // A kept compile-trial choice (the entry after its key line): read or refused; one read is
+  // written back as text that reads again to the same text.
+  CompileTrials choice;
+  NetworkEstimate estimate;
+  if (parse_trial_choice(text, choice, estimate)) {
+    const std::string again = trial_choice_text(choice, estimate);
+    CompileTrials c;
+    NetworkEstimate e;
+    if (!parse_trial_choice(again, c, e) || trial_choice_text(c, e) != again) std::abort();
+    for (const auto& [signature, plan] : e.mappings)
+      if (plan.loop_order == LoopOrder::Auto) std::abort();
+  }
 #elif defined(NPUSIM_FUZZ_DECODER)
   // A decoder workload ({"decoder": {...}}): its shape read, then expanded into a graph.
   const nlohmann::json j = parse_json_text(text, "decoder.json");
