@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "sim/io/hex.h"
+
 namespace npusim {
 namespace {
 
@@ -24,11 +26,7 @@ std::string build_id_in(const unsigned char* begin, const unsigned char* end) {
     const unsigned char* desc = name + align4(note.n_namesz);
     if (desc + note.n_descsz > end) break;
     if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-      static const char digits[] = "0123456789abcdef";
-      std::string hex;
-      for (uint32_t i = 0; i < note.n_descsz; ++i)
-        hex += {digits[desc[i] >> 4], digits[desc[i] & 15]};
-      return hex;
+      return hex_bytes(desc, note.n_descsz);
     }
     p = desc + align4(note.n_descsz);
   }

@@ -7,17 +7,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <mutex>
-#include <stdexcept>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "sim/graph/weight_nonzeros.h"
-#include "sim/io/atomic_file.h"
 #include "sim/io/build_id.h"
+#include "sim/io/keyed_file.h"
 #include "sim/tensor/tensor.h"
 #include "sim/workload/layer_data.h"
 
@@ -79,11 +77,9 @@ std::string entry_path(const std::string& dir, const std::string& key) {
 
 bool read_entry(const std::string& path, const std::string& key, uint32_t K, uint64_t taps,
                 KernelStream& out) {
-  std::ifstream in(path, std::ios::binary);
-  std::string line;
-  if (!in || !std::getline(in, line) || line != key) return false;
-  const std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const char* p = rest.c_str();
+  const std::optional<std::string> rest = read_keyed_file(path, key);
+  if (!rest) return false;
+  const char* p = rest->c_str();
   // One unsigned decimal number after white space; false when there is none.
   const auto number = [&p](uint64_t& value) {
     while (std::isspace(static_cast<unsigned char>(*p))) ++p;
@@ -112,14 +108,10 @@ bool read_entry(const std::string& path, const std::string& key, uint32_t K, uin
 }
 
 void write_entry(const std::string& path, const std::string& key, const KernelStream& s) {
-  std::string text = key + '\n' + std::to_string(int(s.format)) + '\n';
+  std::string text = std::to_string(int(s.format)) + '\n';
   for (uint32_t c : s.nonzeros) text += std::to_string(c) + ' ';
   text += "\nend\n";
-  try {
-    write_file_atomically(path, text);
-  } catch (const std::runtime_error&) {
-    // A cache: an entry that cannot be written is counted again next time.
-  }
+  write_keyed_file(path, key, text);  // one that cannot be written is counted again next time
 }
 
 }  // namespace

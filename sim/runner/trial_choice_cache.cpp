@@ -1,13 +1,12 @@
 #include "sim/runner/trial_choice_cache.h"
 
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 
-#include "sim/io/atomic_file.h"
+#include "sim/io/keyed_file.h"
 #include "sim/io/sha256.h"
 
 namespace npusim {
@@ -172,22 +171,15 @@ bool parse_trial_choice(const std::string& text, CompileTrials& choice, NetworkE
 bool read_trial_choice(const std::string& dir, const std::string& key, CompileTrials& choice,
                        NetworkEstimate& estimate) {
   if (dir.empty() || key.empty()) return false;
-  std::ifstream in(choice_entry_path(dir, key), std::ios::binary);
-  std::string line;
-  if (!in || !std::getline(in, line) || line != key) return false;
-  const std::string rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_trial_choice(rest, choice, estimate);
+  const std::optional<std::string> value = read_keyed_file(choice_entry_path(dir, key), key);
+  return value && parse_trial_choice(*value, choice, estimate);
 }
 
 void write_trial_choice(const std::string& dir, const std::string& key, const CompileTrials& choice,
                         const NetworkEstimate& estimate) {
   if (dir.empty() || key.empty()) return;
-  try {
-    write_file_atomically(choice_entry_path(dir, key),
-                          key + '\n' + trial_choice_text(choice, estimate));
-  } catch (const std::runtime_error&) {
-    // A cache: an entry that cannot be written costs the trials again next time.
-  }
+  // One that cannot be written costs the trials again next time.
+  write_keyed_file(choice_entry_path(dir, key), key, trial_choice_text(choice, estimate));
 }
 
 }  // namespace npusim
