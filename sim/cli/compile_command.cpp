@@ -49,13 +49,14 @@ int compile(const CompileArguments& a) {
   // written (and the mapping explained) is the one `run` would simulate; the
   // header records them as compiler.units, compiler.cache_kib and
   // compiler.array_rows/cols.
-  NetworkEstimate chosen_estimate;  // the chosen trial's: the program is built from it
+  // The chosen trial's estimate (or compile_network's partition): the program is built from it.
+  NetworkEstimate chosen_estimate;
   const CompileTrials trials = compile_trials(net, given, chosen_estimate);
   const HardwareConfig hw = compile_target(given, trials);
   if (!a.explain_layer.empty()) return explain_layer(net, hw, a.explain_layer, a.candidates);
   if (a.explain_mapping) return explain_mapping(net, hw);
-  const Program program =
-      compile_for_workload(net, hw, trials.chosen.units != 0 ? &chosen_estimate : nullptr);
+  const Program program = compile_for_workload(
+      net, hw, chosen_estimate.partition.units != 0 ? &chosen_estimate : nullptr);
   const nlohmann::json workload = program_workload(a.in, net, a.output);
   if (a.output.empty() || a.output == "-") {
     write_program_jsonl(std::cout, program, workload, to_json(hw), net.is_graph());

@@ -440,8 +440,11 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
   if (read_trial_choice(cache, key, choice, kept_estimate)) {
     if (announce)
       spdlog::info(
-          "compile trials: the choice of an earlier run of this network and hardware "
-          "(kept in {})",
+          choice.trials.empty()
+              ? "compile trials: none to simulate; the mapping an earlier run of this network "
+                "and hardware chose (kept in {})"
+              : "compile trials: the choice of an earlier run of this network and hardware "
+                "(kept in {})",
           cache);
     if (chosen_estimate != nullptr) *chosen_estimate = std::move(kept_estimate);
     return choice;
@@ -453,6 +456,14 @@ CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareCon
   for (const CompileTrial& t : choice.trials) runnable += t.failure.empty() ? 1 : 0;
   if (runnable <= 1) {
     choice.trials.clear();  // one program: nothing to choose by simulating
+    // The partition compile_network would choose, worked out here so that it is kept too: a
+    // later run maps nothing. Where it cannot be chosen, compile_network says why.
+    try {
+      NetworkEstimate partition = network_partition(network, hw);
+      write_trial_choice(cache, key, choice, partition);
+      if (chosen_estimate != nullptr) *chosen_estimate = std::move(partition);
+    } catch (const std::exception&) {
+    }
     return choice;
   }
   // Counted once here, the trials' processes inherit the counts (and the run after them).

@@ -67,9 +67,11 @@ std::vector<std::pair<uint32_t, uint32_t>> array_parts(const HardwareConfig& hw)
 // DRAM bytes. No trials: `trials` is empty. `announce`: log how many programs it simulates before
 // it starts. `chosen_estimate`, when given, receives the chosen trial's estimate, from which
 // compile_network builds its program without mapping the network again (each trial's process
-// builds its program so too). `chosen_record`, when given, receives the chosen trial's
-// simulation (simulation_record.h): the run after the trials takes it instead of simulating the
-// same program again.
+// builds its program so too); with one program or none to simulate, the partition and mappings
+// compile_network would choose for `hw` (network_partition), where they can be chosen. Both are
+// kept between runs (trial_choice_cache.h). `chosen_record`, when given, receives the chosen
+// trial's simulation (simulation_record.h): the run after the trials takes it instead of simulating
+// the same program again.
 CompileTrials run_compile_trials(const NetworkConfig& network, const HardwareConfig& hw,
                                  bool announce, unsigned jobs = 0,
                                  NetworkEstimate* chosen_estimate = nullptr,

@@ -202,13 +202,15 @@ std::unique_ptr<RunResult> run_network(NetworkConfig&& network, const HardwareCo
   }
   // Before the progress meter's thread starts: the trials are forked children.
   CompileTrials compile_trials;
-  NetworkEstimate chosen_estimate;  // the chosen trial's: its program is compiled from it
-  std::string chosen_record;        // and its simulation (simulation_record.h)
+  // The chosen trial's estimate (or, with no trials to simulate, compile_network's own
+  // partition): the program is compiled from it.
+  NetworkEstimate chosen_estimate;
+  std::string chosen_record;  // the chosen trial's simulation (simulation_record.h)
   if (options.program == nullptr && runs_compile_trials(hw))
     compile_trials =
         run_compile_trials(network, hw, options.progress, 0, &chosen_estimate, &chosen_record);
   const NetworkEstimate* estimate =
-      compile_trials.chosen.units != 0 ? &chosen_estimate : options.estimate;
+      chosen_estimate.partition.units != 0 ? &chosen_estimate : options.estimate;
   // A progress line on a terminal for runs past a second (progress_meter.h);
   // the meter's thread reads only these atomics and the DRAM model's.
   std::atomic<const Accelerator*> running{nullptr};

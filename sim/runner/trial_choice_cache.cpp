@@ -16,7 +16,7 @@ using nlohmann::json;
 
 // Raise when the trials' rules or what an entry holds change meaning: entries of another
 // format are never read.
-constexpr int kChoiceFormat = 1;
+constexpr int kChoiceFormat = 2;
 
 json trial_json(const CompileTrial& t) {
   return {{"units", t.units},

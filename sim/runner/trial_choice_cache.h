@@ -5,7 +5,9 @@
 // build of npusim. So it is kept, one file per (network, hardware), in the per-build folder of
 // the kernel-count cache (kernel_summary_cache_dir: NPUSIM_KERNEL_CACHE, else
 // $XDG_CACHE_HOME/npusim/kernel-counts/BUILD-ID), and a later run of the same network on the
-// same hardware compiles the chosen program straight away and simulates it once. Networks whose
+// same hardware compiles the chosen program straight away and simulates it once. With one
+// program or none to simulate, the entry holds no trials and the partition and mappings
+// compile_network would choose (network_partition), so a later run maps nothing. Networks whose
 // timing depends on weights from a file or a model (an ONNX model, weights_npy) are never kept:
 // their key would have to read the weights.
 #pragma once

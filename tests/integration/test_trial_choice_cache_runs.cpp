@@ -1,6 +1,7 @@
 // Runs that take the compile trials' choice from an earlier run (sim/runner/trial_choice_cache.h,
 // kept in the kernel-count cache's folder): they simulate no trial and report what the run that
-// simulated them reported, and a run of other hardware or another decoder length does not take
+// simulated them reported (or, with no trial to simulate, compile the program from the mapping an
+// earlier run chose), and a run of other hardware or another decoder length does not take
 // an entry that is not its own.
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -18,6 +19,7 @@ namespace {
 const std::string kNetworks = std::string(NPUSIM_SOURCE_DIR) + "/configs/networks/";
 constexpr const char* kSimulated = "compile trials: simulating";
 constexpr const char* kKept = "compile trials: the choice of an earlier run";
+constexpr const char* kKeptMapping = "compile trials: none to simulate; the mapping an earlier run";
 
 struct Run {
   std::string err;
@@ -87,6 +89,34 @@ TEST_CASE(
   CHECK(functional.err.find(kKept) != std::string::npos);
   CHECK(functional.report["compile_trials"] == uncached.report["compile_trials"]);
   CHECK(functional.report["totals"]["cycles"] == uncached.report["totals"]["cycles"]);
+}
+
+TEST_CASE(
+    "a run with no compile trial to simulate keeps the mapping it compiled and a later run "
+    "compiles that program from it, timing-only and functional, with the cycles of trials off",
+    "[trial_choice_cache]") {
+  // tiny3 on 16 x 24 of the 32 x 32 array: every cache budget compiles one program.
+  const std::string workload =
+      kNetworks + "tiny3.json --set compiler.array_rows=16 " + "--set compiler.array_cols=24";
+  const Run off = run_kept("run --timing-only " + workload + " --set compiler.trials=off");
+  const Run off_functional = run_kept("run " + workload + " --set compiler.trials=off");
+  CacheIn cache("trial-choice-single");
+  const Run first = run_kept("run --timing-only " + workload);
+  CHECK(first.err.find(kSimulated) == std::string::npos);
+  CHECK(first.err.find(kKeptMapping) == std::string::npos);
+  const Run second = run_kept("run --timing-only " + workload);
+  CHECK(second.err.find(kKeptMapping) != std::string::npos);
+  CHECK(second.report == first.report);
+  CHECK(second.stats == first.stats);
+  CHECK(second.layers == first.layers);
+  // The program compile_network chooses with no trials at all.
+  CHECK(second.layers == off.layers);
+  CHECK(second.report["totals"] == off.report["totals"]);
+  // A functional run takes the kept mapping too and checks its outputs bit for bit.
+  const Run functional = run_kept("run " + workload);
+  CHECK(functional.err.find(kKeptMapping) != std::string::npos);
+  CHECK(functional.layers == off_functional.layers);
+  CHECK(functional.report["totals"] == off_functional.report["totals"]);
 }
 
 TEST_CASE(

@@ -1,6 +1,7 @@
 // Compiling from the estimate (compile_network's `estimate`, the compile trials'
-// shortcut): the program built from estimate_network's partition and mappings
-// is, byte for byte, the program compile_network chooses for itself, and a
+// shortcut): the program built from estimate_network's (or network_partition's)
+// partition and mappings is, byte for byte, the program compile_network chooses
+// for itself, and a
 // run under compile trials simulates the program its chosen target compiles
 // to. The kernel counts a process keeps (kernel_summary_cache.h) are those
 // drawn from each layer's own weights.
@@ -55,14 +56,18 @@ std::vector<std::pair<std::string, HardwareConfig>> hardware_points() {
   HardwareConfig budget = hw;
   budget.cache.size_kib = 2048, budget.compiler.cache_kib = 512;
   points.emplace_back("a 512 KiB budget of 2 MiB", budget);
+  HardwareConfig part = hw;
+  part.compiler.array_rows = 16, part.compiler.array_cols = 24;
+  points.emplace_back("16x24 of a 32x32 array", part);
   return points;
 }
 
 }  // namespace
 
 TEST_CASE(
-    "a program compiled from the network's estimate is byte for byte the program compiled "
-    "without it, for conv, graph, binary and transformer networks on six hardware points",
+    "a program compiled from the network's estimate or from network_partition is byte for byte "
+    "the program compiled without it, for conv, graph, binary and transformer networks on seven "
+    "hardware points",
     "[compile_trials][heavy]") {
   for (const std::string name : {"tiny3.json", "mixed_small.json", "resnet18_full.json",
                                  "resnet18_binary.json", "bert_base_1layer.json"}) {
@@ -76,8 +81,11 @@ TEST_CASE(
         CHECK_THROWS_AS(compile_network(net, hw), CompileError);  // both refuse it
         continue;
       }
-      CHECK(program_text(compile_network(net, hw, &estimate), net.is_graph()) ==
-            program_text(compile_network(net, hw), net.is_graph()));
+      const std::string without = program_text(compile_network(net, hw), net.is_graph());
+      CHECK(program_text(compile_network(net, hw, &estimate), net.is_graph()) == without);
+      // What the compile trials keep when they have one program or none to simulate.
+      const NetworkEstimate partition = network_partition(net, hw);
+      CHECK(program_text(compile_network(net, hw, &partition), net.is_graph()) == without);
       // The trials estimate with compiler.cache_kib 0 and compile for the
       // whole cache named: the same partition.
       if (hw.compiler.cache_kib == 0) {
