@@ -317,19 +317,22 @@ std::size_t JsonReader::get_choice(const std::string& key, const std::vector<std
 
 std::size_t JsonReader::require_choice(const std::string& key,
                                        const std::vector<std::string>& choices) {
-  std::vector<std::string> quoted_choices;
-  for (const auto& choice : choices) quoted_choices.push_back(in_quotes(choice));
-  const std::string expected = "one of " + join(quoted_choices, ", ");
+  // Written only for an error: a decoder's graph reads tens of thousands of choices.
+  const auto expected = [&choices] {
+    std::vector<std::string> quoted_choices;
+    for (const auto& choice : choices) quoted_choices.push_back(in_quotes(choice));
+    return "one of " + join(quoted_choices, ", ");
+  };
   const json* value = find(key);
-  if (!value) fail(key, expected, "nothing (required key is missing)");
+  if (!value) fail(key, expected(), "nothing (required key is missing)");
   if (value->is_string()) {
-    const auto text = value->get<std::string>();
+    const std::string& text = value->get_ref<const std::string&>();
     const auto it = std::find(choices.begin(), choices.end(), text);
     if (it != choices.end()) return static_cast<std::size_t>(it - choices.begin());
-    throw ConfigError(file_, pointer_to(key), expected, describe_json(*value),
+    throw ConfigError(file_, pointer_to(key), expected(), describe_json(*value),
                       nearest_key(text, choices));
   }
-  fail(key, expected, describe_json(*value));
+  fail(key, expected(), describe_json(*value));
 }
 
 void JsonReader::finish() const {

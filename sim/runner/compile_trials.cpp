@@ -63,9 +63,11 @@ struct Child {
 };
 
 // In the child: simulate `hw` (the trial's compiler.units and cache_kib)
-// timing only and write the reply. Never returns.
-[[noreturn]] void run_trial(int write_fd, const NetworkConfig& network, const HardwareConfig& hw,
-                            const NetworkEstimate& estimate) {
+// timing only and write the reply. Never returns. Never inlined: tools/bench
+// counts a trial's own instructions as this function's in the child's profile.
+[[noreturn, gnu::noinline]] void run_trial(int write_fd, const NetworkConfig& network,
+                                           const HardwareConfig& hw,
+                                           const NetworkEstimate& estimate) {
   std::string reply;
   try {
     RunOptions options;
