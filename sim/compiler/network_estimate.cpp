@@ -69,13 +69,4 @@ NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareCo
   return e;
 }
 
-NetworkEstimate network_partition(const NetworkConfig& workload, const HardwareConfig& hw) {
-  if (workload.layers.empty()) throw CompileError("network has no layers");
-  NetworkConfig storage;
-  NetworkEstimate e;
-  // As compile_network's emitter: the program's view, on the part of the array in use.
-  e.partition = choose_partition(program_view(workload, storage), array_in_use(hw), &e.mappings);
-  return e;
-}
-
 }  // namespace npusim

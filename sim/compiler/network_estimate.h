@@ -57,10 +57,4 @@ class MachineEstimates;  // estimate_memo.h
 NetworkEstimate estimate_network(const NetworkConfig& workload, const HardwareConfig& hw,
                                  MachineEstimates* memo = nullptr, double limit = 0);
 
-// The partition and mappings compile_network(workload, hw) chooses when it is given no
-// estimate (no operators, no cycles): compile_network given this result builds the same
-// program without mapping the network again. Throws as compile_network would where the
-// partition cannot be chosen.
-NetworkEstimate network_partition(const NetworkConfig& workload, const HardwareConfig& hw);
-
 }  // namespace npusim

@@ -39,9 +39,18 @@ struct StoreRecord {
   uint32_t id, batch, row_begin, row_end;
 };
 
+// The partition and mappings compile_network chooses for the program view `net` on the part of
+// the array in use `hw`, when it is given no estimate (network_partition's result).
+NetworkEstimate own_partition(const NetworkConfig& net, const HardwareConfig& hw) {
+  NetworkEstimate e;
+  e.partition = choose_partition(net, hw, &e.mappings);
+  return e;
+}
+
 class Emitter {
  public:
-  Emitter(const NetworkConfig& net, const HardwareConfig& hw, const NetworkEstimate* estimate)
+  // `estimate`: the partition and mappings the program takes (an estimate's, or own_partition's).
+  Emitter(const NetworkConfig& net, const HardwareConfig& hw, const NetworkEstimate& estimate)
       : net_(net), hw_(hw), estimate_(estimate) {
     const uint32_t units = hw.compute.units;
     last_compute_of_half_.assign(units, {kNone, kNone});
@@ -56,9 +65,8 @@ class Emitter {
   }
 
   Program run() {
-    if (estimate_ != nullptr) mappings_ = estimate_->mappings;
-    const CachePartition part =
-        estimate_ != nullptr ? estimate_->partition : choose_partition(net_, hw_, &mappings_);
+    mappings_ = estimate_.mappings;
+    const CachePartition& part = estimate_.partition;
     units_ = part.units;
     params_per_tile_ = part.params_per_tile;
     DramLayout dram(net_);
@@ -602,7 +610,7 @@ class Emitter {
   std::vector<uint32_t> last_fetch_of_layer_;  // kNone: no fetch yet
   // Mappings by mapping_signature: operators of one shape are mapped once.
   std::unordered_map<std::string, LayerTilingPlan> mappings_;
-  const NetworkEstimate* estimate_;  // the partition and mappings chosen already, or null
+  const NetworkEstimate& estimate_;  // the partition and mappings the program takes
   std::vector<uint32_t> array_ops_;  // indices of the operators that run on the array
   uint32_t units_ = 1;               // the units the pieces use (the partition's)
 };
@@ -629,8 +637,18 @@ Program compile_network(const NetworkConfig& net, const HardwareConfig& hw,
                         const NetworkEstimate* estimate) {
   if (net.layers.empty()) throw CompileError("network has no layers");
   NetworkConfig storage;
+  const NetworkConfig& view = program_view(net, storage);
   // The part of the array the program uses (compiler.array_rows/cols).
-  return Emitter(program_view(net, storage), array_in_use(hw), estimate).run();
+  const HardwareConfig in_use = array_in_use(hw);
+  if (estimate != nullptr) return Emitter(view, in_use, *estimate).run();
+  const NetworkEstimate own = own_partition(view, in_use);
+  return Emitter(view, in_use, own).run();
+}
+
+NetworkEstimate network_partition(const NetworkConfig& net, const HardwareConfig& hw) {
+  if (net.layers.empty()) throw CompileError("network has no layers");
+  NetworkConfig storage;
+  return own_partition(program_view(net, storage), array_in_use(hw));
 }
 
 }  // namespace npusim

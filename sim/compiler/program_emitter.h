@@ -18,6 +18,12 @@ namespace npusim {
 Program compile_network(const NetworkConfig& net, const HardwareConfig& hw,
                         const NetworkEstimate* estimate = nullptr);
 
+// The partition and mappings compile_network(net, hw) chooses for itself when it is given no
+// estimate (no operators, no cycles; the same function chooses them): compile_network given
+// this result builds the same program without mapping the network again. Throws as
+// compile_network would where the partition cannot be chosen.
+NetworkEstimate network_partition(const NetworkConfig& net, const HardwareConfig& hw);
+
 // The checks of array operator `l` (of the program view of a network) that
 // do not depend on its mapping: broadcast dataflow needs im2col access, and a
 // chained operator reads its input in the layout its producer stores it.
