@@ -1,11 +1,14 @@
 #include "sim/runner/trial_choice_cache.h"
 
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 
+#include "sim/config/json_reader.h"
 #include "sim/io/keyed_file.h"
 #include "sim/io/sha256.h"
 
@@ -17,6 +20,14 @@ using nlohmann::json;
 // Raise when the trials' rules or what an entry holds change meaning: entries of another
 // format are never read.
 constexpr int kChoiceFormat = 2;
+
+// Field `key` of `j` as a T: an unsigned integer in T's range, or a ConfigError (nlohmann's own
+// conversion of a float or an integer out of range would be undefined behaviour).
+template <typename T>
+T unsigned_at(const json& j, const char* key) {
+  return T(expect_uint(j.at(key), "trial choice", std::string("/") + key, 0,
+                       std::numeric_limits<T>::max()));
+}
 
 json trial_json(const CompileTrial& t) {
   return {{"units", t.units},
@@ -34,23 +45,23 @@ json trial_json(const CompileTrial& t) {
 
 CompileTrial trial_of(const json& j) {
   CompileTrial t;
-  t.units = j.at("units").get<uint32_t>();
-  t.cache_kib = j.at("cache_kib").get<uint32_t>();
-  t.array_rows = j.at("array_rows").get<uint32_t>();
-  t.array_cols = j.at("array_cols").get<uint32_t>();
+  t.units = unsigned_at<uint32_t>(j, "units");
+  t.cache_kib = unsigned_at<uint32_t>(j, "cache_kib");
+  t.array_rows = unsigned_at<uint32_t>(j, "array_rows");
+  t.array_cols = unsigned_at<uint32_t>(j, "array_cols");
   t.weight_stationary = j.at("weight_stationary").get<bool>();
   t.residency_off = j.at("residency_off").get<bool>();
   t.ok = j.at("ok").get<bool>();
-  t.cycles = j.at("cycles").get<uint64_t>();
-  t.dram_bytes = j.at("dram_bytes").get<uint64_t>();
-  t.estimate = j.at("estimate").get<uint64_t>();
+  t.cycles = unsigned_at<uint64_t>(j, "cycles");
+  t.dram_bytes = unsigned_at<uint64_t>(j, "dram_bytes");
+  t.estimate = unsigned_at<uint64_t>(j, "estimate");
   t.failure = j.at("failure").get<std::string>();
   return t;
 }
 
 LoopOrder loop_order_of(const json& j) {
-  const int v = j.get<int>();
-  if (v != int(LoopOrder::WeightStationary) && v != int(LoopOrder::FeatureStationary))
+  const uint64_t v = expect_uint(j, "trial choice", "/loop_order", 0, UINT8_MAX);
+  if (v != uint64_t(LoopOrder::WeightStationary) && v != uint64_t(LoopOrder::FeatureStationary))
     throw std::out_of_range("loop order");
   return LoopOrder(v);
 }
@@ -76,18 +87,18 @@ LayerTilingPlan plan_of(const json& j) {
   LayerTilingPlan p;
   p.fits = j.at("fits").get<bool>();
   p.why = j.at("why").get<std::string>();
-  p.k_tile = j.at("k_tile").get<uint32_t>();
-  p.k_tiles = j.at("k_tiles").get<uint32_t>();
-  p.rows_per_piece = j.at("rows_per_piece").get<uint32_t>();
-  p.pieces = j.at("pieces").get<uint32_t>();
-  p.cols_per_piece = j.at("cols_per_piece").get<uint32_t>();
-  p.rows_per_compute_stage = j.at("rows_per_compute_stage").get<uint32_t>();
-  p.rows_per_store_batch = j.at("rows_per_store_batch").get<uint32_t>();
-  p.weight_buffers = j.at("weight_buffers").get<uint32_t>();
+  p.k_tile = unsigned_at<uint32_t>(j, "k_tile");
+  p.k_tiles = unsigned_at<uint32_t>(j, "k_tiles");
+  p.rows_per_piece = unsigned_at<uint32_t>(j, "rows_per_piece");
+  p.pieces = unsigned_at<uint32_t>(j, "pieces");
+  p.cols_per_piece = unsigned_at<uint32_t>(j, "cols_per_piece");
+  p.rows_per_compute_stage = unsigned_at<uint32_t>(j, "rows_per_compute_stage");
+  p.rows_per_store_batch = unsigned_at<uint32_t>(j, "rows_per_store_batch");
+  p.weight_buffers = unsigned_at<uint32_t>(j, "weight_buffers");
   p.params_per_tile = j.at("params_per_tile").get<bool>();
   p.input_channel_tiles = j.at("input_channel_tiles").get<bool>();
   p.loop_order = loop_order_of(j.at("loop_order"));
-  p.channels_per_part = j.at("channels_per_part").get<uint32_t>();
+  p.channels_per_part = unsigned_at<uint32_t>(j, "channels_per_part");
   return p;
 }
 
@@ -109,12 +120,12 @@ json estimate_json(const NetworkEstimate& e) {
 NetworkEstimate estimate_of(const json& j) {
   NetworkEstimate e;
   const json& c = j.at("partition");
-  e.partition.weight_region_bytes = c.at("weight_region_bytes").get<uint64_t>();
-  e.partition.params_region_bytes = c.at("params_region_bytes").get<uint64_t>();
+  e.partition.weight_region_bytes = unsigned_at<uint64_t>(c, "weight_region_bytes");
+  e.partition.params_region_bytes = unsigned_at<uint64_t>(c, "params_region_bytes");
   e.partition.params_per_tile = c.at("params_per_tile").get<bool>();
-  e.partition.half_bytes = c.at("half_bytes").get<uint64_t>();
-  e.partition.vector_region_bytes = c.at("vector_region_bytes").get<uint64_t>();
-  e.partition.units = c.at("units").get<uint32_t>();
+  e.partition.half_bytes = unsigned_at<uint64_t>(c, "half_bytes");
+  e.partition.vector_region_bytes = unsigned_at<uint64_t>(c, "vector_region_bytes");
+  e.partition.units = unsigned_at<uint32_t>(c, "units");
   for (const auto& [signature, plan] : j.at("mappings").items())
     e.mappings.emplace(signature, plan_of(plan));
   return e;

@@ -156,6 +156,31 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a kept trial choice with a fraction, a negative number or a number past its field's range "
+    "where an unsigned integer belongs is not read",
+    "[trial_choice_cache]") {
+  CompileTrials choice;
+  choice.chosen = trial(1);
+  choice.trials = {trial(1)};
+  const std::string text = trial_choice_text(choice, estimate());
+  CompileTrials c;
+  NetworkEstimate e;
+  REQUIRE(parse_trial_choice(text, c, e));
+  // Each an integer field of the entry: a trial's, a plan's and the partition's.
+  for (const std::string field : {"\"array_cols\":301", "\"k_tile\":11", "\"units\":24"}) {
+    const size_t at = text.find(field);
+    REQUIRE(at != std::string::npos);
+    const std::string name = field.substr(0, field.find(':') + 1);
+    for (const std::string bad : {"3.7e59", "1.5", "-1", "4294967296"}) {
+      INFO(name << bad);
+      std::string edited = text;
+      edited.replace(at, field.size(), name + bad);
+      CHECK_FALSE(parse_trial_choice(edited, c, e));
+    }
+  }
+}
+
+TEST_CASE(
     "the trial choice key differs with the hardware and the network and is empty for weights "
     "the key cannot read",
     "[trial_choice_cache]") {
