@@ -94,9 +94,13 @@ fs::path program_folder(const std::string& program_path) {
 NetworkConfig resolve_workload(const WorkloadOptions& options,
                                std::vector<OnnxOutput>* onnx_outputs) {
   if (!options.workload.empty() && is_onnx_model(options.workload)) {
-    OnnxModel model = cli::import_onnx_model(options.workload, input_assignments(options.inputs),
-                                             OnnxImportOptions{options.weight_values});
+    const std::map<std::string, std::string> inputs = input_assignments(options.inputs);
+    OnnxModel model =
+        cli::import_onnx_model(options.workload, inputs, OnnxImportOptions{options.weight_values});
     if (onnx_outputs != nullptr) *onnx_outputs = model.outputs;
+    model.network.source_files = {{"onnx model", options.workload}};
+    for (const auto& [name, file] : inputs)
+      model.network.source_files.emplace_back("input " + name, file);
     return std::move(model.network);
   }
   if (!options.inputs.empty())

@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/config/hardware_config.h"
@@ -344,6 +345,10 @@ struct NetworkConfig {
   std::vector<std::string> tensor_names;           // per layer: its output tensor
   std::vector<std::string> outputs;                // graph outputs (tensor names)
   std::string graph_json;                          // the graph as read (what to_json writes back)
+  // The files whose bytes the network was read from besides its JSON, as (label, path): an
+  // ONNX model ("onnx model") and each --input NAME=FILE ("input NAME"). The compile trials'
+  // kept choice is keyed by their digest (sim/runner/trial_choice_cache.h). Empty for JSON.
+  std::vector<std::pair<std::string, std::string>> source_files;
   // What a user should hear that is not an error: a layer whose shape does not
   // chain to the previous layer's output (it reads seeded random input), a
   // SCALE-Sim row npusim reads differently from SCALE-Sim. The CLI prints each.

@@ -1,5 +1,5 @@
 // Bytes as lower-case hex, two digits a byte, high nibble first: the build ID's folder name
-// (build_id.h) and SHA-256 digests (sha256.h).
+// (build_id.h), SHA-256 digests (sha256.h) and file digests (file_digest.h).
 #pragma once
 
 #include <cstddef>

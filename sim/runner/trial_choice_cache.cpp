@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "sim/config/json_reader.h"
+#include "sim/io/file_digest.h"
 #include "sim/io/keyed_file.h"
 #include "sim/io/sha256.h"
 
@@ -140,17 +141,23 @@ std::string choice_entry_path(const std::string& dir, const std::string& key) {
 }  // namespace
 
 std::string trial_choice_key(const NetworkConfig& network, const HardwareConfig& hw) {
-  // An ONNX model's graph is written as its file's name alone, and its weights are its own.
-  if (network.graph_json.rfind("{\"onnx\":", 0) == 0) return "";
+  const std::string hardware = to_json(hw).dump();
+  const std::string head =
+      "npusim compile trials " + std::to_string(kChoiceFormat) + " " + NPUSIM_VERSION + " sha256 ";
+  // An ONNX model's graph is written as its file's name alone: the network is the bytes of the
+  // model and of its --input files, digested whole (docs/compile-trials.md).
+  if (network.graph_json.rfind("{\"onnx\":", 0) == 0) {
+    if (network.source_files.empty()) return "";
+    const std::string files = files_digest_hex(network.source_files);
+    return files.empty() ? "" : head + sha256_hex({hardware, "\nonnx ", files});
+  }
   if (network.is_graph() && network.graph_json.empty()) return "";
   for (const LayerConfig& l : network.layers)
     if (l.weight_bytes() > 0 && seeded_weights_key(l).empty()) return "";
   // A decoder's graph runs to tens of MB: the key holds its digest (with the hardware's).
-  const std::string hardware = to_json(hw).dump();
   const std::string layers = network.is_graph() ? "" : to_json(network).dump();
   const std::string_view net = network.is_graph() ? std::string_view(network.graph_json) : layers;
-  return "npusim compile trials " + std::to_string(kChoiceFormat) + " " + NPUSIM_VERSION +
-         " sha256 " + sha256_hex({hardware, "\n", net});
+  return head + sha256_hex({hardware, "\n", net});
 }
 
 std::string trial_choice_text(const CompileTrials& choice, const NetworkEstimate& estimate) {

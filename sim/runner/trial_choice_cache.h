@@ -7,9 +7,9 @@
 // $XDG_CACHE_HOME/npusim/kernel-counts/BUILD-ID), and a later run of the same network on the
 // same hardware compiles the chosen program straight away and simulates it once. With one
 // program or none to simulate, the entry holds no trials and the partition and mappings
-// compile_network would choose (network_partition), so a later run maps nothing. Networks whose
-// timing depends on weights from a file or a model (an ONNX model, weights_npy) are never kept:
-// their key would have to read the weights.
+// compile_network would choose (network_partition), so a later run maps nothing. An ONNX
+// network is keyed by the digest of its model's and --input files' bytes (its source_files);
+// layers with weights from weights_npy files are never kept.
 #pragma once
 
 #include <string>
@@ -23,8 +23,8 @@ namespace npusim {
 
 // What the trials' outcome depends on, as one line (the entry's first, compared on every read;
 // its digest names the file): the format, npusim's version and the SHA-256 of the hardware and
-// the network as JSON. Empty when the network's weights are not all seeded (weights from a
-// file or a model).
+// the network as JSON, or of an ONNX network's source files. Empty when a layer's weights come
+// from a weights_npy file, or an ONNX network's files cannot be read.
 std::string trial_choice_key(const NetworkConfig& network, const HardwareConfig& hw);
 
 // The entry of `key` in `dir`: true and `choice` and `estimate` (the chosen trial's partition

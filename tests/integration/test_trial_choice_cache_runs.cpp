@@ -1,11 +1,12 @@
 // Runs that take the compile trials' choice from an earlier run (sim/runner/trial_choice_cache.h,
 // kept in the kernel-count cache's folder): they simulate no trial and report what the run that
 // simulated them reported (or, with no trial to simulate, compile the program from the mapping an
-// earlier run chose), and a run of other hardware or another decoder length does not take
-// an entry that is not its own.
+// earlier run chose), and a run of other hardware, another decoder length or another ONNX
+// model's bytes or input does not take an entry that is not its own.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/support/test_support.h"
@@ -138,4 +139,49 @@ TEST_CASE(
   CHECK(two.err.find(kSimulated) != std::string::npos);
   CHECK(two.err.find(kKept) == std::string::npos);
   CHECK(run_kept("run --timing-only " + decoder + "2").err.find(kKept) != std::string::npos);
+}
+
+TEST_CASE(
+    "an ONNX model's run takes the trial choice an earlier run of the same model bytes and "
+    "hardware kept, from a copy of the file elsewhere too, and a run with an input file or a "
+    "byte more in the model simulates the trials again",
+    "[trial_choice_cache][onnx]") {
+  const std::string dir = npusim::test::generate_onnx_models("ops");
+  if (dir.empty()) {
+    WARN("SKIPPED: /usr/bin/python3 lacks python3-onnx (tools/install-deps --onnx)");
+    return;
+  }
+  const std::string model = dir + "/ops.onnx";  // two programs to simulate on the default array
+  const Run uncached = run_kept("run --timing-only " + model);
+  REQUIRE(uncached.err.find(kSimulated) != std::string::npos);
+  // The seeded input, saved by a functional run, for --input below.
+  const std::string saved = temp_dir() + "/trial-choice-onnx-input";
+  REQUIRE(run_cli("run -q " + model + " --out " + saved + " --save-outputs").exit_code == 0);
+  CacheIn cache("trial-choice-onnx");
+  const Run first = run_kept("run --timing-only " + model);
+  CHECK(first.err.find(kSimulated) != std::string::npos);
+  const Run second = run_kept("run --timing-only " + model);
+  CHECK(second.err.find(kSimulated) == std::string::npos);
+  CHECK(second.err.find(kKept) != std::string::npos);
+  CHECK(second.report == uncached.report);
+  CHECK(second.stats == uncached.stats);
+  CHECK(second.layers == uncached.layers);
+  // A functional run takes it too, and checks its outputs bit for bit.
+  const Run functional = run_kept("run " + model);
+  CHECK(functional.err.find(kKept) != std::string::npos);
+  CHECK(functional.report["totals"]["cycles"] == uncached.report["totals"]["cycles"]);
+  // The key is the file's bytes, not its name.
+  const std::string elsewhere = temp_dir() + "/trial-choice-onnx-copy.onnx";
+  std::filesystem::copy_file(model, elsewhere, std::filesystem::copy_options::overwrite_existing);
+  CHECK(run_kept("run --timing-only " + elsewhere).err.find(kKept) != std::string::npos);
+  // One byte more: a model doc string appended (protobuf field 6, length 1), the same graph.
+  std::ofstream(elsewhere, std::ios::binary | std::ios::app) << std::string("\x32\x01x", 3);
+  const Run longer = run_kept("run --timing-only " + elsewhere);
+  CHECK(longer.err.find(kSimulated) != std::string::npos);
+  CHECK(longer.report["totals"] == uncached.report["totals"]);
+  // An input file is part of the key: its values could be weights.
+  const std::string input = " --input x=" + saved + "/x.input.npy";
+  const Run with_input = run_kept("run --timing-only " + model + input);
+  CHECK(with_input.err.find(kSimulated) != std::string::npos);
+  CHECK(run_kept("run --timing-only " + model + input).err.find(kKept) != std::string::npos);
 }

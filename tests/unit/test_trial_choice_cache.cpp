@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/runner/trial_choice_cache.h"
 #include "tests/support/test_support.h"
@@ -204,4 +207,51 @@ TEST_CASE(
   NetworkConfig from_file = net;
   from_file.layers[0].weights_npy = "w.npy";
   CHECK(trial_choice_key(from_file, hw).empty());
+}
+
+TEST_CASE(
+    "an ONNX network's trial choice key is the digest of its model's and input files' bytes: the "
+    "same for a copy elsewhere, another for a byte changed, an input added or renamed or the "
+    "files run together, and empty for a file that cannot be read",
+    "[trial_choice_cache]") {
+  const std::string dir = test::temp_dir() + "/trial-choice-onnx-key";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+    return dir + "/" + name;
+  };
+  const std::string model = write("m.onnx", std::string("model\0bytes", 11));
+  const std::string copy = write("copy.onnx", std::string("model\0bytes", 11));
+  const std::string changed = write("changed.onnx", std::string("model\0bytez", 11));
+  const std::string input = write("x.npy", "input");
+  // A model whose bytes are the first model's, the input's label and the input's: one file
+  // that would digest as the model and its input if the files were only run together.
+  const std::string joined =
+      write("joined.onnx", std::string("model\0bytes", 11) + "input x\ninput");
+  NetworkConfig net = test::workload(R"({"name": "n", "layers": [
+      {"name": "a", "N": 1, "C": 8, "H": 6, "W": 5, "K": 16, "R": 3, "S": 3}]})");
+  net.graph_json = nlohmann::json{{"onnx", model}}.dump();  // as the importer writes it
+  const HardwareConfig hw;
+  CHECK(trial_choice_key(net, hw).empty());  // no files named: nothing to key it by
+  const auto key = [&](std::vector<std::pair<std::string, std::string>> files) {
+    NetworkConfig n = net;
+    n.source_files = std::move(files);
+    return trial_choice_key(n, hw);
+  };
+  const std::string base = key({{"onnx model", model}});
+  REQUIRE_FALSE(base.empty());
+  CHECK(base.find('\n') == std::string::npos);
+  CHECK(key({{"onnx model", copy}}) == base);
+  CHECK(key({{"onnx model", changed}}) != base);
+  const std::string with_input = key({{"onnx model", model}, {"input x", input}});
+  CHECK(with_input != base);
+  CHECK(key({{"onnx model", joined}}) != with_input);
+  CHECK(key({{"onnx model", model}, {"input y", input}}) != with_input);
+  HardwareConfig other = hw;
+  other.dram.bytes_per_cycle = hw.dram.bytes_per_cycle * 2;
+  NetworkConfig n = net;
+  n.source_files = {{"onnx model", model}};
+  CHECK(trial_choice_key(n, other) != base);
+  CHECK(key({{"onnx model", dir + "/missing.onnx"}}).empty());
 }
