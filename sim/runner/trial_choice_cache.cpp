@@ -141,23 +141,24 @@ std::string choice_entry_path(const std::string& dir, const std::string& key) {
 }  // namespace
 
 std::string trial_choice_key(const NetworkConfig& network, const HardwareConfig& hw) {
-  const std::string hardware = to_json(hw).dump();
-  const std::string head =
-      "npusim compile trials " + std::to_string(kChoiceFormat) + " " + NPUSIM_VERSION + " sha256 ";
+  // The key line: the SHA-256 of the hardware as JSON, then the network's text after `kind`.
+  const auto key = [&hw](std::string_view kind, std::string_view net) {
+    return "npusim compile trials " + std::to_string(kChoiceFormat) + " " + NPUSIM_VERSION +
+           " sha256 " + sha256_hex({to_json(hw).dump(), kind, net});
+  };
   // An ONNX model's graph is written as its file's name alone: the network is the bytes of the
   // model and of its --input files, digested whole (docs/compile-trials.md).
   if (network.graph_json.rfind("{\"onnx\":", 0) == 0) {
     if (network.source_files.empty()) return "";
     const std::string files = files_digest_hex(network.source_files);
-    return files.empty() ? "" : head + sha256_hex({hardware, "\nonnx ", files});
+    return files.empty() ? "" : key("\nonnx ", files);
   }
   if (network.is_graph() && network.graph_json.empty()) return "";
   for (const LayerConfig& l : network.layers)
     if (l.weight_bytes() > 0 && seeded_weights_key(l).empty()) return "";
   // A decoder's graph runs to tens of MB: the key holds its digest (with the hardware's).
   const std::string layers = network.is_graph() ? "" : to_json(network).dump();
-  const std::string_view net = network.is_graph() ? std::string_view(network.graph_json) : layers;
-  return head + sha256_hex({hardware, "\n", net});
+  return key("\n", network.is_graph() ? std::string_view(network.graph_json) : layers);
 }
 
 std::string trial_choice_text(const CompileTrials& choice, const NetworkEstimate& estimate) {
